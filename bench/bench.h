@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shared by the kbpf-bench harness files: what one engine's measurement looks like. */
+#ifndef KBPF_BENCH_H
+#define KBPF_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <kbpf/insn.h>
+
+/* One engine on one program.  ok == 0 means "not measured" (the reason in why). */
+struct bench_result {
+	int ok;
+	uint32_t retval;   /* the programs return u32; only the low half is compared */
+	double ns_per_run; /* best round */
+	double ns_median;  /* median round, for the spread */
+	char why[512];
+};
+
+/* Monotonic time in nanoseconds. */
+double bench_now_ns(void);
+
+/* Run a native_<prog> binary as "path REPEAT ROUNDS" (REPEAT 0: it calibrates itself
+ * to ~50 ms a round) and parse its "RUN retval=… repeat=… duration_ns=…" lines. */
+void bench_native_run(const char *path, unsigned repeat, unsigned rounds, struct bench_result *res);
+
+/* Linux's bpf() syscall as a reference engine.  bench_linux_probe returns 0 when a
+ * socket filter can be loaded and test-run here, else a negative errno with a one-line
+ * reason in why. */
+int bench_linux_probe(char *why, size_t why_size);
+/* 1 when /proc says the kernel JITs programs, 0 when it interprets, -1 unknown. */
+int bench_linux_jit_enabled(void);
+/* Load insns as BPF_PROG_TYPE_SOCKET_FILTER and time BPF_PROG_TEST_RUN: calibrate the
+ * repeat count until one run takes min_round_ns, then keep the best of rounds. */
+void bench_linux_run(const struct bpf_insn *insns, size_t cnt, double min_round_ns, unsigned rounds,
+		     unsigned fixed_repeat, struct bench_result *res);
+
+#endif

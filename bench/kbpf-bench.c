@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kbpf-bench: times kbpf's interpreter on the benchmark programs (bench/programs) and
+ * sets it against the same C compiled natively by gcc and clang, and against Linux's
+ * own engine (bpf() + BPF_PROG_TEST_RUN) when this process may use it.
+ *
+ * usage: kbpf-bench [--quick] [--format text|md] [--dir DIR] [--rounds N]
+ *                   [--round-ms MS] [--no-linux] [--verbose] [PROG...]
+ *
+ * Each engine is timed in rounds after calibrating the repeat count so that a round
+ * lasts at least --round-ms; the table shows the best round (the least disturbed by
+ * the rest of the machine), --verbose also prints the median. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <kbpf/kbpf.h>
+
+#include "bench.h"
+
+#ifndef KBPF_BENCH_DIR
+#define KBPF_BENCH_DIR "."
+#endif
+#ifndef KBPF_BENCH_PROGS
+#define KBPF_BENCH_PROGS "empty,sum_loop,collatz,sieve,crc32,matmul,fnv1a,bubble_sort,helper_calls"
+#endif
+#ifndef KBPF_BENCH_CC_LABEL
+#define KBPF_BENCH_CC_LABEL "gcc"
+#endif
+
+#define MAX_PROGS 64
+#define CTX_SIZE 64
+/* A stuck program in checked mode must end the benchmark, not hang it; the largest
+ * benchmark program runs well under 1M instructions (the kernel verifier's limit). */
+#define CHECKED_MAX_INSNS 100000000ull
+
+struct row {
+	const char *name;
+	size_t static_insns;
+	uint64_t insns_executed; /* from the checked run; 0 when it failed */
+	struct bench_result interp, jit, linux_run, cc, clang;
+};
+
+struct settings {
+	const char *dir;
+	int quick;
+	int markdown;
+	int linux_wanted;
+	int verbose;
+	unsigned rounds;
+	double round_ns;
+};
+
+/* The helper the programs call as #42 (Linux: bpf_get_numa_node_id).  Like
+ * native_main.c's bench_helper, it reads a volatile so no engine can fold it away. */
+static volatile uint64_t bench_helper_value;
+
+/* Where timed runs leave their results, so that none of them is dead code. */
+volatile uint64_t bench_sink;
+
+static uint64_t bench_helper(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
+{
+	(void)r1, (void)r2, (void)r3, (void)r4, (void)r5;
+	return bench_helper_value;
+}
+
+/* Read a raw instruction file (the "socket" section of PROG.bpf.o). Returns the
+ * instruction count, or 0 with errno set. */
+static size_t read_insns(const char *path, struct bpf_insn **out)
+{
+	struct stat st;
+	struct bpf_insn *insns;
+	size_t len = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || st.st_size <= 0 || st.st_size % sizeof(struct bpf_insn)) {
+		close(fd);
+		errno = EINVAL;
+		return 0;
+	}
+	insns = malloc((size_t)st.st_size);
+	if (!insns) {
+		close(fd);
+		errno = ENOMEM;
+		return 0;
+	}
+	while (len < (size_t)st.st_size) {
+		ssize_t r = read(fd, (char *)insns + len, (size_t)st.st_size - len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			free(insns);
+			close(fd);
+			errno = EIO;
+			return 0;
+		}
+		len += (size_t)r;
+	}
+	close(fd);
+	*out = insns;
+	return len / sizeof(struct bpf_insn);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Time kbpf_prog_run: the call an embedding host makes per event. */
+static void time_interp(const struct kbpf_prog *prog, void *ctx, const struct settings *s,
+			struct bench_result *res)
+{
+	double d[64];
+	unsigned repeat = 1, rounds = s->quick ? 1 : s->rounds, n;
+	uint64_t ret = 0;
+
+	if (rounds > 64)
+		rounds = 64;
+	if (s->quick) {
+		repeat = 3;
+	} else {
+		for (;;) {
+			double t0 = bench_now_ns();
+
+			for (unsigned i = 0; i < repeat; i++) {
+				if (kbpf_prog_run(prog, ctx, &ret))
+					goto fail;
+				bench_sink += ret;
+			}
+			if (bench_now_ns() - t0 >= s->round_ns || repeat >= (1u << 30))
+				break;
+			repeat *= 2;
+		}
+	}
+	for (n = 0; n < rounds; n++) {
+		double t0 = bench_now_ns();
+
+		for (unsigned i = 0; i < repeat; i++) {
+			if (kbpf_prog_run(prog, ctx, &ret))
+				goto fail;
+			bench_sink += ret;
+		}
+		d[n] = (bench_now_ns() - t0) / repeat;
+	}
+	qsort(d, n, sizeof(d[0]), cmp_double);
+	res->retval = (uint32_t)ret;
+	res->ns_per_run = d[0];
+	res->ns_median = d[n / 2];
+	res->ok = 1;
+	return;
+fail:
+	snprintf(res->why, sizeof(res->why), "kbpf_prog_run failed");
+}
+
+/* Load PROG.bin into kbpf, count its instructions in checked mode, time the fast mode. */
+static void measure_kbpf(struct kbpf_host *host, const struct bpf_insn *insns, size_t cnt,
+			 const struct settings *s, struct row *row)
+{
+	static unsigned char ctx[CTX_SIZE] __attribute__((aligned(8)));
+	char log[256] = "", err[256] = "";
+	struct kbpf_prog_opts popts = {
+		.sz = sizeof(popts), .host = host, .name = row->name,
+		.log_buf = log, .log_size = sizeof(log),
+	};
+	struct kbpf_mem_region region = {
+		.base = ctx, .size = sizeof(ctx), .flags = KBPF_MEM_READ | KBPF_MEM_WRITE, .name = "ctx",
+	};
+	struct kbpf_run_opts ropts = {
+		.sz = sizeof(ropts), .flags = KBPF_RUN_CHECKED, .regions = &region, .nr_regions = 1,
+		.max_insns = CHECKED_MAX_INSNS, .err = err, .err_size = sizeof(err),
+	};
+	struct kbpf_prog *prog = NULL;
+	int rc;
+
+	rc = kbpf_prog_create(insns, cnt, &popts, &prog);
+	if (rc) {
+		snprintf(row->interp.why, sizeof(row->interp.why), "kbpf_prog_create: %s%s%s",
+			 strerror(-rc), *log ? ": " : "", log);
+		return;
+	}
+	ropts.args[0] = (uint64_t)(uintptr_t)ctx;
+	rc = kbpf_prog_run_opts(prog, &ropts);
+	if (rc) {
+		char at[32] = "";
+
+		if (ropts.fault_insn >= 0)
+			snprintf(at, sizeof(at), " at insn %lld", (long long)ropts.fault_insn);
+		snprintf(row->interp.why, sizeof(row->interp.why), "checked run: %s%s%s%s", strerror(-rc),
+			 at, *err ? ": " : "", err);
+		kbpf_prog_free(prog);
+		return;
+	}
+	row->insns_executed = ropts.insns_executed;
+	time_interp(prog, ctx, s, &row->interp);
+	/* The checked and fast modes must agree with each other before anything else. */
+	if (row->interp.ok && row->interp.retval != (uint32_t)ropts.retval) {
+		row->interp.ok = 0;
+		snprintf(row->interp.why, sizeof(row->interp.why),
+			 "MISMATCH checked mode returned 0x%x, fast mode 0x%x", (uint32_t)ropts.retval,
+			 row->interp.retval);
+	}
+	kbpf_prog_free(prog);
+}
+
+static void measure(struct kbpf_host *host, const struct settings *s, struct row *row)
+{
+	char path[4096];
+	struct bpf_insn *insns = NULL;
+	size_t cnt;
+
+	snprintf(path, sizeof(path), "%s/%s.bin", s->dir, row->name);
+	cnt = read_insns(path, &insns);
+	if (!cnt) {
+		snprintf(row->interp.why, sizeof(row->interp.why), "%s/%s.bin: %s", s->dir, row->name,
+			 strerror(errno));
+	} else {
+		row->static_insns = cnt;
+		measure_kbpf(host, insns, cnt, s, row);
+	}
+	snprintf(row->jit.why, sizeof(row->jit.why), "not implemented yet");
+
+	snprintf(path, sizeof(path), "%s/native_%s", s->dir, row->name);
+	bench_native_run(path, s->quick ? 3 : 0, s->quick ? 1 : s->rounds, &row->cc);
+	snprintf(path, sizeof(path), "%s/native_clang_%s", s->dir, row->name);
+	bench_native_run(path, s->quick ? 3 : 0, s->quick ? 1 : s->rounds, &row->clang);
+
+	if (s->linux_wanted && cnt)
+		bench_linux_run(insns, cnt, s->round_ns, s->quick ? 1 : s->rounds, s->quick ? 3 : 0,
+				&row->linux_run);
+	free(insns);
+}
+
+/* --- the table --- */
+
+#define NCOLS 10
+static const char *const headers[NCOLS] = {
+	"program", "BPF insns/run", "kbpf interp ns/run", "interp ns/insn", "kbpf JIT ns/run",
+	"Linux JIT ns/run", (KBPF_BENCH_CC_LABEL " -O2 ns/run"), ("interp/" KBPF_BENCH_CC_LABEL),
+	"clang -O2 ns/run", "interp/clang",
+};
+
+static void fmt_ns(char *buf, size_t size, const struct bench_result *r)
+{
+	if (!r->ok)
+		snprintf(buf, size, "n/a");
+	else if (r->ns_per_run < 100)
+		snprintf(buf, size, "%.1f", r->ns_per_run);
+	else
+		snprintf(buf, size, "%.0f", r->ns_per_run);
+}
+
+static void fmt_ratio(char *buf, size_t size, const struct bench_result *a, const struct bench_result *b)
+{
+	if (!a->ok || !b->ok || b->ns_per_run <= 0)
+		snprintf(buf, size, "n/a");
+	else
+		snprintf(buf, size, "%.1fx", a->ns_per_run / b->ns_per_run);
+}
+
+static void row_cells(const struct row *r, char cells[NCOLS][32])
+{
+	snprintf(cells[0], 32, "%s", r->name);
+	if (r->insns_executed)
+		snprintf(cells[1], 32, "%llu", (unsigned long long)r->insns_executed);
+	else
+		snprintf(cells[1], 32, "n/a");
+	fmt_ns(cells[2], 32, &r->interp);
+	if (r->interp.ok && r->insns_executed)
+		snprintf(cells[3], 32, "%.2f", r->interp.ns_per_run / (double)r->insns_executed);
+	else
+		snprintf(cells[3], 32, "n/a");
+	fmt_ns(cells[4], 32, &r->jit);
+	fmt_ns(cells[5], 32, &r->linux_run);
+	fmt_ns(cells[6], 32, &r->cc);
+	fmt_ratio(cells[7], 32, &r->interp, &r->cc);
+	fmt_ns(cells[8], 32, &r->clang);
+	fmt_ratio(cells[9], 32, &r->interp, &r->clang);
+}
+
+static void print_table(const struct row *rows, unsigned n, int markdown)
+{
+	static char cells[MAX_PROGS][NCOLS][32];
+	size_t w[NCOLS];
+
+	for (unsigned c = 0; c < NCOLS; c++)
+		w[c] = strlen(headers[c]);
+	for (unsigned i = 0; i < n; i++) {
+		row_cells(&rows[i], cells[i]);
+		for (unsigned c = 0; c < NCOLS; c++)
+			if (strlen(cells[i][c]) > w[c])
+				w[c] = strlen(cells[i][c]);
+	}
+	if (markdown) {
+		printf("|");
+		for (unsigned c = 0; c < NCOLS; c++)
+			printf(" %s |", headers[c]);
+		printf("\n|");
+		for (unsigned c = 0; c < NCOLS; c++)
+			printf(c ? "---:|" : "---|");
+		printf("\n");
+		for (unsigned i = 0; i < n; i++) {
+			printf("|");
+			for (unsigned c = 0; c < NCOLS; c++)
+				printf(" %s |", cells[i][c]);
+			printf("\n");
+		}
+		return;
+	}
+	for (unsigned c = 0; c < NCOLS; c++)
+		printf(c ? "  %*s" : "%-*s", (int)w[c], headers[c]);
+	printf("\n");
+	for (unsigned i = 0; i < n; i++) {
+		for (unsigned c = 0; c < NCOLS; c++)
+			printf(c ? "  %*s" : "%-*s", (int)w[c], cells[i][c]);
+		printf("\n");
+	}
+}
+
+/* Compares every engine's result with kbpf's; prints one MISMATCH line per
+ * disagreement and returns their number. */
+static unsigned check_retvals(const struct row *r, const char *bullet)
+{
+	const struct { const char *name; const struct bench_result *res; } others[] = {
+		{ KBPF_BENCH_CC_LABEL, &r->cc }, { "clang", &r->clang }, { "Linux", &r->linux_run },
+	};
+	unsigned bad = 0;
+
+	if (!r->interp.ok)
+		return 0;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		if (others[i].res->ok && others[i].res->retval != r->interp.retval) {
+			printf("%sMISMATCH %s: kbpf returned 0x%x, %s 0x%x\n", bullet, r->name,
+			       r->interp.retval, others[i].name, others[i].res->retval);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: kbpf-bench [--quick] [--format text|md] [--dir DIR] [--rounds N]\n"
+		   "                  [--round-ms MS] [--no-linux] [--verbose] [PROG...]\n"
+		   "  --quick      tiny repeat counts, one round, no Linux: checks results, times nothing\n"
+		   "  --format md  print the table as Markdown\n"
+		   "  --dir DIR    where PROG.bin and native_PROG live (default %s)\n"
+		   "  --rounds N   timed rounds per engine, best one reported (default 5)\n"
+		   "  --round-ms   minimum duration of one round (default 20)\n"
+		   "  --no-linux   do not try Linux's bpf()\n",
+		KBPF_BENCH_DIR);
+}
+
+int main(int argc, char **argv)
+{
+	static struct row rows[MAX_PROGS];
+	static char prog_list[] = KBPF_BENCH_PROGS;
+	struct settings s = { .dir = KBPF_BENCH_DIR, .rounds = 5, .round_ns = 20e6, .linux_wanted = 1 };
+	const char *bullet;
+	char linux_why[200] = "";
+	struct kbpf_host *host;
+	unsigned n = 0, failures = 0, mismatches = 0;
+	int i, linux_ok = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--quick")) {
+			s.quick = 1;
+		} else if (!strcmp(a, "--format") && i + 1 < argc) {
+			a = argv[++i];
+			if (strcmp(a, "md") && strcmp(a, "text")) {
+				usage(stderr);
+				return 2;
+			}
+			s.markdown = !strcmp(a, "md");
+		} else if (!strcmp(a, "--dir") && i + 1 < argc) {
+			s.dir = argv[++i];
+		} else if (!strcmp(a, "--rounds") && i + 1 < argc) {
+			s.rounds = (unsigned)strtoul(argv[++i], NULL, 0);
+			if (!s.rounds)
+				s.rounds = 1;
+		} else if (!strcmp(a, "--round-ms") && i + 1 < argc) {
+			s.round_ns = strtod(argv[++i], NULL) * 1e6;
+		} else if (!strcmp(a, "--no-linux")) {
+			s.linux_wanted = 0;
+		} else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+			s.verbose = 1;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (a[0] == '-') {
+			usage(stderr);
+			return 2;
+		} else if (n < MAX_PROGS) {
+			rows[n++].name = a;
+		}
+	}
+	if (!n)
+		for (char *tok = strtok(prog_list, ","); tok && n < MAX_PROGS; tok = strtok(NULL, ","))
+			rows[n++].name = tok;
+	/* Linux is a yardstick, not a check: --quick (the ctest smoke run) never needs
+	 * the kernel, so the tests stay hermetic. */
+	if (s.quick && s.linux_wanted)
+		s.linux_wanted = 0;
+	if (s.linux_wanted) {
+		linux_ok = bench_linux_probe(linux_why, sizeof(linux_why)) == 0;
+		s.linux_wanted = linux_ok;
+	} else {
+		snprintf(linux_why, sizeof(linux_why), "Linux bpf(): not tried (%s)",
+			 s.quick ? "--quick" : "--no-linux");
+	}
+
+	host = kbpf_host_new();
+	if (!host || kbpf_host_helper_register(host, 42, "bench_helper", bench_helper)) {
+		fprintf(stderr, "kbpf-bench: cannot create the host\n");
+		return 1;
+	}
+	for (unsigned r = 0; r < n; r++) {
+		measure(host, &s, &rows[r]);
+		if (s.verbose) {
+			const struct bench_result *res[] = { &rows[r].interp, &rows[r].linux_run, &rows[r].cc,
+							     &rows[r].clang };
+			const char *names[] = { "kbpf", "linux", "cc", "clang" };
+
+			fprintf(stderr, "%s: %zu insns, %llu executed;", rows[r].name, rows[r].static_insns,
+				(unsigned long long)rows[r].insns_executed);
+			for (size_t k = 0; k < 4; k++)
+				if (res[k]->ok)
+					fprintf(stderr, " %s best %.2f median %.2f ret 0x%x;", names[k],
+						res[k]->ns_per_run, res[k]->ns_median, res[k]->retval);
+			fprintf(stderr, "\n");
+		}
+	}
+	kbpf_host_free(host);
+
+	print_table(rows, n, s.markdown);
+
+	/* Notes: why a column is n/a, and every disagreement. */
+	bullet = s.markdown ? "- " : "";
+	printf("\n");
+	if (s.quick)
+		printf("%s--quick: a correctness check; the timings above mean nothing\n", bullet);
+	printf("%skbpf JIT: n/a (not implemented yet)\n", bullet);
+	if (!linux_ok)
+		printf("%s%s\n", bullet, linux_why);
+	else if (bench_linux_jit_enabled() == 0)
+		printf("%sLinux: net.core.bpf_jit_enable=0, the Linux column is the kernel's interpreter\n",
+		       bullet);
+	for (unsigned r = 0; r < n; r++) {
+		const struct row *row = &rows[r];
+
+		if (!row->interp.ok) {
+			printf("%s%s: kbpf: %s\n", bullet, row->name, row->interp.why);
+			failures++;
+		}
+		if (!row->cc.ok) {
+			printf("%s%s: native %s: %s\n", bullet, row->name, KBPF_BENCH_CC_LABEL, row->cc.why);
+			failures++;
+		}
+		if (!row->clang.ok)
+			printf("%s%s: native clang: %s\n", bullet, row->name, row->clang.why);
+		if (linux_ok && !row->linux_run.ok)
+			printf("%s%s: Linux: %s\n", bullet, row->name, row->linux_run.why);
+		mismatches += check_retvals(row, bullet);
+	}
+	if (!mismatches && !failures)
+		printf("%sresults: all %u programs return the same value on every engine that ran them\n",
+		       bullet, n);
+	return mismatches || failures ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Native timing harness: links one program file compiled with gcc (BENCH_ENTRY ->
+ * bench_entry) and reports ns per call, in the same "RUN ..." format as the kernel
+ * and uBPF runners.
+ *
+ * usage: native_<prog> [REPEAT [ROUNDS]]   (REPEAT 0 or absent = calibrate to ~50 ms) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "common.h"
+
+u32 bench_entry(void *ctx);
+
+/* The "external function" of helper_calls.c; lives in this separate translation unit and
+ * is NOIPA, so the compiler can neither inline nor hoist it out of the loop. */
+volatile u64 bench_helper_value = 0;
+NOIPA u64 bench_helper(void) { return bench_helper_value; }
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned repeat = argc > 1 ? strtoul(argv[1], 0, 0) : 0;
+    unsigned rounds = argc > 2 ? strtoul(argv[2], 0, 0) : 1;
+    static unsigned char ctx[64];
+    volatile u32 sink = 0;
+    u32 ret = bench_entry(ctx);
+    if (!repeat) {
+        for (repeat = 1;; repeat *= 2) {
+            double t0 = now_ns();
+            for (unsigned i = 0; i < repeat; i++)
+                sink += bench_entry(ctx);
+            if (now_ns() - t0 > 50e6)
+                break;
+        }
+    }
+    for (unsigned r = 0; r < rounds; r++) {
+        double t0 = now_ns();
+        for (unsigned i = 0; i < repeat; i++)
+            sink += bench_entry(ctx);
+        double t1 = now_ns();
+        printf("RUN retval=0x%x repeat=%u duration_ns=%.2f\n", ret, repeat, (t1 - t0) / repeat);
+    }
+    (void)sink;
+    return 0;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kbpf: an embeddable eBPF runtime built around kfuncs. Umbrella header. */
+#ifndef KBPF_KBPF_H
+#define KBPF_KBPF_H
+
+#include <kbpf/insn.h>
+#include <kbpf/isa.h>
+#include <kbpf/host.h>
+#include <kbpf/prog.h>
+
+#define KBPF_VERSION_MAJOR 0
+#define KBPF_VERSION_MINOR 1
+#define KBPF_VERSION_STRING "0.1.0"
+
+#endif

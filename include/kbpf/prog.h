@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Programs made from raw instructions, and running them. */
+#ifndef KBPF_PROG_H
+#define KBPF_PROG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <kbpf/insn.h>
+#include <kbpf/host.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kbpf_prog;
+
+struct kbpf_prog_opts {
+	size_t sz;              /* sizeof(struct kbpf_prog_opts) */
+	struct kbpf_host *host; /* helpers come from here; NULL: no helpers */
+	const char *name;       /* for messages; copied */
+	char *log_buf;          /* receives the reason a create fails */
+	size_t log_size;
+};
+
+/* Copy and structurally validate insns, resolve helper calls against the host and
+ * pre-decode for the interpreter.  Returns 0 and *prog, or a negative errno
+ * (-EINVAL: bad program, with the reason in opts->log_buf; -ENOMEM). */
+int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf_prog_opts *opts,
+		     struct kbpf_prog **prog);
+void kbpf_prog_free(struct kbpf_prog *prog);
+
+const struct bpf_insn *kbpf_prog_insns(const struct kbpf_prog *prog, size_t *cnt);
+const char *kbpf_prog_name(const struct kbpf_prog *prog);
+
+/* Run with R1 = ctx on the fast interpreter. Returns 0 and R0 in *retval, or a
+ * negative errno for a run-time stop (-E2BIG: more than 8 nested calls, -EINVAL: callx
+ * to an unknown helper). The fast
+ * mode trusts the program: only verified programs belong here. */
+int kbpf_prog_run(const struct kbpf_prog *prog, void *ctx, uint64_t *retval);
+
+/* Memory a program may touch in checked mode (besides its own stack). */
+#define KBPF_MEM_READ 1u
+#define KBPF_MEM_WRITE 2u
+struct kbpf_mem_region {
+	void *base;
+	size_t size;
+	unsigned flags; /* KBPF_MEM_READ | KBPF_MEM_WRITE */
+	const char *name; /* printed in violation messages ("ctx", "packet", …) */
+};
+
+/* Checked mode: every load/store is checked against the stack frames and the
+ * regions given; a violation stops the program with -EFAULT and a message naming
+ * the instruction. Counts executed instructions. Slow; used by tests. */
+#define KBPF_RUN_CHECKED 1u
+
+struct kbpf_run_opts {
+	size_t sz;                /* sizeof(struct kbpf_run_opts) */
+	uint64_t args[5];         /* R1..R5 at entry */
+	unsigned flags;           /* KBPF_RUN_* */
+	const struct kbpf_mem_region *regions;
+	size_t nr_regions;
+	uint64_t max_insns;       /* checked mode: stop with -ETIME after this many (0: no limit) */
+	/* out */
+	uint64_t retval;
+	uint64_t insns_executed;  /* checked mode only */
+	int64_t fault_insn;       /* instruction index of a run-time stop, else -1 */
+	char *err;                /* receives the reason of a run-time stop */
+	size_t err_size;
+};
+
+/* Run with the given arguments and mode. Returns 0, or a negative errno for a run-time
+ * stop (-EFAULT memory violation, -ETIME instruction budget, -E2BIG call depth). */
+int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KBPF_PROG_H */

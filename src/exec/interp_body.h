@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The threaded-code loop of the interpreter, written once and included twice by
+ * interp.c: with KBPF_INTERP_CHECKED 0 it is the fast loop (no checks, no counting),
+ * with 1 the checked loop (memory rules, instruction budget, messages).  Writing the
+ * semantics once keeps both modes giving the same results.
+ *
+ * The includer defines KBPF_INTERP_FN (the function's name) and KBPF_INTERP_CHECKED. */
+
+#ifndef KBPF_INTERP_BODY_ONCE
+#define KBPF_INTERP_BODY_ONCE
+
+/* Memory accessors.  memcpy keeps unaligned accesses defined; it compiles to one move. */
+static inline uint64_t kbpf_ld8(uint64_t a) { uint8_t v; memcpy(&v, (const void *)(uintptr_t)a, 1); return v; }
+static inline uint64_t kbpf_ld16(uint64_t a) { uint16_t v; memcpy(&v, (const void *)(uintptr_t)a, 2); return v; }
+static inline uint64_t kbpf_ld32(uint64_t a) { uint32_t v; memcpy(&v, (const void *)(uintptr_t)a, 4); return v; }
+static inline uint64_t kbpf_ld64(uint64_t a) { uint64_t v; memcpy(&v, (const void *)(uintptr_t)a, 8); return v; }
+static inline void kbpf_st8(uint64_t a, uint8_t v) { memcpy((void *)(uintptr_t)a, &v, 1); }
+static inline void kbpf_st16(uint64_t a, uint16_t v) { memcpy((void *)(uintptr_t)a, &v, 2); }
+static inline void kbpf_st32(uint64_t a, uint32_t v) { memcpy((void *)(uintptr_t)a, &v, 4); }
+static inline void kbpf_st64(uint64_t a, uint64_t v) { memcpy((void *)(uintptr_t)a, &v, 8); }
+
+/* Signed division as RFC 9669 defines it: x / 0 = 0, x % 0 = x, and INT_MIN / -1 (which
+ * traps in C and on x86) gives INT_MIN with remainder 0.  Dividing by -1 is negation,
+ * done in unsigned arithmetic so it wraps instead of overflowing. */
+static inline uint64_t kbpf_sdiv64(uint64_t d, uint64_t s)
+{
+	if (s == 0)
+		return 0;
+	if (s == UINT64_MAX)
+		return 0 - d;
+	return (uint64_t)((int64_t)d / (int64_t)s);
+}
+static inline uint64_t kbpf_smod64(uint64_t d, uint64_t s)
+{
+	if (s == 0)
+		return d;
+	if (s == UINT64_MAX)
+		return 0;
+	return (uint64_t)((int64_t)d % (int64_t)s);
+}
+static inline uint32_t kbpf_sdiv32(uint32_t d, uint32_t s)
+{
+	if (s == 0)
+		return 0;
+	if (s == UINT32_MAX)
+		return 0 - d;
+	return (uint32_t)((int32_t)d / (int32_t)s);
+}
+static inline uint32_t kbpf_smod32(uint32_t d, uint32_t s)
+{
+	if (s == 0)
+		return d;
+	if (s == UINT32_MAX)
+		return 0;
+	return (uint32_t)((int32_t)d % (int32_t)s);
+}
+
+/* Jump conditions; S is the signed type of the operands' width. */
+#define KBPF_C_JEQ(d, s, S) ((d) == (s))
+#define KBPF_C_JNE(d, s, S) ((d) != (s))
+#define KBPF_C_JGT(d, s, S) ((d) > (s))
+#define KBPF_C_JGE(d, s, S) ((d) >= (s))
+#define KBPF_C_JLT(d, s, S) ((d) < (s))
+#define KBPF_C_JLE(d, s, S) ((d) <= (s))
+#define KBPF_C_JSGT(d, s, S) ((S)(d) > (S)(s))
+#define KBPF_C_JSGE(d, s, S) ((S)(d) >= (S)(s))
+#define KBPF_C_JSLT(d, s, S) ((S)(d) < (S)(s))
+#define KBPF_C_JSLE(d, s, S) ((S)(d) <= (S)(s))
+#define KBPF_C_JSET(d, s, S) (((d) & (s)) != 0)
+
+struct kbpf_interp_frame {
+	const struct kbpf_di *ret;
+	uint64_t saved[4]; /* the caller's R6..R9 */
+};
+
+#endif /* KBPF_INTERP_BODY_ONCE */
+
+#define DST R[pc->dst]
+#define SRC R[pc->src]
+#define IMM64 ((uint64_t)(int64_t)pc->imm)
+#define IMM32 ((uint32_t)pc->imm)
+#define OFF ((uint64_t)(int64_t)pc->off)
+
+#if KBPF_INTERP_CHECKED
+#define DISPATCH()                                            \
+	do {                                                  \
+		if (__builtin_expect(count >= budget, 0))     \
+			goto out_budget;                      \
+		count++;                                      \
+		goto *pc->hc;                                 \
+	} while (0)
+/* The live stack is the current frame and every caller's frame above it. */
+#define STACK_LO (stack_hi - (uintptr_t)(depth + 1) * KBPF_STACK_SIZE)
+#define MEMCHK(addr, size, need, base)                                                   \
+	do {                                                                             \
+		if (!kbpf_interp_mem_ok(opts, STACK_LO, stack_hi, addr, size, need)) {   \
+			f_addr = (addr), f_size = (size), f_need = (need), f_base = (base); \
+			goto out_fault;                                                  \
+		}                                                                        \
+	} while (0)
+/* Atomics must also be naturally aligned: a split-lock atomic is slow or faults. */
+#define ATOMCHK(addr, size, base)                                                        \
+	do {                                                                             \
+		MEMCHK(addr, size, KBPF_MEM_READ | KBPF_MEM_WRITE, base);                \
+		if ((addr) & ((size) - 1)) {                                             \
+			f_addr = (addr), f_size = (size), f_base = (base);               \
+			goto out_misaligned;                                             \
+		}                                                                        \
+	} while (0)
+#else
+#define DISPATCH() goto *pc->h
+#define MEMCHK(addr, size, need, base) ((void)0)
+#define ATOMCHK(addr, size, base) ((void)0)
+#endif
+#define NEXT()            \
+	do {              \
+		pc++;     \
+		DISPATCH(); \
+	} while (0)
+
+#define ALU64(NAME, EXPR)                                                   \
+	L_ALU64_##NAME##_K : {                                              \
+		const uint64_t d = DST, s = IMM64;                          \
+		DST = (EXPR);                                               \
+		NEXT();                                                     \
+	}                                                                   \
+	L_ALU64_##NAME##_X : {                                              \
+		const uint64_t d = DST, s = SRC;                            \
+		DST = (EXPR);                                               \
+		NEXT();                                                     \
+	}
+#define ALU32(NAME, EXPR)                                                   \
+	L_ALU32_##NAME##_K : {                                              \
+		const uint32_t d = (uint32_t)DST, s = IMM32;                \
+		DST = (uint32_t)(EXPR);                                     \
+		NEXT();                                                     \
+	}                                                                   \
+	L_ALU32_##NAME##_X : {                                              \
+		const uint32_t d = (uint32_t)DST, s = (uint32_t)SRC;        \
+		DST = (uint32_t)(EXPR);                                     \
+		NEXT();                                                     \
+	}
+/* Two dispatch sites per jump (taken, not taken) give the branch predictor more to
+ * go on than one merged site. */
+#define JMPS(NAME)                                                          \
+	L_JMP_##NAME##_K : {                                                \
+		const uint64_t d = DST, s = IMM64;                          \
+		if (KBPF_C_##NAME(d, s, int64_t)) {                         \
+			pc = pc->x.target;                                  \
+			DISPATCH();                                         \
+		}                                                           \
+		NEXT();                                                     \
+	}                                                                   \
+	L_JMP_##NAME##_X : {                                                \
+		const uint64_t d = DST, s = SRC;                            \
+		if (KBPF_C_##NAME(d, s, int64_t)) {                         \
+			pc = pc->x.target;                                  \
+			DISPATCH();                                         \
+		}                                                           \
+		NEXT();                                                     \
+	}                                                                   \
+	L_JMP32_##NAME##_K : {                                              \
+		const uint32_t d = (uint32_t)DST, s = IMM32;                \
+		if (KBPF_C_##NAME(d, s, int32_t)) {                         \
+			pc = pc->x.target;                                  \
+			DISPATCH();                                         \
+		}                                                           \
+		NEXT();                                                     \
+	}                                                                   \
+	L_JMP32_##NAME##_X : {                                              \
+		const uint32_t d = (uint32_t)DST, s = (uint32_t)SRC;        \
+		if (KBPF_C_##NAME(d, s, int32_t)) {                         \
+			pc = pc->x.target;                                  \
+			DISPATCH();                                         \
+		}                                                           \
+		NEXT();                                                     \
+	}
+#define LDX(NAME, SIZE, LOAD)                                               \
+	L_##NAME : {                                                        \
+		const uint64_t a = SRC + OFF;                               \
+		MEMCHK(a, SIZE, KBPF_MEM_READ, pc->src);                    \
+		DST = (LOAD);                                               \
+		NEXT();                                                     \
+	}
+#define ST(NAME, SIZE, STORE, VAL)                                          \
+	L_##NAME : {                                                        \
+		const uint64_t a = DST + OFF;                               \
+		MEMCHK(a, SIZE, KBPF_MEM_WRITE, pc->dst);                   \
+		STORE(a, VAL);                                              \
+		NEXT();                                                     \
+	}
+/* Read-modify-write atomics; the FETCH form puts the old value (zero-extended) in src. */
+#define ATOMIC_RMW(SZ, T, NAME, FETCH_OP)                                                   \
+	L_ATOMIC_##SZ##_##NAME : {                                                          \
+		const uint64_t a = DST + OFF;                                               \
+		ATOMCHK(a, sizeof(T), pc->dst);                                             \
+		(void)FETCH_OP((T *)(uintptr_t)a, (T)SRC, __ATOMIC_SEQ_CST);                \
+		NEXT();                                                                     \
+	}                                                                                   \
+	L_ATOMIC_##SZ##_FETCH_##NAME : {                                                    \
+		const uint64_t a = DST + OFF;                                               \
+		ATOMCHK(a, sizeof(T), pc->dst);                                             \
+		SRC = (T)FETCH_OP((T *)(uintptr_t)a, (T)SRC, __ATOMIC_SEQ_CST);             \
+		NEXT();                                                                     \
+	}
+#define ATOMICS(SZ, T)                                                                      \
+	ATOMIC_RMW(SZ, T, ADD, __atomic_fetch_add)                                          \
+	ATOMIC_RMW(SZ, T, OR, __atomic_fetch_or)                                            \
+	ATOMIC_RMW(SZ, T, AND, __atomic_fetch_and)                                          \
+	ATOMIC_RMW(SZ, T, XOR, __atomic_fetch_xor)                                          \
+	L_ATOMIC_##SZ##_XCHG : {                                                            \
+		const uint64_t a = DST + OFF;                                               \
+		ATOMCHK(a, sizeof(T), pc->dst);                                             \
+		SRC = (T)__atomic_exchange_n((T *)(uintptr_t)a, (T)SRC, __ATOMIC_SEQ_CST);  \
+		NEXT();                                                                     \
+	}                                                                                   \
+	L_ATOMIC_##SZ##_CMPXCHG : {                                                         \
+		const uint64_t a = DST + OFF;                                               \
+		ATOMCHK(a, sizeof(T), pc->dst);                                             \
+		/* On success expected keeps the old value, on failure it receives it:     \
+		 * either way it is what R0 must hold afterwards. */                       \
+		T expected = (T)R[0];                                                       \
+		__atomic_compare_exchange_n((T *)(uintptr_t)a, &expected, (T)SRC, false,    \
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);            \
+		R[0] = expected;                                                            \
+		NEXT();                                                                     \
+	}
+
+/* Run ip (see struct kbpf_interp_run), or with labels_out non-NULL only report this
+ * loop's label table (the addresses the decoder stores in each instruction). */
+static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip, struct kbpf_interp_run *run,
+						     const void *const **labels_out)
+{
+#define KBPF_IH_LABEL_ADDR(name) [KBPF_IH_##name] = &&L_##name,
+	static const void *const labels[KBPF_IH__COUNT] = { KBPF_INTERP_HANDLERS(KBPF_IH_LABEL_ADDR) };
+#undef KBPF_IH_LABEL_ADDR
+	if (labels_out) {
+		*labels_out = labels;
+		return 0;
+	}
+
+	/* All frames' stacks in one block: frame k's R10 is the block's top minus k*512,
+	 * so the live frames are always one contiguous range. */
+	_Alignas(16) uint8_t stack[KBPF_STACK_SIZE * KBPF_MAX_CALL_FRAMES];
+	struct kbpf_interp_frame frames[KBPF_MAX_CALL_FRAMES - 1];
+	unsigned depth = 0;
+	uint64_t R[MAX_BPF_REG];
+	const struct kbpf_di *pc = ip->code;
+	int ret;
+
+	R[0] = 0;
+	for (int i = 0; i < 5; i++)
+		R[1 + i] = run->args[i];
+	R[6] = R[7] = R[8] = R[9] = 0;
+	R[10] = (uint64_t)(uintptr_t)(stack + sizeof(stack));
+
+#if KBPF_INTERP_CHECKED
+	struct kbpf_run_opts *opts = run->opts;
+	const uintptr_t stack_hi = (uintptr_t)(stack + sizeof(stack));
+	const uint64_t budget = opts->max_insns ? opts->max_insns : UINT64_MAX;
+	uint64_t count = 0;
+	uint64_t f_addr = 0;
+	uint32_t f_size = 0;
+	unsigned f_need = 0, f_base = 0;
+
+	/* Deterministic results even for a program that reads stack it never wrote. */
+	memset(stack, 0, sizeof(stack));
+#endif
+
+	DISPATCH();
+
+	/* --- ALU --- */
+	ALU64(ADD, d + s)
+	ALU64(SUB, d - s)
+	ALU64(MUL, d * s)
+	ALU64(DIV, s ? d / s : 0)
+	ALU64(SDIV, kbpf_sdiv64(d, s))
+	ALU64(MOD, s ? d % s : d)
+	ALU64(SMOD, kbpf_smod64(d, s))
+	ALU64(OR, d | s)
+	ALU64(AND, d & s)
+	ALU64(LSH, d << (s & 63))
+	ALU64(RSH, d >> (s & 63))
+	ALU64(ARSH, (uint64_t)((int64_t)d >> (s & 63)))
+	ALU64(XOR, d ^ s)
+	ALU32(ADD, d + s)
+	ALU32(SUB, d - s)
+	ALU32(MUL, d * s)
+	ALU32(DIV, s ? d / s : 0)
+	ALU32(SDIV, kbpf_sdiv32(d, s))
+	ALU32(MOD, s ? d % s : d)
+	ALU32(SMOD, kbpf_smod32(d, s))
+	ALU32(OR, d | s)
+	ALU32(AND, d & s)
+	ALU32(LSH, d << (s & 31))
+	ALU32(RSH, d >> (s & 31))
+	ALU32(ARSH, (uint32_t)((int32_t)d >> (s & 31)))
+	ALU32(XOR, d ^ s)
+L_ALU64_MOV_K:
+	DST = IMM64;
+	NEXT();
+L_ALU64_MOV_X:
+	DST = SRC;
+	NEXT();
+L_ALU32_MOV_K:
+	DST = IMM32;
+	NEXT();
+L_ALU32_MOV_X:
+	DST = (uint32_t)SRC;
+	NEXT();
+L_NEG64:
+	DST = 0 - DST;
+	NEXT();
+L_NEG32:
+	DST = (uint32_t)(0u - (uint32_t)DST);
+	NEXT();
+L_MOVSX64_8:
+	DST = (uint64_t)(int64_t)(int8_t)SRC;
+	NEXT();
+L_MOVSX64_16:
+	DST = (uint64_t)(int64_t)(int16_t)SRC;
+	NEXT();
+L_MOVSX64_32:
+	DST = (uint64_t)(int64_t)(int32_t)SRC;
+	NEXT();
+L_MOVSX32_8:
+	DST = (uint32_t)(int32_t)(int8_t)SRC;
+	NEXT();
+L_MOVSX32_16:
+	DST = (uint32_t)(int32_t)(int16_t)SRC;
+	NEXT();
+	/* Byte order: the decoder maps to_le/to_be/bswap onto these for the host's order. */
+L_ZEXT16:
+	DST = (uint16_t)DST;
+	NEXT();
+L_ZEXT32:
+	DST = (uint32_t)DST;
+	NEXT();
+L_NOP:
+	NEXT();
+L_SWAP16:
+	DST = __builtin_bswap16((uint16_t)DST);
+	NEXT();
+L_SWAP32:
+	DST = __builtin_bswap32((uint32_t)DST);
+	NEXT();
+L_SWAP64:
+	DST = __builtin_bswap64(DST);
+	NEXT();
+
+	/* --- jumps --- */
+	JMPS(JEQ)
+	JMPS(JNE)
+	JMPS(JGT)
+	JMPS(JGE)
+	JMPS(JLT)
+	JMPS(JLE)
+	JMPS(JSGT)
+	JMPS(JSGE)
+	JMPS(JSLT)
+	JMPS(JSLE)
+	JMPS(JSET)
+L_JA:
+	pc = pc->x.target;
+	DISPATCH();
+
+	/* --- memory --- */
+	LDX(LDX_B, 1, kbpf_ld8(a))
+	LDX(LDX_H, 2, kbpf_ld16(a))
+	LDX(LDX_W, 4, kbpf_ld32(a))
+	LDX(LDX_DW, 8, kbpf_ld64(a))
+	LDX(LDXSX_B, 1, (uint64_t)(int64_t)(int8_t)kbpf_ld8(a))
+	LDX(LDXSX_H, 2, (uint64_t)(int64_t)(int16_t)kbpf_ld16(a))
+	LDX(LDXSX_W, 4, (uint64_t)(int64_t)(int32_t)kbpf_ld32(a))
+	ST(ST_B, 1, kbpf_st8, (uint8_t)pc->imm)
+	ST(ST_H, 2, kbpf_st16, (uint16_t)pc->imm)
+	ST(ST_W, 4, kbpf_st32, (uint32_t)pc->imm)
+	ST(ST_DW, 8, kbpf_st64, IMM64)
+	ST(STX_B, 1, kbpf_st8, (uint8_t)SRC)
+	ST(STX_H, 2, kbpf_st16, (uint16_t)SRC)
+	ST(STX_W, 4, kbpf_st32, (uint32_t)SRC)
+	ST(STX_DW, 8, kbpf_st64, SRC)
+	ATOMICS(W, uint32_t)
+	ATOMICS(DW, uint64_t)
+L_LDDW:
+	DST = pc->x.u64;
+	pc += 2;
+	DISPATCH();
+
+	/* --- calls --- */
+L_CALL_HELPER:
+	R[0] = pc->x.fn(R[1], R[2], R[3], R[4], R[5]);
+	NEXT();
+L_CALLX: {
+	kbpf_helper_fn fn = kbpf_interp_callx_find(ip, DST);
+	if (!fn)
+		goto out_callx;
+	R[0] = fn(R[1], R[2], R[3], R[4], R[5]);
+	NEXT();
+}
+L_CALL_LOCAL:
+	if (depth == KBPF_MAX_CALL_FRAMES - 1)
+		goto out_depth;
+	frames[depth].ret = pc + 1;
+	memcpy(frames[depth].saved, &R[6], sizeof(frames[depth].saved));
+	depth++;
+	R[10] -= KBPF_STACK_SIZE;
+	pc = pc->x.target;
+	DISPATCH();
+L_EXIT:
+	if (!depth)
+		goto out_done;
+	depth--;
+	memcpy(&R[6], frames[depth].saved, sizeof(frames[depth].saved));
+	R[10] += KBPF_STACK_SIZE;
+	pc = frames[depth].ret;
+	DISPATCH();
+L_FELL_OFF:
+	goto out_fell_off;
+
+out_done:
+	run->retval = R[0];
+	ret = 0;
+	goto out;
+out_depth:
+	ret = -E2BIG;
+#if KBPF_INTERP_CHECKED
+	kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code), "call nested deeper than %d frames",
+			     KBPF_MAX_CALL_FRAMES);
+#endif
+	goto out_stop;
+out_callx:
+	ret = -EINVAL;
+#if KBPF_INTERP_CHECKED
+	kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code), "callx to unknown helper #%lld",
+			     (long long)DST);
+#endif
+	goto out_stop;
+out_fell_off:
+	ret = -EINVAL;
+#if KBPF_INTERP_CHECKED
+	kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code), "fell off the end of the program");
+#endif
+	goto out_stop;
+#if KBPF_INTERP_CHECKED
+out_budget:
+	ret = -ETIME;
+	kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code), "instruction budget of %llu exhausted",
+			     (unsigned long long)opts->max_insns);
+	goto out_stop;
+out_fault:
+	ret = -EFAULT;
+	kbpf_interp_mem_fault(opts, (size_t)(pc - ip->code), STACK_LO, stack_hi, f_addr, f_size, f_need,
+			      f_base, pc->off);
+	goto out_stop;
+out_misaligned:
+	ret = -EFAULT;
+	kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code),
+			     "misaligned atomic access of %u bytes at 0x%llx (r%u %+d)", f_size,
+			     (unsigned long long)f_addr, f_base, pc->off);
+	goto out_stop;
+#endif
+out_stop:
+	run->fault_insn = pc - ip->code;
+out:
+#if KBPF_INTERP_CHECKED
+	run->insns_executed = count;
+#endif
+	return ret;
+}
+
+#undef DST
+#undef SRC
+#undef IMM64
+#undef IMM32
+#undef OFF
+#undef DISPATCH
+#undef STACK_LO
+#undef MEMCHK
+#undef ATOMCHK
+#undef NEXT
+#undef ALU64
+#undef ALU32
+#undef JMPS
+#undef LDX
+#undef ST
+#undef ATOMIC_RMW
+#undef ATOMICS

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The interpreter's pre-decoded program and what its parts (decoder, threaded-code
+ * loop, checked-mode memory rules) share.  Nothing here is visible outside src/exec. */
+#ifndef KBPF_SRC_EXEC_INTERP_INTERNAL_H
+#define KBPF_SRC_EXEC_INTERP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "exec/prog_internal.h"
+
+/* Every handler of the threaded-code loop, one per specialised operation.  The order of
+ * each group of four is fixed (64-bit K, 64-bit X, 32-bit K, 32-bit X) so the decoder can
+ * pick a variant by adding an offset to the group's first entry. */
+#define KBPF_IH_ALU_OPS(X, H) \
+	X(H, ADD) X(H, SUB) X(H, MUL) X(H, DIV) X(H, SDIV) X(H, MOD) X(H, SMOD) X(H, OR) \
+	X(H, AND) X(H, LSH) X(H, RSH) X(H, ARSH) X(H, XOR) X(H, MOV)
+#define KBPF_IH_JMP_CONDS(X, H) \
+	X(H, JEQ) X(H, JNE) X(H, JGT) X(H, JGE) X(H, JLT) X(H, JLE) X(H, JSGT) X(H, JSGE) \
+	X(H, JSLT) X(H, JSLE) X(H, JSET)
+#define KBPF_IH_ALU_GROUP(H, op) H(ALU64_##op##_K) H(ALU64_##op##_X) H(ALU32_##op##_K) H(ALU32_##op##_X)
+#define KBPF_IH_JMP_GROUP(H, op) H(JMP_##op##_K) H(JMP_##op##_X) H(JMP32_##op##_K) H(JMP32_##op##_X)
+
+#define KBPF_IH_ATOMIC_GROUP(H, sz) \
+	H(ATOMIC_##sz##_ADD) H(ATOMIC_##sz##_OR) H(ATOMIC_##sz##_AND) H(ATOMIC_##sz##_XOR) \
+	H(ATOMIC_##sz##_FETCH_ADD) H(ATOMIC_##sz##_FETCH_OR) H(ATOMIC_##sz##_FETCH_AND) \
+	H(ATOMIC_##sz##_FETCH_XOR) H(ATOMIC_##sz##_XCHG) H(ATOMIC_##sz##_CMPXCHG)
+
+#define KBPF_INTERP_HANDLERS(H)                                                          \
+	KBPF_IH_ALU_OPS(KBPF_IH_ALU_GROUP, H)                                              \
+	H(NEG64) H(NEG32)                                                                  \
+	H(MOVSX64_8) H(MOVSX64_16) H(MOVSX64_32) H(MOVSX32_8) H(MOVSX32_16)                \
+	H(ZEXT16) H(ZEXT32) H(NOP) H(SWAP16) H(SWAP32) H(SWAP64)                           \
+	KBPF_IH_JMP_CONDS(KBPF_IH_JMP_GROUP, H)                                            \
+	H(JA)                                                                              \
+	H(LDX_B) H(LDX_H) H(LDX_W) H(LDX_DW) H(LDXSX_B) H(LDXSX_H) H(LDXSX_W)              \
+	H(ST_B) H(ST_H) H(ST_W) H(ST_DW) H(STX_B) H(STX_H) H(STX_W) H(STX_DW)              \
+	KBPF_IH_ATOMIC_GROUP(H, W) KBPF_IH_ATOMIC_GROUP(H, DW)                             \
+	H(LDDW)                                                                            \
+	H(CALL_HELPER) H(CALLX) H(CALL_LOCAL) H(EXIT)                                      \
+	H(FELL_OFF)
+
+#define KBPF_IH_ENUM_ENTRY(name) KBPF_IH_##name,
+enum kbpf_interp_handler { KBPF_INTERP_HANDLERS(KBPF_IH_ENUM_ENTRY) KBPF_IH__COUNT };
+#undef KBPF_IH_ENUM_ENTRY
+
+/* One decoded instruction.  Index i of the decoded array is instruction i of the
+ * program (an LDDW's second slot gets a never-executed entry), so a decoded pointer
+ * converts back to the instruction index messages name.  Fast mode reads only the
+ * first 24 bytes. */
+struct kbpf_di {
+	const void *h; /* fast-mode handler label */
+	uint8_t dst, src;
+	int16_t off;
+	int32_t imm; /* shift amounts are already masked */
+	union {
+		uint64_t u64;                 /* LDDW value */
+		const struct kbpf_di *target; /* jumps and local calls */
+		kbpf_helper_fn fn;            /* helper calls */
+	} x;
+	const void *hc; /* checked-mode handler label */
+};
+
+/* Helper table for callx, whose helper id is only known at run time: a snapshot of the
+ * host's helpers taken at prepare, sorted by id. */
+struct kbpf_callx_entry {
+	int32_t id;
+	kbpf_helper_fn fn;
+};
+
+struct kbpf_interp {
+	struct kbpf_callx_entry *callx;
+	size_t nr_callx;
+	size_t cnt;              /* instructions; code[cnt] is a FELL_OFF sentinel */
+	struct kbpf_di code[];
+};
+
+/* What one run needs and reports, shared by the fast and checked loops. */
+struct kbpf_interp_run {
+	const uint64_t *args; /* R1..R5 */
+	uint64_t retval;
+	/* checked mode only */
+	struct kbpf_run_opts *opts;
+	uint64_t insns_executed;
+	int64_t fault_insn;
+};
+
+/* The label tables of both loops, indexed by enum kbpf_interp_handler. */
+void kbpf_interp_labels(const void *const **fast, const void *const **checked);
+
+/* The helper callx reaches for id, or NULL. */
+kbpf_helper_fn kbpf_interp_callx_find(const struct kbpf_interp *ip, uint64_t id);
+
+/* --- checked mode (interp_checked.c) --- */
+
+/* True if [addr, addr+size) lies in the live stack [stack_lo, stack_hi) or wholly inside
+ * one declared region that grants every flag in need. */
+bool kbpf_interp_mem_ok(const struct kbpf_run_opts *opts, uintptr_t stack_lo, uintptr_t stack_hi,
+			uint64_t addr, uint32_t size, unsigned need);
+
+/* Describe a refused access in opts->err: "insn N: invalid write of 4 bytes at 0x… (r1 +8): why". */
+void kbpf_interp_mem_fault(struct kbpf_run_opts *opts, size_t insn, uintptr_t stack_lo,
+			   uintptr_t stack_hi, uint64_t addr, uint32_t size, unsigned need,
+			   unsigned base_reg, int16_t off);
+
+/* Write "insn N: " and the formatted reason into opts->err (if the caller gave one). */
+void kbpf_interp_stop_msg(struct kbpf_run_opts *opts, size_t insn, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The host registry: helpers by id (program types and kfunc sets join later). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "host/host_internal.h"
+
+struct kbpf_host *kbpf_host_new(void)
+{
+	return calloc(1, sizeof(struct kbpf_host));
+}
+
+void kbpf_host_free(struct kbpf_host *host)
+{
+	if (!host)
+		return;
+	for (size_t i = 0; i < host->nr_helpers; i++)
+		free(host->helpers[i].name);
+	free(host->helpers);
+	free(host);
+}
+
+/* Index of the first helper with id >= the given one (the table is sorted by id). */
+static size_t helper_lower_bound(const struct kbpf_host *host, int32_t id)
+{
+	size_t lo = 0, hi = host->nr_helpers;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (host->helpers[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int kbpf_host_helper_register(struct kbpf_host *host, int32_t id, const char *name, kbpf_helper_fn fn)
+{
+	if (!host || id < 0 || !fn)
+		return -EINVAL;
+	size_t pos = helper_lower_bound(host, id);
+	if (pos < host->nr_helpers && host->helpers[pos].id == id)
+		return -EEXIST;
+	if (host->nr_helpers == host->cap_helpers) {
+		size_t cap = host->cap_helpers ? host->cap_helpers * 2 : 16;
+		struct kbpf_helper_entry *h = realloc(host->helpers, cap * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		host->helpers = h;
+		host->cap_helpers = cap;
+	}
+	char *copy = strdup(name ? name : "");
+	if (!copy)
+		return -ENOMEM;
+	memmove(&host->helpers[pos + 1], &host->helpers[pos], (host->nr_helpers - pos) * sizeof(host->helpers[0]));
+	host->helpers[pos] = (struct kbpf_helper_entry){ .id = id, .name = copy, .fn = fn };
+	host->nr_helpers++;
+	return 0;
+}
+
+kbpf_helper_fn kbpf_host_helper_find(const struct kbpf_host *host, int32_t id, const char **name)
+{
+	if (!host)
+		return NULL;
+	size_t pos = helper_lower_bound(host, id);
+	if (pos == host->nr_helpers || host->helpers[pos].id != id)
+		return NULL;
+	if (name)
+		*name = host->helpers[pos].name;
+	return host->helpers[pos].fn;
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kbpf run: run a raw or assembled program on the interpreter. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli.h"
+
+void usage_run(void)
+{
+	printf("usage: kbpf run [OPTIONS] FILE\n\n"
+	       "Run the program in FILE (raw instructions or assembly text, '-' for stdin) on the\n"
+	       "interpreter and print R0. Unless --checked is given the program runs unchecked: run\n"
+	       "only programs you trust until the verifier exists.\n\n"
+	       "  --mem FILE        R1 = a copy of FILE's bytes, R2 = their length\n"
+	       "  --mem-hex HEX     the same with the bytes given as hex ('00 01 ff')\n"
+	       "  --ctx FILE        R1 = a copy of FILE's bytes (a context), R2 = 0\n"
+	       "  --arg N           set the next of R1..R5 (repeatable; after --mem/--ctx, from R3/R2)\n"
+	       "  --checked         check every memory access against the stack and the memory given;\n"
+	       "                    print the number of instructions executed\n"
+	       "  --max-insns N     with --checked: stop after N instructions\n"
+	       "  --repeat N        run N times and print the mean duration\n"
+	       "  --mem-out FILE    write the memory (--mem/--ctx) as it is after the run\n"
+	       "  --dialect D       assembly dialect: auto, pseudo-c, conformance\n");
+}
+
+/* Parse whitespace-separated hex bytes ("00 0a ff", "000aff" also accepted). */
+static int parse_hex_bytes(const char *s, char **out, size_t *len)
+{
+	size_t cap = strlen(s) / 2 + 1, n = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	while (*s) {
+		if (isspace((unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1])) {
+			free(buf);
+			return -EINVAL;
+		}
+		char pair[3] = { s[0], s[1], 0 };
+		buf[n++] = (char)strtoul(pair, NULL, 16);
+		s += 2;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+struct run_args {
+	const char *prog_path, *mem_path, *mem_hex, *ctx_path, *mem_out;
+	enum kbpf_asm_dialect dialect;
+	uint64_t args[5], max_insns, repeat;
+	int nargs, checked;
+};
+
+static int parse_run_args(int argc, char **argv, struct run_args *a)
+{
+	static const struct option longopts[] = {
+		{ "mem", required_argument, 0, 'm' },     { "mem-hex", required_argument, 0, 'H' },
+		{ "ctx", required_argument, 0, 'c' },     { "arg", required_argument, 0, 'a' },
+		{ "checked", no_argument, 0, 'k' },       { "max-insns", required_argument, 0, 'M' },
+		{ "repeat", required_argument, 0, 'r' },  { "mem-out", required_argument, 0, 'o' },
+		{ "dialect", required_argument, 0, 'd' }, { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm': a->mem_path = optarg; break;
+		case 'H': a->mem_hex = optarg; break;
+		case 'c': a->ctx_path = optarg; break;
+		case 'o': a->mem_out = optarg; break;
+		case 'k': a->checked = 1; break;
+		case 'a':
+			if (a->nargs == 5)
+				return cli_error(EXIT_USAGE, "run", "at most 5 --arg values (R1..R5)");
+			if (cli_parse_u64(optarg, &a->args[a->nargs++]))
+				return cli_error(EXIT_USAGE, "run", "--arg: '%s' is not a number", optarg);
+			break;
+		case 'M':
+			if (cli_parse_u64(optarg, &a->max_insns))
+				return cli_error(EXIT_USAGE, "run", "--max-insns: '%s' is not a number", optarg);
+			break;
+		case 'r':
+			if (cli_parse_u64(optarg, &a->repeat) || a->repeat == 0 || a->repeat > 1000000000)
+				return cli_error(EXIT_USAGE, "run", "--repeat: '%s' is not a count from 1 to 1e9", optarg);
+			break;
+		case 'd':
+			if (cli_parse_dialect(optarg, &a->dialect))
+				return cli_error(EXIT_USAGE, "run", "unknown dialect '%s' (auto, pseudo-c, conformance)", optarg);
+			break;
+		case 'h': usage_run(); return -1;
+		default: return cli_error(EXIT_USAGE, "run", "see 'kbpf run --help'");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_error(EXIT_USAGE, "run", "expected one program FILE (see 'kbpf run --help')");
+	if (!!a->mem_path + !!a->mem_hex + !!a->ctx_path > 1)
+		return cli_error(EXIT_USAGE, "run", "--mem, --mem-hex and --ctx exclude each other");
+	if (a->mem_out && !a->mem_path && !a->mem_hex && !a->ctx_path)
+		return cli_error(EXIT_USAGE, "run", "--mem-out needs --mem, --mem-hex or --ctx");
+	if (a->max_insns && !a->checked)
+		return cli_error(EXIT_USAGE, "run", "--max-insns needs --checked");
+	a->prog_path = argv[optind];
+	return 0;
+}
+
+/* Run once (or repeat times) and report; returns the exit code. */
+static int execute(struct kbpf_prog *prog, struct run_args *a, char *mem, size_t mem_len)
+{
+	char err[256] = "";
+	struct kbpf_mem_region region = { mem, mem_len, KBPF_MEM_READ | KBPF_MEM_WRITE, a->ctx_path ? "ctx" : "mem" };
+	struct kbpf_run_opts ro = {
+		.sz = sizeof(ro), .flags = a->checked ? KBPF_RUN_CHECKED : 0,
+		.regions = mem ? &region : NULL, .nr_regions = mem ? 1 : 0,
+		.max_insns = a->max_insns, .err = err, .err_size = sizeof(err),
+	};
+	int first = 0; /* R1.. filled from the memory first, then from --arg */
+
+	if (mem || a->ctx_path) {
+		ro.args[0] = (uint64_t)(uintptr_t)mem;
+		first = 1;
+		if (!a->ctx_path) {
+			ro.args[1] = mem_len;
+			first = 2;
+		}
+	}
+	if (first + a->nargs > 5)
+		return cli_error(EXIT_USAGE, "run", "too many --arg values after --mem/--ctx");
+	for (int i = 0; i < a->nargs; i++)
+		ro.args[first + i] = a->args[i];
+
+	double t0 = now_ns();
+	uint64_t runs = a->repeat ? a->repeat : 1;
+	int ret = 0;
+	for (uint64_t i = 0; i < runs && !ret; i++)
+		ret = kbpf_prog_run_opts(prog, &ro);
+	double elapsed = now_ns() - t0;
+	if (ret)
+		return cli_error(EXIT_FAIL, "run", "program stopped: %s", err[0] ? err : strerror(-ret));
+
+	printf("retval: 0x%" PRIx64 " (%" PRId64 ")\n", ro.retval, (int64_t)ro.retval);
+	if (a->checked)
+		printf("insns executed: %" PRIu64 "\n", ro.insns_executed);
+	if (a->repeat)
+		printf("duration: %.1f ns/run (%" PRIu64 " runs%s)\n", elapsed / runs, runs,
+		       a->checked ? ", checked mode" : "");
+	return EXIT_OK;
+}
+
+static int write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -errno;
+	int ok = fwrite(data, 1, len, f) == len;
+	ok &= fclose(f) == 0;
+	return ok ? 0 : -EIO;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a = { .dialect = KBPF_ASM_AUTO };
+	struct bpf_insn *insns = NULL;
+	struct kbpf_prog *prog = NULL;
+	char *mem = NULL, log[512] = "";
+	size_t cnt, mem_len = 0;
+	int ret = parse_run_args(argc, argv, &a);
+
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	if (a.mem_hex && parse_hex_bytes(a.mem_hex, &mem, &mem_len))
+		return cli_error(EXIT_USAGE, "run", "--mem-hex: expected hex byte pairs, got '%s'", a.mem_hex);
+	if ((a.mem_path || a.ctx_path) && cli_read_file("run", a.mem_path ? a.mem_path : a.ctx_path, &mem, &mem_len))
+		return EXIT_FAIL;
+	if (cli_load_program("run", a.prog_path, a.dialect, &insns, &cnt)) {
+		free(mem);
+		return EXIT_FAIL;
+	}
+
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .name = a.prog_path, .log_buf = log, .log_size = sizeof(log) };
+	ret = kbpf_prog_create(insns, cnt, &po, &prog);
+	free(insns);
+	if (ret) {
+		free(mem);
+		return cli_error(EXIT_FAIL, "run", "%s: %s", a.prog_path, log[0] ? log : strerror(-ret));
+	}
+	int code = execute(prog, &a, mem, mem_len);
+	if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
+		code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);
+	kbpf_prog_free(prog);
+	free(mem);
+	return code;
+}

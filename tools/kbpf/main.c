@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kbpf: the command line front end. Each subcommand lives in its own cmd_*.c. */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+static const struct cli_cmd commands[] = {
+	{ "asm", "assemble text into raw instructions", cmd_asm, usage_asm },
+	{ "disasm", "print raw instructions as assembly", cmd_disasm, usage_disasm },
+	{ "run", "run a program on the interpreter", cmd_run, usage_run },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: kbpf [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'kbpf COMMAND --help' describes one command.\n"
+		     "Exit status: 0 success, 1 the input or program failed, 2 usage error.\n");
+}
+
+static const struct cli_cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (cli_is_help(argv[1])) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("kbpf %s\n", KBPF_VERSION_STRING);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		const struct cli_cmd *cmd = argc > 2 ? find_command(argv[2]) : NULL;
+		if (argc > 2 && !cmd) {
+			fprintf(stderr, "kbpf: unknown command '%s' (see 'kbpf --help')\n", argv[2]);
+			return EXIT_USAGE;
+		}
+		if (cmd)
+			cmd->usage();
+		else
+			usage(stdout);
+		return EXIT_OK;
+	}
+	const struct cli_cmd *cmd = find_command(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "kbpf: unknown command '%s' (see 'kbpf --help')\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	return cmd->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Input helpers shared by the subcommands. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+int cli_error(int code, const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "kbpf %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+int cli_is_help(const char *arg)
+{
+	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
+
+int cli_read_file(const char *cmd, const char *path, char **data, size_t *size)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	size_t cap = 4096, len = 0;
+	char *buf;
+
+	if (!f) {
+		int err = errno;
+		cli_error(EXIT_FAIL, cmd, "cannot open %s: %s", path, strerror(err));
+		return -err;
+	}
+	buf = malloc(cap + 1);
+	while (buf) {
+		size_t n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (len < cap)
+			break;
+		char *bigger = cap > (SIZE_MAX - 1) / 2 ? NULL : realloc(buf, cap * 2 + 1);
+		if (!bigger) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = bigger;
+		cap *= 2;
+	}
+	int read_err = ferror(f);
+	if (f != stdin)
+		fclose(f);
+	if (!buf) {
+		cli_error(EXIT_FAIL, cmd, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	if (read_err) {
+		free(buf);
+		cli_error(EXIT_FAIL, cmd, "cannot read %s", path);
+		return -EIO;
+	}
+	buf[len] = 0;
+	*data = buf;
+	*size = len;
+	return 0;
+}
+
+/* Assembly text has no NUL and no control bytes but whitespace (UTF-8 in comments is
+ * fine); raw instructions nearly always have NULs (every exit is 95 00 00 00 00 00 00 00). */
+static int looks_like_text(const char *data, size_t size)
+{
+	for (size_t i = 0; i < size; i++) {
+		unsigned char c = (unsigned char)data[i];
+		if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v'))
+			return 0;
+	}
+	return 1;
+}
+
+int cli_load_program(const char *cmd, const char *path, enum kbpf_asm_dialect dialect, struct bpf_insn **insns,
+		     size_t *cnt)
+{
+	char *data, err[256];
+	size_t size;
+	int ret = cli_read_file(cmd, path, &data, &size);
+
+	if (ret)
+		return ret;
+	if (size == 0) {
+		free(data);
+		cli_error(EXIT_FAIL, cmd, "%s: empty file", path);
+		return -EINVAL;
+	}
+	if (looks_like_text(data, size)) {
+		ret = kbpf_asm(data, dialect, insns, cnt, err, sizeof(err));
+		if (ret)
+			cli_error(EXIT_FAIL, cmd, "%s: %s", path, ret == -ENOMEM ? "out of memory" : err);
+	} else if (size % sizeof(struct bpf_insn)) {
+		cli_error(EXIT_FAIL, cmd, "%s: %zu bytes is not a whole number of 8-byte instructions", path, size);
+		ret = -EINVAL;
+	} else {
+		*cnt = size / sizeof(struct bpf_insn);
+		*insns = malloc(size);
+		if (*insns)
+			memcpy(*insns, data, size);
+		else
+			ret = -ENOMEM;
+	}
+	free(data);
+	return ret;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	int neg = *s == '-';
+
+	errno = 0;
+	if (!*s || *s == ' ')
+		return -EINVAL;
+	unsigned long long v = neg ? (unsigned long long)strtoll(s, &end, 0) : strtoull(s, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_dialect(const char *s, enum kbpf_asm_dialect *out)
+{
+	if (!strcmp(s, "auto"))
+		*out = KBPF_ASM_AUTO;
+	else if (!strcmp(s, "pseudo-c") || !strcmp(s, "pseudo"))
+		*out = KBPF_ASM_PSEUDO_C;
+	else if (!strcmp(s, "conformance"))
+		*out = KBPF_ASM_CONFORMANCE;
+	else
+		return -EINVAL;
+	return 0;
+}
