@@ -13,6 +13,7 @@ extern "C" {
 #endif
 
 struct kbpf_host;
+struct btf; /* libbpf's */
 
 /* A helper: called with R1..R5, its return value lands in R0. */
 typedef uint64_t (*kbpf_helper_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5);
@@ -28,6 +29,25 @@ int kbpf_host_helper_register(struct kbpf_host *host, int32_t id, const char *na
 
 /* The helper registered under id, or NULL (its name in *name if name is non-NULL). */
 kbpf_helper_fn kbpf_host_helper_find(const struct kbpf_host *host, int32_t id, const char **name);
+
+/* --- Host BTF (src/btf/host_btf.c) ---
+ * A host's types and functions come from its own debug info: built with -g, then
+ * `pahole -J` adds a .BTF section (CMake: kbpf_add_host_btf(target)). */
+
+/* Read the BTF of the running executable (/proc/self/exe). Returns 0, -ENOENT if it
+ * has no .BTF section (say how to add one in the log), or another negative errno. */
+int kbpf_host_btf_load_self(struct kbpf_host *host);
+/* Read host BTF from an ELF file with a .BTF section, or from a raw BTF file. */
+int kbpf_host_btf_load_file(struct kbpf_host *host, const char *path);
+/* The host's BTF (a libbpf struct btf, owned by the host), or NULL if none loaded. */
+const struct btf *kbpf_host_btf(const struct kbpf_host *host);
+
+/* --- Kconfig values for `extern ... __kconfig` (src/host/kconfig.c) ---
+ * Names as in Linux ("CONFIG_HZ", "LINUX_KERNEL_VERSION"); the value is taken at the
+ * extern's size. Setting a name again replaces it. Returns 0, -EINVAL, -ENOMEM. */
+int kbpf_host_kconfig_set(struct kbpf_host *host, const char *name, uint64_t value);
+/* 0 and *value if set, else -ENOENT. */
+int kbpf_host_kconfig_get(const struct kbpf_host *host, const char *name, uint64_t *value);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <kbpf/isa.h>
 #include <kbpf/host.h>
 #include <kbpf/prog.h>
+#include <kbpf/map.h>
 
 #define KBPF_VERSION_MAJOR 0
 #define KBPF_VERSION_MINOR 1

@@ -13,6 +13,7 @@ extern "C" {
 #endif
 
 struct kbpf_prog;
+struct kbpf_map;
 
 struct kbpf_prog_opts {
 	size_t sz;              /* sizeof(struct kbpf_prog_opts) */
@@ -20,6 +21,12 @@ struct kbpf_prog_opts {
 	const char *name;       /* for messages; copied */
 	char *log_buf;          /* receives the reason a create fails */
 	size_t log_size;
+	/* The maps LDDW pseudo instructions name: src_reg BPF_PSEUDO_MAP_FD/_IDX take imm as
+	 * an index into this table (kbpf has no file descriptors), _VALUE/_IDX_VALUE add
+	 * the second half's imm as an offset into an array map's value. The maps must
+	 * outlive the program. */
+	struct kbpf_map *const *maps;
+	size_t nr_maps;
 };
 
 /* Copy and structurally validate insns, resolve helper calls against the host and

@@ -224,11 +224,9 @@ static int decode_one(const struct kbpf_prog *prog, struct kbpf_interp *ip, size
 		break;
 	case BPF_LD:
 		if (in->code == KBPF_LDDW_CODE) {
-			/* Pseudo sources (map fds, map values, …) are resolved by the loader
-			 * before a program gets here; until then the raw value is loaded. */
-			if (i + 1 >= prog->insn_cnt)
-				return decode_fail(err, err_size, i, "invalid bpf_ld_imm64 insn");
-			d->x.u64 = (uint64_t)(uint32_t)in->imm | (uint64_t)(uint32_t)prog->insns[i + 1].imm << 32;
+			int ret = kbpf_prog_ldimm64_value(prog, i, &d->x.u64, err, err_size);
+			if (ret)
+				return ret;
 			h = KBPF_IH_LDDW;
 		} else if (BPF_MODE(in->code) == BPF_ABS || BPF_MODE(in->code) == BPF_IND) {
 			return decode_fail(err, err_size, i, "LD_ABS/LD_IND need a socket-filter program type");

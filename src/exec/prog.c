@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <kbpf/isa.h>
+#include <kbpf/map.h>
 #include "exec/prog_internal.h"
 
 /* The option struct's field is usable if the caller's struct is large enough to hold it. */
@@ -40,6 +41,16 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	memcpy(prog->insns, insns, cnt * sizeof(*insns));
 	prog->insn_cnt = cnt;
 	prog->host = OPTS_GET(opts, host, NULL);
+	size_t nr_maps = OPTS_GET(opts, maps, NULL) ? OPTS_GET(opts, nr_maps, 0) : 0;
+	if (nr_maps) {
+		prog->maps = malloc(nr_maps * sizeof(*prog->maps));
+		if (!prog->maps) {
+			kbpf_prog_free(prog);
+			return -ENOMEM;
+		}
+		memcpy(prog->maps, opts->maps, nr_maps * sizeof(*prog->maps));
+		prog->nr_maps = nr_maps;
+	}
 	snprintf(prog->name, sizeof(prog->name), "%s", OPTS_GET(opts, name, NULL) ? opts->name : "prog");
 
 	ret = kbpf_interp_prepare(prog, log, log_size);
@@ -51,11 +62,53 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	return 0;
 }
 
+int kbpf_prog_ldimm64_value(const struct kbpf_prog *prog, size_t idx, uint64_t *value, char *err, size_t err_size)
+{
+	const struct bpf_insn *in = &prog->insns[idx];
+	uint32_t lo = (uint32_t)in->imm, hi = (uint32_t)prog->insns[idx + 1].imm;
+	struct kbpf_map *map;
+	void *addr;
+
+	switch (in->src_reg) {
+	case 0:
+		*value = (uint64_t)lo | (uint64_t)hi << 32;
+		return 0;
+	case BPF_PSEUDO_MAP_FD:
+	case BPF_PSEUDO_MAP_IDX:
+	case BPF_PSEUDO_MAP_VALUE:
+	case BPF_PSEUDO_MAP_IDX_VALUE:
+		if (lo >= prog->nr_maps) {
+			snprintf(err, err_size, "insn %zu: fd %d is not pointing to valid bpf_map", idx, in->imm);
+			return -EINVAL;
+		}
+		map = prog->maps[lo];
+		if (in->src_reg == BPF_PSEUDO_MAP_FD || in->src_reg == BPF_PSEUDO_MAP_IDX) {
+			if (hi) {
+				snprintf(err, err_size, "insn %zu: unrecognized bpf_ld_imm64 insn", idx);
+				return -EINVAL;
+			}
+			*value = (uint64_t)(uintptr_t)map;
+			return 0;
+		}
+		if (kbpf_map_direct_value_addr(map, hi, &addr)) {
+			snprintf(err, err_size, "insn %zu: invalid access to map value pointer, value_size=%u off=%u", idx,
+				 kbpf_map_value_size(map), hi);
+			return -EINVAL;
+		}
+		*value = (uint64_t)(uintptr_t)addr;
+		return 0;
+	default: /* BTF_ID (ksym) and FUNC arrive with the kfunc and callback work */
+		snprintf(err, err_size, "insn %zu: ld_imm64 with src_reg %d is not supported yet", idx, in->src_reg);
+		return -EOPNOTSUPP;
+	}
+}
+
 void kbpf_prog_free(struct kbpf_prog *prog)
 {
 	if (!prog)
 		return;
 	kbpf_interp_free(prog->interp);
+	free(prog->maps);
 	free(prog->insns);
 	free(prog);
 }

@@ -12,8 +12,15 @@ struct kbpf_prog {
 	struct bpf_insn *insns; /* validated copy */
 	size_t insn_cnt;
 	struct kbpf_host *host;
+	struct kbpf_map **maps; /* the table LDDW map pseudo instructions index */
+	size_t nr_maps;
 	struct kbpf_interp *interp;
 };
+
+/* The 64-bit value the LDDW at insns[idx] loads: its immediate, or for map pseudo
+ * sources the map's address or the address of a value offset. Shared by the engines.
+ * Returns 0, or -EINVAL with "insn N: …" in err. */
+int kbpf_prog_ldimm64_value(const struct kbpf_prog *prog, size_t idx, uint64_t *value, char *err, size_t err_size);
 
 /* --- interpreter (src/exec/interp*.c) --- */
 

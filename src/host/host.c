@@ -17,6 +17,8 @@ void kbpf_host_free(struct kbpf_host *host)
 	for (size_t i = 0; i < host->nr_helpers; i++)
 		free(host->helpers[i].name);
 	free(host->helpers);
+	kbpf_host_btf_release(host);
+	kbpf_host_kconfig_release(host);
 	free(host);
 }
 

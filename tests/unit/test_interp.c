@@ -293,9 +293,44 @@ static void test_lddw(void)
 	CHECK_EQ_U64(R0_OF(BPF_LD_IMM64(BPF_REG_0, 0x0000000180000000ull), BPF_EXIT_INSN()), 0x0000000180000000ull);
 	CHECK_EQ_U64(R0_OF(BPF_LD_IMM64(BPF_REG_3, UINT64_MAX), BPF_MOV64_REG(BPF_REG_0, BPF_REG_3), BPF_EXIT_INSN()),
 		     UINT64_MAX);
-	/* pseudo sources are the loader's business: until it resolves them the value loads as is */
-	CHECK_EQ_U64(R0_OF(BPF_LD_MAP_FD(BPF_REG_0, 7), BPF_EXIT_INSN()), 7);
-	CHECK_EQ_U64(R0_OF(BPF_LD_MAP_VALUE(BPF_REG_0, 7, 16), BPF_EXIT_INSN()), 0x1000000007ull);
+}
+
+/* Map pseudo sources index the maps given at create time; without them they fail. */
+static void test_lddw_map_pseudo(void)
+{
+	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4,
+				    .value_size = 32, .max_entries = 1 };
+	struct kbpf_map *map;
+	struct kbpf_prog *prog;
+	char log[128];
+	void *value;
+	uint64_t r0;
+
+	CHECK_EQ_U64(kbpf_map_create(&def, &map), 0);
+	CHECK_EQ_U64(kbpf_map_direct_value_addr(map, 0, &value), 0);
+	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .maps = &map, .nr_maps = 1, .log_buf = log,
+				       .log_size = sizeof(log) };
+	struct bpf_insn by_fd[] = { BPF_LD_MAP_FD(BPF_REG_0, 0), BPF_EXIT_INSN() };
+	CHECK_EQ_U64(kbpf_prog_create(by_fd, 3, &opts, &prog), 0);
+	CHECK_EQ_U64(kbpf_prog_run(prog, NULL, &r0), 0);
+	CHECK(r0 == (uint64_t)(uintptr_t)map);
+	kbpf_prog_free(prog);
+
+	struct bpf_insn by_value[] = { BPF_LD_MAP_VALUE(BPF_REG_0, 0, 16), BPF_EXIT_INSN() };
+	CHECK_EQ_U64(kbpf_prog_create(by_value, 3, &opts, &prog), 0);
+	CHECK_EQ_U64(kbpf_prog_run(prog, NULL, &r0), 0);
+	CHECK(r0 == (uint64_t)(uintptr_t)value + 16);
+	kbpf_prog_free(prog);
+
+	struct bpf_insn past_end[] = { BPF_LD_MAP_VALUE(BPF_REG_0, 0, 32), BPF_EXIT_INSN() };
+	CHECK_EQ_U64(kbpf_prog_create(past_end, 3, &opts, &prog), (uint64_t)-EINVAL);
+	CHECK_STR(log, "insn 0: invalid access to map value pointer, value_size=32 off=32");
+	struct bpf_insn bad_index[] = { BPF_LD_MAP_FD(BPF_REG_0, 1), BPF_EXIT_INSN() };
+	CHECK_EQ_U64(kbpf_prog_create(bad_index, 3, &opts, &prog), (uint64_t)-EINVAL);
+	CHECK_STR(log, "insn 0: fd 1 is not pointing to valid bpf_map");
+	opts.nr_maps = 0;
+	CHECK_EQ_U64(kbpf_prog_create(by_fd, 3, &opts, &prog), (uint64_t)-EINVAL);
+	kbpf_map_free(map);
 }
 
 static void test_entry_registers(void)
@@ -346,6 +381,7 @@ int main(void)
 	RUN(test_ja_and_gotol);
 	RUN(test_loop);
 	RUN(test_lddw);
+	RUN(test_lddw_map_pseudo);
 	RUN(test_entry_registers);
 	return test_summary();
 }

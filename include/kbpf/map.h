@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* BPF maps: Linux's map types, by their Linux numbers (enum bpf_map_type of
+ * <linux/bpf.h>), with Linux's flag rules, errnos and value layouts.
+ *
+ * Two faces, as in Linux:
+ *  - the host side (kbpf_map_lookup/update/delete/get_next_key) has the semantics of
+ *    the bpf(2) syscall: keys and values are copied in and out; a per-CPU map takes
+ *    and returns every CPU's value, each rounded up to 8 bytes;
+ *  - the program side (kbpf_map_lookup_elem … kbpf_ringbuf_*) is what the helpers
+ *    bpf_map_lookup_elem & co. call: lookups return a pointer into the map (this
+ *    CPU's slot for per-CPU maps) that stays valid memory for the map's lifetime.
+ *
+ * Every function may be called concurrently from any number of threads on the same
+ * map, except kbpf_map_free.  See docs/maps.md for each type and where kbpf differs
+ * from Linux. */
+#ifndef KBPF_MAP_H
+#define KBPF_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/bpf.h> /* enum bpf_map_type, BPF_ANY/BPF_NOEXIST/BPF_EXIST, BPF_F_*, BPF_RB_* */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kbpf_map;
+
+/* What to create; the fields of Linux's BPF_MAP_CREATE that matter here. */
+struct kbpf_map_def {
+	size_t sz;            /* sizeof(struct kbpf_map_def) */
+	uint32_t type;        /* enum bpf_map_type */
+	uint32_t key_size;
+	uint32_t value_size;
+	uint32_t max_entries; /* RINGBUF: the data size in bytes */
+	uint32_t map_flags;   /* BPF_F_* */
+	const char *name;     /* copied; NULL: "" */
+};
+
+/* Create a map, checking def as Linux's map_create does.  Returns 0 and *map, or
+ * -EINVAL (bad sizes or flags, unknown type number), -E2BIG (sizes Linux refuses as
+ * too big), -EOPNOTSUPP (a Linux map type kbpf does not implement, or LRU with
+ * BPF_F_NO_PREALLOC, where Linux says ENOTSUPP), -ENOMEM. */
+int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **map);
+/* Free a map. Nothing may use it any more (programs, other threads). NULL is allowed. */
+void kbpf_map_free(struct kbpf_map *map);
+
+uint32_t kbpf_map_type(const struct kbpf_map *map);
+uint32_t kbpf_map_key_size(const struct kbpf_map *map);
+uint32_t kbpf_map_value_size(const struct kbpf_map *map);
+uint32_t kbpf_map_max_entries(const struct kbpf_map *map);
+uint32_t kbpf_map_flags(const struct kbpf_map *map);
+const char *kbpf_map_name(const struct kbpf_map *map);
+/* Bytes of the value buffer the host-side calls read or write: value_size, or
+ * kbpf_nr_cpus() * round_up(value_size, 8) for per-CPU maps, or sizeof(void *) for
+ * PROG_ARRAY (whose host-side values are program pointers), 0 for RINGBUF. */
+size_t kbpf_map_host_value_size(const struct kbpf_map *map);
+
+/* --- Host side: bpf(2) syscall semantics ------------------------------------------
+ * All return 0 or a negative errno.  Common errnos: -EINVAL (NULL map/key/value,
+ * unknown flags, BPF_F_LOCK: kbpf values have no bpf_spin_lock), -EPERM (the map was
+ * created BPF_F_RDONLY / BPF_F_WRONLY for the host side, or is frozen: no writes),
+ * -EOPNOTSUPP (the operation does not exist for this map type, e.g. RINGBUF). */
+
+/* Copy the value of key into value.  -ENOENT: no such key (array: index out of range). */
+int kbpf_map_lookup(struct kbpf_map *map, const void *key, void *value);
+/* Create or replace key's value.  flags: BPF_ANY, BPF_NOEXIST (-EEXIST if present;
+ * always for arrays), BPF_EXIST (-ENOENT if absent).  -E2BIG: hash map full, or array
+ * index out of range.  LRU maps evict instead of failing when full.
+ * PROG_ARRAY: value points to a `struct kbpf_prog *` (a pointer-sized buffer), flags
+ * must be BPF_ANY; the program must outlive its slot (kbpf takes no reference). */
+int kbpf_map_update(struct kbpf_map *map, const void *key, const void *value, uint64_t flags);
+/* Delete key. -ENOENT: absent.  Arrays: -EINVAL (their elements cannot be deleted);
+ * PROG_ARRAY: empties the slot (-E2BIG out of range, -ENOENT already empty). */
+int kbpf_map_delete(struct kbpf_map *map, const void *key);
+/* The key after key in the map's iteration order, or the first key if key is NULL or
+ * (hash maps, as Linux) not in the map.  -ENOENT: no more keys.  Iteration visits every
+ * key present throughout exactly once; keys added or removed meanwhile may or may not
+ * be seen, as in Linux. */
+int kbpf_map_get_next_key(struct kbpf_map *map, const void *key, void *next_key);
+/* Make the map read-only for the host side from now on (Linux's BPF_MAP_FREEZE);
+ * programs may still write unless the map is BPF_F_RDONLY_PROG.  -EBUSY if already frozen. */
+int kbpf_map_freeze(struct kbpf_map *map);
+int kbpf_map_is_frozen(const struct kbpf_map *map);
+
+/* Address of byte off of the value of a one-element ARRAY (the global-data maps
+ * .data/.rodata/.bss; what BPF_PSEUDO_MAP_VALUE loads). -EOPNOTSUPP: not an ARRAY or
+ * max_entries != 1; -EINVAL: off >= value_size. */
+int kbpf_map_direct_value_addr(struct kbpf_map *map, uint32_t off, void **addr);
+
+/* --- CPUs --------------------------------------------------------------------------
+ * kbpf's "CPU" is a per-thread slot: a thread gets one at its first use, round robin
+ * over kbpf_nr_cpus() slots (the number of configured CPUs).  Per-CPU map values and
+ * bpf_get_smp_processor_id use it.  With more threads than slots, threads share slots
+ * (and so per-CPU values: updates from two threads on one slot may race). */
+unsigned kbpf_nr_cpus(void);
+unsigned kbpf_cpu_id(void);
+/* Give the calling thread slot cpu (e.g. one worker thread per slot, for exclusive
+ * per-CPU values). -EINVAL if cpu >= kbpf_nr_cpus(). */
+int kbpf_cpu_bind(unsigned cpu);
+
+/* --- Program side: for helper implementations -------------------------------------
+ * These have the semantics of the Linux helpers of the same name; they trust their
+ * arguments' sizes as a verified program's call does (key: key_size bytes, value:
+ * value_size bytes). */
+
+/* bpf_map_lookup_elem: pointer to the value in place (this CPU's slot for per-CPU
+ * maps), or NULL.  The pointer stays valid memory until kbpf_map_free; after a delete
+ * the memory may be reused by another key, as in Linux.  NULL for RINGBUF/PROG_ARRAY. */
+void *kbpf_map_lookup_elem(struct kbpf_map *map, const void *key);
+/* bpf_map_lookup_percpu_elem: like lookup_elem for slot cpu of a per-CPU map. */
+void *kbpf_map_lookup_percpu_elem(struct kbpf_map *map, const void *key, uint32_t cpu);
+/* bpf_map_update_elem: per-CPU maps update this CPU's slot only (a new element's
+ * other slots are zeroed).  Errnos as kbpf_map_update. */
+long kbpf_map_update_elem(struct kbpf_map *map, const void *key, const void *value, uint64_t flags);
+/* bpf_map_delete_elem. */
+long kbpf_map_delete_elem(struct kbpf_map *map, const void *key);
+
+/* bpf_tail_call's lookup: the program pointer stored at index (opaque to maps:
+ * a `struct kbpf_prog *`), or NULL if empty, out of range or map is not a PROG_ARRAY. */
+void *kbpf_prog_array_get(const struct kbpf_map *map, uint32_t index);
+
+/* bpf_ringbuf_reserve: size bytes in the ring, 8-byte aligned, or NULL (full, size
+ * too big, flags != 0).  Must be followed by submit or discard of that sample. */
+void *kbpf_ringbuf_reserve(struct kbpf_map *map, uint64_t size, uint64_t flags);
+/* bpf_ringbuf_submit / bpf_ringbuf_discard of a reserved sample (BPF_RB_* wake-up
+ * flags are accepted and have no effect: kbpf consumers poll). */
+void kbpf_ringbuf_submit(void *sample, uint64_t flags);
+void kbpf_ringbuf_discard(void *sample, uint64_t flags);
+/* bpf_ringbuf_output: reserve + copy + submit. -EAGAIN when full, -EINVAL bad flags. */
+long kbpf_ringbuf_output(struct kbpf_map *map, const void *data, uint64_t size, uint64_t flags);
+/* bpf_ringbuf_query: BPF_RB_AVAIL_DATA, BPF_RB_RING_SIZE, BPF_RB_CONS_POS,
+ * BPF_RB_PROD_POS; 0 for anything else. */
+uint64_t kbpf_ringbuf_query(struct kbpf_map *map, uint64_t flags);
+
+/* --- Ring buffer consumer (host side) ----------------------------------------------
+ * libbpf's ring_buffer__consume: call cb for each submitted record in order, skipping
+ * discarded ones, until the ring is empty or a record is still being written.  A
+ * negative return from cb stops consumption (that record counts as consumed) and is
+ * returned.  Returns the number of records passed to cb, -EINVAL (not a RINGBUF or
+ * NULL cb), or -EBUSY if another thread is consuming this ring (one consumer at a
+ * time; cb must not consume the same ring). */
+typedef int (*kbpf_ringbuf_sample_fn)(void *ctx, void *data, size_t size);
+int kbpf_ringbuf_consume(struct kbpf_map *map, kbpf_ringbuf_sample_fn cb, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KBPF_MAP_H */

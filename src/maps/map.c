@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Map creation, destruction and the dispatch of the public calls to each type.
+ * The checks common to all types (syscall access flags, frozen maps, BPF_F_LOCK) live
+ * here, in the order Linux's bpf(2) makes them; type rules live with each type. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "maps/map_internal.h"
+
+/* The struct the caller was compiled with may be newer (bigger) than ours: fine if
+ * the fields we do not know are zero (libbpf's OPTS_VALID rule). */
+static int def_valid(const struct kbpf_map_def *def)
+{
+	size_t known = offsetof(struct kbpf_map_def, name) + sizeof(def->name);
+
+	if (!def || def->sz < known)
+		return 0;
+	for (size_t i = sizeof(*def); i < def->sz; i++)
+		if (((const unsigned char *)def)[i])
+			return 0;
+	return 1;
+}
+
+/* Linux map types kbpf does not implement: -EOPNOTSUPP says "known, not here";
+ * numbers Linux does not know get Linux's -EINVAL. */
+static int unsupported_type(uint32_t type)
+{
+	const uint32_t last_linux_type = 33; /* BPF_MAP_TYPE_ARENA as of Linux 6.9 */
+
+	return type != BPF_MAP_TYPE_UNSPEC && type <= last_linux_type ? -EOPNOTSUPP : -EINVAL;
+}
+
+int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
+{
+	struct kbpf_map_attr attr;
+	struct kbpf_map *map = NULL;
+	char *name;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!def_valid(def))
+		return -EINVAL;
+	attr = (struct kbpf_map_attr){
+		.type = def->type,
+		.key_size = def->key_size,
+		.value_size = def->value_size,
+		.max_entries = def->max_entries,
+		.map_flags = def->map_flags,
+	};
+	/* bpf_get_file_flag: the syscall side cannot be both read-only and write-only */
+	if ((attr.map_flags & BPF_F_RDONLY) && (attr.map_flags & BPF_F_WRONLY))
+		return -EINVAL;
+
+	switch (attr.type) {
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+		err = kbpf_array_map_alloc(&attr, &map);
+		break;
+	case BPF_MAP_TYPE_PROG_ARRAY:
+		err = kbpf_prog_array_map_alloc(&attr, &map);
+		break;
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+		err = kbpf_htab_map_alloc(&attr, &map);
+		break;
+	case BPF_MAP_TYPE_RINGBUF:
+		err = kbpf_ringbuf_map_alloc(&attr, &map);
+		break;
+	default:
+		err = unsupported_type(attr.type);
+		break;
+	}
+	if (err)
+		return err;
+
+	name = strdup(def->name ? def->name : "");
+	if (!name) {
+		map->ops->free(map);
+		return -ENOMEM;
+	}
+	map->name = name;
+	*out = map;
+	return 0;
+}
+
+void kbpf_map_init_from_attr(struct kbpf_map *map, const struct kbpf_map_attr *attr)
+{
+	map->type = attr->type;
+	map->key_size = attr->key_size;
+	map->value_size = attr->value_size;
+	map->max_entries = attr->max_entries;
+	map->map_flags = attr->map_flags;
+	map->host_value_size = attr->value_size;
+}
+
+void kbpf_map_free(struct kbpf_map *map)
+{
+	char *name;
+
+	if (!map)
+		return;
+	name = map->name;
+	map->ops->free(map);
+	free(name);
+}
+
+uint32_t kbpf_map_type(const struct kbpf_map *map) { return map ? map->type : 0; }
+uint32_t kbpf_map_key_size(const struct kbpf_map *map) { return map ? map->key_size : 0; }
+uint32_t kbpf_map_value_size(const struct kbpf_map *map) { return map ? map->value_size : 0; }
+uint32_t kbpf_map_max_entries(const struct kbpf_map *map) { return map ? map->max_entries : 0; }
+uint32_t kbpf_map_flags(const struct kbpf_map *map) { return map ? map->map_flags : 0; }
+const char *kbpf_map_name(const struct kbpf_map *map) { return map ? map->name : NULL; }
+size_t kbpf_map_host_value_size(const struct kbpf_map *map) { return map ? map->host_value_size : 0; }
+
+/* --- host side ------------------------------------------------------------------ */
+
+/* BPF_F_RDONLY / BPF_F_WRONLY restrict the host side (Linux: the map fd's mode);
+ * a frozen map is read-only for the host side. */
+static int host_can_read(const struct kbpf_map *map)
+{
+	return !(map->map_flags & BPF_F_WRONLY);
+}
+
+static int host_can_write(const struct kbpf_map *map)
+{
+	return !(map->map_flags & BPF_F_RDONLY) && !__atomic_load_n(&map->frozen, __ATOMIC_ACQUIRE);
+}
+
+int kbpf_map_lookup(struct kbpf_map *map, const void *key, void *value)
+{
+	if (!map || !key || !value)
+		return -EINVAL;
+	if (!host_can_read(map))
+		return -EPERM;
+	if (!map->ops->sys_lookup)
+		return -EOPNOTSUPP;
+	return map->ops->sys_lookup(map, key, value);
+}
+
+int kbpf_map_update(struct kbpf_map *map, const void *key, const void *value, uint64_t flags)
+{
+	if (!map || !key || !value)
+		return -EINVAL;
+	if (!host_can_write(map))
+		return -EPERM;
+	/* BPF_F_LOCK needs a bpf_spin_lock in the value, which needs BTF: never here */
+	if (flags & BPF_F_LOCK)
+		return -EINVAL;
+	if (!map->ops->sys_update)
+		return -EOPNOTSUPP;
+	return map->ops->sys_update(map, key, value, flags);
+}
+
+int kbpf_map_delete(struct kbpf_map *map, const void *key)
+{
+	if (!map || !key)
+		return -EINVAL;
+	if (!host_can_write(map))
+		return -EPERM;
+	if (!map->ops->sys_delete)
+		return -EOPNOTSUPP;
+	return map->ops->sys_delete(map, key);
+}
+
+int kbpf_map_get_next_key(struct kbpf_map *map, const void *key, void *next_key)
+{
+	if (!map || !next_key)
+		return -EINVAL;
+	if (!host_can_read(map))
+		return -EPERM;
+	if (!map->ops->get_next_key)
+		return -EOPNOTSUPP;
+	return map->ops->get_next_key(map, key, next_key);
+}
+
+int kbpf_map_freeze(struct kbpf_map *map)
+{
+	int expected = 0;
+
+	if (!map)
+		return -EINVAL;
+	if (!__atomic_compare_exchange_n(&map->frozen, &expected, 1, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return -EBUSY;
+	return 0;
+}
+
+int kbpf_map_is_frozen(const struct kbpf_map *map)
+{
+	return map ? __atomic_load_n(&map->frozen, __ATOMIC_ACQUIRE) : 0;
+}
+
+/* --- program side ---------------------------------------------------------------- */
+
+void *kbpf_map_lookup_elem(struct kbpf_map *map, const void *key)
+{
+	if (__builtin_expect(!map || !map->ops->lookup_elem, 0))
+		return NULL;
+	return map->ops->lookup_elem(map, key);
+}
+
+void *kbpf_map_lookup_percpu_elem(struct kbpf_map *map, const void *key, uint32_t cpu)
+{
+	if (!map || !map->ops->lookup_percpu_elem)
+		return NULL;
+	return map->ops->lookup_percpu_elem(map, key, cpu);
+}
+
+long kbpf_map_update_elem(struct kbpf_map *map, const void *key, const void *value, uint64_t flags)
+{
+	if (!map)
+		return -EINVAL;
+	if (!map->ops->update_elem)
+		return -EOPNOTSUPP;
+	return map->ops->update_elem(map, key, value, flags);
+}
+
+long kbpf_map_delete_elem(struct kbpf_map *map, const void *key)
+{
+	if (!map)
+		return -EINVAL;
+	if (!map->ops->delete_elem)
+		return -EOPNOTSUPP;
+	return map->ops->delete_elem(map, key);
+}

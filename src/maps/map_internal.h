@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What every map type shares: struct kbpf_map (embedded first in each type's own
+ * struct), its operations table, and the per-type constructors map.c dispatches to. */
+#ifndef KBPF_MAP_INTERNAL_H
+#define KBPF_MAP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <kbpf/map.h>
+
+#define KBPF_ROUND_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+#define KBPF_CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* Linux's limits that decide -E2BIG at create time. */
+#define KBPF_PCPU_MIN_UNIT_SIZE (32u << 10) /* largest per-CPU value */
+#define KBPF_KMALLOC_MAX_SIZE (1ull << 22)  /* largest hash element (x86-64) */
+
+/* Host-side access flags (BPF_F_RDONLY/WRONLY apply to the syscall side). */
+#define KBPF_MAP_ACCESS_MASK (BPF_F_RDONLY | BPF_F_WRONLY | BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)
+
+struct kbpf_map;
+
+/* Operations of one map type.  NULL entries mean "not supported by this type":
+ * program-side lookups give NULL, the rest -EOPNOTSUPP. */
+struct kbpf_map_ops {
+	/* program side (helpers) */
+	void *(*lookup_elem)(struct kbpf_map *map, const void *key);
+	void *(*lookup_percpu_elem)(struct kbpf_map *map, const void *key, uint32_t cpu);
+	long (*update_elem)(struct kbpf_map *map, const void *key, const void *value, uint64_t flags);
+	long (*delete_elem)(struct kbpf_map *map, const void *key);
+	/* host side (syscall semantics: copies, all CPUs' values) */
+	int (*sys_lookup)(struct kbpf_map *map, const void *key, void *value);
+	int (*sys_update)(struct kbpf_map *map, const void *key, const void *value, uint64_t flags);
+	int (*sys_delete)(struct kbpf_map *map, const void *key);
+	int (*get_next_key)(struct kbpf_map *map, const void *key, void *next_key);
+	/* free everything but the common part (name, which map.c owns) */
+	void (*free)(struct kbpf_map *map);
+};
+
+struct kbpf_map {
+	const struct kbpf_map_ops *ops;
+	uint32_t type;
+	uint32_t key_size;
+	uint32_t value_size;
+	uint32_t max_entries;
+	uint32_t map_flags;
+	int frozen; /* accessed with __atomic builtins */
+	char *name;
+	/* host-side value buffer size, see kbpf_map_host_value_size */
+	size_t host_value_size;
+};
+
+/* The checked, normalised creation request. */
+struct kbpf_map_attr {
+	uint32_t type, key_size, value_size, max_entries, map_flags;
+};
+
+/* Fill the common part from attr (name is set by map.c). */
+void kbpf_map_init_from_attr(struct kbpf_map *map, const struct kbpf_map_attr *attr);
+
+/* Per-type constructors: check attr as Linux's map_alloc_check/map_alloc do, then
+ * allocate.  Return 0 and *out, or a negative errno. */
+int kbpf_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+int kbpf_prog_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+int kbpf_htab_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+int kbpf_ringbuf_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+
+/* Linux's array_map_alloc_check, shared by ARRAY, PERCPU_ARRAY and PROG_ARRAY. */
+int kbpf_array_map_alloc_check(const struct kbpf_map_attr *attr);
+
+/* BPF_F_RDONLY_PROG and BPF_F_WRONLY_PROG together make no sense (Linux's
+ * bpf_map_flags_access_ok). */
+static inline bool kbpf_map_flags_access_ok(uint32_t flags)
+{
+	return (flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)) !=
+	       (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG);
+}
+
+/* Copy a value that may overlap its destination (a program may pass a pointer into
+ * the very element it updates). */
+static inline void kbpf_map_copy_value(void *dst, const void *src, size_t size)
+{
+	memmove(dst, src, size);
+}
+
+#endif /* KBPF_MAP_INTERNAL_H */
