@@ -1,0 +1,16 @@
+# Set %r9 to 0x100000000
+mov %r9, 1
+lsh %r9, 32
+mov32 %r0, 0
+mov32 %r1, 0xa
+jge32 %r1, 0xb, exit # Not taken
+
+mov32 %r0, 1
+# set %r1 to 0x10000000c
+mov32 %r1, 0xc
+or %r1, %r9
+jge32 %r1, 0xb, exit # Taken
+
+mov32 %r0, 2 # Skipped
+
+exit

@@ -1,0 +1,3 @@
+ldxh %r0, [%r1]
+le16 %r0
+exit

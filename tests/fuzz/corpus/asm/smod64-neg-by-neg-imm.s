@@ -1,0 +1,3 @@
+mov %r0, -13
+smod %r0, -3
+exit
