@@ -42,6 +42,7 @@ struct row {
 	size_t static_insns;
 	uint64_t insns_executed; /* from the checked run; 0 when it failed */
 	struct bench_result interp, jit, linux_run, cc, clang;
+	double jit_compile_us; /* kbpf_prog_create with .jit minus without; 0: not measured */
 };
 
 struct settings {
@@ -160,6 +161,57 @@ fail:
 	snprintf(res->why, sizeof(res->why), "kbpf_prog_run failed");
 }
 
+/* Best-of time of f: create (and free) the program n times. */
+static double create_ns(struct kbpf_host *host, const struct bpf_insn *insns, size_t cnt, int jit, unsigned n)
+{
+	struct kbpf_prog_opts popts = { .sz = sizeof(popts), .host = host, .jit = jit };
+	double best = 1e18;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct kbpf_prog *prog = NULL;
+		double t0 = bench_now_ns();
+
+		if (kbpf_prog_create(insns, cnt, &popts, &prog))
+			return -1;
+		double t = bench_now_ns() - t0;
+		kbpf_prog_free(prog);
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+/* The same program JIT-compiled: its time per run (checked against the checked-mode
+ * result) and the JIT's compile time (create with .jit minus create without). */
+static void measure_jit(struct kbpf_host *host, const struct bpf_insn *insns, size_t cnt, void *ctx,
+			const struct settings *s, struct row *row, uint32_t expect)
+{
+	char log[256] = "";
+	struct kbpf_prog_opts popts = {
+		.sz = sizeof(popts), .host = host, .name = row->name, .log_buf = log, .log_size = sizeof(log), .jit = 1,
+	};
+	struct kbpf_prog *prog = NULL;
+	int rc = kbpf_prog_create(insns, cnt, &popts, &prog);
+
+	if (rc || !kbpf_prog_is_jited(prog)) {
+		snprintf(row->jit.why, sizeof(row->jit.why), "%s", rc ? strerror(-rc) : *log ? log : "not JIT-compiled");
+		kbpf_prog_free(prog);
+		return;
+	}
+	time_interp(prog, ctx, s, &row->jit);
+	kbpf_prog_free(prog);
+	if (row->jit.ok && row->jit.retval != expect) {
+		row->jit.ok = 0;
+		snprintf(row->jit.why, sizeof(row->jit.why), "MISMATCH checked mode returned 0x%x, JIT 0x%x", expect,
+			 row->jit.retval);
+	}
+	if (!s->quick) {
+		double with = create_ns(host, insns, cnt, 1, 200), without = create_ns(host, insns, cnt, 0, 200);
+		if (with > 0 && without > 0)
+			row->jit_compile_us = (with - without) / 1000.0;
+	}
+}
+
 /* Load PROG.bin into kbpf, count its instructions in checked mode, time the fast mode. */
 static void measure_kbpf(struct kbpf_host *host, const struct bpf_insn *insns, size_t cnt,
 			 const struct settings *s, struct row *row)
@@ -200,6 +252,7 @@ static void measure_kbpf(struct kbpf_host *host, const struct bpf_insn *insns, s
 	}
 	row->insns_executed = ropts.insns_executed;
 	time_interp(prog, ctx, s, &row->interp);
+	measure_jit(host, insns, cnt, ctx, s, row, (uint32_t)ropts.retval);
 	/* The checked and fast modes must agree with each other before anything else. */
 	if (row->interp.ok && row->interp.retval != (uint32_t)ropts.retval) {
 		row->interp.ok = 0;
@@ -225,7 +278,6 @@ static void measure(struct kbpf_host *host, const struct settings *s, struct row
 		row->static_insns = cnt;
 		measure_kbpf(host, insns, cnt, s, row);
 	}
-	snprintf(row->jit.why, sizeof(row->jit.why), "not implemented yet");
 
 	snprintf(path, sizeof(path), "%s/native_%s", s->dir, row->name);
 	bench_native_run(path, s->quick ? 3 : 0, s->quick ? 1 : s->rounds, &row->cc);
@@ -240,11 +292,11 @@ static void measure(struct kbpf_host *host, const struct settings *s, struct row
 
 /* --- the table --- */
 
-#define NCOLS 10
+#define NCOLS 12
 static const char *const headers[NCOLS] = {
 	"program", "BPF insns/run", "kbpf interp ns/run", "interp ns/insn", "kbpf JIT ns/run",
 	"Linux JIT ns/run", (KBPF_BENCH_CC_LABEL " -O2 ns/run"), ("interp/" KBPF_BENCH_CC_LABEL),
-	"clang -O2 ns/run", "interp/clang",
+	("JIT/" KBPF_BENCH_CC_LABEL), "clang -O2 ns/run", "interp/clang", "JIT/clang",
 };
 
 static void fmt_ns(char *buf, size_t size, const struct bench_result *r)
@@ -281,8 +333,10 @@ static void row_cells(const struct row *r, char cells[NCOLS][32])
 	fmt_ns(cells[5], 32, &r->linux_run);
 	fmt_ns(cells[6], 32, &r->cc);
 	fmt_ratio(cells[7], 32, &r->interp, &r->cc);
-	fmt_ns(cells[8], 32, &r->clang);
-	fmt_ratio(cells[9], 32, &r->interp, &r->clang);
+	fmt_ratio(cells[8], 32, &r->jit, &r->cc);
+	fmt_ns(cells[9], 32, &r->clang);
+	fmt_ratio(cells[10], 32, &r->interp, &r->clang);
+	fmt_ratio(cells[11], 32, &r->jit, &r->clang);
 }
 
 static void print_table(const struct row *rows, unsigned n, int markdown)
@@ -330,6 +384,7 @@ static unsigned check_retvals(const struct row *r, const char *bullet)
 {
 	const struct { const char *name; const struct bench_result *res; } others[] = {
 		{ KBPF_BENCH_CC_LABEL, &r->cc }, { "clang", &r->clang }, { "Linux", &r->linux_run },
+		{ "kbpf JIT", &r->jit },
 	};
 	unsigned bad = 0;
 
@@ -426,13 +481,13 @@ int main(int argc, char **argv)
 	for (unsigned r = 0; r < n; r++) {
 		measure(host, &s, &rows[r]);
 		if (s.verbose) {
-			const struct bench_result *res[] = { &rows[r].interp, &rows[r].linux_run, &rows[r].cc,
-							     &rows[r].clang };
-			const char *names[] = { "kbpf", "linux", "cc", "clang" };
+			const struct bench_result *res[] = { &rows[r].interp, &rows[r].jit, &rows[r].linux_run,
+							     &rows[r].cc, &rows[r].clang };
+			const char *names[] = { "kbpf", "jit", "linux", "cc", "clang" };
 
 			fprintf(stderr, "%s: %zu insns, %llu executed;", rows[r].name, rows[r].static_insns,
 				(unsigned long long)rows[r].insns_executed);
-			for (size_t k = 0; k < 4; k++)
+			for (size_t k = 0; k < 5; k++)
 				if (res[k]->ok)
 					fprintf(stderr, " %s best %.2f median %.2f ret 0x%x;", names[k],
 						res[k]->ns_per_run, res[k]->ns_median, res[k]->retval);
@@ -448,7 +503,13 @@ int main(int argc, char **argv)
 	printf("\n");
 	if (s.quick)
 		printf("%s--quick: a correctness check; the timings above mean nothing\n", bullet);
-	printf("%skbpf JIT: n/a (not implemented yet)\n", bullet);
+	if (!s.quick) {
+		printf("%skbpf JIT compile time, µs (kbpf_prog_create with .jit minus without, best of 200):", bullet);
+		for (unsigned r = 0; r < n; r++)
+			if (rows[r].jit_compile_us > 0)
+				printf(" %s %.1f%s", rows[r].name, rows[r].jit_compile_us, r + 1 < n ? ";" : "");
+		printf("\n");
+	}
 	if (!linux_ok)
 		printf("%s%s\n", bullet, linux_why);
 	else if (bench_linux_jit_enabled() == 0)
@@ -459,6 +520,10 @@ int main(int argc, char **argv)
 
 		if (!row->interp.ok) {
 			printf("%s%s: kbpf: %s\n", bullet, row->name, row->interp.why);
+			failures++;
+		}
+		if (row->interp.ok && !row->jit.ok) {
+			printf("%s%s: kbpf JIT: %s\n", bullet, row->name, row->jit.why);
 			failures++;
 		}
 		if (!row->cc.ok) {

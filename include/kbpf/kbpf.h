@@ -8,6 +8,7 @@
 #include <kbpf/host.h>
 #include <kbpf/prog.h>
 #include <kbpf/map.h>
+#include <kbpf/object.h>
 
 #define KBPF_VERSION_MAJOR 0
 #define KBPF_VERSION_MINOR 1

@@ -88,6 +88,20 @@ int kbpf_map_is_frozen(const struct kbpf_map *map);
  * max_entries != 1; -EINVAL: off >= value_size. */
 int kbpf_map_direct_value_addr(struct kbpf_map *map, uint32_t off, void **addr);
 
+/* --- Storage, for checked-mode runs ------------------------------------------------ */
+
+struct kbpf_mem_region; /* <kbpf/prog.h> */
+
+/* The memory a program can reach through map: what program-side lookups and ringbuf
+ * reservations point into (every element's value, every CPU's slot; a ring's data
+ * area, which is mapped twice back to back).  Writes up to max regions to out (named
+ * after the map; KBPF_MEM_READ unless BPF_F_WRONLY_PROG, KBPF_MEM_WRITE unless
+ * BPF_F_RDONLY_PROG) and returns how many the map has (0 for PROG_ARRAY).  The regions
+ * are fixed for the map's lifetime.  A hash map's region spans its whole element pool,
+ * element headers included: checked mode guards against stray accesses, it is not a
+ * verifier. */
+size_t kbpf_map_mem_regions(const struct kbpf_map *map, struct kbpf_mem_region *out, size_t max);
+
 /* --- CPUs --------------------------------------------------------------------------
  * kbpf's "CPU" is a per-thread slot: a thread gets one at its first use, round robin
  * over kbpf_nr_cpus() slots (the number of configured CPUs).  Per-CPU map values and

@@ -27,6 +27,12 @@ struct kbpf_prog_opts {
 	 * outlive the program. */
 	struct kbpf_map *const *maps;
 	size_t nr_maps;
+	/* Nonzero: also compile to native code with the x86-64 JIT, which kbpf_prog_run and
+	 * the unchecked kbpf_prog_run_opts then use (checked runs stay on the interpreter).
+	 * Create fails with -EOPNOTSUPP on a host that is not x86-64; a program the JIT does
+	 * not take stays on the interpreter (kbpf_prog_is_jited says which; the reason is
+	 * written to log_buf). See docs/jit.md. */
+	int jit;
 };
 
 /* Copy and structurally validate insns, resolve helper calls against the host and
@@ -39,9 +45,17 @@ void kbpf_prog_free(struct kbpf_prog *prog);
 const struct bpf_insn *kbpf_prog_insns(const struct kbpf_prog *prog, size_t *cnt);
 const char *kbpf_prog_name(const struct kbpf_prog *prog);
 
-/* Run with R1 = ctx on the fast interpreter. Returns 0 and R0 in *retval, or a
+/* 1 if the program runs as JIT-compiled native code, else 0. */
+int kbpf_prog_is_jited(const struct kbpf_prog *prog);
+/* The JIT-generated machine code (read-only, x86-64) and its size in *size, or NULL
+ * (size 0) when the program is not JIT-compiled. */
+const void *kbpf_prog_jited_code(const struct kbpf_prog *prog, size_t *size);
+
+/* Run with R1 = ctx on the JIT-compiled code if there is some, else on the fast
+ * interpreter. Returns 0 and R0 in *retval, or a
  * negative errno for a run-time stop (-E2BIG: more than 8 nested calls, -EINVAL: callx
- * to an unknown helper). The fast
+ * to an unknown helper, or reaching a call the loader left unresolved: a __weak kfunc
+ * the host lacks, an instruction poisoned by a CO-RE relocation). The fast
  * mode trusts the program: only verified programs belong here. */
 int kbpf_prog_run(const struct kbpf_prog *prog, void *ctx, uint64_t *retval);
 

@@ -8,17 +8,23 @@
 
 struct btf;
 
-/* Whether the FUNC_PROTO behind local_func_id (a FUNC in local) is compatible with the
- * one behind targ_func_id (a FUNC in target) by libbpf's rule for __ksym functions:
- * same number of parameters, each parameter and the return type compatible (ints by
- * size, pointers to anything compatible, enums/ints, structs by name…). Returns 1
- * compatible, 0 not (msg: "extern 'int foo(struct a *)' does not match host 'int
- * foo(struct a *, int)': …"), or a negative errno for malformed BTF. */
+/* Whether the FUNC_PROTO behind local_func_id (a FUNC in local, or a FUNC_PROTO) is
+ * compatible with the one behind targ_func_id (a FUNC in target, or a FUNC_PROTO) by
+ * libbpf's rule for __ksym functions (bpf_core_types_are_compat): same number of
+ * parameters; each parameter and the return type of the same kind after typedefs and
+ * modifiers — integers of any size and sign, pointers by what they point to, structs/
+ * unions/enums/forward declarations by kind alone (not by name; a forward declaration is
+ * not a struct), void with void, floats never. Returns 1 compatible, 0 not (msg: "extern
+ * 'int foo(struct a *)' does not match host 'int foo(struct a *p, int n)': 1 parameter vs
+ * 2"), or a negative errno (-EINVAL: not a function, malformed BTF; reason in msg). The
+ * caller matches the names (libbpf: the extern's name without a ___flavour suffix). */
 int kbpf_btf_func_compat(const struct btf *local, uint32_t local_func_id, const struct btf *target,
 			 uint32_t targ_func_id, char *msg, size_t msg_size);
 
-/* The C declaration of FUNC id (e.g. "int tcp_slow_start(struct tcp_sock *tp, u32 acked)")
- * into buf. Returns 0 or a negative errno. */
+/* The C declaration of FUNC id (e.g. "int tcp_slow_start(struct tcp_sock *tp, u32 acked)",
+ * parameter names from the FUNC_PROTO, "(void)" for none) into buf. Returns 0, -EINVAL
+ * (not a FUNC), -ELOOP / -E2BIG (the types it names are cyclic / absurdly deep, see
+ * btf_check.h), -ENOSPC (truncated to size-1 bytes), -ENOMEM. */
 int kbpf_btf_func_decl(const struct btf *btf, uint32_t func_id, char *buf, size_t size);
 
 #endif

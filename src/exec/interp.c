@@ -3,6 +3,7 @@
  * entry points prog.c calls. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include "exec/interp_internal.h"
 
@@ -50,14 +51,38 @@ int kbpf_interp_run(const struct kbpf_prog *prog, const uint64_t args[5], uint64
 	return ret;
 }
 
+/* The regions a checked run may touch: the caller's, then the maps' storage. Small
+ * sets live on the stack; checked mode is slow anyway, a malloc for big ones is fine. */
+#define CHECKED_STACK_REGIONS 32
+
 int kbpf_interp_run_checked(const struct kbpf_prog *prog, struct kbpf_run_opts *opts)
 {
+	struct kbpf_mem_region stack_regions[CHECKED_STACK_REGIONS], *regions = NULL;
+	struct kbpf_run_opts with_maps;
 	struct kbpf_interp_run run = { .args = opts->args, .opts = opts, .fault_insn = -1 };
 	int ret;
 
 	if (opts->err && opts->err_size)
 		opts->err[0] = 0;
+	if (prog->nr_map_regions) {
+		size_t n = opts->nr_regions + prog->nr_map_regions;
+
+		if (opts->nr_regions && !opts->regions)
+			return -EINVAL;
+		regions = n <= CHECKED_STACK_REGIONS ? stack_regions : malloc(n * sizeof(*regions));
+		if (!regions)
+			return -ENOMEM;
+		if (opts->nr_regions)
+			memcpy(regions, opts->regions, opts->nr_regions * sizeof(*regions));
+		memcpy(regions + opts->nr_regions, prog->map_regions, prog->nr_map_regions * sizeof(*regions));
+		with_maps = *opts;
+		with_maps.regions = regions;
+		with_maps.nr_regions = n;
+		run.opts = &with_maps;
+	}
 	ret = interp_loop_checked(prog->interp, &run, NULL);
+	if (regions && regions != stack_regions)
+		free(regions);
 	opts->retval = run.retval;
 	opts->insns_executed = run.insns_executed;
 	opts->fault_insn = run.fault_insn;

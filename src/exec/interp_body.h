@@ -417,6 +417,8 @@ L_EXIT:
 	DISPATCH();
 L_FELL_OFF:
 	goto out_fell_off;
+L_CALL_UNRESOLVED:
+	goto out_unresolved;
 
 out_done:
 	run->retval = R[0];
@@ -434,6 +436,14 @@ out_callx:
 #if KBPF_INTERP_CHECKED
 	kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code), "callx to unknown helper #%lld",
 			     (long long)DST);
+#endif
+	goto out_stop;
+out_unresolved:
+	ret = -EINVAL;
+#if KBPF_INTERP_CHECKED
+	kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code), "%s",
+			     pc->src == 0 ? "reached an instruction poisoned by an unresolved CO-RE relocation"
+					  : "call to an unresolved __weak kfunc");
 #endif
 	goto out_stop;
 out_fell_off:

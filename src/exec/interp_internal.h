@@ -37,7 +37,7 @@
 	H(ST_B) H(ST_H) H(ST_W) H(ST_DW) H(STX_B) H(STX_H) H(STX_W) H(STX_DW)              \
 	KBPF_IH_ATOMIC_GROUP(H, W) KBPF_IH_ATOMIC_GROUP(H, DW)                             \
 	H(LDDW)                                                                            \
-	H(CALL_HELPER) H(CALLX) H(CALL_LOCAL) H(EXIT)                                      \
+	H(CALL_HELPER) H(CALLX) H(CALL_LOCAL) H(CALL_UNRESOLVED) H(EXIT)                                      \
 	H(FELL_OFF)
 
 #define KBPF_IH_ENUM_ENTRY(name) KBPF_IH_##name,

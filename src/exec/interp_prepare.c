@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "btf/core.h" /* KBPF_CORE_POISON_HELPER */
 #include "exec/interp_internal.h"
 #include "host/host_internal.h"
 
@@ -201,6 +202,11 @@ static int decode_one(const struct kbpf_prog *prog, struct kbpf_interp *ip, size
 		} else if (op == BPF_CALL && cls == BPF_JMP) {
 			if (BPF_SRC(in->code) == BPF_X) {
 				h = KBPF_IH_CALLX;
+			} else if (in->src_reg == 0 && in->imm == KBPF_CORE_POISON_HELPER &&
+				   !kbpf_host_helper_find(prog->host, in->imm, NULL)) {
+				/* an instruction the loader poisoned (unresolvable CO-RE
+				 * relocation): fine unless reached, as for the verifier */
+				h = KBPF_IH_CALL_UNRESOLVED;
 			} else if (in->src_reg == 0) {
 				d->x.fn = kbpf_host_helper_find(prog->host, in->imm, NULL);
 				if (!d->x.fn)
@@ -210,6 +216,10 @@ static int decode_one(const struct kbpf_prog *prog, struct kbpf_interp *ip, size
 				h = KBPF_IH_CALL_LOCAL;
 				has_target = true;
 				target = (int64_t)i + 1 + in->imm;
+			} else if (in->src_reg == BPF_PSEUDO_KFUNC_CALL && in->imm == 0) {
+				/* an unresolved __weak kfunc (the loader's imm 0): dead code
+				 * behind `if (func)`; reaching it stops the run */
+				h = KBPF_IH_CALL_UNRESOLVED;
 			} else if (in->src_reg == BPF_PSEUDO_KFUNC_CALL) {
 				return decode_fail(err, err_size, i, "kfunc calls are not supported yet");
 			}

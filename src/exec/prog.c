@@ -1,17 +1,61 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* struct kbpf_prog: a validated copy of the instructions plus what the engines need. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <kbpf/isa.h>
 #include <kbpf/map.h>
+#include "exec/jit.h"
 #include "exec/prog_internal.h"
 
 /* The option struct's field is usable if the caller's struct is large enough to hold it. */
 #define OPTS_HAS(opts, field) \
 	((opts) && (opts)->sz >= offsetof(typeof(*(opts)), field) + sizeof((opts)->field))
 #define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
+
+/* The storage of every map in the table (once per map), for checked runs. */
+static int collect_map_regions(struct kbpf_prog *prog)
+{
+	size_t total = 0, n = 0;
+
+	for (size_t i = 0; i < prog->nr_maps; i++)
+		total += kbpf_map_mem_regions(prog->maps[i], NULL, 0);
+	if (!total)
+		return 0;
+	prog->map_regions = calloc(total, sizeof(*prog->map_regions));
+	if (!prog->map_regions)
+		return -ENOMEM;
+	for (size_t i = 0; i < prog->nr_maps; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = prog->maps[k] == prog->maps[i];
+		if (!seen)
+			n += kbpf_map_mem_regions(prog->maps[i], prog->map_regions + n, total - n);
+	}
+	prog->nr_map_regions = n < total ? n : total;
+	return 0;
+}
+
+/* Compile prog with the JIT. Only a host the JIT cannot serve at all fails the create;
+ * a program the JIT does not take keeps the interpreter, the reason in the log. */
+static int prog_jit(struct kbpf_prog *prog, char *log, size_t log_size)
+{
+	char why[256] = "";
+	int ret;
+
+	if (!kbpf_jit_arch_supported()) {
+		if (log_size)
+			snprintf(log, log_size, "JIT: this host is not x86-64");
+		return -EOPNOTSUPP;
+	}
+	ret = kbpf_jit_compile(prog, 0, &prog->jit, why, sizeof(why));
+	if (ret && log_size)
+		snprintf(log, log_size, "JIT: %s (%s); running on the interpreter", why[0] ? why : "refused",
+			 strerror(-ret));
+	return 0;
+}
 
 int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf_prog_opts *opts,
 		     struct kbpf_prog **out)
@@ -50,6 +94,11 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		}
 		memcpy(prog->maps, opts->maps, nr_maps * sizeof(*prog->maps));
 		prog->nr_maps = nr_maps;
+		ret = collect_map_regions(prog);
+		if (ret) {
+			kbpf_prog_free(prog);
+			return ret;
+		}
 	}
 	snprintf(prog->name, sizeof(prog->name), "%s", OPTS_GET(opts, name, NULL) ? opts->name : "prog");
 
@@ -57,6 +106,13 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	if (ret) {
 		kbpf_prog_free(prog);
 		return ret;
+	}
+	if (OPTS_GET(opts, jit, 0)) {
+		ret = prog_jit(prog, log, log_size);
+		if (ret) {
+			kbpf_prog_free(prog);
+			return ret;
+		}
 	}
 	*out = prog;
 	return 0;
@@ -107,7 +163,9 @@ void kbpf_prog_free(struct kbpf_prog *prog)
 {
 	if (!prog)
 		return;
+	kbpf_jit_free(prog->jit);
 	kbpf_interp_free(prog->interp);
+	free(prog->map_regions);
 	free(prog->maps);
 	free(prog->insns);
 	free(prog);
@@ -125,18 +183,27 @@ const char *kbpf_prog_name(const struct kbpf_prog *prog)
 	return prog ? prog->name : NULL;
 }
 
-int kbpf_prog_run(const struct kbpf_prog *prog, void *ctx, uint64_t *retval)
+/* Out of line so that the JIT's path in kbpf_prog_run does not pay for the argument
+ * array the interpreter takes. */
+static __attribute__((noinline)) int prog_run_interp(const struct kbpf_prog *prog, void *ctx, uint64_t *retval)
 {
 	uint64_t args[5] = { (uint64_t)(uintptr_t)ctx };
 	uint64_t r0 = 0;
 	int ret;
 
-	if (!prog)
-		return -EINVAL;
 	ret = kbpf_interp_run(prog, args, &r0);
 	if (retval)
 		*retval = r0;
 	return ret;
+}
+
+int kbpf_prog_run(const struct kbpf_prog *prog, void *ctx, uint64_t *retval)
+{
+	if (!prog)
+		return -EINVAL;
+	if (prog->jit)
+		return kbpf_jit_run_ctx(prog->jit, (uint64_t)(uintptr_t)ctx, retval);
+	return prog_run_interp(prog, ctx, retval);
 }
 
 int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts)
@@ -153,5 +220,7 @@ int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts)
 		return -EINVAL;
 	if (opts->flags & KBPF_RUN_CHECKED)
 		return kbpf_interp_run_checked(prog, opts);
+	if (prog->jit)
+		return kbpf_jit_run(prog->jit, opts->args, &opts->retval);
 	return kbpf_interp_run(prog, opts->args, &opts->retval);
 }

@@ -6,6 +6,7 @@
 #include <kbpf/prog.h>
 
 struct kbpf_interp; /* the interpreter's pre-decoded form, owned by interp.c */
+struct kbpf_jit;    /* native code, owned by jit.c */
 
 struct kbpf_prog {
 	char name[64];
@@ -14,7 +15,12 @@ struct kbpf_prog {
 	struct kbpf_host *host;
 	struct kbpf_map **maps; /* the table LDDW map pseudo instructions index */
 	size_t nr_maps;
+	/* the maps' storage, which checked mode lets the program touch besides the
+	 * regions a run declares (kbpf_map_mem_regions) */
+	struct kbpf_mem_region *map_regions;
+	size_t nr_map_regions;
 	struct kbpf_interp *interp;
+	struct kbpf_jit *jit; /* NULL: runs on the interpreter */
 };
 
 /* The 64-bit value the LDDW at insns[idx] loads: its immediate, or for map pseudo

@@ -197,6 +197,14 @@ static int array_get_next_key(struct kbpf_map *map, const void *key, void *next_
 	return 0;
 }
 
+static size_t array_mem_regions(const struct kbpf_map *map, struct kbpf_mem_region *out, size_t max)
+{
+	const struct kbpf_array *array = KBPF_CONTAINER_OF(map, const struct kbpf_array, map);
+	size_t size = array->cpu_stride * (array->nr_cpus - 1) + (size_t)array->elem_size * map->max_entries;
+
+	return kbpf_map_one_region(map, array->values, size, out, max);
+}
+
 static void array_free(struct kbpf_map *map)
 {
 	struct kbpf_array *array = to_array(map);
@@ -213,6 +221,7 @@ static const struct kbpf_map_ops array_ops = {
 	.sys_update = array_sys_update,
 	.sys_delete = array_sys_delete,
 	.get_next_key = array_get_next_key,
+	.mem_regions = array_mem_regions,
 	.free = array_free,
 };
 
@@ -225,6 +234,7 @@ static const struct kbpf_map_ops percpu_array_ops = {
 	.sys_update = percpu_array_sys_update,
 	.sys_delete = array_sys_delete,
 	.get_next_key = array_get_next_key,
+	.mem_regions = array_mem_regions,
 	.free = array_free,
 };
 

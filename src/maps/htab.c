@@ -403,6 +403,19 @@ static void htab_free(struct kbpf_map *map)
 	free(htab);
 }
 
+/* Values live in the elements (the pool), or per CPU apart from them. */
+static size_t htab_mem_regions(const struct kbpf_map *map, struct kbpf_mem_region *out, size_t max)
+{
+	const struct kbpf_htab *htab = KBPF_CONTAINER_OF(map, const struct kbpf_htab, map);
+
+	if (htab->percpu)
+		return kbpf_map_one_region(map, htab->pcpu_values,
+					   htab->cpu_stride * (htab->nr_cpus - 1) +
+						   (size_t)htab->value_size8 * htab->pool.nr_elems,
+					   out, max);
+	return kbpf_map_one_region(map, htab->pool.elems, htab->pool.elem_size * htab->pool.nr_elems, out, max);
+}
+
 static const struct kbpf_map_ops htab_ops = {
 	.lookup_elem = htab_lookup_elem,
 	.update_elem = htab_update_elem,
@@ -411,6 +424,7 @@ static const struct kbpf_map_ops htab_ops = {
 	.sys_update = htab_sys_update,
 	.sys_delete = htab_sys_delete,
 	.get_next_key = htab_get_next_key,
+	.mem_regions = htab_mem_regions,
 	.free = htab_free,
 };
 
@@ -422,6 +436,7 @@ static const struct kbpf_map_ops htab_lru_ops = {
 	.sys_update = htab_sys_update,
 	.sys_delete = htab_sys_delete,
 	.get_next_key = htab_get_next_key,
+	.mem_regions = htab_mem_regions,
 	.free = htab_free,
 };
 
@@ -434,6 +449,7 @@ static const struct kbpf_map_ops htab_percpu_ops = {
 	.sys_update = htab_sys_update,
 	.sys_delete = htab_sys_delete,
 	.get_next_key = htab_get_next_key,
+	.mem_regions = htab_mem_regions,
 	.free = htab_free,
 };
 

@@ -194,6 +194,29 @@ int kbpf_map_is_frozen(const struct kbpf_map *map)
 	return map ? __atomic_load_n(&map->frozen, __ATOMIC_ACQUIRE) : 0;
 }
 
+/* --- storage -------------------------------------------------------------------- */
+
+size_t kbpf_map_one_region(const struct kbpf_map *map, void *base, size_t size, struct kbpf_mem_region *out,
+			   size_t max)
+{
+	if (max) {
+		unsigned flags = KBPF_MEM_READ | KBPF_MEM_WRITE;
+		if (map->map_flags & BPF_F_RDONLY_PROG)
+			flags &= ~KBPF_MEM_WRITE;
+		if (map->map_flags & BPF_F_WRONLY_PROG)
+			flags &= ~KBPF_MEM_READ;
+		*out = (struct kbpf_mem_region){ .base = base, .size = size, .flags = flags, .name = map->name };
+	}
+	return 1;
+}
+
+size_t kbpf_map_mem_regions(const struct kbpf_map *map, struct kbpf_mem_region *out, size_t max)
+{
+	if (!map || !map->ops->mem_regions)
+		return 0;
+	return map->ops->mem_regions(map, out, out ? max : 0);
+}
+
 /* --- program side ---------------------------------------------------------------- */
 
 void *kbpf_map_lookup_elem(struct kbpf_map *map, const void *key)

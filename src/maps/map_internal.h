@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <kbpf/map.h>
+#include <kbpf/prog.h> /* struct kbpf_mem_region */
 
 #define KBPF_ROUND_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 #define KBPF_CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
@@ -35,6 +36,9 @@ struct kbpf_map_ops {
 	int (*sys_update)(struct kbpf_map *map, const void *key, const void *value, uint64_t flags);
 	int (*sys_delete)(struct kbpf_map *map, const void *key);
 	int (*get_next_key)(struct kbpf_map *map, const void *key, void *next_key);
+	/* the storage programs reach (kbpf_map_mem_regions): at most max written, the
+	 * number the map has returned; NULL: none */
+	size_t (*mem_regions)(const struct kbpf_map *map, struct kbpf_mem_region *out, size_t max);
 	/* free everything but the common part (name, which map.c owns) */
 	void (*free)(struct kbpf_map *map);
 };
@@ -66,6 +70,11 @@ int kbpf_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out
 int kbpf_prog_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_htab_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_ringbuf_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+
+/* Fill out[0] (if max > 0) with [base, base + size) under the map's name and program
+ * access flags; returns 1. */
+size_t kbpf_map_one_region(const struct kbpf_map *map, void *base, size_t size, struct kbpf_mem_region *out,
+			   size_t max);
 
 /* Linux's array_map_alloc_check, shared by ARRAY, PERCPU_ARRAY and PROG_ARRAY. */
 int kbpf_array_map_alloc_check(const struct kbpf_map_attr *attr);

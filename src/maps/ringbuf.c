@@ -237,8 +237,17 @@ static void ringbuf_free(struct kbpf_map *map)
 	free(rb);
 }
 
+/* Samples: anywhere in the data area, possibly running into its second mapping. */
+static size_t ringbuf_mem_regions(const struct kbpf_map *map, struct kbpf_mem_region *out, size_t max)
+{
+	const struct kbpf_ringbuf *rb = KBPF_CONTAINER_OF(map, const struct kbpf_ringbuf, map);
+
+	return kbpf_map_one_region(map, rb->data, 2 * (size_t)(rb->mask + 1), out, max);
+}
+
 /* No lookups, updates, deletes or iteration: every entry -EOPNOTSUPP (Linux ENOTSUPP). */
 static const struct kbpf_map_ops ringbuf_ops = {
+	.mem_regions = ringbuf_mem_regions,
 	.free = ringbuf_free,
 };
 

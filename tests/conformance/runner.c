@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* kbpf-conformance: runs bpf_conformance ".data" files on kbpf's interpreter.
+/* kbpf-conformance: runs bpf_conformance ".data" files on kbpf's interpreter or JIT.
  *
- *   kbpf-conformance [--checked] [--exceptions FILE] [-v] FILE.data...
+ *   kbpf-conformance [--checked | --jit] [--exceptions FILE] [-v] FILE.data...
  *
  * Each file is parsed into its sections, the "-- asm" program is assembled with the
  * conformance dialect (and compared with "-- raw" when present), created as a kbpf
  * program on a host offering the helpers the suite calls, run with R1 = a copy of
- * "-- mem" and R2 = its length, and R0 compared with "-- result".  See README.md. */
+ * "-- mem" and R2 = its length, and R0 compared with "-- result".  With --jit the
+ * program must also have been JIT-compiled: falling back to the interpreter fails the
+ * test.  See README.md. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -259,7 +261,7 @@ static struct kbpf_host *make_host(void)
 /* Running one file                                                          */
 
 struct options {
-	bool checked, verbose;
+	bool checked, jit, verbose;
 };
 
 static uint64_t raw_word(const struct bpf_insn *in)
@@ -349,10 +351,16 @@ static bool run_case(const struct test_case *tc, const char *name, const struct 
 	rejected = true;
 	ret = kbpf_prog_create(insns, cnt,
 			       &(struct kbpf_prog_opts){ .sz = sizeof(struct kbpf_prog_opts), .host = host,
-							 .name = name, .log_buf = log, .log_size = sizeof(log) },
+							 .name = name, .log_buf = log, .log_size = sizeof(log),
+							 .jit = o->jit },
 			       &prog);
 	if (ret) {
 		snprintf(msg, MSG_SIZE, "create: %s (%s)", log[0] ? log : "rejected", strerror(-ret));
+		goto out;
+	}
+	if (o->jit && !kbpf_prog_is_jited(prog)) {
+		rejected = false; /* an "-- error" test is not passed by the JIT's refusal */
+		snprintf(msg, MSG_SIZE, "not JIT-compiled: %s", log[0] ? log : "no reason given");
 		goto out;
 	}
 	if (!run_prog(prog, tc, o, &r0, msg))
@@ -458,7 +466,7 @@ static void test_name(const char *path, char *out, size_t size)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: kbpf-conformance [--checked] [--exceptions FILE] [-v] FILE.data...\n");
+	fprintf(out, "usage: kbpf-conformance [--checked | --jit] [--exceptions FILE] [-v] FILE.data...\n");
 }
 
 int main(int argc, char **argv)
@@ -471,6 +479,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--checked")) {
 			o.checked = true;
+		} else if (!strcmp(argv[i], "--jit")) {
+			o.jit = true;
 		} else if (!strcmp(argv[i], "-v")) {
 			o.verbose = true;
 		} else if (!strcmp(argv[i], "--exceptions") && i + 1 < argc) {
@@ -484,7 +494,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (i == argc) {
+	if (i == argc || (o.checked && o.jit)) {
 		usage(stderr);
 		return 2;
 	}

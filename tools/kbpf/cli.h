@@ -3,6 +3,8 @@
 #ifndef KBPF_TOOL_CLI_H
 #define KBPF_TOOL_CLI_H
 
+#include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <kbpf/kbpf.h>
@@ -19,10 +21,16 @@ struct cli_cmd {
 
 int cmd_asm(int argc, char **argv);
 void usage_asm(void);
+int cmd_btf(int argc, char **argv);
+void usage_btf(void);
 int cmd_disasm(int argc, char **argv);
 void usage_disasm(void);
 int cmd_run(int argc, char **argv);
 void usage_run(void);
+int cmd_prog(int argc, char **argv);
+void usage_prog(void);
+int cmd_map(int argc, char **argv);
+void usage_map(void);
 
 /* Print "kbpf CMD: message" to stderr (printf-style); returns the code given. */
 int cli_error(int code, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -45,5 +53,43 @@ int cli_parse_dialect(const char *s, enum kbpf_asm_dialect *out);
 
 /* True if argv[i] is "-h" or "--help". */
 int cli_is_help(const char *arg);
+
+/* --- objects (cli_object.c) --- */
+
+/* getopt codes of the host options every object command takes:
+ *   --host FILE       host BTF from FILE (kfuncs, CO-RE)
+ *   --kconfig N=V     a kconfig value (CONFIG_HZ=250 is preset) */
+enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG };
+#define CLI_HOST_LONGOPTS { "host", required_argument, 0, CLI_OPT_HOST }, \
+	{ "kconfig", required_argument, 0, CLI_OPT_KCONFIG }
+#define CLI_HOST_USAGE "  --host FILE       host BTF (kfuncs, CO-RE) from FILE: an ELF with .BTF, or raw BTF\n" \
+		       "  --kconfig N=V     set kconfig value N (repeatable; CONFIG_HZ=250 is preset)\n"
+#define CLI_MAX_KCONFIG 64
+
+struct cli_host_opts {
+	const char *host_file;
+	struct {
+		char name[128];
+		uint64_t value;
+	} kconfig[CLI_MAX_KCONFIG];
+	int nr_kconfig;
+};
+
+/* Take --host/--kconfig (opt CLI_OPT_*). Returns 0 or EXIT_USAGE (message printed). */
+int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_opts *o);
+/* The host objects load on: map helpers, CONFIG_HZ=250, the options. NULL: printed why. */
+struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o);
+/* Open path (and load it if load) on host; program prog (if any) is loaded even if its
+ * section starts with '?'. Returns 0 and *obj, or EXIT_FAIL with one line printed: the
+ * reason from the object's log. */
+int cli_object_open(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
+		    struct kbpf_object **obj);
+/* Whether path starts with the ELF magic. */
+int cli_is_elf_file(const char *path);
+/* Disassembly options naming the host's helpers and kfuncs (index prefix on). */
+void cli_object_disasm_opts(const struct kbpf_object *obj, struct kbpf_disasm_opts *opts);
+/* libbpf's names: "sched_cls", "hash", … */
+const char *cli_prog_type_name(uint32_t type);
+const char *cli_map_type_name(uint32_t type);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* kbpf run: run a raw or assembled program on the interpreter. */
+/* kbpf run: run a raw or assembled program, or a program of a BPF object, on the
+ * interpreter or (--jit) as native code. */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -12,10 +13,15 @@
 
 void usage_run(void)
 {
-	printf("usage: kbpf run [OPTIONS] FILE\n\n"
+	printf("usage: kbpf run [OPTIONS] FILE\n"
+	       "       kbpf run [OPTIONS] FILE.o [PROG]\n\n"
 	       "Run the program in FILE (raw instructions or assembly text, '-' for stdin) on the\n"
-	       "interpreter and print R0. Unless --checked is given the program runs unchecked: run\n"
-	       "only programs you trust until the verifier exists.\n\n"
+	       "interpreter and print R0. With a BPF object FILE.o, load it (maps, global data,\n"
+	       "subprograms, externs) and run its program PROG (loaded even if its section starts\n"
+	       "with '?'; PROG may be left out when the object loads just one program).\n"
+	       "Unless --checked is given the program runs unchecked: run only programs you trust\n"
+	       "until the verifier exists. In checked mode an object's programs may also use the\n"
+	       "memory of its maps (read-only for .rodata and other BPF_F_RDONLY_PROG maps).\n\n"
 	       "  --mem FILE        R1 = a copy of FILE's bytes, R2 = their length\n"
 	       "  --mem-hex HEX     the same with the bytes given as hex ('00 01 ff')\n"
 	       "  --ctx FILE        R1 = a copy of FILE's bytes (a context), R2 = 0\n"
@@ -23,9 +29,12 @@ void usage_run(void)
 	       "  --checked         check every memory access against the stack and the memory given;\n"
 	       "                    print the number of instructions executed\n"
 	       "  --max-insns N     with --checked: stop after N instructions\n"
+	       "  --jit             run as native code from the x86-64 JIT (a program the JIT does\n"
+	       "                    not take runs on the interpreter, with a note saying why)\n"
 	       "  --repeat N        run N times and print the mean duration\n"
 	       "  --mem-out FILE    write the memory (--mem/--ctx) as it is after the run\n"
-	       "  --dialect D       assembly dialect: auto, pseudo-c, conformance\n");
+	       "  --dialect D       assembly dialect: auto, pseudo-c, conformance\n"
+	       "objects only:\n" CLI_HOST_USAGE);
 }
 
 /* Parse whitespace-separated hex bytes ("00 0a ff", "000aff" also accepted). */
@@ -62,9 +71,11 @@ static double now_ns(void)
 
 struct run_args {
 	const char *prog_path, *mem_path, *mem_hex, *ctx_path, *mem_out;
+	const char *obj_prog; /* PROG of FILE.o */
+	struct cli_host_opts host;
 	enum kbpf_asm_dialect dialect;
 	uint64_t args[5], max_insns, repeat;
-	int nargs, checked;
+	int nargs, checked, jit;
 };
 
 static int parse_run_args(int argc, char **argv, struct run_args *a)
@@ -75,18 +86,20 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "checked", no_argument, 0, 'k' },       { "max-insns", required_argument, 0, 'M' },
 		{ "repeat", required_argument, 0, 'r' },  { "mem-out", required_argument, 0, 'o' },
 		{ "dialect", required_argument, 0, 'd' }, { "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{ "jit", no_argument, 0, 'j' },
+		CLI_HOST_LONGOPTS,                        { 0, 0, 0, 0 },
 	};
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': a->mem_path = optarg; break;
 		case 'H': a->mem_hex = optarg; break;
 		case 'c': a->ctx_path = optarg; break;
 		case 'o': a->mem_out = optarg; break;
 		case 'k': a->checked = 1; break;
+		case 'j': a->jit = 1; break;
 		case 'a':
 			if (a->nargs == 5)
 				return cli_error(EXIT_USAGE, "run", "at most 5 --arg values (R1..R5)");
@@ -106,18 +119,33 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 				return cli_error(EXIT_USAGE, "run", "unknown dialect '%s' (auto, pseudo-c, conformance)", optarg);
 			break;
 		case 'h': usage_run(); return -1;
+		case CLI_OPT_HOST:
+		case CLI_OPT_KCONFIG: {
+			int ret = cli_host_option("run", c, optarg, &a->host);
+			if (ret)
+				return ret;
+			break;
+		}
 		default: return cli_error(EXIT_USAGE, "run", "see 'kbpf run --help'");
 		}
 	}
-	if (optind != argc - 1)
-		return cli_error(EXIT_USAGE, "run", "expected one program FILE (see 'kbpf run --help')");
+	if (optind != argc - 1 && optind != argc - 2)
+		return cli_error(EXIT_USAGE, "run", "expected one program FILE, or FILE.o [PROG] (see 'kbpf run --help')");
 	if (!!a->mem_path + !!a->mem_hex + !!a->ctx_path > 1)
 		return cli_error(EXIT_USAGE, "run", "--mem, --mem-hex and --ctx exclude each other");
 	if (a->mem_out && !a->mem_path && !a->mem_hex && !a->ctx_path)
 		return cli_error(EXIT_USAGE, "run", "--mem-out needs --mem, --mem-hex or --ctx");
 	if (a->max_insns && !a->checked)
 		return cli_error(EXIT_USAGE, "run", "--max-insns needs --checked");
+	if (a->jit && a->checked)
+		return cli_error(EXIT_USAGE, "run", "--jit and --checked exclude each other (checked runs interpret)");
 	a->prog_path = argv[optind];
+	a->obj_prog = optind == argc - 2 ? argv[optind + 1] : NULL;
+	bool is_obj = cli_is_elf_file(a->prog_path);
+	if (a->obj_prog && !is_obj)
+		return cli_error(EXIT_USAGE, "run", "PROG goes with a BPF object (FILE.o); %s is not one", a->prog_path);
+	if (!is_obj && (a->host.host_file || a->host.nr_kconfig))
+		return cli_error(EXIT_USAGE, "run", "--host and --kconfig go with a BPF object (FILE.o)");
 	return 0;
 }
 
@@ -160,7 +188,7 @@ static int execute(struct kbpf_prog *prog, struct run_args *a, char *mem, size_t
 		printf("insns executed: %" PRIu64 "\n", ro.insns_executed);
 	if (a->repeat)
 		printf("duration: %.1f ns/run (%" PRIu64 " runs%s)\n", elapsed / runs, runs,
-		       a->checked ? ", checked mode" : "");
+		       a->checked ? ", checked mode" : kbpf_prog_is_jited(prog) ? ", JIT" : "");
 	return EXIT_OK;
 }
 
@@ -172,6 +200,39 @@ static int write_file(const char *path, const char *data, size_t len)
 	int ok = fwrite(data, 1, len, f) == len;
 	ok &= fclose(f) == 0;
 	return ok ? 0 : -EIO;
+}
+
+/* FILE.o [PROG]: the object's program, loaded on the CLI host. */
+static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct kbpf_object **obj,
+			    struct kbpf_prog **prog)
+{
+	struct kbpf_program *p = NULL, *only = NULL;
+	int loaded = 0, ret;
+
+	*host = cli_host_new("run", &a->host);
+	if (!*host)
+		return EXIT_FAIL;
+	ret = cli_object_open("run", a->prog_path, *host, true, a->obj_prog, obj);
+	if (ret)
+		return ret;
+	if (a->obj_prog) {
+		p = kbpf_object_find_program(*obj, a->obj_prog);
+		if (!p)
+			return cli_error(EXIT_FAIL, "run", "%s: no program '%s'", a->prog_path, a->obj_prog);
+		*prog = kbpf_program_prog(p);
+		return 0;
+	}
+	while ((p = kbpf_object_next_program(*obj, p))) {
+		if (kbpf_program_prog(p)) {
+			only = p;
+			loaded++;
+		}
+	}
+	if (loaded != 1)
+		return cli_error(EXIT_USAGE, "run", "%s: %d programs loaded: name one (see 'kbpf prog list %s')",
+				 a->prog_path, loaded, a->prog_path);
+	*prog = kbpf_program_prog(only);
+	return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -189,18 +250,40 @@ int cmd_run(int argc, char **argv)
 		return cli_error(EXIT_USAGE, "run", "--mem-hex: expected hex byte pairs, got '%s'", a.mem_hex);
 	if ((a.mem_path || a.ctx_path) && cli_read_file("run", a.mem_path ? a.mem_path : a.ctx_path, &mem, &mem_len))
 		return EXIT_FAIL;
+	if (cli_is_elf_file(a.prog_path)) {
+		struct kbpf_host *host = NULL;
+
+		if (a.jit) { /* the loader creates an object's programs and has no JIT option yet */
+			free(mem);
+			return cli_error(EXIT_USAGE, "run", "--jit: not available for BPF objects yet");
+		}
+		struct kbpf_object *obj = NULL;
+		int code = load_object_prog(&a, &host, &obj, &prog);
+		if (!code) {
+			code = execute(prog, &a, mem, mem_len);
+			if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
+				code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);
+		}
+		kbpf_object_close(obj);
+		kbpf_host_free(host);
+		free(mem);
+		return code;
+	}
 	if (cli_load_program("run", a.prog_path, a.dialect, &insns, &cnt)) {
 		free(mem);
 		return EXIT_FAIL;
 	}
 
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .name = a.prog_path, .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .name = a.prog_path, .log_buf = log, .log_size = sizeof(log),
+				     .jit = a.jit };
 	ret = kbpf_prog_create(insns, cnt, &po, &prog);
 	free(insns);
 	if (ret) {
 		free(mem);
 		return cli_error(EXIT_FAIL, "run", "%s: %s", a.prog_path, log[0] ? log : strerror(-ret));
 	}
+	if (a.jit && !kbpf_prog_is_jited(prog))
+		fprintf(stderr, "kbpf run: note: %s\n", log[0] ? log : "not JIT-compiled; running on the interpreter");
 	int code = execute(prog, &a, mem, mem_len);
 	if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
 		code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);

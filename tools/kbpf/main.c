@@ -6,7 +6,10 @@
 
 static const struct cli_cmd commands[] = {
 	{ "asm", "assemble text into raw instructions", cmd_asm, usage_asm },
+	{ "btf", "print a host's BTF: its types as C (vmlinux.h) or raw", cmd_btf, usage_btf },
 	{ "disasm", "print raw instructions as assembly", cmd_disasm, usage_disasm },
+	{ "map", "show the maps of an object: definitions and contents", cmd_map, usage_map },
+	{ "prog", "list or dump the programs of an object", cmd_prog, usage_prog },
 	{ "run", "run a program on the interpreter", cmd_run, usage_run },
 };
 

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The object side: BPF ELF objects as clang and libbpf users produce them
+ * (`clang -O2 -g -target bpf -c prog.bpf.c`), with libbpf's conventions and meanings:
+ * programs by SEC() name, .text subprograms, BTF-defined and legacy maps, global data,
+ * __kconfig and __ksym externs, CO-RE relocations against the host's BTF, .struct_ops.
+ *
+ *   struct kbpf_object *obj;
+ *   kbpf_object_open_file("prog.bpf.o", &opts, &obj);   // parse, check, describe
+ *   kbpf_object_load(obj);                              // maps, link, relocate, programs
+ *   kbpf_program_run(kbpf_object_find_program(obj, "handler"), ctx, &r0);
+ *   kbpf_object_close(obj);
+ *
+ * Every function returns 0 or a negative errno; a failure leaves one line per problem
+ * in the object's log naming what is wrong and where (section, symbol, relocation). */
+#ifndef KBPF_OBJECT_H
+#define KBPF_OBJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <kbpf/insn.h>
+#include <kbpf/host.h>
+#include <kbpf/prog.h>
+#include <kbpf/map.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kbpf_object;
+struct kbpf_program;
+struct btf; /* libbpf's */
+
+struct kbpf_object_open_opts {
+	size_t sz;              /* sizeof(struct kbpf_object_open_opts) */
+	/* Helpers, kfuncs (host BTF), kconfig values. NULL: a private host owned by the
+	 * object, with the map helpers (kbpf_host_add_map_helpers) and nothing else. The
+	 * host must outlive the object. */
+	struct kbpf_host *host;
+	const char *name;       /* object name; default: the file name up to its first '.' */
+	char *log_buf;          /* receives the object's log (open and load), NUL-terminated */
+	size_t log_size;
+};
+
+/* Open an ELF object from a file or from memory (copied: buf may be freed after).
+ * Parses and checks sections, symbols, relocations, BTF, maps and externs; creates
+ * nothing yet. Returns 0 and *obj, or -EINVAL (bad object, the reason in the log),
+ * -ENOENT (no such file), -ENOTSUP (a feature kbpf does not support), -ENOMEM. */
+int kbpf_object_open_file(const char *path, const struct kbpf_object_open_opts *opts, struct kbpf_object **obj);
+int kbpf_object_open_mem(const void *buf, size_t size, const struct kbpf_object_open_opts *opts,
+			 struct kbpf_object **obj);
+
+/* Load: resolve externs against the host (kconfig values, kfunc BTF ids and prototypes),
+ * create the maps (global data initialised, .rodata and .kconfig frozen), link each
+ * autoloaded program with the subprograms it calls, relocate (maps become
+ * BPF_PSEUDO_MAP_IDX / _IDX_VALUE with imm = index in the object's map table, in
+ * kbpf_object_next_map order), apply CO-RE relocations against kbpf_host_btf(host), and
+ * create a struct kbpf_prog per autoloaded program. Until the verifier exists, load does
+ * the structural checks of kbpf_prog_create only: run only programs you trust.
+ * Returns 0 or a negative errno (-EINVAL on a second call). */
+int kbpf_object_load(struct kbpf_object *obj);
+/* Free the object, its programs and maps. NULL is allowed. */
+void kbpf_object_close(struct kbpf_object *obj);
+
+const char *kbpf_object_name(const struct kbpf_object *obj);
+/* The "license" section's text, or "" if there is none. */
+const char *kbpf_object_license(const struct kbpf_object *obj);
+/* The host programs resolve against (the private one if none was given). */
+struct kbpf_host *kbpf_object_host(const struct kbpf_object *obj);
+/* The object's own BTF (libbpf's struct btf, owned by the object), or NULL. */
+const struct btf *kbpf_object_btf(const struct kbpf_object *obj);
+/* Everything logged so far (open and load), "" if nothing. */
+const char *kbpf_object_log(const struct kbpf_object *obj);
+
+/* --- Programs ---------------------------------------------------------------------- */
+
+/* Programs in object order (section order, then offset); NULL prev gives the first,
+ * NULL at the end. .text subprograms are not programs. */
+struct kbpf_program *kbpf_object_next_program(const struct kbpf_object *obj, const struct kbpf_program *prev);
+struct kbpf_program *kbpf_object_find_program(const struct kbpf_object *obj, const char *name);
+
+const char *kbpf_program_name(const struct kbpf_program *prog);
+/* The SEC() name as written, including a leading '?'. */
+const char *kbpf_program_section_name(const struct kbpf_program *prog);
+/* Whether load creates this program: true unless its section starts with '?'. */
+bool kbpf_program_autoload(const struct kbpf_program *prog);
+/* -EBUSY once the object is loaded. */
+int kbpf_program_set_autoload(struct kbpf_program *prog, bool autoload);
+/* Linux's enum bpf_prog_type, guessed from the section name with libbpf's table
+ * ("socket", "kprobe/", "tc", "xdp", "struct_ops/", "fentry/" …), else
+ * BPF_PROG_TYPE_UNSPEC. */
+uint32_t kbpf_program_type(const struct kbpf_program *prog);
+/* -EBUSY once the object is loaded. */
+int kbpf_program_set_type(struct kbpf_program *prog, uint32_t type);
+/* The program's instructions: as in the ELF section before load; after load the linked
+ * and relocated ones (subprograms appended), also when the load failed after linking. */
+const struct bpf_insn *kbpf_program_insns(const struct kbpf_program *prog, size_t *cnt);
+/* The runnable program after a successful load, else NULL. */
+struct kbpf_prog *kbpf_program_prog(const struct kbpf_program *prog);
+/* kbpf_prog_run on kbpf_program_prog(prog): -ENOENT if it was not loaded. */
+int kbpf_program_run(const struct kbpf_program *prog, void *ctx, uint64_t *retval);
+
+/* BTF.ext func_info and line_info of the instructions kbpf_program_insns returns
+ * (insn_off in instructions, as bpf(BPF_PROG_LOAD) takes them; type ids and strings
+ * refer to kbpf_object_btf). NULL and *cnt = 0 if the object has none. */
+const struct bpf_func_info *kbpf_program_func_info(const struct kbpf_program *prog, size_t *cnt);
+const struct bpf_line_info *kbpf_program_line_info(const struct kbpf_program *prog, size_t *cnt);
+
+/* Source position of instruction insn_idx: the line_info record in force there (the last
+ * one at or before it). */
+struct kbpf_source_line {
+	const char *file;  /* source file name as compiled */
+	const char *text;  /* the source line's text ("" if the object did not record it) */
+	uint32_t line;
+	uint32_t col;
+	size_t insn;       /* the instruction the record starts at (== insn_idx: first of a line) */
+};
+/* Returns 0, or -ENOENT if no record covers insn_idx. */
+int kbpf_program_source_line(const struct kbpf_program *prog, size_t insn_idx, struct kbpf_source_line *out);
+
+/* --- Maps -------------------------------------------------------------------------- *
+ * Maps exist once the object is loaded: before, these return NULL. Global data maps are
+ * named after their section (".data", ".rodata", ".bss", ".data.foo", ".kconfig"). */
+struct kbpf_map *kbpf_object_next_map(const struct kbpf_object *obj, const struct kbpf_map *prev);
+struct kbpf_map *kbpf_object_find_map(const struct kbpf_object *obj, const char *name);
+/* BTF type ids (in kbpf_object_btf) of a map's key and value, 0 if not known: __type()
+ * of a BTF-defined map, the DATASEC of a global data map. */
+uint32_t kbpf_object_map_btf_key_type_id(const struct kbpf_object *obj, const struct kbpf_map *map);
+uint32_t kbpf_object_map_btf_value_type_id(const struct kbpf_object *obj, const struct kbpf_map *map);
+
+/* --- struct_ops -------------------------------------------------------------------- *
+ * What a `SEC(".struct_ops")` / `SEC(".struct_ops.link")` variable says: which struct,
+ * its initial bytes, and which program fills each function-pointer member. Available
+ * after open; kbpf does not register anything with the host here. */
+struct kbpf_struct_ops_member {
+	const char *name;             /* member name */
+	uint32_t offset;              /* byte offset in the struct */
+	struct kbpf_program *prog;    /* the program the object puts there, or NULL */
+};
+
+struct kbpf_struct_ops {
+	const char *name;             /* the variable (libbpf: the map) name */
+	const char *sec_name;         /* ".struct_ops" or ".struct_ops.link" */
+	const char *type_name;        /* e.g. "tcp_congestion_ops" */
+	uint32_t type_id;             /* the STRUCT's id in kbpf_object_btf */
+	const void *data;             /* initial bytes of the struct (pointers zero) */
+	size_t data_size;
+	const struct kbpf_struct_ops_member *members; /* function-pointer members only */
+	size_t nr_members;
+};
+
+const struct kbpf_struct_ops *kbpf_object_next_struct_ops(const struct kbpf_object *obj,
+							  const struct kbpf_struct_ops *prev);
+const struct kbpf_struct_ops *kbpf_object_find_struct_ops(const struct kbpf_object *obj, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KBPF_OBJECT_H */

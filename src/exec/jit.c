@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The JIT driver: split the program into functions, decide each function's frame,
+ * emit the whole program pass after pass until the code layout stops changing (jumps
+ * shrink to their rel8 form as distances become known), then install the code in
+ * read+exec memory. Also the public accessors of <kbpf/prog.h> about the JIT. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "exec/jit_ctx.h"
+#include "host/host_internal.h"
+
+/* Sizes only ever shrink from the all-long first pass, so this is plenty; a program
+ * that has not converged by then stays on the interpreter. */
+#define JIT_MAX_PASSES 32
+/* callx looks helpers up in a dense table indexed by id; ids above this are refused. */
+#define JIT_MAX_CALLX_ID 65535
+
+bool kbpf_jit_arch_supported(void)
+{
+#if defined(__x86_64__)
+	return true;
+#else
+	return false;
+#endif
+}
+
+/* --- analysis ------------------------------------------------------------------- */
+
+static bool is_lddw(const struct bpf_insn *in)
+{
+	return in->code == KBPF_LDDW_CODE;
+}
+
+static bool is_call(const struct bpf_insn *in)
+{
+	return in->code == (BPF_JMP | BPF_CALL) || in->code == (BPF_JMP | BPF_CALL | BPF_X);
+}
+
+static bool is_local_call(const struct bpf_insn *in)
+{
+	return in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL;
+}
+
+/* The BPF registers insn names as operands (bit n: Rn). */
+static uint16_t insn_regs(const struct bpf_insn *in)
+{
+	uint8_t op = BPF_OP(in->code);
+	bool x = BPF_SRC(in->code) == BPF_X;
+
+	switch (BPF_CLASS(in->code)) {
+	case BPF_ALU:
+	case BPF_ALU64:
+		return (uint16_t)(1u << in->dst_reg | (x && op != BPF_END ? 1u << in->src_reg : 0));
+	case BPF_JMP:
+	case BPF_JMP32:
+		if (op == BPF_JA || op == BPF_EXIT)
+			return 0;
+		if (op == BPF_CALL)
+			return x ? (uint16_t)(1u << in->dst_reg) : 0;
+		return (uint16_t)(1u << in->dst_reg | (x ? 1u << in->src_reg : 0));
+	case BPF_LD:
+	case BPF_ST:
+		return (uint16_t)(1u << in->dst_reg);
+	default: /* LDX, STX */
+		return (uint16_t)(1u << in->dst_reg | 1u << in->src_reg);
+	}
+}
+
+/* Where a jump at i goes, or -1 for an instruction that does not jump. */
+static int64_t jump_target(const struct bpf_insn *in, size_t i)
+{
+	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
+
+	if ((cls != BPF_JMP && cls != BPF_JMP32) || op == BPF_EXIT || op == BPF_CALL)
+		return -1;
+	return (int64_t)i + 1 + (op == BPF_JA && cls == BPF_JMP32 ? in->imm : in->off);
+}
+
+/* Callee-saved native registers of R6..R9 in the mask used. */
+static unsigned callee_saved(uint16_t used, uint8_t *push)
+{
+	unsigned n = 0;
+
+	for (unsigned r = BPF_REG_6; r <= BPF_REG_9; r++)
+		if (used & (1u << r))
+			push[n++] = jit_reg[r];
+	return n;
+}
+
+/* Split into functions: the main program and every BPF-to-BPF call target. Each
+ * becomes a native function, so control may not cross from one into another except
+ * by call and exit (Linux's verifier insists on the same). */
+static int find_functions(struct jit_ctx *c)
+{
+	size_t n = c->cnt, nr = 0;
+	bool *starts = calloc(n, sizeof(*starts));
+
+	if (!starts)
+		return -ENOMEM;
+	starts[0] = true;
+	for (size_t i = 0; i < n; i += is_lddw(&c->insns[i]) ? 2 : 1) {
+		const struct bpf_insn *in = &c->insns[i];
+
+		if (is_local_call(in)) {
+			starts[i + 1 + in->imm] = true; /* validation keeps it inside the program */
+			c->has_local_calls = true;
+		} else if (in->code == (BPF_JMP | BPF_CALL | BPF_X)) {
+			c->has_callx = true;
+		} else if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_KFUNC_CALL && !in->imm) {
+			c->has_stop_calls = true;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		nr += starts[i];
+	c->funcs = calloc(nr, sizeof(*c->funcs));
+	if (!c->funcs) {
+		free(starts);
+		return -ENOMEM;
+	}
+	for (size_t i = 0, f = 0; i < n; i++) {
+		if (starts[i]) {
+			if (f)
+				c->funcs[f - 1].end = i;
+			c->funcs[f++].first = i;
+		}
+		c->func_of[i] = (uint32_t)(f - 1);
+	}
+	c->funcs[nr - 1].end = n;
+	c->nr_funcs = nr;
+	free(starts);
+	return 0;
+}
+
+/* Registers, calls and control flow of each function; then each frame's shape. */
+static int plan_functions(struct jit_ctx *c)
+{
+	uint16_t all_used = 0;
+
+	c->need_abort = c->has_local_calls || c->has_callx || c->has_stop_calls;
+	for (size_t f = 0; f < c->nr_funcs; f++) {
+		struct jit_func *fn = &c->funcs[f];
+		size_t last = fn->first;
+
+		for (size_t i = fn->first; i < fn->end; i += is_lddw(&c->insns[i]) ? 2 : 1) {
+			const struct bpf_insn *in = &c->insns[i];
+			int64_t t = jump_target(in, i);
+
+			last = i;
+			fn->used |= insn_regs(in);
+			fn->calls |= is_call(in);
+			if (t >= 0 && (t < (int64_t)fn->first || t >= (int64_t)fn->end))
+				return jit_refuse(c, i, "jump to insn %lld crosses into another function",
+						  (long long)t);
+			if (t >= 0)
+				c->jump_target[t] = true;
+			if (is_lddw(in) && i + 1 >= fn->end)
+				return jit_refuse(c, i, "ld_imm64 split across functions");
+		}
+		if (BPF_CLASS(c->insns[last].code) != BPF_JMP && BPF_CLASS(c->insns[last].code) != BPF_JMP32)
+			return jit_refuse(c, last, "function falls through into the next one");
+		if (c->insns[last].code != (BPF_JMP | BPF_EXIT) && BPF_OP(c->insns[last].code) != BPF_JA)
+			return jit_refuse(c, last, "function falls through into the next one");
+		all_used |= fn->used;
+	}
+
+	for (size_t f = 0; f < c->nr_funcs; f++) {
+		struct jit_func *fn = &c->funcs[f];
+		bool uses_fp = fn->used & (1u << BPF_REG_10);
+		unsigned below_ret;
+
+		if (f == 0) {
+			/* The main program saves every R6-R9 the program uses (it zeroes them,
+			 * as the interpreter does) and r12, the call depth. */
+			fn->npush = callee_saved(all_used, fn->push);
+			if (c->need_abort)
+				fn->push[fn->npush++] = X_R12;
+			fn->frame = uses_fp || c->need_abort;
+		} else {
+			fn->npush = callee_saved(fn->used, fn->push);
+			fn->frame = true; /* the abort stub walks the rbp chain */
+		}
+		fn->stack = uses_fp ? KBPF_STACK_SIZE : 0;
+		/* The caller's call left rsp 8 below a 16-byte boundary; calls from here need
+		 * it on one. */
+		below_ret = (fn->frame ? 8 : 0) + fn->stack + 8 * fn->npush;
+		if (fn->calls && (8 + below_ret) % 16)
+			fn->stack += 8;
+	}
+	return 0;
+}
+
+/* callx's table: every helper of the host by id (NULL where none is registered). */
+static int build_callx_table(struct jit_ctx *c)
+{
+	const struct kbpf_host *host = c->prog->host;
+	int32_t max = -1;
+
+	if (!host)
+		return 0;
+	for (size_t k = 0; k < host->nr_helpers; k++)
+		if (host->helpers[k].id > max)
+			max = host->helpers[k].id;
+	if (max > JIT_MAX_CALLX_ID)
+		return jit_refuse(c, 0, "callx with helper ids above %d", JIT_MAX_CALLX_ID);
+	if (max < 0)
+		return 0;
+	c->nr_callx = (size_t)max + 1;
+	c->callx_table = calloc(c->nr_callx, sizeof(*c->callx_table));
+	if (!c->callx_table)
+		return -ENOMEM;
+	for (size_t k = 0; k < host->nr_helpers; k++)
+		if (host->helpers[k].id >= 0)
+			c->callx_table[host->helpers[k].id] = host->helpers[k].fn;
+	return 0;
+}
+
+/* --- passes ----------------------------------------------------------------------- */
+
+static int layout_alloc(struct jit_layout *l, size_t cnt, size_t nr_funcs)
+{
+	l->start = calloc(cnt, sizeof(*l->start));
+	l->end = calloc(cnt, sizeof(*l->end));
+	l->entry = calloc(nr_funcs, sizeof(*l->entry));
+	l->epi = calloc(nr_funcs, sizeof(*l->epi));
+	return l->start && l->end && l->entry && l->epi ? 0 : -ENOMEM;
+}
+
+static void layout_free(struct jit_layout *l)
+{
+	free(l->start);
+	free(l->end);
+	free(l->entry);
+	free(l->epi);
+}
+
+static bool layout_equal(const struct jit_layout *a, const struct jit_layout *b, size_t cnt, size_t nr_funcs)
+{
+	return a->size == b->size && a->abort_depth == b->abort_depth && a->abort_einval == b->abort_einval &&
+	       a->table == b->table && !memcmp(a->start, b->start, cnt * sizeof(*a->start)) &&
+	       !memcmp(a->end, b->end, cnt * sizeof(*a->end)) &&
+	       !memcmp(a->entry, b->entry, nr_funcs * sizeof(*a->entry)) &&
+	       !memcmp(a->epi, b->epi, nr_funcs * sizeof(*a->epi));
+}
+
+/* One pass: the whole image into c->buf, offsets into c->cur. */
+static int emit_pass(struct jit_ctx *c)
+{
+	struct jit_buf *b = &c->buf;
+	int ret;
+
+	b->len = 0;
+	jb_fill(b, 0xcc, JIT_ENTRY_PAD);
+	for (size_t f = 0; f < c->nr_funcs; f++) {
+		const struct jit_func *fn = &c->funcs[f];
+
+		c->cur.entry[f] = (uint32_t)b->len;
+		ret = jit_emit_prologue(c, f);
+		if (ret)
+			return ret;
+		for (size_t i = fn->first; i < fn->end; i++) {
+			c->cur.start[i] = (uint32_t)b->len;
+			ret = jit_emit_insn(c, f, i);
+			if (ret < 0)
+				return ret;
+			c->cur.end[i] = (uint32_t)b->len;
+			/* an LDDW's second slot, or the second of a fused pair: no code of its own */
+			for (int k = 1; k < ret; k++)
+				c->cur.start[i + k] = c->cur.end[i + k] = (uint32_t)b->len;
+			i += (size_t)ret - 1;
+		}
+		c->cur.epi[f] = (uint32_t)b->len;
+		jit_emit_epilogue(c, f);
+	}
+	if (c->need_abort)
+		jit_emit_abort_stubs(c);
+	c->cur.size = (uint32_t)b->len;
+	if (c->has_callx) {
+		jb_fill(b, 0xcc, (8 - b->len % 8) % 8);
+		c->cur.table = (uint32_t)b->len;
+		for (size_t k = 0; k < c->nr_callx; k++)
+			jb_imm64(b, (uint64_t)(uintptr_t)c->callx_table[k]);
+	}
+	if (b->err)
+		return b->err;
+	if (b->len > INT32_MAX)
+		return jit_refuse(c, 0, "program too large for the JIT");
+	return 0;
+}
+
+static int install(struct jit_ctx *c, struct kbpf_jit **out)
+{
+	struct kbpf_jit *jit = calloc(1, sizeof(*jit));
+	int ret;
+
+	if (!jit)
+		return -ENOMEM;
+	jit->insn_off = malloc(c->cnt * sizeof(*jit->insn_off));
+	if (!jit->insn_off) {
+		free(jit);
+		return -ENOMEM;
+	}
+	/* Near the first helper the program calls, else near kbpf itself (which calls the
+	 * entry); both are usually in the host executable. */
+	if (!c->near)
+		c->near = (uintptr_t)&kbpf_jit_compile;
+	ret = jit_mem_install(c->buf.p, c->buf.len, c->near, &jit->map, &jit->map_size);
+	if (ret) {
+		snprintf(c->err, c->err_size, "cannot map executable memory: %s", strerror(-ret));
+		free(jit->insn_off);
+		free(jit);
+		return ret;
+	}
+	jit->code = (const uint8_t *)jit->map + JIT_ENTRY_PAD;
+	jit->code_size = c->cur.size - JIT_ENTRY_PAD;
+	/* An object pointer to a function pointer: how every JIT hands out its code. */
+	jit->entry = (kbpf_jit_entry_fn)(uintptr_t)jit->code;
+	for (size_t i = 0; i < c->cnt; i++)
+		jit->insn_off[i] = c->cur.start[i] - JIT_ENTRY_PAD;
+	jit->insn_cnt = c->cnt;
+	*out = jit;
+	return 0;
+}
+
+int kbpf_jit_compile(const struct kbpf_prog *prog, unsigned flags, struct kbpf_jit **out, char *err,
+		     size_t err_size)
+{
+	struct jit_ctx c = {
+		.prog = prog, .insns = prog->insns, .cnt = prog->insn_cnt, .flags = flags,
+		.err = err, .err_size = err_size,
+	};
+	bool converged = false;
+	int ret;
+
+	*out = NULL;
+	if (err && err_size)
+		err[0] = 0;
+	if (!kbpf_jit_arch_supported()) {
+		snprintf(err, err_size, "the JIT generates x86-64 code only");
+		return -EOPNOTSUPP;
+	}
+#if defined(__x86_64__)
+	c.bmi2 = !(flags & KBPF_JIT_NO_BMI2) && __builtin_cpu_supports("bmi2");
+#endif
+	c.func_of = calloc(c.cnt, sizeof(*c.func_of));
+	c.jump_target = calloc(c.cnt, sizeof(*c.jump_target));
+	ret = c.func_of && c.jump_target ? find_functions(&c) : -ENOMEM;
+	if (!ret)
+		ret = plan_functions(&c);
+	if (!ret && c.has_callx)
+		ret = build_callx_table(&c);
+	if (!ret)
+		ret = layout_alloc(&c.prev, c.cnt, c.nr_funcs);
+	if (!ret)
+		ret = layout_alloc(&c.cur, c.cnt, c.nr_funcs);
+	c.pass0 = true;
+	for (int pass = 0; !ret && pass < JIT_MAX_PASSES; pass++) {
+		ret = emit_pass(&c);
+		if (ret)
+			break;
+		/* Every jump of this pass was sized and aimed with the previous layout; when
+		 * this pass produced that very layout, the code is right as it stands. */
+		if (!c.pass0 && layout_equal(&c.prev, &c.cur, c.cnt, c.nr_funcs)) {
+			converged = true;
+			break;
+		}
+		struct jit_layout t = c.prev;
+		c.prev = c.cur;
+		c.cur = t;
+		c.pass0 = false;
+	}
+	if (!ret && !converged)
+		ret = jit_refuse(&c, 0, "code layout did not converge in %d passes", JIT_MAX_PASSES);
+	if (!ret)
+		ret = install(&c, out);
+
+	layout_free(&c.prev);
+	layout_free(&c.cur);
+	free(c.buf.p);
+	free(c.callx_table);
+	free(c.funcs);
+	free(c.func_of);
+	free(c.jump_target);
+	return ret;
+}
+
+void kbpf_jit_free(struct kbpf_jit *jit)
+{
+	if (!jit)
+		return;
+	jit_mem_release(jit->map, jit->map_size);
+	free(jit->insn_off);
+	free(jit);
+}
+
+/* --- <kbpf/prog.h> ------------------------------------------------------------------ */
+
+int kbpf_prog_is_jited(const struct kbpf_prog *prog)
+{
+	return prog && prog->jit;
+}
+
+const void *kbpf_prog_jited_code(const struct kbpf_prog *prog, size_t *size)
+{
+	const struct kbpf_jit *jit = prog ? prog->jit : NULL;
+
+	if (size)
+		*size = jit ? jit->code_size : 0;
+	return jit ? jit->code : NULL;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The x86-64 JIT as prog.c sees it: compile a created program, run it, free it.
+ * docs/jit.md describes the generated code. */
+#ifndef KBPF_SRC_EXEC_JIT_H
+#define KBPF_SRC_EXEC_JIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "exec/prog_internal.h"
+
+/* What the generated entry returns in rax:rdx (the SysV ABI's two-register struct
+ * return): R0, and 0 or the negative errno of a run-time stop. */
+struct kbpf_jit_ret {
+	uint64_t r0;
+	int64_t err;
+};
+
+/* The entry has the C signature of a helper with that struct return: R1..R5 arrive in
+ * the argument registers, which are where the JIT keeps them. */
+typedef struct kbpf_jit_ret (*kbpf_jit_entry_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
+						 uint64_t r5);
+
+struct kbpf_jit {
+	kbpf_jit_entry_fn entry;
+	void *map;               /* the executable mapping (read+exec only once filled) */
+	size_t map_size;
+	const uint8_t *code;     /* the entry: generated code runs from here... */
+	size_t code_size;        /* ...for this many bytes (stubs included, data excluded) */
+	uint32_t *insn_off;      /* offset from code of each instruction's first byte */
+	size_t insn_cnt;
+};
+
+/* Compile flags (tests use them to reach the fallback paths). */
+#define KBPF_JIT_NO_BMI2 0x1u /* use shl/shr/sar by cl even when the CPU has shlx */
+
+/* True when this build can generate and run native code (x86-64 hosts). */
+bool kbpf_jit_arch_supported(void);
+
+/* Translate prog (created: validated, helpers and LDDW values resolvable). Returns 0
+ * and *out, -EOPNOTSUPP with the reason in err for a program the JIT does not take
+ * (the caller keeps the interpreter), or -ENOMEM / -errno of mmap/mprotect. */
+int kbpf_jit_compile(const struct kbpf_prog *prog, unsigned flags, struct kbpf_jit **out, char *err,
+		     size_t err_size);
+void kbpf_jit_free(struct kbpf_jit *jit);
+
+/* Run the compiled program: args are R1..R5. Returns 0 and R0 in *retval, or -E2BIG
+ * (more than 8 nested calls) / -EINVAL (callx to an unknown helper) with *retval 0,
+ * as the interpreter does. Inline: this is the per-event call of an embedding host. */
+static inline int kbpf_jit_run(const struct kbpf_jit *jit, const uint64_t args[5], uint64_t *retval)
+{
+	struct kbpf_jit_ret r = jit->entry(args[0], args[1], args[2], args[3], args[4]);
+
+	*retval = r.err ? 0 : r.r0;
+	return (int)r.err;
+}
+
+/* The same with R1 = ctx and R2-R5 zero: kbpf_prog_run's path, kept free of the
+ * argument array so that a call costs little more than the native call. */
+static inline int kbpf_jit_run_ctx(const struct kbpf_jit *jit, uint64_t ctx, uint64_t *retval)
+{
+	struct kbpf_jit_ret r = jit->entry(ctx, 0, 0, 0, 0);
+
+	if (retval)
+		*retval = r.err ? 0 : r.r0;
+	return (int)r.err;
+}
+
+#endif

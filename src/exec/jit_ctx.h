@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The JIT's compile-time state, shared by the driver (jit.c: analysis, passes) and the
+ * translation of instructions (jit_x86.c). */
+#ifndef KBPF_SRC_EXEC_JIT_CTX_H
+#define KBPF_SRC_EXEC_JIT_CTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <kbpf/host.h>
+#include "exec/jit.h"
+#include "exec/jit_emit.h"
+
+/* Code before the entry: int3 filler. Keeps the entry off the start of the mapping
+ * (a sanitizer's function-type check reads bytes just before a called function). */
+#define JIT_ENTRY_PAD 16
+
+/* One BPF function: the main program or a subprogram (a BPF-to-BPF call target). Each
+ * becomes a native function with its own frame. */
+struct jit_func {
+	size_t first, end;   /* instructions [first, end) */
+	uint16_t used;       /* BPF registers referenced (bit n: Rn) */
+	bool calls;          /* calls something: rsp must be 16-byte aligned inside */
+	bool frame;          /* push rbp; mov rbp, rsp (R10 = rbp) */
+	uint32_t stack;      /* bytes of "sub rsp": the 512-byte BPF stack (if R10 is used) + alignment */
+	uint8_t push[6];     /* callee-saved registers pushed after the sub, in push order */
+	unsigned npush;
+};
+
+/* Code offsets (from the start of the buffer) of one pass. Jumps are sized from the
+ * previous pass's layout; passes repeat until two layouts agree. */
+struct jit_layout {
+	uint32_t *start, *end; /* per instruction: its first byte, the byte after its last */
+	uint32_t *entry, *epi; /* per function: prologue, epilogue */
+	uint32_t abort_depth, abort_einval; /* run-time stop stubs: -E2BIG, -EINVAL */
+	uint32_t table;        /* the callx helper table */
+	uint32_t size;
+};
+
+struct jit_ctx {
+	const struct kbpf_prog *prog;
+	const struct bpf_insn *insns;
+	size_t cnt;
+	unsigned flags; /* KBPF_JIT_* */
+	bool bmi2;
+
+	struct jit_func *funcs;
+	size_t nr_funcs;
+	uint32_t *func_of; /* instruction -> function index */
+	bool *jump_target; /* some jump lands on the instruction */
+	bool has_local_calls, has_callx;
+	bool has_stop_calls; /* calls of unresolved __weak kfuncs: they stop the run */
+	bool need_abort; /* a run-time stop is possible: the depth counter lives in r12 */
+
+	kbpf_helper_fn *callx_table; /* indexed by helper id */
+	uintptr_t near;              /* host code the program calls: the code goes near it */
+	size_t nr_callx;
+
+	struct jit_layout prev, cur;
+	bool pass0; /* no previous layout yet: every jump between instructions is long */
+	struct jit_buf buf;
+
+	char *err;
+	size_t err_size;
+};
+
+/* The native register holding each BPF register (Linux's x86-64 mapping). */
+extern const uint8_t jit_reg[11];
+
+/* jit_x86.c: code for one function's entry and exit, one instruction, the stubs.
+ * Failures are -EOPNOTSUPP/-EINVAL with the reason in ctx->err. */
+int jit_emit_prologue(struct jit_ctx *c, size_t f);
+void jit_emit_epilogue(struct jit_ctx *c, size_t f);
+/* Returns how many instruction slots it translated (2: an LDDW, or a pair fused into
+ * one native instruction) or a negative errno. */
+int jit_emit_insn(struct jit_ctx *c, size_t f, size_t i);
+void jit_emit_abort_stubs(struct jit_ctx *c);
+
+/* jit_mem.c: executable memory. Copy code (len bytes) into a fresh mapping that ends up
+ * read+exec and never writable and executable at once, placed near the address near
+ * if possible (0: anywhere). Returns 0, or -errno. */
+int jit_mem_install(const uint8_t *code, size_t len, uintptr_t near, void **map, size_t *map_size);
+void jit_mem_release(void *map, size_t map_size);
+
+/* "reason" into ctx->err; returns -EOPNOTSUPP. */
+int jit_refuse(struct jit_ctx *c, size_t insn, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,754 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Translation of BPF instructions to x86-64, one instruction at a time, plus each
+ * function's prologue and epilogue and the stubs of run-time stops.
+ *
+ * Registers are Linux's mapping: R0 rax, R1-R5 rdi rsi rdx rcx r8 (the SysV argument
+ * registers, so a helper call is just a call), R6-R9 rbx r13 r14 r15 (callee-saved, so
+ * they survive helper calls), R10 rbp. r9, r10, r11 are scratch within one
+ * instruction; r12 counts BPF-to-BPF call depth when the program has calls.
+ * Semantics follow RFC 9669 exactly as the interpreter (interp_body.h) implements it. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include "exec/jit_ctx.h"
+#include "host/host_internal.h"
+
+const uint8_t jit_reg[11] = { X_RAX, X_RDI, X_RSI, X_RDX, X_RCX, X_R8, X_RBX, X_R13, X_R14, X_R15, X_RBP };
+
+#define X_DEPTH X_R12 /* BPF-to-BPF call depth: 0 in the main program */
+
+int jit_refuse(struct jit_ctx *c, size_t insn, const char *fmt, ...)
+{
+	if (c->err && c->err_size) {
+		int n = snprintf(c->err, c->err_size, "insn %zu: ", insn);
+		if (n >= 0 && (size_t)n < c->err_size) {
+			va_list ap;
+			va_start(ap, fmt);
+			vsnprintf(c->err + n, c->err_size - n, fmt, ap);
+			va_end(ap);
+		}
+	}
+	return -EOPNOTSUPP;
+}
+
+/* mov r32, r32: clears the upper half, as every ALU32 result must. */
+static void zext32(struct jit_buf *b, unsigned r)
+{
+	x86_mov_rr(b, false, r, r);
+}
+
+/* rel32 from the end of an instruction of len bytes starting now to a previous-pass
+ * offset. Used for fixed-size (always rel32) jumps and calls: their size never
+ * changes, only their target, which is right once the layout has converged. */
+static int32_t rel_from_here(const struct jit_ctx *c, uint32_t target, unsigned len)
+{
+	return (int32_t)((int64_t)target - (int64_t)(c->buf.len + len));
+}
+
+/* --- prologue / epilogue ------------------------------------------------------ */
+
+int jit_emit_prologue(struct jit_ctx *c, size_t f)
+{
+	const struct jit_func *fn = &c->funcs[f];
+	struct jit_buf *b = &c->buf;
+
+	if (f == 0) {
+		/* endbr64: a valid indirect-branch target under CET IBT, a nop elsewhere. */
+		jb_byte(b, 0xf3), jb_byte(b, 0x0f), jb_byte(b, 0x1e), jb_byte(b, 0xfa);
+	}
+	if (fn->frame) {
+		x86_push(b, X_RBP);
+		x86_mov_rr(b, true, X_RBP, X_RSP);
+	}
+	if (f != 0) {
+		/* One more frame: the interpreter allows 8 in all (main + 7 nested). */
+		x86_rr(b, 0, 0xff, 0, X_DEPTH); /* inc r12d */
+		x86_alu_imm(b, false, ALU_CMP, X_DEPTH, KBPF_MAX_CALL_FRAMES);
+		x86_jcc32(b, CC_AE, rel_from_here(c, c->prev.abort_depth, X86_JCC32_LEN));
+	}
+	if (fn->stack)
+		x86_alu_imm(b, true, ALU_SUB, X_RSP, (int32_t)fn->stack);
+	for (unsigned k = 0; k < fn->npush; k++)
+		x86_push(b, fn->push[k]);
+	if (f == 0) {
+		/* The interpreter starts with R0 and R6-R9 zero; so does the JIT, so that even
+		 * a program reading a register it never wrote gives the same result. */
+		x86_mov_imm32(b, X_RAX, 0);
+		for (unsigned k = 0; k < fn->npush; k++)
+			x86_mov_imm32(b, fn->push[k], 0);
+	}
+	return 0;
+}
+
+/* Restore what the prologue saved and return; the main program also reports "no
+ * run-time stop" in rdx (the err half of struct kbpf_jit_ret). */
+static void emit_restore_and_ret(struct jit_ctx *c, const struct jit_func *fn, bool is_main)
+{
+	struct jit_buf *b = &c->buf;
+
+	for (unsigned k = fn->npush; k-- > 0;)
+		x86_pop(b, fn->push[k]);
+	if (fn->frame)
+		jb_byte(b, 0xc9); /* leave: rsp = rbp; pop rbp */
+	else if (fn->stack)
+		x86_alu_imm(b, true, ALU_ADD, X_RSP, (int32_t)fn->stack);
+	if (is_main)
+		x86_mov_imm32(b, X_RDX, 0);
+	else
+		x86_rr(b, 0, 0xff, 1, X_DEPTH); /* dec r12d */
+	jb_byte(b, 0xc3);
+}
+
+void jit_emit_epilogue(struct jit_ctx *c, size_t f)
+{
+	emit_restore_and_ret(c, &c->funcs[f], f == 0);
+}
+
+/* Run-time stops (call depth; callx to an unknown helper or a call of an unresolved
+ * __weak kfunc: -EINVAL): with the error in r11d,
+ * walk the saved-rbp chain up r12 frames to the main program's frame, restore its
+ * callee-saved registers and return {0, err}. Every subprogram frame starts with
+ * push rbp; mov rbp, rsp, so [rbp] is always the caller's rbp. */
+void jit_emit_abort_stubs(struct jit_ctx *c)
+{
+	const struct jit_func *main_fn = &c->funcs[0];
+	struct jit_buf *b = &c->buf;
+	size_t to_common, to_main, loop;
+
+	c->cur.abort_einval = (uint32_t)b->len;
+	x86_mov_imm32(b, X_R11, (uint32_t)-EINVAL);
+	to_common = x86_jfwd8(b, -1);
+	c->cur.abort_depth = (uint32_t)b->len;
+	x86_mov_imm32(b, X_R11, (uint32_t)-E2BIG);
+	x86_patch8(b, to_common);
+	x86_test_rr(b, false, X_DEPTH, X_DEPTH);
+	to_main = x86_jfwd8(b, CC_E);
+	loop = b->len;
+	x86_rm(b, XF_W, 0x8b, X_RBP, X_RBP, 0); /* mov rbp, [rbp] */
+	x86_rr(b, 0, 0xff, 1, X_DEPTH);         /* dec r12d */
+	x86_jcc8(b, CC_NE, (int8_t)((int64_t)loop - (int64_t)(b->len + X86_JCC8_LEN)));
+	x86_patch8(b, to_main);
+	/* lea rsp, [rbp - (stack + pushes)]: where the main prologue left rsp */
+	x86_rm(b, XF_W, 0x8d, X_RSP, X_RBP, -(int32_t)(main_fn->stack + 8 * main_fn->npush));
+	for (unsigned k = main_fn->npush; k-- > 0;)
+		x86_pop(b, main_fn->push[k]);
+	jb_byte(b, 0xc9);                      /* leave */
+	x86_rr(b, XF_W, 0x63, X_RDX, X_R11);   /* movsxd rdx, r11d */
+	x86_mov_imm32(b, X_RAX, 0);
+	jb_byte(b, 0xc3);
+}
+
+/* --- jumps between instructions ------------------------------------------------ */
+
+/* Offset of a jump at insn i (its last bytes) to target, from the previous pass; in
+ * the first pass every such jump is long, the upper bound the passes shrink from. */
+static bool jump_rel(const struct jit_ctx *c, size_t i, uint32_t target, int64_t *rel)
+{
+	if (c->pass0)
+		return false;
+	*rel = (int64_t)target - (int64_t)c->prev.end[i];
+	return true;
+}
+
+/* jmp/jcc (cc < 0: jmp) as the last bytes of insn i. */
+static void emit_jump(struct jit_ctx *c, size_t i, int cc, uint32_t target)
+{
+	struct jit_buf *b = &c->buf;
+	int64_t rel = 0;
+	bool known = jump_rel(c, i, target, &rel);
+
+	if (known && rel == 0)
+		return; /* to the next instruction */
+	if (known && fits_s8(rel)) {
+		if (cc < 0)
+			x86_jmp8(b, (int8_t)rel);
+		else
+			x86_jcc8(b, (enum x86_cc)cc, (int8_t)rel);
+	} else if (cc < 0) {
+		x86_jmp32(b, (int32_t)rel);
+	} else {
+		x86_jcc32(b, (enum x86_cc)cc, (int32_t)rel);
+	}
+}
+
+static int jmp_cc(uint8_t op)
+{
+	switch (op) {
+	case BPF_JEQ: return CC_E;
+	case BPF_JNE: return CC_NE;
+	case BPF_JGT: return CC_A;
+	case BPF_JGE: return CC_AE;
+	case BPF_JLT: return CC_B;
+	case BPF_JLE: return CC_BE;
+	case BPF_JSGT: return CC_G;
+	case BPF_JSGE: return CC_GE;
+	case BPF_JSLT: return CC_L;
+	case BPF_JSLE: return CC_LE;
+	case BPF_JSET: return CC_NE;
+	}
+	return -1;
+}
+
+static int emit_cond_jump(struct jit_ctx *c, size_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	struct jit_buf *b = &c->buf;
+	bool is64 = BPF_CLASS(in->code) == BPF_JMP, x = BPF_SRC(in->code) == BPF_X;
+	unsigned d = jit_reg[in->dst_reg], s = jit_reg[in->src_reg];
+	int cc = jmp_cc(BPF_OP(in->code));
+	uint32_t target = c->prev.start[i + 1 + in->off];
+	int64_t rel;
+
+	if (cc < 0)
+		return jit_refuse(c, i, "unsupported opcode 0x%02x", in->code);
+	if (jump_rel(c, i, target, &rel) && rel == 0)
+		return 0; /* both ways lead to the next instruction */
+	if (BPF_OP(in->code) == BPF_JSET) {
+		if (x)
+			x86_test_rr(b, is64, d, s);
+		else /* a non-negative imm has a zero upper half: the 32-bit test is the same */
+			x86_test_imm(b, is64 && in->imm < 0, d, in->imm);
+	} else if (x) {
+		x86_alu_rr(b, is64, ALU_CMP, d, s);
+	} else if (in->imm == 0) {
+		x86_test_rr(b, is64, d, d); /* same flags as cmp d, 0 */
+	} else {
+		x86_alu_imm(b, is64, ALU_CMP, d, in->imm);
+	}
+	emit_jump(c, i, cc, target);
+	return 0;
+}
+
+/* --- ALU ------------------------------------------------------------------------ */
+
+static enum x86_alu alu_op(uint8_t op)
+{
+	switch (op) {
+	case BPF_ADD: return ALU_ADD;
+	case BPF_SUB: return ALU_SUB;
+	case BPF_OR: return ALU_OR;
+	case BPF_AND: return ALU_AND;
+	default: return ALU_XOR;
+	}
+}
+
+static void emit_alu_imm(struct jit_buf *b, bool is64, uint8_t op, unsigned d, int32_t imm)
+{
+	if (imm == 0) {
+		if (op == BPF_AND)
+			x86_mov_imm32(b, d, 0);
+		else if (!is64)
+			zext32(b, d);
+		return;
+	}
+	/* and with a non-negative imm: the 32-bit form is shorter and zero-extends, which is
+	 * what the sign-extended 64-bit mask would do to the upper half anyway. */
+	if (op == BPF_AND && imm > 0)
+		is64 = false;
+	x86_alu_imm(b, is64, alu_op(op), d, imm);
+}
+
+static int log2_exact(uint64_t v)
+{
+	return v && !(v & (v - 1)) ? __builtin_ctzll(v) : -1;
+}
+
+static void emit_mul_imm(struct jit_buf *b, bool is64, unsigned d, int32_t imm)
+{
+	uint64_t v = is64 ? (uint64_t)(int64_t)imm : (uint32_t)imm;
+	int sh = log2_exact(v);
+
+	if (v == 0) {
+		x86_mov_imm32(b, d, 0);
+	} else if (sh == 0) {
+		if (!is64)
+			zext32(b, d);
+	} else if (sh > 0) {
+		x86_shift_imm(b, is64, SH_SHL, d, (uint8_t)sh);
+	} else if (fits_s8(imm)) {
+		x86_rr(b, is64 ? XF_W : 0, 0x6b, d, d); /* imul d, d, imm8 */
+		jb_byte(b, (uint8_t)imm);
+	} else {
+		x86_rr(b, is64 ? XF_W : 0, 0x69, d, d); /* imul d, d, imm32 */
+		jb_imm32(b, (uint32_t)imm);
+	}
+}
+
+/* The dividend is d, the (nonzero, for signed not -1) divisor is in r11. div/idiv use
+ * rdx:rax, which hold R0 and R3: save them in r10/r9 unless d is one of them. */
+static void emit_hw_divide(struct jit_buf *b, bool is64, bool is_signed, bool is_mod, unsigned d)
+{
+	unsigned w = is64 ? XF_W : 0, res = is_mod ? X_RDX : X_RAX;
+
+	if (d != X_RAX)
+		x86_mov_rr(b, true, X_R10, X_RAX);
+	if (d != X_RDX)
+		x86_mov_rr(b, true, X_R9, X_RDX);
+	if (d != X_RAX)
+		x86_mov_rr(b, is64, X_RAX, d);
+	if (is_signed) {
+		if (is64)
+			jb_byte(b, 0x48);
+		jb_byte(b, 0x99); /* cqo / cdq */
+	} else {
+		x86_mov_imm32(b, X_RDX, 0);
+	}
+	x86_rr(b, w, 0xf7, is_signed ? 7 : 6, X_R11); /* idiv / div r11 */
+	if (d != res)
+		x86_mov_rr(b, is64, d, res); /* 32-bit results are already zero-extended */
+	if (d != X_RAX)
+		x86_mov_rr(b, true, X_RAX, X_R10);
+	if (d != X_RDX)
+		x86_mov_rr(b, true, X_RDX, X_R9);
+}
+
+/* What RFC 9669 defines where x86 would trap: x / 0 = 0, x % 0 = x (ALU32: zero-
+ * extended), and for signed ops x / -1 = -x, x % -1 = 0 (INT_MIN / -1 traps on x86). */
+static void emit_div_by_zero(struct jit_buf *b, bool is64, bool is_mod, unsigned d)
+{
+	if (!is_mod)
+		x86_mov_imm32(b, d, 0);
+	else if (!is64)
+		zext32(b, d);
+}
+
+static void emit_div_by_minus1(struct jit_buf *b, bool is64, bool is_mod, unsigned d)
+{
+	if (is_mod)
+		x86_mov_imm32(b, d, 0);
+	else
+		x86_rr(b, is64 ? XF_W : 0, 0xf7, 3, d); /* neg */
+}
+
+static void emit_divmod(struct jit_buf *b, const struct bpf_insn *in)
+{
+	bool is64 = BPF_CLASS(in->code) == BPF_ALU64, x = BPF_SRC(in->code) == BPF_X;
+	bool is_mod = BPF_OP(in->code) == BPF_MOD, is_signed = in->off == 1;
+	unsigned d = jit_reg[in->dst_reg], s = jit_reg[in->src_reg];
+
+	if (!x) {
+		/* The divisor is a constant: decide its special cases now. */
+		uint64_t v = is64 ? (uint64_t)(int64_t)in->imm : (uint32_t)in->imm;
+		uint64_t minus1 = is64 ? UINT64_MAX : UINT32_MAX;
+		int sh = log2_exact(v);
+
+		if (v == 0) {
+			emit_div_by_zero(b, is64, is_mod, d);
+		} else if (is_signed && v == minus1) {
+			emit_div_by_minus1(b, is64, is_mod, d);
+		} else if (!is_signed && sh >= 0) {
+			if (is_mod) /* v - 1 < 2^31: the 32-bit and is exact and zero-extends */
+				emit_alu_imm(b, false, BPF_AND, d, (int32_t)(v - 1));
+			else if (sh)
+				x86_shift_imm(b, is64, SH_SHR, d, (uint8_t)sh);
+			else if (!is64)
+				zext32(b, d);
+		} else {
+			if (is64)
+				x86_mov_imm64(b, X_R11, v);
+			else
+				x86_mov_imm32(b, X_R11, (uint32_t)v);
+			emit_hw_divide(b, is64, is_signed, is_mod, d);
+		}
+		return;
+	}
+
+	size_t to_zero, to_m1 = 0, done1, done2 = 0;
+
+	x86_mov_rr(b, is64, X_R11, s);
+	x86_test_rr(b, is64, X_R11, X_R11);
+	to_zero = x86_jfwd8(b, CC_E);
+	if (is_signed) {
+		x86_alu_imm(b, is64, ALU_CMP, X_R11, -1);
+		to_m1 = x86_jfwd8(b, CC_E);
+	}
+	emit_hw_divide(b, is64, is_signed, is_mod, d);
+	done1 = x86_jfwd8(b, -1);
+	if (is_signed) {
+		x86_patch8(b, to_m1);
+		emit_div_by_minus1(b, is64, is_mod, d);
+		done2 = x86_jfwd8(b, -1);
+	}
+	x86_patch8(b, to_zero);
+	emit_div_by_zero(b, is64, is_mod, d);
+	x86_patch8(b, done1);
+	if (is_signed)
+		x86_patch8(b, done2);
+}
+
+static void emit_shift_reg(struct jit_ctx *c, bool is64, enum x86_shift op, unsigned d, unsigned s)
+{
+	struct jit_buf *b = &c->buf;
+
+	if (c->bmi2) {
+		x86_shiftx(b, is64, op, d, d, s); /* masks the count as BPF does */
+		return;
+	}
+	/* shl/shr/sar take the count in cl, and rcx is R4. */
+	if (s == X_RCX) {
+		x86_shift_cl(b, is64, op, d);
+	} else if (d == X_RCX) {
+		x86_mov_rr(b, true, X_R11, X_RCX);
+		x86_mov_rr(b, true, X_RCX, s);
+		x86_shift_cl(b, is64, op, X_R11);
+		x86_mov_rr(b, is64, X_RCX, X_R11);
+		return;
+	} else {
+		x86_mov_rr(b, true, X_R11, X_RCX);
+		x86_mov_rr(b, true, X_RCX, s);
+		x86_shift_cl(b, is64, op, d);
+		x86_mov_rr(b, true, X_RCX, X_R11);
+	}
+	/* Whether a 32-bit shift by a count of 0 clears the upper half is not spelled
+	 * out the same way by every vendor; make it explicit. */
+	if (!is64)
+		zext32(b, d);
+}
+
+static void emit_end(struct jit_buf *b, const struct bpf_insn *in, unsigned d)
+{
+	/* ALU64 END is the unconditional bswap; to_be swaps on this little-endian host. */
+	bool swap = BPF_CLASS(in->code) == BPF_ALU64 || BPF_SRC(in->code) == BPF_TO_BE;
+
+	switch (in->imm) {
+	case 16:
+		if (swap) {
+			/* bswap r32 then shr 16: no 16-bit partial-register write */
+			x86_bswap(b, false, d);
+			x86_shift_imm(b, false, SH_SHR, d, 16);
+		} else {
+			x86_rr(b, 0, 0x0fb7, d, d); /* movzx r32, r16 */
+		}
+		break;
+	case 32:
+		if (swap)
+			x86_bswap(b, false, d);
+		else
+			zext32(b, d);
+		break;
+	case 64:
+		if (swap)
+			x86_bswap(b, true, d);
+		break;
+	}
+}
+
+static int emit_alu(struct jit_ctx *c, size_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	struct jit_buf *b = &c->buf;
+	bool is64 = BPF_CLASS(in->code) == BPF_ALU64, x = BPF_SRC(in->code) == BPF_X;
+	unsigned d = jit_reg[in->dst_reg], s = jit_reg[in->src_reg], w = is64 ? XF_W : 0;
+	uint8_t op = BPF_OP(in->code);
+
+	switch (op) {
+	case BPF_MOV:
+		if (!x) {
+			if (is64)
+				x86_mov_imm64(b, d, (uint64_t)(int64_t)in->imm);
+			else
+				x86_mov_imm32(b, d, (uint32_t)in->imm);
+		} else if (in->off == 0) {
+			if (!is64 || d != s) /* mov r32, r32 to itself still zero-extends */
+				x86_mov_rr(b, is64, d, s);
+		} else if (in->off == 8) {
+			x86_rr(b, w | XF_BRM, 0x0fbe, d, s); /* movsx r, r8 */
+		} else if (in->off == 16) {
+			x86_rr(b, w, 0x0fbf, d, s); /* movsx r, r16 */
+		} else if (in->off == 32 && is64) {
+			x86_rr(b, XF_W, 0x63, d, s); /* movsxd */
+		} else {
+			return jit_refuse(c, i, "unsupported movsx offset %d", in->off);
+		}
+		return 0;
+	case BPF_ADD:
+	case BPF_SUB:
+	case BPF_OR:
+	case BPF_AND:
+	case BPF_XOR:
+		if (x)
+			x86_alu_rr(b, is64, alu_op(op), d, s);
+		else
+			emit_alu_imm(b, is64, op, d, in->imm);
+		return 0;
+	case BPF_MUL:
+		if (x)
+			x86_rr(b, w, 0x0faf, d, s); /* imul d, s: the low half is the same as mul's */
+		else
+			emit_mul_imm(b, is64, d, in->imm);
+		return 0;
+	case BPF_DIV:
+	case BPF_MOD:
+		emit_divmod(b, in);
+		return 0;
+	case BPF_LSH:
+	case BPF_RSH:
+	case BPF_ARSH: {
+		enum x86_shift sh = op == BPF_LSH ? SH_SHL : op == BPF_RSH ? SH_SHR : SH_SAR;
+
+		if (x) {
+			emit_shift_reg(c, is64, sh, d, s);
+		} else {
+			uint8_t n = (uint8_t)((uint32_t)in->imm & (is64 ? 63u : 31u));
+			if (n)
+				x86_shift_imm(b, is64, sh, d, n);
+			else if (!is64)
+				zext32(b, d);
+		}
+		return 0;
+	}
+	case BPF_NEG:
+		x86_rr(b, w, 0xf7, 3, d);
+		return 0;
+	case BPF_END:
+		emit_end(b, in, d);
+		return 0;
+	}
+	return jit_refuse(c, i, "unsupported opcode 0x%02x", in->code);
+}
+
+/* --- memory ---------------------------------------------------------------------- */
+
+static int emit_ldx(struct jit_ctx *c, size_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	bool sx = BPF_MODE(in->code) == BPF_MEMSX;
+	unsigned d = jit_reg[in->dst_reg], s = jit_reg[in->src_reg];
+	struct jit_buf *b = &c->buf;
+
+	switch (BPF_SIZE(in->code)) {
+	case BPF_B: x86_rm(b, sx ? XF_W : 0, sx ? 0x0fbe : 0x0fb6, d, s, in->off); return 0;
+	case BPF_H: x86_rm(b, sx ? XF_W : 0, sx ? 0x0fbf : 0x0fb7, d, s, in->off); return 0;
+	case BPF_W: x86_rm(b, sx ? XF_W : 0, sx ? 0x63 : 0x8b, d, s, in->off); return 0;
+	case BPF_DW:
+		if (!sx) {
+			x86_rm(b, XF_W, 0x8b, d, s, in->off);
+			return 0;
+		}
+	}
+	return jit_refuse(c, i, "unsupported opcode 0x%02x", in->code);
+}
+
+static int emit_store(struct jit_ctx *c, size_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	unsigned d = jit_reg[in->dst_reg], s = jit_reg[in->src_reg];
+	struct jit_buf *b = &c->buf;
+
+	if (BPF_CLASS(in->code) == BPF_ST) {
+		switch (BPF_SIZE(in->code)) {
+		case BPF_B: x86_rm(b, 0, 0xc6, 0, d, in->off); jb_byte(b, (uint8_t)in->imm); break;
+		case BPF_H: x86_rm(b, XF_66, 0xc7, 0, d, in->off); jb_imm16(b, (uint16_t)in->imm); break;
+		case BPF_W: x86_rm(b, 0, 0xc7, 0, d, in->off); jb_imm32(b, (uint32_t)in->imm); break;
+		case BPF_DW: x86_rm(b, XF_W, 0xc7, 0, d, in->off); jb_imm32(b, (uint32_t)in->imm); break;
+		}
+		return 0;
+	}
+	switch (BPF_SIZE(in->code)) {
+	case BPF_B: x86_rm(b, XF_BREG, 0x88, s, d, in->off); break;
+	case BPF_H: x86_rm(b, XF_66, 0x89, s, d, in->off); break;
+	case BPF_W: x86_rm(b, 0, 0x89, s, d, in->off); break;
+	case BPF_DW: x86_rm(b, XF_W, 0x89, s, d, in->off); break;
+	}
+	return 0;
+}
+
+/* and/or/xor with fetch have no single x86 instruction: a lock cmpxchg loop. rax (R0)
+ * is cmpxchg's comparand, so R0 is parked in r10 and the operands that were rax are
+ * read from there. */
+static void emit_atomic_fetch_logic(struct jit_buf *b, bool is64, enum x86_alu op, unsigned d, unsigned s,
+				    int16_t off)
+{
+	unsigned w = is64 ? XF_W : 0, base = d == X_RAX ? X_R10 : d, val = s == X_RAX ? X_R10 : s;
+	size_t loop;
+
+	x86_mov_rr(b, true, X_R10, X_RAX);
+	x86_rm(b, w, 0x8b, X_RAX, base, off); /* the current value */
+	loop = b->len;
+	x86_mov_rr(b, true, X_R11, X_RAX);
+	x86_alu_rr(b, is64, op, X_R11, val);
+	x86_rm(b, w | XF_LOCK, 0x0fb1, X_R11, base, off); /* lock cmpxchg [base+off], r11 */
+	x86_jcc8(b, CC_NE, (int8_t)((int64_t)loop - (int64_t)(b->len + X86_JCC8_LEN)));
+	/* rax holds the old value (zero-extended for 32 bits): it goes to src */
+	if (s != X_RAX) {
+		x86_mov_rr(b, true, s, X_RAX);
+		x86_mov_rr(b, true, X_RAX, X_R10);
+	}
+}
+
+static int emit_atomic(struct jit_ctx *c, size_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	bool is64 = BPF_SIZE(in->code) == BPF_DW;
+	unsigned d = jit_reg[in->dst_reg], s = jit_reg[in->src_reg], w = is64 ? XF_W : 0;
+	struct jit_buf *b = &c->buf;
+
+	if (BPF_SIZE(in->code) != BPF_W && !is64)
+		return jit_refuse(c, i, "unsupported opcode 0x%02x", in->code);
+	switch (in->imm) {
+	case BPF_ADD: x86_rm(b, w | XF_LOCK, 0x01, s, d, in->off); return 0;
+	case BPF_OR: x86_rm(b, w | XF_LOCK, 0x09, s, d, in->off); return 0;
+	case BPF_AND: x86_rm(b, w | XF_LOCK, 0x21, s, d, in->off); return 0;
+	case BPF_XOR: x86_rm(b, w | XF_LOCK, 0x31, s, d, in->off); return 0;
+	case BPF_ADD | BPF_FETCH:
+		x86_rm(b, w | XF_LOCK, 0x0fc1, s, d, in->off); /* lock xadd: 32-bit form zero-extends s */
+		return 0;
+	case BPF_OR | BPF_FETCH: emit_atomic_fetch_logic(b, is64, ALU_OR, d, s, in->off); return 0;
+	case BPF_AND | BPF_FETCH: emit_atomic_fetch_logic(b, is64, ALU_AND, d, s, in->off); return 0;
+	case BPF_XOR | BPF_FETCH: emit_atomic_fetch_logic(b, is64, ALU_XOR, d, s, in->off); return 0;
+	case BPF_XCHG:
+		x86_rm(b, w, 0x87, s, d, in->off); /* xchg with memory is always locked */
+		return 0;
+	case BPF_CMPXCHG:
+		x86_rm(b, w | XF_LOCK, 0x0fb1, s, d, in->off);
+		/* A successful 32-bit cmpxchg leaves rax unwritten, upper half included. */
+		if (!is64)
+			zext32(b, X_RAX);
+		return 0;
+	}
+	return jit_refuse(c, i, "unsupported atomic operation 0x%02x", in->imm);
+}
+
+/* --- calls ------------------------------------------------------------------------ */
+
+static int emit_call(struct jit_ctx *c, size_t f, size_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	struct jit_buf *b = &c->buf;
+
+	(void)f;
+	if (BPF_SRC(in->code) == BPF_X) {
+		/* callx: the helper id is only known now; look it up in the table after the
+		 * code, an unknown id stops the program with -EINVAL like the interpreter. */
+		x86_mov_rr(b, true, X_R11, jit_reg[in->dst_reg]);
+		x86_alu_imm(b, true, ALU_CMP, X_R11, (int32_t)c->nr_callx);
+		x86_jcc32(b, CC_AE, rel_from_here(c, c->prev.abort_einval, X86_JCC32_LEN));
+		/* lea r10, [rip + table] */
+		jb_byte(b, 0x4c), jb_byte(b, 0x8d), jb_byte(b, 0x15);
+		jb_imm32(b, (uint32_t)rel_from_here(c, c->prev.table, 4));
+		/* mov rax, [r10 + r11*8] */
+		jb_byte(b, 0x4b), jb_byte(b, 0x8b), jb_byte(b, 0x04), jb_byte(b, 0xda);
+		x86_test_rr(b, true, X_RAX, X_RAX);
+		x86_jcc32(b, CC_E, rel_from_here(c, c->prev.abort_einval, X86_JCC32_LEN));
+		x86_call_reg(b, X_RAX);
+		return 0;
+	}
+	switch (in->src_reg) {
+	case 0: {
+		kbpf_helper_fn fn = kbpf_host_helper_find(c->prog->host, in->imm, NULL);
+
+		if (!fn) {
+			snprintf(c->err, c->err_size, "insn %zu: call to unknown helper #%d", i, in->imm);
+			return -EINVAL;
+		}
+		/* Absolute: the host's code can be anywhere relative to this mapping. R1-R5
+		 * already sit in the argument registers, R0 receives rax. */
+		x86_mov_imm64(b, X_RAX, (uint64_t)(uintptr_t)fn);
+		x86_call_reg(b, X_RAX);
+		if (!c->near)
+			c->near = (uintptr_t)fn;
+		return 0;
+	}
+	case BPF_PSEUDO_CALL: {
+		size_t callee = c->func_of[i + 1 + in->imm];
+
+		x86_call32(b, rel_from_here(c, c->prev.entry[callee], X86_CALL32_LEN));
+		return 0;
+	}
+	case BPF_PSEUDO_KFUNC_CALL:
+		if (in->imm == 0) {
+			/* An unresolved __weak kfunc: reaching it stops the run, as in the
+			 * interpreter. */
+			x86_jmp32(b, rel_from_here(c, c->prev.abort_einval, X86_JMP32_LEN));
+			return 0;
+		}
+		break;
+	}
+	return jit_refuse(c, i, "kfunc calls are not supported by the JIT yet");
+}
+
+/* --- one instruction --------------------------------------------------------------- */
+
+/* "rX = rY; rX += imm" (how compiled code makes pointers, e.g. r3 = r10; r3 += -248)
+ * as one lea, when nothing jumps between the two. */
+static bool fuse_mov_add(struct jit_ctx *c, size_t f, size_t i)
+{
+	const struct bpf_insn *mov = &c->insns[i], *add = mov + 1;
+	int64_t imm;
+
+	if (mov->code != (BPF_ALU64 | BPF_MOV | BPF_X) || mov->off || mov->dst_reg == mov->src_reg ||
+	    i + 1 >= c->funcs[f].end || c->jump_target[i + 1] || add->dst_reg != mov->dst_reg)
+		return false;
+	if (add->code == (BPF_ALU64 | BPF_ADD | BPF_K))
+		imm = add->imm;
+	else if (add->code == (BPF_ALU64 | BPF_SUB | BPF_K))
+		imm = -(int64_t)add->imm;
+	else
+		return false;
+	if (!fits_s32(imm))
+		return false;
+	x86_rm(&c->buf, XF_W, 0x8d, jit_reg[mov->dst_reg], jit_reg[mov->src_reg], (int32_t)imm);
+	return true;
+}
+
+static int emit_one(struct jit_ctx *c, size_t f, size_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	uint8_t op = BPF_OP(in->code);
+
+	switch (BPF_CLASS(in->code)) {
+	case BPF_ALU:
+	case BPF_ALU64:
+		return emit_alu(c, i);
+	case BPF_JMP:
+	case BPF_JMP32:
+		if (op == BPF_JA) {
+			int32_t off = BPF_CLASS(in->code) == BPF_JMP ? in->off : in->imm;
+			emit_jump(c, i, -1, c->prev.start[i + 1 + off]);
+			return 0;
+		}
+		if (op == BPF_EXIT && BPF_CLASS(in->code) == BPF_JMP) {
+			emit_jump(c, i, -1, c->prev.epi[f]);
+			return 0;
+		}
+		if (op == BPF_CALL && BPF_CLASS(in->code) == BPF_JMP)
+			return emit_call(c, f, i);
+		return emit_cond_jump(c, i);
+	case BPF_LD:
+		if (in->code == KBPF_LDDW_CODE) {
+			uint64_t v;
+			int ret = kbpf_prog_ldimm64_value(c->prog, i, &v, c->err, c->err_size);
+
+			if (ret)
+				return ret;
+			x86_mov_imm64(&c->buf, jit_reg[in->dst_reg], v);
+			return 0;
+		}
+		return jit_refuse(c, i, "LD_ABS/LD_IND are not supported by the JIT");
+	case BPF_LDX:
+		return emit_ldx(c, i);
+	case BPF_ST:
+		if (BPF_MODE(in->code) == BPF_MEM)
+			return emit_store(c, i);
+		break;
+	case BPF_STX:
+		if (BPF_MODE(in->code) == BPF_MEM)
+			return emit_store(c, i);
+		if (BPF_MODE(in->code) == BPF_ATOMIC)
+			return emit_atomic(c, i);
+		break;
+	}
+	return jit_refuse(c, i, "unsupported opcode 0x%02x", in->code);
+}
+
+int jit_emit_insn(struct jit_ctx *c, size_t f, size_t i)
+{
+	int ret;
+
+	if (fuse_mov_add(c, f, i))
+		return 2;
+	ret = emit_one(c, f, i);
+	if (ret)
+		return ret;
+	return c->insns[i].code == KBPF_LDDW_CODE ? 2 : 1;
+}

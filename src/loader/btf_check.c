@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Checks on an object's BTF before anything walks it. libbpf's btf__new (1.1) checks
+ * the layout of the type section but not what types refer to: an out-of-range type id
+ * makes btf__type_by_id return NULL, and a struct that contains itself by value sends
+ * btf__align_of into endless recursion. Both are what a corrupted or hostile object
+ * holds; here they become "BTF: type [N] …" errors instead of crashes. (Newer libbpf
+ * has a similar sanity pass; this is the part kbpf relies on.) */
+#include <errno.h>
+#include <stdlib.h>
+#include <bpf/btf.h>
+#include "loader/loader_internal.h"
+
+/* Ids t refers to by value (a cycle through them is an infinitely large type) or
+ * through a pointer/function prototype (any id in range is fine). Calls fn for each;
+ * stops and returns its non-zero result. */
+typedef int (*ref_fn)(void *ctx, uint32_t from, uint32_t to, bool by_value);
+
+static int for_each_ref(const struct btf_type *t, uint32_t id, ref_fn fn, void *ctx)
+{
+	int ret = 0;
+
+	switch (btf_kind(t)) {
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_VAR:
+		return fn(ctx, id, t->type, true);
+	case BTF_KIND_PTR:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_DECL_TAG:
+		return fn(ctx, id, t->type, false);
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *a = btf_array(t);
+		ret = fn(ctx, id, a->type, true);
+		return ret ? ret : fn(ctx, id, a->index_type, false);
+	}
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: {
+		const struct btf_member *m = btf_members(t);
+		for (uint16_t i = 0; i < btf_vlen(t) && !ret; i++, m++)
+			ret = fn(ctx, id, m->type, true);
+		return ret;
+	}
+	case BTF_KIND_FUNC_PROTO: {
+		const struct btf_param *p = btf_params(t);
+		ret = fn(ctx, id, t->type, false);
+		for (uint16_t i = 0; i < btf_vlen(t) && !ret; i++, p++)
+			ret = fn(ctx, id, p->type, false);
+		return ret;
+	}
+	case BTF_KIND_DATASEC: {
+		const struct btf_var_secinfo *v = btf_var_secinfos(t);
+		for (uint16_t i = 0; i < btf_vlen(t) && !ret; i++, v++)
+			ret = fn(ctx, id, v->type, false);
+		return ret;
+	}
+	default:
+		return 0;
+	}
+}
+
+struct check {
+	struct kbpf_object *obj;
+	const struct btf *btf;
+	uint32_t n;
+	/* cycle search */
+	uint8_t *state;  /* 0 new, 1 on the path, 2 done */
+	uint32_t *stack; /* ids on the path */
+	uint32_t *next;  /* per path entry: how many of its by-value refs were visited */
+	size_t depth;
+	uint32_t found;  /* a by-value ref of the top entry not yet visited, or 0 */
+	uint32_t want;   /* index of the ref to find */
+	uint32_t seen;
+};
+
+static int check_range(void *ctx, uint32_t from, uint32_t to, bool by_value)
+{
+	struct check *c = ctx;
+	(void)by_value;
+	if (to >= c->n) {
+		obj_log(&c->obj->log, "BTF: type [%u] refers to type [%u], beyond the last type [%u]", from, to,
+			c->n - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The c->want-th by-value reference (counting from 0) of the path's top, in c->found. */
+static int nth_value_ref(void *ctx, uint32_t from, uint32_t to, bool by_value)
+{
+	struct check *c = ctx;
+	(void)from;
+	if (!by_value)
+		return 0;
+	if (c->seen++ == c->want) {
+		c->found = to;
+		return 1;
+	}
+	return 0;
+}
+
+static int find_cycles(struct check *c)
+{
+	int ret = 0;
+
+	c->state = calloc(c->n, 1);
+	c->stack = calloc(c->n, sizeof(*c->stack));
+	c->next = calloc(c->n, sizeof(*c->next));
+	if (!c->state || !c->stack || !c->next) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* iterative depth-first search: chains of types may be as long as the object */
+	for (uint32_t root = 1; root < c->n && !ret; root++) {
+		if (c->state[root])
+			continue;
+		c->depth = 0;
+		c->stack[c->depth] = root;
+		c->next[c->depth++] = 0;
+		c->state[root] = 1;
+		while (c->depth) {
+			uint32_t top = c->stack[c->depth - 1];
+			c->want = c->next[c->depth - 1]++;
+			c->seen = 0;
+			c->found = 0;
+			if (!for_each_ref(btf__type_by_id(c->btf, top), top, nth_value_ref, c)) {
+				c->state[top] = 2;
+				c->depth--;
+				continue;
+			}
+			uint32_t to = c->found;
+			if (to == 0 || c->state[to] == 2)
+				continue;
+			if (c->state[to] == 1) {
+				obj_log(&c->obj->log, "BTF: type [%u] contains itself (through type [%u])", to, top);
+				ret = -EINVAL;
+				break;
+			}
+			c->state[to] = 1;
+			c->stack[c->depth] = to;
+			c->next[c->depth++] = 0;
+		}
+	}
+out:
+	free(c->state);
+	free(c->stack);
+	free(c->next);
+	return ret;
+}
+
+int obj_btf_check(struct kbpf_object *obj)
+{
+	struct check c = { .obj = obj, .btf = obj->btf, .n = btf__type_cnt(obj->btf) };
+
+	for (uint32_t id = 1; id < c.n; id++) {
+		const struct btf_type *t = btf__type_by_id(c.btf, id);
+		int ret;
+
+		if (!t || btf_kind(t) > BTF_KIND_ENUM64 || btf_kind(t) == BTF_KIND_UNKN) {
+			obj_log(&obj->log, "BTF: type [%u] has unknown kind %u", id, t ? btf_kind(t) : 0);
+			return -EINVAL;
+		}
+		ret = for_each_ref(t, id, check_range, &c);
+		if (ret)
+			return ret;
+		if (btf_is_func(t)) {
+			const struct btf_type *proto = btf__type_by_id(c.btf, t->type);
+			if (!proto || !btf_is_func_proto(proto)) {
+				obj_log(&obj->log, "BTF: FUNC [%u]'s type [%u] is not a FUNC_PROTO", id, t->type);
+				return -EINVAL;
+			}
+		}
+	}
+	return find_cycles(&c);
+}

@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The object's maps: BTF-defined (.maps), legacy (maps: struct bpf_map_def), global
+ * data (.data, .rodata, .bss and their .name variants: one-element ARRAYs holding the
+ * section) and .kconfig (laid out by externs.c). Definitions are read at open; maps
+ * are created at load, in this order, which is the order of the table programs index. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "loader/loader_internal.h"
+
+/* Linux's struct bpf_map_def of the legacy "maps" section (5 words; older loaders
+ * added inner_map_idx and numa_node, which must then be zero). */
+struct legacy_map_def {
+	uint32_t type, key_size, value_size, max_entries, map_flags;
+};
+
+static const struct btf_type *skip_mods_typedefs(const struct btf *btf, uint32_t id, uint32_t *res_id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	for (int depth = 0; t && depth < 32; depth++) {
+		if (!btf_is_mod(t) && !btf_is_typedef(t))
+			break;
+		id = t->type;
+		t = btf__type_by_id(btf, id);
+	}
+	if (t && (btf_is_mod(t) || btf_is_typedef(t)))
+		t = NULL; /* a loop of modifiers */
+	if (res_id)
+		*res_id = id;
+	return t;
+}
+
+long obj_map_by_def(const struct kbpf_object *obj, size_t sec_idx, uint64_t off)
+{
+	for (size_t i = 0; i < obj->nr_maps; i++) {
+		const struct obj_map *m = &obj->maps[i];
+		if ((m->kind == MAP_KIND_BTF || m->kind == MAP_KIND_LEGACY) && m->sec_idx == sec_idx && m->sec_off == off)
+			return (long)i;
+	}
+	return -1;
+}
+
+long obj_map_by_data_sec(const struct kbpf_object *obj, size_t sec_idx)
+{
+	for (size_t i = 0; i < obj->nr_maps; i++) {
+		const struct obj_map *m = &obj->maps[i];
+		if ((m->kind == MAP_KIND_DATA || m->kind == MAP_KIND_RODATA || m->kind == MAP_KIND_BSS) &&
+		    m->sec_idx == sec_idx)
+			return (long)i;
+	}
+	return -1;
+}
+
+static struct obj_map *add_map(struct kbpf_object *obj, const char *name, enum obj_map_kind kind)
+{
+	struct obj_map *m;
+
+	for (size_t i = 0; i < obj->nr_maps; i++) {
+		if (!strcmp(obj->maps[i].name, name)) {
+			obj_log(&obj->log, "map '%s': defined twice", name);
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	m = OBJ_ADD(obj->maps, obj->nr_maps);
+	if (!m || !(m->name = strdup(name))) {
+		if (m)
+			obj->nr_maps--;
+		errno = ENOMEM;
+		return NULL;
+	}
+	m->kind = kind;
+	m->values_off = UINT32_MAX;
+	return m;
+}
+
+/* --- legacy "maps" section --- */
+
+static int collect_legacy(struct kbpf_object *obj, const struct obj_elf *e)
+{
+	size_t sec = e->legacy_maps_idx, nr = 0, def_sz;
+	const struct obj_sec *s = &e->secs[sec];
+
+	for (size_t i = 1; i < e->nr_syms; i++) {
+		GElf_Sym sym;
+		if (!obj_elf_sym(e, i, &sym, NULL) && sym.st_shndx == sec && GELF_ST_TYPE(sym.st_info) != STT_SECTION)
+			nr++;
+	}
+	if (!nr)
+		return 0;
+	if (!s->data || !s->size || s->size % nr) {
+		obj_log(&obj->log, "section 'maps': cannot tell the map definition size: %zu maps in %zu bytes", nr,
+			s->size);
+		return -EINVAL;
+	}
+	def_sz = s->size / nr;
+	for (size_t i = 1; i < e->nr_syms; i++) {
+		struct legacy_map_def def = { 0 };
+		const char *name;
+		struct obj_map *m;
+		GElf_Sym sym;
+
+		if (obj_elf_sym(e, i, &sym, &name) || sym.st_shndx != sec || GELF_ST_TYPE(sym.st_info) == STT_SECTION)
+			continue;
+		if (!*name || strlen(name) >= KBPF_OBJ_MAX_NAME) {
+			obj_log(&obj->log, "section 'maps': symbol #%zu: missing or too long name", i);
+			return -EINVAL;
+		}
+		if (sym.st_value > s->size || def_sz > s->size - sym.st_value) {
+			obj_log(&obj->log, "section 'maps': map '%s' at offset %llu is outside the section", name,
+				(unsigned long long)sym.st_value);
+			return -EINVAL;
+		}
+		const unsigned char *raw = (const unsigned char *)s->data + sym.st_value;
+		memcpy(&def, raw, def_sz < sizeof(def) ? def_sz : sizeof(def));
+		for (size_t b = sizeof(def); b < def_sz; b++) {
+			if (raw[b]) {
+				obj_log(&obj->log, "section 'maps': map '%s' has unrecognized, non-zero options", name);
+				return -EINVAL;
+			}
+		}
+		m = add_map(obj, name, MAP_KIND_LEGACY);
+		if (!m)
+			return -errno;
+		m->sec_idx = sec;
+		m->sec_off = sym.st_value;
+		m->type = def.type;
+		m->key_size = def.key_size;
+		m->value_size = def.value_size;
+		m->max_entries = def.max_entries;
+		m->map_flags = def.map_flags;
+	}
+	return 0;
+}
+
+/* --- BTF-defined maps: __uint(), __type(), __array() members --- */
+
+/* __uint(name, N) is `int (*name)[N]`: N is the array's element count. */
+static int field_uint(struct kbpf_object *obj, const char *map, const char *field, uint32_t type_id, uint32_t *val)
+{
+	const struct btf_type *t = skip_mods_typedefs(obj->btf, type_id, NULL), *arr;
+
+	if (!t || !btf_is_ptr(t)) {
+		obj_log(&obj->log, "map '%s': attr '%s': expected a pointer (__uint), got type [%u]", map, field, type_id);
+		return -EINVAL;
+	}
+	arr = btf__type_by_id(obj->btf, t->type);
+	if (!arr || !btf_is_array(arr)) {
+		obj_log(&obj->log, "map '%s': attr '%s': expected a pointer to an array (__uint)", map, field);
+		return -EINVAL;
+	}
+	*val = btf_array(arr)->nelems;
+	return 0;
+}
+
+/* __type(name, T) is `typeof(T) *name`: T's id and size. */
+static int field_type(struct kbpf_object *obj, const char *map, const char *field, uint32_t type_id, uint32_t *id,
+		      uint32_t *size)
+{
+	const struct btf_type *t = skip_mods_typedefs(obj->btf, type_id, NULL);
+	long long sz;
+
+	if (!t || !btf_is_ptr(t)) {
+		obj_log(&obj->log, "map '%s': attr '%s': expected a pointer (__type), got type [%u]", map, field, type_id);
+		return -EINVAL;
+	}
+	sz = btf__resolve_size(obj->btf, t->type);
+	if (sz < 0 || sz > UINT32_MAX) {
+		obj_log(&obj->log, "map '%s': attr '%s': cannot determine the size of type [%u]", map, field, t->type);
+		return -EINVAL;
+	}
+	*id = t->type;
+	*size = (uint32_t)sz;
+	return 0;
+}
+
+static int parse_btf_map(struct kbpf_object *obj, struct obj_map *m, const struct btf_type *def)
+{
+	const struct btf_member *mem = btf_members(def);
+	uint32_t key_size = 0, value_size = 0, ignored;
+	bool has_values = false;
+	int ret = 0;
+
+	for (uint16_t i = 0; i < btf_vlen(def) && !ret; i++, mem++) {
+		const char *f = btf__name_by_offset(obj->btf, mem->name_off);
+
+		if (!f || !*f) {
+			obj_log(&obj->log, "map '%s': member #%u has no name", m->name, i);
+			return -EINVAL;
+		}
+		if (!strcmp(f, "type")) {
+			ret = field_uint(obj, m->name, f, mem->type, &m->type);
+		} else if (!strcmp(f, "max_entries")) {
+			ret = field_uint(obj, m->name, f, mem->type, &m->max_entries);
+		} else if (!strcmp(f, "map_flags")) {
+			ret = field_uint(obj, m->name, f, mem->type, &m->map_flags);
+		} else if (!strcmp(f, "numa_node") || !strcmp(f, "map_extra")) {
+			ret = field_uint(obj, m->name, f, mem->type, &ignored);
+		} else if (!strcmp(f, "pinning")) {
+			ret = field_uint(obj, m->name, f, mem->type, &ignored); /* pinning: nothing to pin to */
+		} else if (!strcmp(f, "key_size") || !strcmp(f, "value_size")) {
+			uint32_t v;
+			uint32_t *dst = f[0] == 'k' ? &key_size : &value_size;
+			ret = field_uint(obj, m->name, f, mem->type, &v);
+			if (!ret && *dst && *dst != v) {
+				obj_log(&obj->log, "map '%s': conflicting %s %u != %u", m->name, f, *dst, v);
+				ret = -EINVAL;
+			}
+			*dst = v;
+		} else if (!strcmp(f, "key") || !strcmp(f, "value")) {
+			uint32_t id = 0, sz = 0;
+			bool key = f[0] == 'k';
+			uint32_t *dst = key ? &key_size : &value_size;
+			ret = field_type(obj, m->name, f, mem->type, &id, &sz);
+			if (!ret && *dst && *dst != sz) {
+				obj_log(&obj->log, "map '%s': conflicting %s size %u != %u", m->name, f, *dst, sz);
+				ret = -EINVAL;
+			}
+			*dst = sz;
+			if (key)
+				m->btf_key_type_id = id;
+			else
+				m->btf_value_type_id = id;
+		} else if (!strcmp(f, "values")) {
+			const struct btf_type *t = skip_mods_typedefs(obj->btf, mem->type, NULL);
+			if (!t || !btf_is_array(t) || btf_array(t)->nelems) {
+				obj_log(&obj->log, "map '%s': 'values' must be a zero-length array (__array)", m->name);
+				return -EINVAL;
+			}
+			if (btf_member_bit_offset(def, i) % 64) {
+				obj_log(&obj->log, "map '%s': 'values' is misaligned", m->name);
+				return -EINVAL;
+			}
+			has_values = true;
+			m->values_off = btf_member_bit_offset(def, i) / 8;
+		} else {
+			obj_log(&obj->log, "map '%s': unknown field '%s'", m->name, f);
+			return -ENOTSUP;
+		}
+	}
+	if (ret)
+		return ret;
+	if (m->type == BPF_MAP_TYPE_ARRAY_OF_MAPS || m->type == BPF_MAP_TYPE_HASH_OF_MAPS) {
+		obj_log(&obj->log, "map '%s': maps of maps (inner maps) are not supported", m->name);
+		return -ENOTSUP;
+	}
+	if (has_values && m->type != BPF_MAP_TYPE_PROG_ARRAY) {
+		obj_log(&obj->log, "map '%s': 'values' initialisers are only supported for PROG_ARRAY maps", m->name);
+		return -ENOTSUP;
+	}
+	if (has_values) {
+		/* __array(values, ...) of a program array: 4-byte values, as libbpf sets */
+		if (value_size && value_size != 4) {
+			obj_log(&obj->log, "map '%s': conflicting value size %u != 4", m->name, value_size);
+			return -EINVAL;
+		}
+		value_size = 4;
+	}
+	m->key_size = key_size;
+	m->value_size = value_size;
+	return 0;
+}
+
+static int collect_btf_maps(struct kbpf_object *obj, const struct obj_elf *e)
+{
+	const struct obj_sec *s = &e->secs[e->maps_idx];
+	const struct btf_type *sec;
+	int id;
+
+	if (!obj->btf) {
+		obj_log(&obj->log, "section '.maps': BTF-defined maps need the object's BTF (compile with -g)");
+		return -EINVAL;
+	}
+	id = btf__find_by_name_kind(obj->btf, ".maps", BTF_KIND_DATASEC);
+	if (id < 0) {
+		obj_log(&obj->log, "section '.maps': no DATASEC '.maps' in the object's BTF");
+		return -EINVAL;
+	}
+	sec = btf__type_by_id(obj->btf, id);
+	const struct btf_var_secinfo *vsi = btf_var_secinfos(sec);
+	for (uint16_t i = 0; i < btf_vlen(sec); i++, vsi++) {
+		const struct btf_type *var = btf__type_by_id(obj->btf, vsi->type), *def;
+		const char *name;
+		struct obj_map *m;
+		int ret;
+
+		if (!var || !btf_is_var(var)) {
+			obj_log(&obj->log, "section '.maps': DATASEC entry #%u is not a VAR", i);
+			return -EINVAL;
+		}
+		name = btf__name_by_offset(obj->btf, var->name_off);
+		if (!name || !*name || strlen(name) >= KBPF_OBJ_MAX_NAME) {
+			obj_log(&obj->log, "section '.maps': map #%u: missing or too long name", i);
+			return -EINVAL;
+		}
+		def = skip_mods_typedefs(obj->btf, var->type, NULL);
+		if (!def || !btf_is_struct(def)) {
+			obj_log(&obj->log, "map '%s': its definition is not a struct", name);
+			return -EINVAL;
+		}
+		if (vsi->offset > s->size || vsi->size > s->size - vsi->offset) {
+			obj_log(&obj->log, "map '%s': definition at offset %u size %u is outside section '.maps'", name,
+				vsi->offset, vsi->size);
+			return -EINVAL;
+		}
+		m = add_map(obj, name, MAP_KIND_BTF);
+		if (!m)
+			return -errno;
+		m->sec_idx = e->maps_idx;
+		m->sec_off = vsi->offset;
+		m->def_size = vsi->size;
+		ret = parse_btf_map(obj, m, def);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* --- global data --- */
+
+static int collect_data(struct kbpf_object *obj, struct obj_elf *e)
+{
+	for (size_t i = 1; i < e->nr_secs; i++) {
+		struct obj_sec *s = &e->secs[i];
+		enum obj_map_kind kind;
+		struct obj_map *m;
+
+		if (s->kind == SEC_DATA)
+			kind = MAP_KIND_DATA;
+		else if (s->kind == SEC_RODATA)
+			kind = MAP_KIND_RODATA;
+		else if (s->kind == SEC_BSS)
+			kind = MAP_KIND_BSS;
+		else
+			continue;
+		if (!s->size)
+			continue; /* nothing can point into an empty section */
+		if (s->size > UINT32_MAX / 2) {
+			obj_log(&obj->log, "section '%s': %zu bytes of global data is too much", s->name, s->size);
+			return -E2BIG;
+		}
+		m = add_map(obj, s->name, kind);
+		if (!m)
+			return -errno;
+		s->map_idx = (int)(m - obj->maps);
+		m->sec_idx = i;
+		m->type = BPF_MAP_TYPE_ARRAY;
+		m->key_size = 4;
+		m->value_size = (uint32_t)s->size;
+		m->max_entries = 1;
+		m->map_flags = kind == MAP_KIND_RODATA ? BPF_F_RDONLY_PROG : 0;
+		if (obj->btf) {
+			int id = btf__find_by_name_kind(obj->btf, s->name, BTF_KIND_DATASEC);
+			m->btf_value_type_id = id > 0 ? (uint32_t)id : 0;
+		}
+		if (kind != MAP_KIND_BSS) {
+			m->init_data = malloc(s->size);
+			if (!m->init_data)
+				return -ENOMEM;
+			memcpy(m->init_data, s->data, s->size);
+		}
+	}
+	return 0;
+}
+
+int obj_maps_collect(struct kbpf_object *obj, struct obj_elf *e)
+{
+	int ret = 0;
+
+	if (e->legacy_maps_idx)
+		ret = collect_legacy(obj, e);
+	if (!ret && e->maps_idx)
+		ret = collect_btf_maps(obj, e);
+	if (!ret)
+		ret = collect_data(obj, e);
+	return ret;
+}
+
+/* .rel.maps: program pointers in a PROG_ARRAY's `values` (libbpf's static
+ * initialisation of program arrays). */
+int obj_maps_collect_inits(struct kbpf_object *obj, struct obj_elf *e)
+{
+	for (size_t r = 1; r < e->nr_secs; r++) {
+		const struct obj_sec *rs = &e->secs[r];
+		Elf_Data *data;
+
+		if (rs->kind != SEC_REL || rs->shdr.sh_info != e->maps_idx || !e->maps_idx)
+			continue;
+		data = elf_getdata(elf_getscn(e->elf, r), NULL);
+		if (!data) {
+			obj_log(&obj->log, "section '%s': cannot read it: %s", rs->name, elf_errmsg(-1));
+			return -EINVAL;
+		}
+		size_t n = data->d_size / sizeof(Elf64_Rel);
+		for (size_t i = 0; i < n; i++) {
+			GElf_Rel rel;
+			GElf_Sym sym;
+			const char *sym_name;
+			struct obj_map *m = NULL;
+			long fn;
+
+			if (!gelf_getrel(data, (int)i, &rel) ||
+			    obj_elf_sym(e, GELF_R_SYM(rel.r_info), &sym, &sym_name)) {
+				obj_log(&obj->log, "section '%s': relocation #%zu: bad entry or symbol", rs->name, i);
+				return -EINVAL;
+			}
+			for (size_t k = 0; k < obj->nr_maps && !m; k++) {
+				struct obj_map *c = &obj->maps[k];
+				if (c->kind == MAP_KIND_BTF && rel.r_offset >= c->sec_off &&
+				    rel.r_offset - c->sec_off < c->def_size)
+					m = c;
+			}
+			if (!m || m->values_off == UINT32_MAX || rel.r_offset - m->sec_off < m->values_off ||
+			    (rel.r_offset - m->sec_off - m->values_off) % 8) {
+				obj_log(&obj->log, "section '%s': relocation #%zu at offset %llu is not in a map's 'values'",
+					rs->name, i, (unsigned long long)rel.r_offset);
+				return -EINVAL;
+			}
+			fn = GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx < e->nr_secs &&
+					     e->secs[sym.st_shndx].kind == SEC_PROG && sym.st_value % 8 == 0
+				     ? obj_func_at(obj, sym.st_shndx, sym.st_value / 8)
+				     : -1;
+			if (fn < 0 || !obj->funcs[fn].prog) {
+				obj_log(&obj->log, "map '%s': relocation #%zu: '%s' is not a program", m->name, i, sym_name);
+				return -EINVAL;
+			}
+			struct obj_map_init *init = OBJ_ADD(m->inits, m->nr_inits);
+			if (!init)
+				return -ENOMEM;
+			init->slot = (uint32_t)((rel.r_offset - m->sec_off - m->values_off) / 8);
+			init->func_idx = (size_t)fn;
+		}
+	}
+	return 0;
+}
+
+/* --- load: creation --- */
+
+void obj_maps_free(struct kbpf_object *obj)
+{
+	for (size_t i = 0; i < obj->nr_maps; i++) {
+		kbpf_map_free(obj->maps[i].map);
+		obj->maps[i].map = NULL;
+	}
+	free(obj->map_table);
+	obj->map_table = NULL;
+}
+
+static const char *map_kind_what(enum obj_map_kind kind)
+{
+	switch (kind) {
+	case MAP_KIND_BTF: return "map";
+	case MAP_KIND_LEGACY: return "legacy map";
+	case MAP_KIND_KCONFIG: return "kconfig map";
+	default: return "global data map";
+	}
+}
+
+int obj_maps_create(struct kbpf_object *obj)
+{
+	obj->map_table = calloc(obj->nr_maps ? obj->nr_maps : 1, sizeof(*obj->map_table));
+	if (!obj->map_table)
+		return -ENOMEM;
+	for (size_t i = 0; i < obj->nr_maps; i++) {
+		struct obj_map *m = &obj->maps[i];
+		struct kbpf_map_def def = {
+			.sz = sizeof(def), .type = m->type, .key_size = m->key_size, .value_size = m->value_size,
+			.max_entries = m->max_entries, .map_flags = m->map_flags, .name = m->name,
+		};
+		int ret = kbpf_map_create(&def, &m->map);
+
+		if (ret) {
+			m->map = NULL;
+			obj_log(&obj->log,
+				"%s '%s': cannot create it (type %u, key %u, value %u, max_entries %u, flags %#x): %s%s",
+				map_kind_what(m->kind), m->name, m->type, m->key_size, m->value_size, m->max_entries,
+				m->map_flags, strerror(-ret),
+				ret == -EOPNOTSUPP ? " (map type not implemented by kbpf)" : "");
+			return ret;
+		}
+		obj->map_table[i] = m->map;
+		if (m->init_data) {
+			void *addr;
+			ret = kbpf_map_direct_value_addr(m->map, 0, &addr);
+			if (ret)
+				return ret;
+			memcpy(addr, m->init_data, m->value_size);
+		}
+		/* libbpf freezes what programs must only read */
+		if (m->kind == MAP_KIND_RODATA || m->kind == MAP_KIND_KCONFIG) {
+			ret = kbpf_map_freeze(m->map);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int obj_maps_init_prog_arrays(struct kbpf_object *obj)
+{
+	for (size_t i = 0; i < obj->nr_maps; i++) {
+		struct obj_map *m = &obj->maps[i];
+
+		for (size_t k = 0; k < m->nr_inits; k++) {
+			struct kbpf_program *p = obj->funcs[m->inits[k].func_idx].prog;
+			struct kbpf_prog *prog = p ? p->prog : NULL;
+			int ret;
+
+			if (!prog) {
+				obj_log(&obj->log, "map '%s': slot %u: program '%s' is not loaded", m->name,
+					m->inits[k].slot, p ? p->name : "?");
+				return -EINVAL;
+			}
+			ret = kbpf_map_update(m->map, &m->inits[k].slot, &prog, BPF_ANY);
+			if (ret) {
+				obj_log(&obj->log, "map '%s': cannot set slot %u to program '%s': %s", m->name,
+					m->inits[k].slot, p->name, strerror(-ret));
+				return ret;
+			}
+		}
+	}
+	return 0;
+}

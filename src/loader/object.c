@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The object API (include/kbpf/object.h): open, load, close, and the accessors. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "btf/btf_ext.h"
+#include "btf/core.h"
+#include "loader/loader_internal.h"
+
+#define OPTS_HAS(opts, field) \
+	((opts) && (opts)->sz >= offsetof(typeof(*(opts)), field) + sizeof((opts)->field))
+#define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
+
+/* Objects bigger than this are not BPF objects anyone compiled. */
+#define OBJ_MAX_FILE_SIZE (1ull << 30)
+
+const char *obj_sec_name(const struct kbpf_object *obj, size_t sec_idx)
+{
+	return sec_idx < obj->nr_secs && obj->sec_names[sec_idx] ? obj->sec_names[sec_idx] : "?";
+}
+
+static void programs_unload(struct kbpf_object *obj)
+{
+	for (size_t i = 0; i < obj->nr_progs; i++) {
+		kbpf_prog_free(obj->progs[i].prog);
+		obj->progs[i].prog = NULL;
+	}
+}
+
+void kbpf_object_close(struct kbpf_object *obj)
+{
+	if (!obj)
+		return;
+	programs_unload(obj);
+	obj_maps_free(obj);
+	for (size_t i = 0; i < obj->nr_progs; i++) {
+		struct kbpf_program *p = &obj->progs[i];
+		free(p->name);
+		free(p->sec_name);
+		free(p->insns);
+		free(p->func_info);
+		free(p->line_info);
+	}
+	free(obj->progs);
+	for (size_t i = 0; i < obj->nr_funcs; i++)
+		free(obj->funcs[i].name);
+	free(obj->funcs);
+	for (size_t i = 0; i < obj->nr_code; i++) {
+		free(obj->code[i].sec_name);
+		free(obj->code[i].insns);
+	}
+	free(obj->code);
+	for (size_t i = 0; i < obj->nr_relos; i++)
+		free(obj->relos[i].sym_name);
+	free(obj->relos);
+	for (size_t i = 0; i < obj->nr_maps; i++) {
+		free(obj->maps[i].name);
+		free(obj->maps[i].init_data);
+		free(obj->maps[i].inits);
+	}
+	free(obj->maps);
+	for (size_t i = 0; i < obj->nr_externs; i++)
+		free(obj->externs[i].name);
+	free(obj->externs);
+	for (size_t i = 0; i < obj->nr_struct_ops; i++) {
+		struct obj_struct_ops *so = &obj->struct_ops[i];
+		free(so->name);
+		free(so->sec_name);
+		free(so->type_name);
+		free(so->data);
+		free(so->members);
+	}
+	free(obj->struct_ops);
+	for (size_t i = 0; i < obj->nr_secs; i++)
+		free(obj->sec_names[i]);
+	free(obj->sec_names);
+	kbpf_core_ctx_free(obj->core_ctx);
+	kbpf_btf_ext_free(obj->btf_ext);
+	btf__free(obj->btf);
+	if (obj->own_host)
+		kbpf_host_free(obj->host);
+	obj_log_free(&obj->log);
+	free(obj->name);
+	free(obj);
+}
+
+/* "dir/prog.bpf.o" -> "prog" (libbpf cuts the file name at its first '.'). */
+static char *default_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char *name = strdup(base ? base + 1 : path);
+	if (name) {
+		char *dot = strchr(name, '.');
+		if (dot && dot != name)
+			*dot = 0;
+	}
+	return name;
+}
+
+static int open_image(char *image, size_t size, const char *name, const struct kbpf_object_open_opts *opts,
+		      struct kbpf_object **out)
+{
+	struct obj_elf e = { .image = image, .image_size = size };
+	struct kbpf_object *obj;
+	int ret;
+
+	obj = calloc(1, sizeof(*obj));
+	if (!obj) {
+		free(image);
+		return -ENOMEM;
+	}
+	obj->kconfig_map = -1;
+	obj_log_init(&obj->log, OPTS_GET(opts, log_buf, NULL), OPTS_GET(opts, log_size, 0));
+	obj->name = strdup(name);
+	obj->host = OPTS_GET(opts, host, NULL);
+	if (!obj->host) {
+		obj->host = kbpf_host_new();
+		obj->own_host = true;
+		if (obj->host && kbpf_host_add_map_helpers(obj->host)) {
+			kbpf_host_free(obj->host);
+			obj->host = NULL;
+		}
+	}
+	if (!obj->name || !obj->host) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = obj_elf_open(obj, &e);
+	if (!ret) {
+		obj->text_sec = e.text_idx;
+		ret = obj_btf_init(obj, &e);
+	}
+	if (!ret)
+		ret = obj_programs_collect(obj, &e);
+	if (!ret)
+		ret = obj_maps_collect(obj, &e);
+	if (!ret)
+		ret = obj_externs_collect(obj, &e);
+	if (!ret)
+		ret = obj_relos_collect(obj, &e);
+	if (!ret)
+		ret = obj_maps_collect_inits(obj, &e);
+	if (!ret)
+		ret = obj_struct_ops_collect(obj, &e);
+	if (ret)
+		goto fail;
+	obj_elf_close(&e);
+	*out = obj;
+	return 0;
+fail:
+	if (ret == -ENOMEM)
+		obj_log(&obj->log, "out of memory");
+	obj_elf_close(&e);
+	kbpf_object_close(obj);
+	return ret;
+}
+
+static bool opts_ok(const struct kbpf_object_open_opts *opts)
+{
+	return !opts || opts->sz >= sizeof(size_t);
+}
+
+int kbpf_object_open_mem(const void *buf, size_t size, const struct kbpf_object_open_opts *opts,
+			 struct kbpf_object **obj)
+{
+	const char *name = OPTS_GET(opts, name, NULL);
+	char *image;
+
+	if (!obj)
+		return -EINVAL;
+	*obj = NULL;
+	if (!opts_ok(opts) || (!buf && size) || size > OBJ_MAX_FILE_SIZE)
+		return -EINVAL;
+	image = malloc(size ? size : 1);
+	if (!image)
+		return -ENOMEM;
+	if (size)
+		memcpy(image, buf, size);
+	return open_image(image, size, name ? name : "object", opts, obj);
+}
+
+static int report(const struct kbpf_object_open_opts *opts, int err, const char *fmt, const char *a, const char *b)
+{
+	char *log = OPTS_GET(opts, log_buf, NULL);
+	size_t size = OPTS_GET(opts, log_size, 0);
+	if (log && size)
+		snprintf(log, size, fmt, a, b);
+	return err;
+}
+
+int kbpf_object_open_file(const char *path, const struct kbpf_object_open_opts *opts, struct kbpf_object **obj)
+{
+	const char *name = OPTS_GET(opts, name, NULL);
+	char *image = NULL, *dflt;
+	size_t size = 0, cap = 0;
+	FILE *f;
+	int ret;
+
+	if (!obj)
+		return -EINVAL;
+	*obj = NULL;
+	if (!path || !opts_ok(opts))
+		return -EINVAL;
+	f = fopen(path, "rb");
+	if (!f) {
+		ret = -errno;
+		return report(opts, ret, "cannot open %s: %s\n", path, strerror(-ret));
+	}
+	for (;;) {
+		if (size == cap) {
+			cap = cap ? cap * 2 : 65536;
+			char *bigger = cap > OBJ_MAX_FILE_SIZE * 2 ? NULL : realloc(image, cap);
+			if (!bigger) {
+				free(image);
+				fclose(f);
+				return report(opts, -ENOMEM, "%s: %s\n", path, "too big or out of memory");
+			}
+			image = bigger;
+		}
+		size_t n = fread(image + size, 1, cap - size, f);
+		size += n;
+		if (n == 0)
+			break;
+	}
+	ret = ferror(f);
+	fclose(f);
+	if (ret || size > OBJ_MAX_FILE_SIZE) {
+		free(image);
+		return report(opts, ret ? -EIO : -E2BIG, "%s: %s\n", path, ret ? "read error" : "too big");
+	}
+	dflt = name ? NULL : default_name(path);
+	if (!name && !dflt) {
+		free(image);
+		return -ENOMEM;
+	}
+	ret = open_image(image, size, name ? name : dflt, opts, obj);
+	free(dflt);
+	return ret;
+}
+
+int kbpf_object_load(struct kbpf_object *obj)
+{
+	int ret;
+
+	if (!obj)
+		return -EINVAL;
+	if (obj->load_tried) {
+		obj_log(&obj->log, "object '%s': load can't be attempted twice", obj->name);
+		return -EINVAL;
+	}
+	obj->load_tried = true;
+	ret = obj_externs_resolve(obj);
+	if (!ret)
+		ret = obj_maps_create(obj);
+	for (size_t i = 0; !ret && i < obj->nr_progs; i++) {
+		struct kbpf_program *p = &obj->progs[i];
+		char log[512] = "";
+
+		if (!p->autoload)
+			continue;
+		ret = obj_program_link(obj, p);
+		if (ret)
+			break;
+		struct kbpf_prog_opts po = {
+			.sz = sizeof(po), .host = obj->host, .name = p->name, .log_buf = log, .log_size = sizeof(log),
+			.maps = obj->map_table, .nr_maps = obj->nr_maps,
+		};
+		ret = kbpf_prog_create(p->insns, p->insn_cnt, &po, &p->prog);
+		if (ret) {
+			p->prog = NULL;
+			obj_log(&obj->log, "program '%s': %s", p->name, log[0] ? log : strerror(-ret));
+		}
+	}
+	if (!ret)
+		ret = obj_maps_init_prog_arrays(obj);
+	kbpf_core_ctx_free(obj->core_ctx); /* it points at the host's BTF: not kept */
+	obj->core_ctx = NULL;
+	if (ret) {
+		if (ret == -ENOMEM)
+			obj_log(&obj->log, "out of memory");
+		programs_unload(obj);
+		obj_maps_free(obj);
+		return ret;
+	}
+	obj->loaded = true;
+	return 0;
+}
+
+const char *kbpf_object_name(const struct kbpf_object *obj)
+{
+	return obj ? obj->name : NULL;
+}
+
+const char *kbpf_object_license(const struct kbpf_object *obj)
+{
+	return obj ? obj->license : NULL;
+}
+
+struct kbpf_host *kbpf_object_host(const struct kbpf_object *obj)
+{
+	return obj ? obj->host : NULL;
+}
+
+const struct btf *kbpf_object_btf(const struct kbpf_object *obj)
+{
+	return obj ? obj->btf : NULL;
+}
+
+const char *kbpf_object_log(const struct kbpf_object *obj)
+{
+	return obj && obj->log.buf ? obj->log.buf : "";
+}
+
+/* --- programs --- */
+
+struct kbpf_program *kbpf_object_next_program(const struct kbpf_object *obj, const struct kbpf_program *prev)
+{
+	size_t i;
+
+	if (!obj || !obj->nr_progs)
+		return NULL;
+	if (!prev)
+		return &obj->progs[0];
+	if (prev < obj->progs || prev >= obj->progs + obj->nr_progs)
+		return NULL;
+	i = (size_t)(prev - obj->progs) + 1;
+	return i < obj->nr_progs ? &obj->progs[i] : NULL;
+}
+
+struct kbpf_program *kbpf_object_find_program(const struct kbpf_object *obj, const char *name)
+{
+	for (size_t i = 0; obj && name && i < obj->nr_progs; i++)
+		if (!strcmp(obj->progs[i].name, name))
+			return &obj->progs[i];
+	return NULL;
+}
+
+const char *kbpf_program_name(const struct kbpf_program *prog)
+{
+	return prog ? prog->name : NULL;
+}
+
+const char *kbpf_program_section_name(const struct kbpf_program *prog)
+{
+	return prog ? prog->sec_name : NULL;
+}
+
+bool kbpf_program_autoload(const struct kbpf_program *prog)
+{
+	return prog && prog->autoload;
+}
+
+int kbpf_program_set_autoload(struct kbpf_program *prog, bool autoload)
+{
+	if (!prog)
+		return -EINVAL;
+	if (prog->obj->load_tried)
+		return -EBUSY;
+	prog->autoload = autoload;
+	return 0;
+}
+
+uint32_t kbpf_program_type(const struct kbpf_program *prog)
+{
+	return prog ? prog->type : BPF_PROG_TYPE_UNSPEC;
+}
+
+int kbpf_program_set_type(struct kbpf_program *prog, uint32_t type)
+{
+	if (!prog)
+		return -EINVAL;
+	if (prog->obj->load_tried)
+		return -EBUSY;
+	prog->type = type;
+	return 0;
+}
+
+const struct bpf_insn *kbpf_program_insns(const struct kbpf_program *prog, size_t *cnt)
+{
+	if (!prog) {
+		if (cnt)
+			*cnt = 0;
+		return NULL;
+	}
+	if (prog->insns) {
+		if (cnt)
+			*cnt = prog->insn_cnt;
+		return prog->insns;
+	}
+	const struct obj_func *f = &prog->obj->funcs[prog->func_idx];
+	if (cnt)
+		*cnt = f->insn_cnt;
+	return f->insns;
+}
+
+struct kbpf_prog *kbpf_program_prog(const struct kbpf_program *prog)
+{
+	return prog ? prog->prog : NULL;
+}
+
+int kbpf_program_run(const struct kbpf_program *prog, void *ctx, uint64_t *retval)
+{
+	if (!prog)
+		return -EINVAL;
+	if (!prog->prog)
+		return -ENOENT;
+	return kbpf_prog_run(prog->prog, ctx, retval);
+}
+
+const struct bpf_func_info *kbpf_program_func_info(const struct kbpf_program *prog, size_t *cnt)
+{
+	if (cnt)
+		*cnt = prog ? prog->nr_func_info : 0;
+	return prog && prog->nr_func_info ? prog->func_info : NULL;
+}
+
+const struct bpf_line_info *kbpf_program_line_info(const struct kbpf_program *prog, size_t *cnt)
+{
+	if (cnt)
+		*cnt = prog ? prog->nr_line_info : 0;
+	return prog && prog->nr_line_info ? prog->line_info : NULL;
+}
+
+int kbpf_program_source_line(const struct kbpf_program *prog, size_t insn_idx, struct kbpf_source_line *out)
+{
+	const struct bpf_line_info *best = NULL;
+
+	if (!prog || !out)
+		return -EINVAL;
+	/* line_info is sorted by insn_off within each placed function; functions are
+	 * placed in increasing order, so the whole array is sorted */
+	size_t lo = 0, hi = prog->nr_line_info;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (prog->line_info[mid].insn_off <= insn_idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -ENOENT;
+	best = &prog->line_info[lo - 1];
+	/* several records may start at the same insn: take the first of them */
+	while (best > prog->line_info && best[-1].insn_off == best->insn_off)
+		best--;
+	const struct btf *btf = prog->obj->btf;
+	const char *file = btf ? btf__name_by_offset(btf, best->file_name_off) : NULL;
+	const char *text = btf ? btf__name_by_offset(btf, best->line_off) : NULL;
+	out->file = file ? file : "";
+	out->text = text ? text : "";
+	out->line = BPF_LINE_INFO_LINE_NUM(best->line_col);
+	out->col = BPF_LINE_INFO_LINE_COL(best->line_col);
+	out->insn = best->insn_off;
+	return 0;
+}
+
+/* --- maps --- */
+
+static const struct obj_map *obj_map_of(const struct kbpf_object *obj, const struct kbpf_map *map)
+{
+	for (size_t i = 0; obj && map && i < obj->nr_maps; i++)
+		if (obj->maps[i].map == map)
+			return &obj->maps[i];
+	return NULL;
+}
+
+struct kbpf_map *kbpf_object_next_map(const struct kbpf_object *obj, const struct kbpf_map *prev)
+{
+	if (!obj || !obj->loaded || !obj->nr_maps)
+		return NULL;
+	if (!prev)
+		return obj->maps[0].map;
+	const struct obj_map *m = obj_map_of(obj, prev);
+	if (!m)
+		return NULL;
+	size_t i = (size_t)(m - obj->maps) + 1;
+	return i < obj->nr_maps ? obj->maps[i].map : NULL;
+}
+
+struct kbpf_map *kbpf_object_find_map(const struct kbpf_object *obj, const char *name)
+{
+	if (!obj || !obj->loaded || !name)
+		return NULL;
+	for (size_t i = 0; i < obj->nr_maps; i++)
+		if (!strcmp(obj->maps[i].name, name))
+			return obj->maps[i].map;
+	return NULL;
+}
+
+uint32_t kbpf_object_map_btf_key_type_id(const struct kbpf_object *obj, const struct kbpf_map *map)
+{
+	const struct obj_map *m = obj_map_of(obj, map);
+	return m ? m->btf_key_type_id : 0;
+}
+
+uint32_t kbpf_object_map_btf_value_type_id(const struct kbpf_object *obj, const struct kbpf_map *map)
+{
+	const struct obj_map *m = obj_map_of(obj, map);
+	return m ? m->btf_value_type_id : 0;
+}
+
+/* --- struct_ops --- */
+
+const struct kbpf_struct_ops *kbpf_object_next_struct_ops(const struct kbpf_object *obj,
+							  const struct kbpf_struct_ops *prev)
+{
+	if (!obj || !obj->nr_struct_ops)
+		return NULL;
+	if (!prev)
+		return &obj->struct_ops[0].desc;
+	for (size_t i = 0; i + 1 < obj->nr_struct_ops; i++)
+		if (&obj->struct_ops[i].desc == prev)
+			return &obj->struct_ops[i + 1].desc;
+	return NULL;
+}
+
+const struct kbpf_struct_ops *kbpf_object_find_struct_ops(const struct kbpf_object *obj, const char *name)
+{
+	for (size_t i = 0; obj && name && i < obj->nr_struct_ops; i++)
+		if (!strcmp(obj->struct_ops[i].name, name))
+			return &obj->struct_ops[i].desc;
+	return NULL;
+}

@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The scalar domain's representation upkeep (see scalar.h): construction, the
+ * consistency rules between var_off and the eight bounds, moves between the 32- and
+ * 64-bit views, narrowing loads, and the log text. */
+#include <stdarg.h>
+#include <stdio.h>
+#include "verifier/bounds_math.h"
+#include "verifier/scalar.h"
+
+/* ------------------------------------------------------------------ construction */
+
+void scalar_mark_known(struct scalar *s, uint64_t v)
+{
+	s->var_off = tnum_const(v);
+	s->smin_value = (int64_t)v;
+	s->smax_value = (int64_t)v;
+	s->umin_value = v;
+	s->umax_value = v;
+	s->s32_min_value = (int32_t)v;
+	s->s32_max_value = (int32_t)v;
+	s->u32_min_value = (uint32_t)v;
+	s->u32_max_value = (uint32_t)v;
+}
+
+struct scalar scalar_known(uint64_t v)
+{
+	struct scalar s;
+	scalar_mark_known(&s, v);
+	return s;
+}
+
+void scalar_mark_known32(struct scalar *s, uint32_t v)
+{
+	s->var_off = tnum_const_subreg(s->var_off, v);
+	s->s32_min_value = (int32_t)v;
+	s->s32_max_value = (int32_t)v;
+	s->u32_min_value = v;
+	s->u32_max_value = v;
+}
+
+void scalar_mark_unbounded64(struct scalar *s)
+{
+	s->smin_value = S64_MIN;
+	s->smax_value = S64_MAX;
+	s->umin_value = 0;
+	s->umax_value = U64_MAX;
+}
+
+void scalar_mark_unbounded32(struct scalar *s)
+{
+	s->s32_min_value = S32_MIN;
+	s->s32_max_value = S32_MAX;
+	s->u32_min_value = 0;
+	s->u32_max_value = U32_MAX;
+}
+
+void scalar_mark_unbounded(struct scalar *s)
+{
+	scalar_mark_unbounded64(s);
+	scalar_mark_unbounded32(s);
+}
+
+void scalar_mark_unknown(struct scalar *s)
+{
+	s->var_off = tnum_unknown();
+	scalar_mark_unbounded(s);
+}
+
+struct scalar scalar_unknown(void)
+{
+	struct scalar s;
+	scalar_mark_unknown(&s);
+	return s;
+}
+
+/* ------------------------------------------------------------------ consistency */
+
+void scalar_update_bounds32(struct scalar *s)
+{
+	struct tnum v = tnum_subreg(s->var_off);
+
+	/* Smallest signed: sign bit set if it may be, other bits at their minimum.
+	 * Largest signed: sign bit clear if it may be, other bits at their maximum. */
+	s->s32_min_value = s32_max(s->s32_min_value, (int32_t)(uint32_t)(v.value | (v.mask & 0x80000000ULL)));
+	s->s32_max_value = s32_min(s->s32_max_value, (int32_t)(uint32_t)(v.value | (v.mask & 0x7fffffffULL)));
+	s->u32_min_value = u32_max(s->u32_min_value, (uint32_t)v.value);
+	s->u32_max_value = u32_min(s->u32_max_value, (uint32_t)(v.value | v.mask));
+}
+
+void scalar_update_bounds64(struct scalar *s)
+{
+	struct tnum v = s->var_off;
+
+	s->smin_value = s64_max(s->smin_value, (int64_t)(v.value | (v.mask & (1ULL << 63))));
+	s->smax_value = s64_min(s->smax_value, (int64_t)(v.value | (v.mask & ~(1ULL << 63))));
+	s->umin_value = u64_max(s->umin_value, v.value);
+	s->umax_value = u64_min(s->umax_value, v.value | v.mask);
+}
+
+void scalar_update_bounds(struct scalar *s)
+{
+	scalar_update_bounds32(s);
+	scalar_update_bounds64(s);
+}
+
+void scalar_deduce_bounds32(struct scalar *s)
+{
+	/* If the signed range does not cross the sign boundary, signed and unsigned
+	 * order agree on it: combine the two as unsigned (this also works for an
+	 * all-negative range). */
+	if (s->s32_min_value >= 0 || s->s32_max_value < 0) {
+		uint32_t lo = u32_max((uint32_t)s->s32_min_value, s->u32_min_value);
+		uint32_t hi = u32_min((uint32_t)s->s32_max_value, s->u32_max_value);
+		s->s32_min_value = (int32_t)lo;
+		s->u32_min_value = lo;
+		s->s32_max_value = (int32_t)hi;
+		s->u32_max_value = hi;
+		return;
+	}
+	/* The signed range crosses zero; the unsigned one may tell the sign. */
+	if ((int32_t)s->u32_max_value >= 0) {
+		/* All non-negative: smin is no help, smax (>= 0 here) is. */
+		uint32_t hi = u32_min((uint32_t)s->s32_max_value, s->u32_max_value);
+		s->s32_min_value = (int32_t)s->u32_min_value;
+		s->s32_max_value = (int32_t)hi;
+		s->u32_max_value = hi;
+	} else if ((int32_t)s->u32_min_value < 0) {
+		/* All negative: smax is no help, smin (< 0 here) is. */
+		uint32_t lo = u32_max((uint32_t)s->s32_min_value, s->u32_min_value);
+		s->s32_min_value = (int32_t)lo;
+		s->u32_min_value = lo;
+		s->s32_max_value = (int32_t)s->u32_max_value;
+	}
+}
+
+void scalar_deduce_bounds64(struct scalar *s)
+{
+	if (s->smin_value >= 0 || s->smax_value < 0) {
+		uint64_t lo = u64_max((uint64_t)s->smin_value, s->umin_value);
+		uint64_t hi = u64_min((uint64_t)s->smax_value, s->umax_value);
+		s->smin_value = (int64_t)lo;
+		s->umin_value = lo;
+		s->smax_value = (int64_t)hi;
+		s->umax_value = hi;
+		return;
+	}
+	if ((int64_t)s->umax_value >= 0) {
+		uint64_t hi = u64_min((uint64_t)s->smax_value, s->umax_value);
+		s->smin_value = (int64_t)s->umin_value;
+		s->smax_value = (int64_t)hi;
+		s->umax_value = hi;
+	} else if ((int64_t)s->umin_value < 0) {
+		uint64_t lo = u64_max((uint64_t)s->smin_value, s->umin_value);
+		s->smin_value = (int64_t)lo;
+		s->umin_value = lo;
+		s->smax_value = (int64_t)s->umax_value;
+	}
+}
+
+void scalar_deduce_bounds(struct scalar *s)
+{
+	scalar_deduce_bounds32(s);
+	scalar_deduce_bounds64(s);
+}
+
+void scalar_bound_offset(struct scalar *s)
+{
+	struct tnum var64 = tnum_intersect(s->var_off, tnum_range(s->umin_value, s->umax_value));
+	struct tnum var32 = tnum_intersect(tnum_subreg(var64),
+					   tnum_range(s->u32_min_value, s->u32_max_value));
+
+	s->var_off = tnum_or(tnum_clear_subreg(var64), var32);
+}
+
+void scalar_bounds_sync(struct scalar *s)
+{
+	/* Bounds from bits, then signed<->unsigned, then bits from bounds, then once
+	 * more bounds from the (possibly) improved bits. */
+	scalar_update_bounds(s);
+	scalar_deduce_bounds(s);
+	scalar_bound_offset(s);
+	scalar_update_bounds(s);
+}
+
+void scalar_assign_32_into_64(struct scalar *s)
+{
+	s->umin_value = s->u32_min_value;
+	s->umax_value = s->u32_max_value;
+	/* Non-negative s32 bounds are also the s64 bounds of the zero-extended value;
+	 * a possibly negative low half zero-extends to [0, U32_MAX] and the tnum
+	 * refines that later. */
+	if (s->s32_min_value >= 0 && s->s32_max_value >= 0) {
+		s->smin_value = s->s32_min_value;
+		s->smax_value = s->s32_max_value;
+	} else {
+		s->smin_value = 0;
+		s->smax_value = U32_MAX;
+	}
+}
+
+void scalar_zext_32_to_64(struct scalar *s)
+{
+	s->var_off = tnum_subreg(s->var_off);
+	scalar_assign_32_into_64(s);
+}
+
+void scalar_combine_32_into_64(struct scalar *s)
+{
+	if (tnum_equals_const(tnum_clear_subreg(s->var_off), 0)) {
+		/* Upper half known zero (after zext, or <<32 >>32): the 32-bit bounds are
+		 * the 64-bit ones. */
+		scalar_assign_32_into_64(s);
+	} else {
+		/* The old 64-bit bounds may contradict the low half learnt from a JMP32
+		 * compare; forget them and let the tnum speak. */
+		scalar_mark_unbounded64(s);
+	}
+	scalar_bounds_sync(s);
+}
+
+void scalar_combine_64_into_32(struct scalar *s)
+{
+	scalar_mark_unbounded32(s);
+	/* A 64-bit range inside the s32 (u32) range is also the range of the low half
+	 * read as s32 (u32). */
+	if (s->smin_value >= S32_MIN && s->smin_value <= S32_MAX &&
+	    s->smax_value >= S32_MIN && s->smax_value <= S32_MAX) {
+		s->s32_min_value = (int32_t)s->smin_value;
+		s->s32_max_value = (int32_t)s->smax_value;
+	}
+	if (s->umin_value <= U32_MAX && s->umax_value <= U32_MAX) {
+		s->u32_min_value = (uint32_t)s->umin_value;
+		s->u32_max_value = (uint32_t)s->umax_value;
+	}
+	scalar_bounds_sync(s);
+}
+
+void scalar_coerce_to_size(struct scalar *s, int size)
+{
+	if (size <= 0 || size >= 8)
+		return;
+	s->var_off = tnum_cast(s->var_off, (uint8_t)size);
+
+	uint64_t mask = (1ULL << (size * 8)) - 1;
+	/* The truncated range is exact only if the bounds agree above the kept bytes. */
+	if ((s->umin_value & ~mask) == (s->umax_value & ~mask)) {
+		s->umin_value &= mask;
+		s->umax_value &= mask;
+	} else {
+		s->umin_value = 0;
+		s->umax_value = mask;
+	}
+	s->smin_value = (int64_t)s->umin_value;
+	s->smax_value = (int64_t)s->umax_value;
+	/* Below 4 bytes the low half is truncated too; 6.1 leaves size 4 alone. */
+	if (size >= 4)
+		return;
+	scalar_combine_64_into_32(s);
+}
+
+bool scalar_bounds_invalid(const struct scalar *s, bool alu32)
+{
+	if (alu32) {
+		bool known = tnum_subreg_is_const(s->var_off);
+		return (known && (s->s32_min_value != s->s32_max_value ||
+				  s->u32_min_value != s->u32_max_value)) ||
+		       s->s32_min_value > s->s32_max_value || s->u32_min_value > s->u32_max_value;
+	}
+	bool known = tnum_is_const(s->var_off);
+	return (known && (s->smin_value != s->smax_value || s->umin_value != s->umax_value)) ||
+	       s->smin_value > s->smax_value || s->umin_value > s->umax_value;
+}
+
+/* ------------------------------------------------------------------ log text */
+
+struct sbuf {
+	char *buf;
+	size_t size;
+	size_t len;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	bool room = b->len < b->size;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(room ? b->buf + b->len : NULL, room ? b->size - b->len : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len += (size_t)n;
+}
+
+/* One comma-separated item: "," before all but the first. */
+#define ITEM(b, first, fmt, ...)                                     \
+	do {                                                         \
+		sb_printf(b, "%s" fmt, *(first) ? "" : ",", __VA_ARGS__); \
+		*(first) = false;                                    \
+	} while (0)
+
+static void bounds_text(struct sbuf *b, const struct scalar *s, bool *first)
+{
+	if (tnum_is_const(s->var_off)) {
+		/* A pointer whose constant offset did not fit in off. */
+		ITEM(b, first, "imm=%llx", (unsigned long long)s->var_off.value);
+		return;
+	}
+	/* An item is printed only if no other printed item or default implies it. */
+	if (s->smin_value != (int64_t)s->umin_value && s->smin_value != S64_MIN)
+		ITEM(b, first, "smin=%lld", (long long)s->smin_value);
+	if (s->smax_value != (int64_t)s->umax_value && s->smax_value != S64_MAX)
+		ITEM(b, first, "smax=%lld", (long long)s->smax_value);
+	if (s->umin_value != 0)
+		ITEM(b, first, "umin=%llu", (unsigned long long)s->umin_value);
+	if (s->umax_value != U64_MAX)
+		ITEM(b, first, "umax=%llu", (unsigned long long)s->umax_value);
+	if (!tnum_is_unknown(s->var_off)) {
+		char t[TNUM_STR_MAX];
+		tnum_strn(t, sizeof(t), s->var_off);
+		ITEM(b, first, "var_off=%s", t);
+	}
+	/* 6.1 compares the 32-bit bounds with the 64-bit ones after C's conversions
+	 * (s32 widened to s64; u32 widened to u64) and prints u32 ones with %d. */
+	if (s->s32_min_value != s->smin_value && s->s32_min_value != S32_MIN)
+		ITEM(b, first, "s32_min=%d", (int)s->s32_min_value);
+	if (s->s32_max_value != s->smax_value && s->s32_max_value != S32_MAX)
+		ITEM(b, first, "s32_max=%d", (int)s->s32_max_value);
+	if (s->u32_min_value != s->umin_value && s->u32_min_value != 0)
+		ITEM(b, first, "u32_min=%d", (int)s->u32_min_value);
+	if (s->u32_max_value != s->umax_value && s->u32_max_value != U32_MAX)
+		ITEM(b, first, "u32_max=%d", (int)s->u32_max_value);
+}
+
+int scalar_snprint_bounds(char *buf, size_t size, const struct scalar *s, bool first)
+{
+	struct sbuf b = { buf, size, 0 };
+
+	if (size)
+		buf[0] = 0;
+	bounds_text(&b, s, &first);
+	return (int)b.len;
+}
+
+int scalar_snprint(char *buf, size_t size, const struct scalar *s, uint32_t id)
+{
+	struct sbuf b = { buf, size, 0 };
+	bool first = true;
+
+	if (size)
+		buf[0] = 0;
+	if (tnum_is_const(s->var_off)) {
+		/* print_verifier_state prints a constant scalar as its s64 value, even
+		 * if it has an id. */
+		sb_printf(&b, "%lld", (long long)s->var_off.value);
+		return (int)b.len;
+	}
+	sb_printf(&b, "scalar(");
+	if (id)
+		ITEM(&b, &first, "id=%d", (int)id);
+	bounds_text(&b, s, &first);
+	sb_printf(&b, ")");
+	return (int)b.len;
+}

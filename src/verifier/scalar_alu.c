@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ALU transfer functions of the scalar domain: 6.1's adjust_scalar_min_max_vals and
+ * the scalar parts of check_alu_op (see scalar.h). */
+#include <linux/bpf.h>
+#include "verifier/bounds_math.h"
+#include "verifier/scalar.h"
+
+/* Does a + b (a - b) overflow as s64 / s32? (6.1: signed_add_overflows & co.) */
+static bool add_overflows64(int64_t a, int64_t b)
+{
+	int64_t res = s64_add(a, b);
+	return b < 0 ? res > a : res < a;
+}
+
+static bool add_overflows32(int32_t a, int32_t b)
+{
+	int32_t res = s32_add(a, b);
+	return b < 0 ? res > a : res < a;
+}
+
+static bool sub_overflows64(int64_t a, int64_t b)
+{
+	int64_t res = s64_sub(a, b);
+	return b < 0 ? res < a : res > a;
+}
+
+static bool sub_overflows32(int32_t a, int32_t b)
+{
+	int32_t res = s32_sub(a, b);
+	return b < 0 ? res < a : res > a;
+}
+
+/* ------------------------------------------------------------------ ALU bounds */
+
+/* Each op has a 32-bit and a 64-bit bound function, run on the same dst: the 32-bit
+ * one on the low halves (meaningful for ALU64 too, since the low half of the result
+ * depends only on the low halves), then the 64-bit one. var_off is computed by the
+ * caller before (MUL, AND, OR, XOR) or after (ADD, SUB) them, as 6.1 orders it. */
+
+static void add32(struct scalar *d, const struct scalar *s)
+{
+	if (add_overflows32(d->s32_min_value, s->s32_min_value) ||
+	    add_overflows32(d->s32_max_value, s->s32_max_value)) {
+		d->s32_min_value = S32_MIN;
+		d->s32_max_value = S32_MAX;
+	} else {
+		d->s32_min_value = s32_add(d->s32_min_value, s->s32_min_value);
+		d->s32_max_value = s32_add(d->s32_max_value, s->s32_max_value);
+	}
+	if ((uint32_t)(d->u32_min_value + s->u32_min_value) < s->u32_min_value ||
+	    (uint32_t)(d->u32_max_value + s->u32_max_value) < s->u32_max_value) {
+		d->u32_min_value = 0;
+		d->u32_max_value = U32_MAX;
+	} else {
+		d->u32_min_value += s->u32_min_value;
+		d->u32_max_value += s->u32_max_value;
+	}
+}
+
+static void add64(struct scalar *d, const struct scalar *s)
+{
+	if (add_overflows64(d->smin_value, s->smin_value) ||
+	    add_overflows64(d->smax_value, s->smax_value)) {
+		d->smin_value = S64_MIN;
+		d->smax_value = S64_MAX;
+	} else {
+		d->smin_value = s64_add(d->smin_value, s->smin_value);
+		d->smax_value = s64_add(d->smax_value, s->smax_value);
+	}
+	if (d->umin_value + s->umin_value < s->umin_value ||
+	    d->umax_value + s->umax_value < s->umax_value) {
+		d->umin_value = 0;
+		d->umax_value = U64_MAX;
+	} else {
+		d->umin_value += s->umin_value;
+		d->umax_value += s->umax_value;
+	}
+}
+
+static void sub32(struct scalar *d, const struct scalar *s)
+{
+	if (sub_overflows32(d->s32_min_value, s->s32_max_value) ||
+	    sub_overflows32(d->s32_max_value, s->s32_min_value)) {
+		d->s32_min_value = S32_MIN;
+		d->s32_max_value = S32_MAX;
+	} else {
+		d->s32_min_value = s32_sub(d->s32_min_value, s->s32_max_value);
+		d->s32_max_value = s32_sub(d->s32_max_value, s->s32_min_value);
+	}
+	if (d->u32_min_value < s->u32_max_value) {
+		/* May borrow past zero. */
+		d->u32_min_value = 0;
+		d->u32_max_value = U32_MAX;
+	} else {
+		d->u32_min_value -= s->u32_max_value;
+		d->u32_max_value -= s->u32_min_value;
+	}
+}
+
+static void sub64(struct scalar *d, const struct scalar *s)
+{
+	if (sub_overflows64(d->smin_value, s->smax_value) ||
+	    sub_overflows64(d->smax_value, s->smin_value)) {
+		d->smin_value = S64_MIN;
+		d->smax_value = S64_MAX;
+	} else {
+		d->smin_value = s64_sub(d->smin_value, s->smax_value);
+		d->smax_value = s64_sub(d->smax_value, s->smin_value);
+	}
+	if (d->umin_value < s->umax_value) {
+		d->umin_value = 0;
+		d->umax_value = U64_MAX;
+	} else {
+		d->umin_value -= s->umax_value;
+		d->umax_value -= s->umin_value;
+	}
+}
+
+static void mul32(struct scalar *d, const struct scalar *s)
+{
+	/* 6.1 only multiplies bounds of two non-negative operands below 2^16, where the
+	 * product cannot wrap. */
+	if (s->s32_min_value < 0 || d->s32_min_value < 0) {
+		scalar_mark_unbounded32(d);
+		return;
+	}
+	if (s->u32_max_value > U16_MAX || d->u32_max_value > U16_MAX) {
+		scalar_mark_unbounded32(d);
+		return;
+	}
+	d->u32_min_value *= s->u32_min_value;
+	d->u32_max_value *= s->u32_max_value;
+	if (d->u32_max_value > (uint32_t)S32_MAX) {
+		d->s32_min_value = S32_MIN;
+		d->s32_max_value = S32_MAX;
+	} else {
+		d->s32_min_value = (int32_t)d->u32_min_value;
+		d->s32_max_value = (int32_t)d->u32_max_value;
+	}
+}
+
+static void mul64(struct scalar *d, const struct scalar *s)
+{
+	if (s->smin_value < 0 || d->smin_value < 0) {
+		scalar_mark_unbounded64(d);
+		return;
+	}
+	if (s->umax_value > U32_MAX || d->umax_value > U32_MAX) {
+		scalar_mark_unbounded64(d);
+		return;
+	}
+	d->umin_value *= s->umin_value;
+	d->umax_value *= s->umax_value;
+	if (d->umax_value > (uint64_t)S64_MAX) {
+		d->smin_value = S64_MIN;
+		d->smax_value = S64_MAX;
+	} else {
+		d->smin_value = (int64_t)d->umin_value;
+		d->smax_value = (int64_t)d->umax_value;
+	}
+}
+
+static void and32(struct scalar *d, const struct scalar *s)
+{
+	bool src_known = tnum_subreg_is_const(s->var_off);
+	bool dst_known = tnum_subreg_is_const(d->var_off);
+	struct tnum v = tnum_subreg(d->var_off);
+
+	if (src_known && dst_known) {
+		scalar_mark_known32(d, (uint32_t)v.value);
+		return;
+	}
+	/* The minimum is what the bits guarantee; the maximum cannot exceed either
+	 * operand's maximum. */
+	d->u32_min_value = (uint32_t)v.value;
+	d->u32_max_value = u32_min(d->u32_max_value, s->u32_max_value);
+	if (d->s32_min_value < 0 || s->s32_min_value < 0) {
+		d->s32_min_value = S32_MIN;
+		d->s32_max_value = S32_MAX;
+	} else {
+		d->s32_min_value = (int32_t)d->u32_min_value;
+		d->s32_max_value = (int32_t)d->u32_max_value;
+	}
+}
+
+static void and64(struct scalar *d, const struct scalar *s)
+{
+	if (tnum_is_const(s->var_off) && tnum_is_const(d->var_off)) {
+		scalar_mark_known(d, d->var_off.value);
+		return;
+	}
+	d->umin_value = d->var_off.value;
+	d->umax_value = u64_min(d->umax_value, s->umax_value);
+	if (d->smin_value < 0 || s->smin_value < 0) {
+		d->smin_value = S64_MIN;
+		d->smax_value = S64_MAX;
+	} else {
+		d->smin_value = (int64_t)d->umin_value;
+		d->smax_value = (int64_t)d->umax_value;
+	}
+	scalar_update_bounds(d);
+}
+
+static void or32(struct scalar *d, const struct scalar *s)
+{
+	bool src_known = tnum_subreg_is_const(s->var_off);
+	bool dst_known = tnum_subreg_is_const(d->var_off);
+	struct tnum v = tnum_subreg(d->var_off);
+
+	if (src_known && dst_known) {
+		scalar_mark_known32(d, (uint32_t)v.value);
+		return;
+	}
+	/* The minimum is at least either operand's minimum; the maximum is every
+	 * possibly-set bit. */
+	d->u32_min_value = u32_max(d->u32_min_value, s->u32_min_value);
+	d->u32_max_value = (uint32_t)(v.value | v.mask);
+	if (d->s32_min_value < 0 || s->s32_min_value < 0) {
+		d->s32_min_value = S32_MIN;
+		d->s32_max_value = S32_MAX;
+	} else {
+		d->s32_min_value = (int32_t)d->u32_min_value;
+		d->s32_max_value = (int32_t)d->u32_max_value;
+	}
+}
+
+static void or64(struct scalar *d, const struct scalar *s)
+{
+	if (tnum_is_const(s->var_off) && tnum_is_const(d->var_off)) {
+		scalar_mark_known(d, d->var_off.value);
+		return;
+	}
+	d->umin_value = u64_max(d->umin_value, s->umin_value);
+	d->umax_value = d->var_off.value | d->var_off.mask;
+	if (d->smin_value < 0 || s->smin_value < 0) {
+		d->smin_value = S64_MIN;
+		d->smax_value = S64_MAX;
+	} else {
+		d->smin_value = (int64_t)d->umin_value;
+		d->smax_value = (int64_t)d->umax_value;
+	}
+	scalar_update_bounds(d);
+}
+
+static void xor32(struct scalar *d, const struct scalar *s)
+{
+	bool src_known = tnum_subreg_is_const(s->var_off);
+	bool dst_known = tnum_subreg_is_const(d->var_off);
+	struct tnum v = tnum_subreg(d->var_off);
+
+	if (src_known && dst_known) {
+		scalar_mark_known32(d, (uint32_t)v.value);
+		return;
+	}
+	d->u32_min_value = (uint32_t)v.value;
+	d->u32_max_value = (uint32_t)(v.value | v.mask);
+	if (d->s32_min_value >= 0 && s->s32_min_value >= 0) {
+		d->s32_min_value = (int32_t)d->u32_min_value;
+		d->s32_max_value = (int32_t)d->u32_max_value;
+	} else {
+		d->s32_min_value = S32_MIN;
+		d->s32_max_value = S32_MAX;
+	}
+}
+
+static void xor64(struct scalar *d, const struct scalar *s)
+{
+	if (tnum_is_const(s->var_off) && tnum_is_const(d->var_off)) {
+		scalar_mark_known(d, d->var_off.value);
+		return;
+	}
+	d->umin_value = d->var_off.value;
+	d->umax_value = d->var_off.value | d->var_off.mask;
+	if (d->smin_value >= 0 && s->smin_value >= 0) {
+		d->smin_value = (int64_t)d->umin_value;
+		d->smax_value = (int64_t)d->umax_value;
+	} else {
+		d->smin_value = S64_MIN;
+		d->smax_value = S64_MAX;
+	}
+	scalar_update_bounds(d);
+}
+
+/* The 32-bit bounds of dst << [umin_val, umax_val] (6.1: __scalar32_min_max_lsh). */
+static void lsh32_bounds(struct scalar *d, uint64_t umin_val, uint64_t umax_val)
+{
+	/* Sign information is lost except what var_off keeps. */
+	d->s32_min_value = S32_MIN;
+	d->s32_max_value = S32_MAX;
+	/* If the top bit may be shifted out, nothing is known. */
+	if (umax_val > 31 || d->u32_max_value > 1ULL << (31 - umax_val)) {
+		d->u32_min_value = 0;
+		d->u32_max_value = U32_MAX;
+	} else {
+		d->u32_min_value = u32_shl(d->u32_min_value, umin_val);
+		d->u32_max_value = u32_shl(d->u32_max_value, umax_val);
+	}
+}
+
+static void lsh32(struct scalar *d, const struct scalar *s)
+{
+	/* ALU32 zero-extends, so only the low half shifts. */
+	struct tnum sub = tnum_subreg(d->var_off);
+
+	lsh32_bounds(d, s->u32_min_value, s->u32_max_value);
+	d->var_off = tnum_subreg(tnum_lshift(sub, (uint8_t)s->u32_min_value));
+	scalar_mark_unbounded64(d);
+	scalar_update_bounds32(d);
+}
+
+/* The 64-bit bounds of dst << [umin_val, umax_val] (6.1: __scalar64_min_max_lsh). */
+static void lsh64_bounds(struct scalar *d, uint64_t umin_val, uint64_t umax_val)
+{
+	/* << 32 (the compiler's sign-extension idiom, with s>> 32) keeps the sign of
+	 * the low half, so the s32 bounds scaled by 2^32 are the s64 bounds. */
+	if (umin_val == 32 && umax_val == 32) {
+		d->smax_value = (int64_t)((uint64_t)(int64_t)d->s32_max_value << 32);
+		d->smin_value = (int64_t)((uint64_t)(int64_t)d->s32_min_value << 32);
+	} else {
+		d->smax_value = S64_MAX;
+		d->smin_value = S64_MIN;
+	}
+	if (d->umax_value > 1ULL << (63 - umax_val)) {
+		d->umin_value = 0;
+		d->umax_value = U64_MAX;
+	} else {
+		d->umin_value <<= umin_val;
+		d->umax_value <<= umax_val;
+	}
+}
+
+static void lsh64(struct scalar *d, const struct scalar *s)
+{
+	/* The 64-bit part reads the unshifted s32 bounds, so it goes first. */
+	lsh64_bounds(d, s->umin_value, s->umax_value);
+	lsh32_bounds(d, s->umin_value, s->umax_value);
+	d->var_off = tnum_lshift(d->var_off, (uint8_t)s->umin_value);
+	scalar_update_bounds(d);
+}
+
+static void rsh32(struct scalar *d, const struct scalar *s)
+{
+	/* An unsigned shift: the signed bounds are re-derived from the unsigned ones
+	 * and var_off, in every case (see 6.1's comment in scalar_min_max_rsh). */
+	struct tnum sub = tnum_subreg(d->var_off);
+
+	d->s32_min_value = S32_MIN;
+	d->s32_max_value = S32_MAX;
+	d->var_off = tnum_rshift(sub, (uint8_t)s->u32_min_value);
+	d->u32_min_value = u32_shr(d->u32_min_value, s->u32_max_value);
+	d->u32_max_value = u32_shr(d->u32_max_value, s->u32_min_value);
+	scalar_mark_unbounded64(d);
+	scalar_update_bounds32(d);
+}
+
+static void rsh64(struct scalar *d, const struct scalar *s)
+{
+	d->smin_value = S64_MIN;
+	d->smax_value = S64_MAX;
+	d->var_off = tnum_rshift(d->var_off, (uint8_t)s->umin_value);
+	d->umin_value >>= s->umax_value;
+	d->umax_value >>= s->umin_value;
+	/* Bits shift in from the upper half: recompute the 32-bit bounds from var_off. */
+	scalar_mark_unbounded32(d);
+	scalar_update_bounds(d);
+}
+
+static void arsh32(struct scalar *d, const struct scalar *s)
+{
+	/* src is constant here (non-constant shifts were made unknown earlier). */
+	uint64_t k = s->u32_min_value;
+
+	d->s32_min_value = s32_sar(d->s32_min_value, k);
+	d->s32_max_value = s32_sar(d->s32_max_value, k);
+	d->var_off = tnum_arshift(tnum_subreg(d->var_off), (uint8_t)k, 32);
+	d->u32_min_value = 0;
+	d->u32_max_value = U32_MAX;
+	scalar_mark_unbounded64(d);
+	scalar_update_bounds32(d);
+}
+
+static void arsh64(struct scalar *d, const struct scalar *s)
+{
+	uint64_t k = s->umin_value;
+
+	d->smin_value = s64_sar(d->smin_value, k);
+	d->smax_value = s64_sar(d->smax_value, k);
+	d->var_off = tnum_arshift(d->var_off, (uint8_t)k, 64);
+	d->umin_value = 0;
+	d->umax_value = U64_MAX;
+	scalar_mark_unbounded32(d);
+	scalar_update_bounds(d);
+}
+
+void scalar_alu(struct scalar *dst, const struct scalar *srcp, uint8_t op, bool alu32)
+{
+	/* By value, as 6.1 passes it: "r1 += r1" must read the old r1. */
+	const struct scalar src = *srcp;
+	const uint64_t bitness = alu32 ? 32 : 64;
+
+	switch (op) {
+	case BPF_MOV:
+		*dst = src;
+		if (alu32) {
+			scalar_zext_32_to_64(dst);
+			scalar_bounds_sync(dst);
+		}
+		return;
+	case BPF_NEG:
+	case BPF_END:
+		/* check_alu_op marks the destination unknown (check_reg_arg DST_OP),
+		 * 64-bit, even for ALU32. */
+		scalar_mark_unknown(dst);
+		return;
+	}
+
+	/* A source from a dead branch may carry contradictory bounds: taint dst. */
+	if (scalar_bounds_invalid(&src, alu32)) {
+		scalar_mark_unknown(dst);
+		return;
+	}
+	bool src_known = alu32 ? tnum_subreg_is_const(src.var_off) : tnum_is_const(src.var_off);
+	if (!src_known && op != BPF_ADD && op != BPF_SUB && op != BPF_AND) {
+		/* 6.1 returns here, before the zero-extension: a 64-bit unknown. */
+		scalar_mark_unknown(dst);
+		return;
+	}
+
+	switch (op) {
+	case BPF_ADD:
+		add32(dst, &src);
+		add64(dst, &src);
+		dst->var_off = tnum_add(dst->var_off, src.var_off);
+		break;
+	case BPF_SUB:
+		sub32(dst, &src);
+		sub64(dst, &src);
+		dst->var_off = tnum_sub(dst->var_off, src.var_off);
+		break;
+	case BPF_MUL:
+		dst->var_off = tnum_mul(dst->var_off, src.var_off);
+		mul32(dst, &src);
+		mul64(dst, &src);
+		break;
+	case BPF_AND:
+		dst->var_off = tnum_and(dst->var_off, src.var_off);
+		and32(dst, &src);
+		and64(dst, &src);
+		break;
+	case BPF_OR:
+		dst->var_off = tnum_or(dst->var_off, src.var_off);
+		or32(dst, &src);
+		or64(dst, &src);
+		break;
+	case BPF_XOR:
+		dst->var_off = tnum_xor(dst->var_off, src.var_off);
+		xor32(dst, &src);
+		xor64(dst, &src);
+		break;
+	case BPF_LSH:
+	case BPF_RSH:
+	case BPF_ARSH:
+		/* A shift by the width or more (or by a "negative" amount) is undefined
+		 * in the ISA. 6.1 compares the source's 64-bit umax even for ALU32. */
+		if (src.umax_value >= bitness) {
+			scalar_mark_unknown(dst);
+			break;
+		}
+		if (op == BPF_LSH)
+			alu32 ? lsh32(dst, &src) : lsh64(dst, &src);
+		else if (op == BPF_RSH)
+			alu32 ? rsh32(dst, &src) : rsh64(dst, &src);
+		else
+			alu32 ? arsh32(dst, &src) : arsh64(dst, &src);
+		break;
+	default:
+		/* DIV, MOD (and anything check_alu_op would have refused). */
+		scalar_mark_unknown(dst);
+		break;
+	}
+
+	if (alu32)
+		scalar_zext_32_to_64(dst);
+	scalar_bounds_sync(dst);
+}
+

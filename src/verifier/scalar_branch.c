@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Conditional jumps in the scalar domain: deciding a branch and refining both sides
+ * (6.1's is_branch_taken, reg_set_min_max, reg_combine_min_max; see scalar.h). */
+#include <linux/bpf.h>
+#include "verifier/bounds_math.h"
+#include "verifier/scalar.h"
+
+/* ------------------------------------------------------------------ jumps */
+
+static int branch32_taken(const struct scalar *reg, uint32_t val, uint8_t op)
+{
+	struct tnum sub = tnum_subreg(reg->var_off);
+	int32_t sval = (int32_t)val;
+
+	switch (op) {
+	case BPF_JEQ:
+		if (tnum_is_const(sub))
+			return sub.value == val;
+		break;
+	case BPF_JNE:
+		if (tnum_is_const(sub))
+			return sub.value != val;
+		break;
+	case BPF_JSET:
+		/* Taken if a known-1 bit is tested; not taken if no tested bit may be 1. */
+		if ((~sub.mask & sub.value) & val)
+			return 1;
+		if (!((sub.mask | sub.value) & val))
+			return 0;
+		break;
+	case BPF_JGT:
+		if (reg->u32_min_value > val)
+			return 1;
+		if (reg->u32_max_value <= val)
+			return 0;
+		break;
+	case BPF_JSGT:
+		if (reg->s32_min_value > sval)
+			return 1;
+		if (reg->s32_max_value <= sval)
+			return 0;
+		break;
+	case BPF_JLT:
+		if (reg->u32_max_value < val)
+			return 1;
+		if (reg->u32_min_value >= val)
+			return 0;
+		break;
+	case BPF_JSLT:
+		if (reg->s32_max_value < sval)
+			return 1;
+		if (reg->s32_min_value >= sval)
+			return 0;
+		break;
+	case BPF_JGE:
+		if (reg->u32_min_value >= val)
+			return 1;
+		if (reg->u32_max_value < val)
+			return 0;
+		break;
+	case BPF_JSGE:
+		if (reg->s32_min_value >= sval)
+			return 1;
+		if (reg->s32_max_value < sval)
+			return 0;
+		break;
+	case BPF_JLE:
+		if (reg->u32_max_value <= val)
+			return 1;
+		if (reg->u32_min_value > val)
+			return 0;
+		break;
+	case BPF_JSLE:
+		if (reg->s32_max_value <= sval)
+			return 1;
+		if (reg->s32_min_value > sval)
+			return 0;
+		break;
+	}
+	return -1;
+}
+
+static int branch64_taken(const struct scalar *reg, uint64_t val, uint8_t op)
+{
+	int64_t sval = (int64_t)val;
+
+	switch (op) {
+	case BPF_JEQ:
+		if (tnum_is_const(reg->var_off))
+			return reg->var_off.value == val;
+		break;
+	case BPF_JNE:
+		if (tnum_is_const(reg->var_off))
+			return reg->var_off.value != val;
+		break;
+	case BPF_JSET:
+		if ((~reg->var_off.mask & reg->var_off.value) & val)
+			return 1;
+		if (!((reg->var_off.mask | reg->var_off.value) & val))
+			return 0;
+		break;
+	case BPF_JGT:
+		if (reg->umin_value > val)
+			return 1;
+		if (reg->umax_value <= val)
+			return 0;
+		break;
+	case BPF_JSGT:
+		if (reg->smin_value > sval)
+			return 1;
+		if (reg->smax_value <= sval)
+			return 0;
+		break;
+	case BPF_JLT:
+		if (reg->umax_value < val)
+			return 1;
+		if (reg->umin_value >= val)
+			return 0;
+		break;
+	case BPF_JSLT:
+		if (reg->smax_value < sval)
+			return 1;
+		if (reg->smin_value >= sval)
+			return 0;
+		break;
+	case BPF_JGE:
+		if (reg->umin_value >= val)
+			return 1;
+		if (reg->umax_value < val)
+			return 0;
+		break;
+	case BPF_JSGE:
+		if (reg->smin_value >= sval)
+			return 1;
+		if (reg->smax_value < sval)
+			return 0;
+		break;
+	case BPF_JLE:
+		if (reg->umax_value <= val)
+			return 1;
+		if (reg->umin_value > val)
+			return 0;
+		break;
+	case BPF_JSLE:
+		if (reg->smax_value <= sval)
+			return 1;
+		if (reg->smin_value > sval)
+			return 0;
+		break;
+	}
+	return -1;
+}
+
+int scalar_branch_taken(const struct scalar *reg, uint64_t val, uint8_t op, bool jmp32)
+{
+	return jmp32 ? branch32_taken(reg, (uint32_t)val, op) : branch64_taken(reg, val, op);
+}
+
+uint8_t scalar_flip_jmp_op(uint8_t op)
+{
+	switch (op) {
+	case BPF_JEQ:
+	case BPF_JNE:
+	case BPF_JSET:
+		return op;
+	case BPF_JGE: return BPF_JLE;
+	case BPF_JGT: return BPF_JLT;
+	case BPF_JLE: return BPF_JGE;
+	case BPF_JLT: return BPF_JGT;
+	case BPF_JSGE: return BPF_JSLE;
+	case BPF_JSGT: return BPF_JSLT;
+	case BPF_JSLE: return BPF_JSGE;
+	case BPF_JSLT: return BPF_JSGT;
+	}
+	return 0;
+}
+
+static bool is_power_of_2(uint64_t n)
+{
+	return n && !(n & (n - 1));
+}
+
+void scalar_set_min_max(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
+			uint32_t val32, uint8_t op, bool jmp32)
+{
+	struct tnum false_32off = tnum_subreg(false_reg->var_off);
+	struct tnum false_64off = false_reg->var_off;
+	struct tnum true_32off = tnum_subreg(true_reg->var_off);
+	struct tnum true_64off = true_reg->var_off;
+	int64_t sval = (int64_t)val;
+	int32_t sval32 = (int32_t)val32;
+
+	/* The +1/-1 below wrap only when the branch is decided (e.g. "x > U64_MAX"),
+	 * in which case the side they narrow is dead; 6.1 wraps the same way. */
+	switch (op) {
+	case BPF_JEQ:
+		if (jmp32) {
+			scalar_mark_known32(true_reg, val32);
+			true_32off = tnum_subreg(true_reg->var_off);
+		} else {
+			scalar_mark_known(true_reg, val);
+			true_64off = true_reg->var_off;
+		}
+		break;
+	case BPF_JNE:
+		if (jmp32) {
+			scalar_mark_known32(false_reg, val32);
+			false_32off = tnum_subreg(false_reg->var_off);
+		} else {
+			scalar_mark_known(false_reg, val);
+			false_64off = false_reg->var_off;
+		}
+		break;
+	case BPF_JSET:
+		/* Forget the ranges before narrowing the tnum, so a dead branch cannot
+		 * leave bounds that contradict it. */
+		scalar_mark_unbounded(false_reg);
+		if (jmp32) {
+			false_32off = tnum_and(false_32off, tnum_const(~val32));
+			if (is_power_of_2(val32))
+				true_32off = tnum_or(true_32off, tnum_const(val32));
+		} else {
+			false_64off = tnum_and(false_64off, tnum_const(~val));
+			if (is_power_of_2(val))
+				true_64off = tnum_or(true_64off, tnum_const(val));
+		}
+		break;
+	case BPF_JGE:
+	case BPF_JGT:
+		if (jmp32) {
+			uint32_t false_umax = op == BPF_JGT ? val32 : val32 - 1;
+			uint32_t true_umin = op == BPF_JGT ? val32 + 1 : val32;
+
+			false_reg->u32_max_value = u32_min(false_reg->u32_max_value, false_umax);
+			true_reg->u32_min_value = u32_max(true_reg->u32_min_value, true_umin);
+		} else {
+			uint64_t false_umax = op == BPF_JGT ? val : val - 1;
+			uint64_t true_umin = op == BPF_JGT ? val + 1 : val;
+
+			false_reg->umax_value = u64_min(false_reg->umax_value, false_umax);
+			true_reg->umin_value = u64_max(true_reg->umin_value, true_umin);
+		}
+		break;
+	case BPF_JSGE:
+	case BPF_JSGT:
+		if (jmp32) {
+			int32_t false_smax = op == BPF_JSGT ? sval32 : s32_sub(sval32, 1);
+			int32_t true_smin = op == BPF_JSGT ? s32_add(sval32, 1) : sval32;
+
+			false_reg->s32_max_value = s32_min(false_reg->s32_max_value, false_smax);
+			true_reg->s32_min_value = s32_max(true_reg->s32_min_value, true_smin);
+		} else {
+			int64_t false_smax = op == BPF_JSGT ? sval : s64_sub(sval, 1);
+			int64_t true_smin = op == BPF_JSGT ? s64_add(sval, 1) : sval;
+
+			false_reg->smax_value = s64_min(false_reg->smax_value, false_smax);
+			true_reg->smin_value = s64_max(true_reg->smin_value, true_smin);
+		}
+		break;
+	case BPF_JLE:
+	case BPF_JLT:
+		if (jmp32) {
+			uint32_t false_umin = op == BPF_JLT ? val32 : val32 + 1;
+			uint32_t true_umax = op == BPF_JLT ? val32 - 1 : val32;
+
+			false_reg->u32_min_value = u32_max(false_reg->u32_min_value, false_umin);
+			true_reg->u32_max_value = u32_min(true_reg->u32_max_value, true_umax);
+		} else {
+			uint64_t false_umin = op == BPF_JLT ? val : val + 1;
+			uint64_t true_umax = op == BPF_JLT ? val - 1 : val;
+
+			false_reg->umin_value = u64_max(false_reg->umin_value, false_umin);
+			true_reg->umax_value = u64_min(true_reg->umax_value, true_umax);
+		}
+		break;
+	case BPF_JSLE:
+	case BPF_JSLT:
+		if (jmp32) {
+			int32_t false_smin = op == BPF_JSLT ? sval32 : s32_add(sval32, 1);
+			int32_t true_smax = op == BPF_JSLT ? s32_sub(sval32, 1) : sval32;
+
+			false_reg->s32_min_value = s32_max(false_reg->s32_min_value, false_smin);
+			true_reg->s32_max_value = s32_min(true_reg->s32_max_value, true_smax);
+		} else {
+			int64_t false_smin = op == BPF_JSLT ? sval : s64_add(sval, 1);
+			int64_t true_smax = op == BPF_JSLT ? s64_sub(sval, 1) : sval;
+
+			false_reg->smin_value = s64_max(false_reg->smin_value, false_smin);
+			true_reg->smax_value = s64_min(true_reg->smax_value, true_smax);
+		}
+		break;
+	default:
+		return;
+	}
+
+	if (jmp32) {
+		false_reg->var_off = tnum_with_subreg(false_64off, false_32off);
+		true_reg->var_off = tnum_with_subreg(true_64off, true_32off);
+		scalar_combine_32_into_64(false_reg);
+		scalar_combine_32_into_64(true_reg);
+	} else {
+		false_reg->var_off = false_64off;
+		true_reg->var_off = true_64off;
+		scalar_combine_64_into_32(false_reg);
+		scalar_combine_64_into_32(true_reg);
+	}
+}
+
+void scalar_set_min_max_inv(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
+			    uint32_t val32, uint8_t op, bool jmp32)
+{
+	op = scalar_flip_jmp_op(op);
+	/* 0 means "not a comparison" (BPF_JA's opcode, which cannot get here). */
+	if (op)
+		scalar_set_min_max(true_reg, false_reg, val, val32, op, jmp32);
+}
+
+void scalar_combine_min_max(struct scalar *a, struct scalar *b)
+{
+	a->umin_value = b->umin_value = u64_max(a->umin_value, b->umin_value);
+	a->umax_value = b->umax_value = u64_min(a->umax_value, b->umax_value);
+	a->smin_value = b->smin_value = s64_max(a->smin_value, b->smin_value);
+	a->smax_value = b->smax_value = s64_min(a->smax_value, b->smax_value);
+	a->var_off = b->var_off = tnum_intersect(a->var_off, b->var_off);
+	scalar_bounds_sync(a);
+	scalar_bounds_sync(b);
+}
+
+void scalar_combine_eq(struct scalar *true_src, struct scalar *true_dst, struct scalar *false_src,
+		       struct scalar *false_dst, uint8_t op)
+{
+	if (op == BPF_JEQ)
+		scalar_combine_min_max(true_src, true_dst);
+	else if (op == BPF_JNE)
+		scalar_combine_min_max(false_src, false_dst);
+}
+

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# End-to-end tests of the object subcommands (kbpf prog, kbpf map, kbpf run FILE.o) on
+# the compiled tests/bpf programs, run as a user would run them.
+# usage: object.sh KBPF_BINARY BPF_OBJECT_DIR
+set -u
+kbpf=$1
+objs=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# expect CODE PATTERN -- ARGS...: exit code CODE and PATTERN (grep -E) in stdout+stderr;
+# a failure is exactly one line on stderr.
+expect() {
+  local code=$1 pat=$2
+  shift 3
+  local out err rc
+  out=$("$kbpf" "$@" 2>"$tmp/stderr")
+  rc=$?
+  err=$(cat "$tmp/stderr")
+  if [ "$rc" != "$code" ]; then
+    bad "kbpf $* exited $rc, expected $code: $out $err"
+  elif [ -n "$pat" ] && ! grep -Eq -- "$pat" <<<"$out$err"; then
+    bad "kbpf $* output lacks /$pat/: $out $err"
+  elif [ "$rc" != 0 ] && [ "$(wc -l <"$tmp/stderr")" != 1 ]; then
+    bad "kbpf $* printed $(wc -l <"$tmp/stderr") lines on stderr, expected one: $err"
+  else
+    ok
+  fi
+}
+
+o() { echo "$objs/$1.bpf.o"; }
+
+# --- help and usage ---
+for c in prog map; do
+  expect 0 "usage: kbpf $c" -- $c --help
+  expect 0 "usage: kbpf $c" -- help $c
+  expect 2 "kbpf $c: " -- $c
+  expect 2 "kbpf $c: unknown subcommand" -- $c frobnicate
+done
+expect 2 "kbpf prog: " -- prog list
+expect 2 "kbpf prog: " -- prog list a b
+expect 2 "kbpf prog: " -- prog dump a b c
+expect 2 "kbpf prog: " -- prog list --no-such-option "$(o subprogs)"
+expect 2 "--raw goes with 'dump'" -- prog list --raw "$(o subprogs)"
+expect 2 "kbpf map: " -- map dump
+expect 2 "expected NAME=VALUE" -- map dump --kconfig FOO "$(o kconfig)"
+expect 2 "is not a number" -- map dump --kconfig FOO=bar "$(o kconfig)"
+
+# --- prog list ---
+expect 0 "^NAME +SECTION +TYPE +INSNS +AUTOLOAD" -- prog list "$(o subprogs)"
+expect 0 "calls_nested +xdp +xdp +8 +yes" -- prog list "$(o subprogs)"
+expect 0 "not_autoloaded +\?socket +socket_filter +2 +no" -- prog list "$(o subprogs)"
+expect 0 "probe +kprobe/do_sys_open +kprobe" -- prog list "$(o subprogs)"
+expect 0 "unknown_type +my_custom_section +unspec" -- prog list "$(o subprogs)"
+expect 0 "test_calc +struct_ops/test_calc +struct_ops" -- prog list "$(o struct_ops)"
+
+# --- prog dump: relocated, subprograms appended, source lines ---
+expect 0 "calls_nested \(section xdp, xdp\), 18 insns" -- prog dump "$(o subprogs)" calls_nested
+expect 0 "^int nested\(int x\):" -- prog dump "$(o subprogs)" calls_nested
+expect 0 "^; return a \* b; @ subprogs.bpf.c:14:" -- prog dump "$(o subprogs)" calls_nested
+expect 0 "^ +1: \(85\) call pc\+6" -- prog dump "$(o subprogs)" calls_nested
+expect 0 "r1 = map\[idx:[0-9]+\]\[0\]\+0  # .bss" -- prog dump "$(o globals)" globals
+expect 0 "call bpf_map_lookup_elem#1" -- prog dump "$(o maps)" use_maps
+expect 0 "call bpf_ringbuf_reserve#131" -- prog dump "$(o maps)" use_maps
+expect 0 "not_autoloaded \(section \?socket" -- prog dump "$(o subprogs)" not_autoloaded
+expect 0 "as in the ELF file" -- prog dump --raw "$(o kfunc_weak)"
+expect 0 "call kfunc#0" -- prog dump "$(o kfunc_weak)" weak_kfunc
+out=$("$kbpf" prog dump "$(o subprogs)")
+if grep -q "^calls_static" <<<"$out" && ! grep -q "^not_autoloaded" <<<"$out"; then ok; else bad "prog dump: all loaded programs, not the '?' one"; fi
+expect 1 "no program 'nope' \(programs: tail_target, use_maps, lookup_missing\)" -- prog dump "$(o maps)" nope
+
+# --- map dump ---
+expect 0 "map '.data': array, key 4, value 56, max_entries 1" -- map dump "$(o globals)"
+expect 0 "data_var = \(int\)10" -- map dump "$(o globals)" .data
+expect 0 "big = \(long long\[4\]\)\[1,2,3,4,\]" -- map dump "$(o globals)" .data
+expect 0 "flags 0x80, frozen" -- map dump "$(o globals)" .rodata
+expect 0 "CONFIG_HZ = \(int\)250" -- map dump "$(o kconfig)"
+expect 0 "CONFIG_HZ = \(int\)100" -- map dump --kconfig CONFIG_HZ=100 "$(o kconfig)"
+expect 0 "CONFIG_KBPF_U8 = \(unsigned char\)9" -- map dump --kconfig CONFIG_KBPF_U8=9 "$(o kconfig)"
+expect 0 "slot 1: program 'tail_target'" -- map dump "$(o maps)" jmp
+expect 0 "value \(cpu 0\)" -- map dump "$(o maps)" pcpu_array
+expect 0 "0 bytes of records pending" -- map dump "$(o maps)" rb
+expect 0 "map 'legacy_counts': array, key 4, value 8, max_entries 2" -- map dump "$(o legacy_maps)"
+expect 1 "no map 'nope'" -- map dump "$(o maps)" nope
+
+# --- run FILE.o [PROG] ---
+expect 0 "retval: 0x70 \(112\)" -- run "$(o maps)" use_maps
+expect 0 "insns executed: [0-9]+" -- run --checked "$(o maps)" use_maps
+expect 0 "retval: 0x98 \(152\)" -- run "$(o globals)" globals
+expect 0 "retval: 0xbe \(190\)" -- run "$(o globals)" globals --repeat 3
+expect 0 "retval: 0x2a \(42\)" -- run --checked "$(o kfunc_weak)"
+expect 0 "retval: 0xfa \(250\)" -- run "$(o kconfig)" hz
+expect 0 "retval: 0x3e8 \(1000\)" -- run --kconfig CONFIG_HZ=1000 "$(o kconfig)" hz
+expect 0 "retval: 0x7 \(7\)" -- run "$(o subprogs)" not_autoloaded
+printf '\x28\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00' >"$tmp/args.bin"
+expect 0 "retval: 0x2a \(42\)" -- run --ctx "$tmp/args.bin" "$(o struct_ops)" test_calc
+expect 1 "region .rodata is not writable" -- run --checked "$(o globals)" write_rodata
+expect 2 "programs loaded: name one" -- run "$(o subprogs)"
+expect 1 "no program 'nope'" -- run "$(o subprogs)" nope
+expect 2 "PROG goes with a BPF object" -- run "$tmp/args.bin" prog
+
+# --- bad objects and hosts: one clear line, exit 1 ---
+expect 1 "extern \(kconfig\) 'CONFIG_KBPF_STRONG_MISSING'" -- run "$(o kconfig_strong)"
+expect 1 "extern \(func ksym\) 'kbpf_test_strong_kfunc'" -- run "$(o kfunc_weak)" strong_kfunc
+expect 1 "map 'odd': unknown field 'frobnicate'" -- prog list "$(o bad_map_field)"
+expect 1 "maps of maps" -- map dump "$(o bad_inner_map)"
+expect 1 "map 'stack': cannot create it" -- run "$(o unsupported_map)"
+expect 1 "cannot open" -- prog list "$tmp/does-not-exist.o"
+expect 1 "not an ELF object" -- prog list "$tmp/args.bin"
+head -c 700 "$(o maps)" >"$tmp/truncated.o"
+expect 1 "truncated.o: " -- prog list "$tmp/truncated.o"
+expect 1 "--host $tmp/nope: cannot read its BTF" -- prog list --host "$tmp/nope" "$(o maps)"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kbpf map dump: load an object and show each map's definition and contents, keys and
+ * values as hex, or through libbpf's btf_dump when the object gives their BTF type
+ * (BTF-defined maps with __type(), global data: its DATASEC), as bpftool does. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "btf/btf_check.h"
+#include "cli.h"
+
+void usage_map(void)
+{
+	printf("usage: kbpf map dump [OPTIONS] FILE.o [MAP]\n\n"
+	       "Load the object and print each of its maps (or MAP): type, key and value sizes,\n"
+	       "max_entries, flags, then every element as the object leaves it at load (global data\n"
+	       "holds its initial values). Keys and values print as hex, and also as C values when\n"
+	       "the object's BTF describes them. Global data maps are named after their section\n"
+	       "(.data, .rodata, .bss, .kconfig, ...).\n\n" CLI_HOST_USAGE);
+}
+
+static void hex(const void *data, size_t size)
+{
+	const unsigned char *p = data;
+	for (size_t i = 0; i < size; i++)
+		printf("%s%02x", i ? " " : "", p[i]);
+}
+
+static void print_btf(void *ctx, const char *fmt, va_list args)
+{
+	(void)ctx;
+	vprintf(fmt, args);
+}
+
+/* One value as C through btf_dump, then a newline. */
+static void show_value(struct btf_dump *d, const struct btf *btf, uint32_t type_id, const void *data, size_t size)
+{
+	struct btf_dump_type_data_opts opts = { .sz = sizeof(opts), .compact = true, .emit_zeroes = true };
+	long long tsz = btf__resolve_size(btf, type_id);
+
+	if (tsz <= 0 || (size_t)tsz > size || btf_dump__dump_type_data(d, type_id, data, (size_t)tsz, &opts) < 0)
+		printf("(cannot show as BTF type [%u])", type_id);
+	printf("\n");
+}
+
+/* "name: " then the value as hex, and as C through btf_dump when its type is known. */
+static void show(struct btf_dump *d, const struct btf *btf, uint32_t type_id, const char *what, const void *data,
+		 size_t size)
+{
+	printf("  %s: ", what);
+	hex(data, size);
+	printf("\n");
+	if (!d || !type_id)
+		return;
+	const struct btf_type *t = btf__type_by_id(btf, type_id);
+	if (t && btf_is_datasec(t)) {
+		/* global data: one line per variable */
+		const struct btf_var_secinfo *v = btf_var_secinfos(t);
+		for (uint16_t i = 0; i < btf_vlen(t); i++, v++) {
+			const struct btf_type *var = btf__type_by_id(btf, v->type);
+			if (!var || !btf_is_var(var) || v->offset > size || v->size > size - v->offset)
+				continue;
+			printf("    %s = ", btf__name_by_offset(btf, var->name_off));
+			show_value(d, btf, var->type, (const char *)data + v->offset, v->size);
+		}
+		return;
+	}
+	printf("    = ");
+	show_value(d, btf, type_id, data, size);
+}
+
+static void dump_prog_array(struct kbpf_map *m)
+{
+	for (uint32_t i = 0; i < kbpf_map_max_entries(m); i++) {
+		struct kbpf_prog *p = kbpf_prog_array_get(m, i);
+		if (p)
+			printf("  slot %u: program '%s'\n", i, kbpf_prog_name(p));
+	}
+}
+
+static int dump_map(const struct kbpf_object *obj, struct kbpf_map *m)
+{
+	const struct btf *btf = kbpf_object_btf(obj);
+	uint32_t key_id = kbpf_object_map_btf_key_type_id(obj, m), val_id = kbpf_object_map_btf_value_type_id(obj, m);
+	uint32_t type = kbpf_map_type(m), ks = kbpf_map_key_size(m), vs = kbpf_map_value_size(m);
+	size_t host_vs = kbpf_map_host_value_size(m);
+	struct btf_dump *d = NULL;
+	char msg[256];
+	int ret = 0, n = 0;
+
+	printf("map '%s': %s, key %u, value %u, max_entries %u, flags 0x%x%s\n", kbpf_map_name(m),
+	       cli_map_type_name(type), ks, vs, kbpf_map_max_entries(m), kbpf_map_flags(m),
+	       kbpf_map_is_frozen(m) ? ", frozen" : "");
+	if (type == BPF_MAP_TYPE_RINGBUF) {
+		printf("  %llu bytes of records pending\n", (unsigned long long)kbpf_ringbuf_query(m, BPF_RB_AVAIL_DATA));
+		return 0;
+	}
+	if (type == BPF_MAP_TYPE_PROG_ARRAY) {
+		dump_prog_array(m);
+		return 0;
+	}
+	/* btf_dump recurses through types: only on BTF it can print */
+	if (btf && (key_id || val_id) && (!key_id || !kbpf_btf_check_printable(btf, key_id, msg, sizeof(msg))) &&
+	    (!val_id || !kbpf_btf_check_printable(btf, val_id, msg, sizeof(msg))))
+		d = btf_dump__new(btf, print_btf, NULL, NULL);
+	void *key = calloc(1, ks ? ks : 1), *next = calloc(1, ks ? ks : 1), *value = calloc(1, host_vs ? host_vs : 1);
+	if (!key || !next || !value) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	bool percpu = host_vs != vs;
+	for (ret = kbpf_map_get_next_key(m, NULL, next); !ret; ret = kbpf_map_get_next_key(m, key, next)) {
+		memcpy(key, next, ks);
+		if (kbpf_map_lookup(m, key, value))
+			continue;
+		if (n++)
+			printf("\n");
+		show(d, btf, key_id, "key", key, ks);
+		if (!percpu) {
+			show(d, btf, val_id, "value", value, vs);
+			continue;
+		}
+		size_t stride = (vs + 7) / 8 * 8;
+		for (size_t cpu = 0; cpu < host_vs / stride; cpu++) {
+			char what[48];
+			snprintf(what, sizeof(what), "value (cpu %zu)", cpu);
+			show(d, btf, val_id, what, (char *)value + cpu * stride, vs);
+		}
+	}
+	if (ret == -ENOENT)
+		ret = 0;
+	if (!n && !ret)
+		printf("  (empty)\n");
+out:
+	btf_dump__free(d);
+	free(key);
+	free(next);
+	free(value);
+	return ret;
+}
+
+int cmd_map(int argc, char **argv)
+{
+	static const struct option longopts[] = { { "help", no_argument, 0, 'h' }, CLI_HOST_LONGOPTS, { 0, 0, 0, 0 } };
+	struct cli_host_opts ho = { 0 };
+	struct kbpf_object *obj;
+	struct kbpf_host *host;
+	struct kbpf_map *m = NULL;
+	int c, ret, shown = 0;
+
+	if (argc < 2)
+		return cli_error(EXIT_USAGE, "map", "expected 'dump' (see 'kbpf map --help')");
+	if (cli_is_help(argv[1])) {
+		usage_map();
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "dump"))
+		return cli_error(EXIT_USAGE, "map", "unknown subcommand '%s' (dump)", argv[1]);
+	argc--, argv++;
+	optind = 0;
+	opterr = 0; /* one line: ours */
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage_map(); return EXIT_OK;
+		case CLI_OPT_HOST:
+		case CLI_OPT_KCONFIG:
+			ret = cli_host_option("map", c, optarg, &ho);
+			if (ret)
+				return ret;
+			break;
+		case ':':
+			return cli_error(EXIT_USAGE, "map", "option '%s' needs a value", argv[optind - 1]);
+		default: return cli_error(EXIT_USAGE, "map", "bad option '%s' (see 'kbpf map --help')", argv[optind - 1]);
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2)
+		return cli_error(EXIT_USAGE, "map", "dump: expected FILE.o [MAP] (see 'kbpf map --help')");
+	const char *path = argv[optind], *name = argc - optind > 1 ? argv[optind + 1] : NULL;
+	host = cli_host_new("map", &ho);
+	if (!host)
+		return EXIT_FAIL;
+	ret = cli_object_open("map dump", path, host, true, NULL, &obj);
+	if (ret) {
+		kbpf_host_free(host);
+		return ret;
+	}
+	if (name && !kbpf_object_find_map(obj, name)) {
+		kbpf_object_close(obj);
+		kbpf_host_free(host);
+		return cli_error(EXIT_FAIL, "map dump", "%s: no map '%s'", path, name);
+	}
+	while ((m = kbpf_object_next_map(obj, m)) && !ret) {
+		if (name && strcmp(kbpf_map_name(m), name))
+			continue;
+		if (shown++)
+			printf("\n");
+		ret = dump_map(obj, m);
+		if (ret)
+			cli_error(EXIT_FAIL, "map dump", "%s: map '%s': %s", path, kbpf_map_name(m), strerror(-ret));
+	}
+	if (!shown && !ret)
+		printf("%s: no maps\n", path);
+	kbpf_object_close(obj);
+	kbpf_host_free(host);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}
