@@ -34,4 +34,16 @@ int bench_linux_jit_enabled(void);
 void bench_linux_run(const struct bpf_insn *insns, size_t cnt, double min_round_ns, unsigned rounds,
 		     unsigned fixed_repeat, struct bench_result *res);
 
+/* object_load.c: the largest *.bpf.o of dir that loads (on a host with the map helpers
+ * and, when built with kbpf_linux, Linux's program types), and the best of n times of kbpf_object_open_file + kbpf_object_load without and with the JIT. */
+struct bench_object {
+	int ok;
+	char name[256];
+	size_t progs, insns; /* programs loaded, their instructions (subprograms included) */
+	double load_us, load_jit_us;
+	int verifies; /* the host has Linux's program types: load verifies their programs */
+	char why[512];
+};
+int bench_object_load(const char *dir, unsigned n, struct bench_object *out);
+
 #endif

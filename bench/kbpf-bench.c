@@ -30,6 +30,9 @@
 #ifndef KBPF_BENCH_CC_LABEL
 #define KBPF_BENCH_CC_LABEL "gcc"
 #endif
+#ifndef KBPF_BENCH_OBJ_DIR
+#define KBPF_BENCH_OBJ_DIR ""
+#endif
 
 #define MAX_PROGS 64
 #define CTX_SIZE 64
@@ -47,6 +50,7 @@ struct row {
 
 struct settings {
 	const char *dir;
+	const char *obj_dir; /* "" : no object load timing */
 	int quick;
 	int markdown;
 	int linux_wanted;
@@ -292,10 +296,10 @@ static void measure(struct kbpf_host *host, const struct settings *s, struct row
 
 /* --- the table --- */
 
-#define NCOLS 12
+#define NCOLS 13
 static const char *const headers[NCOLS] = {
 	"program", "BPF insns/run", "kbpf interp ns/run", "interp ns/insn", "kbpf JIT ns/run",
-	"Linux JIT ns/run", (KBPF_BENCH_CC_LABEL " -O2 ns/run"), ("interp/" KBPF_BENCH_CC_LABEL),
+	"Linux JIT ns/run", "JIT/Linux", (KBPF_BENCH_CC_LABEL " -O2 ns/run"), ("interp/" KBPF_BENCH_CC_LABEL),
 	("JIT/" KBPF_BENCH_CC_LABEL), "clang -O2 ns/run", "interp/clang", "JIT/clang",
 };
 
@@ -331,12 +335,13 @@ static void row_cells(const struct row *r, char cells[NCOLS][32])
 		snprintf(cells[3], 32, "n/a");
 	fmt_ns(cells[4], 32, &r->jit);
 	fmt_ns(cells[5], 32, &r->linux_run);
-	fmt_ns(cells[6], 32, &r->cc);
-	fmt_ratio(cells[7], 32, &r->interp, &r->cc);
-	fmt_ratio(cells[8], 32, &r->jit, &r->cc);
-	fmt_ns(cells[9], 32, &r->clang);
-	fmt_ratio(cells[10], 32, &r->interp, &r->clang);
-	fmt_ratio(cells[11], 32, &r->jit, &r->clang);
+	fmt_ratio(cells[6], 32, &r->jit, &r->linux_run);
+	fmt_ns(cells[7], 32, &r->cc);
+	fmt_ratio(cells[8], 32, &r->interp, &r->cc);
+	fmt_ratio(cells[9], 32, &r->jit, &r->cc);
+	fmt_ns(cells[10], 32, &r->clang);
+	fmt_ratio(cells[11], 32, &r->interp, &r->clang);
+	fmt_ratio(cells[12], 32, &r->jit, &r->clang);
 }
 
 static void print_table(const struct row *rows, unsigned n, int markdown)
@@ -403,21 +408,24 @@ static unsigned check_retvals(const struct row *r, const char *bullet)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: kbpf-bench [--quick] [--format text|md] [--dir DIR] [--rounds N]\n"
-		   "                  [--round-ms MS] [--no-linux] [--verbose] [PROG...]\n"
+		   "                  [--round-ms MS] [--no-linux] [--objects DIR] [--verbose] [PROG...]\n"
 		   "  --quick      tiny repeat counts, one round, no Linux: checks results, times nothing\n"
 		   "  --format md  print the table as Markdown\n"
 		   "  --dir DIR    where PROG.bin and native_PROG live (default %s)\n"
 		   "  --rounds N   timed rounds per engine, best one reported (default 5)\n"
 		   "  --round-ms   minimum duration of one round (default 20)\n"
-		   "  --no-linux   do not try Linux's bpf()\n",
-		KBPF_BENCH_DIR);
+		   "  --no-linux   do not try Linux's bpf()\n"
+		   "  --objects DIR  time open+load (and with the JIT) of the largest *.bpf.o in DIR\n"
+		   "               that loads on a default host (default %s; '' for none)\n",
+		KBPF_BENCH_DIR, KBPF_BENCH_OBJ_DIR[0] ? KBPF_BENCH_OBJ_DIR : "none");
 }
 
 int main(int argc, char **argv)
 {
 	static struct row rows[MAX_PROGS];
 	static char prog_list[] = KBPF_BENCH_PROGS;
-	struct settings s = { .dir = KBPF_BENCH_DIR, .rounds = 5, .round_ns = 20e6, .linux_wanted = 1 };
+	struct settings s = { .dir = KBPF_BENCH_DIR, .obj_dir = KBPF_BENCH_OBJ_DIR, .rounds = 5, .round_ns = 20e6,
+			      .linux_wanted = 1 };
 	const char *bullet;
 	char linux_why[200] = "";
 	struct kbpf_host *host;
@@ -444,6 +452,8 @@ int main(int argc, char **argv)
 				s.rounds = 1;
 		} else if (!strcmp(a, "--round-ms") && i + 1 < argc) {
 			s.round_ns = strtod(argv[++i], NULL) * 1e6;
+		} else if (!strcmp(a, "--objects") && i + 1 < argc) {
+			s.obj_dir = argv[++i];
 		} else if (!strcmp(a, "--no-linux")) {
 			s.linux_wanted = 0;
 		} else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
@@ -509,6 +519,18 @@ int main(int argc, char **argv)
 			if (rows[r].jit_compile_us > 0)
 				printf(" %s %.1f%s", rows[r].name, rows[r].jit_compile_us, r + 1 < n ? ";" : "");
 		printf("\n");
+	}
+	if (!s.quick && s.obj_dir[0]) {
+		struct bench_object o;
+
+		if (bench_object_load(s.obj_dir, 50, &o) == 0)
+			printf("%sload time of the largest test object, %s (%zu programs, %zu insns): "
+			       "kbpf_object_open_file + kbpf_object_load %.0f µs, with the JIT %.0f µs "
+			       "(best of 50; load = maps, link, relocate, %screate)\n",
+			       bullet, o.name, o.progs, o.insns, o.load_us, o.load_jit_us,
+			       o.verifies ? "verify (programs of Linux's program types), " : "no verifier, ");
+		else
+			printf("%sobject load time: %s\n", bullet, o.why);
 	}
 	if (!linux_ok)
 		printf("%s%s\n", bullet, linux_why);

@@ -66,8 +66,12 @@ otherwise and this page is not regenerated.
   context, best of 5 rounds of at least 20 ms each (the defaults; see the command).
 - **interp ns/insn**: the two columns above divided: the interpreter's cost per
   executed instruction, dispatch included.
-- **kbpf JIT ns/run**: the same, JIT-compiled to x86-64 (docs/jit.md); **JIT/gcc**,
-  **JIT/clang**: its ratio to native code. The JIT's compile time is noted below the table.
+- **kbpf JIT ns/run**: the same, JIT-compiled to x86-64 (docs/jit.md); **JIT/Linux**,
+  **JIT/gcc**, **JIT/clang**: its ratio to Linux's JIT and to native code (below 1.0x:
+  kbpf's JIT is faster). The JIT's compile time is noted below the table, and so is the
+  time to open and load (link, relocate, verify, create) the largest of the tests' own
+  BPF objects (`tests/bpf`) on a host with Linux's program types, with and without the
+  JIT.
 - **Linux JIT ns/run**: the same instructions loaded through `bpf(BPF_PROG_LOAD)` as a
   socket filter and timed with `BPF_PROG_TEST_RUN` (its `duration`, whole ns; best of 5).
 - **gcc/clang -O2 ns/run**: the C compiled natively, best of 5 rounds of ~50 ms;

@@ -30,7 +30,9 @@ int kbpf_host_helper_register(struct kbpf_host *host, int32_t id, const char *na
 /* The helper registered under id, or NULL (its name in *name if name is non-NULL). */
 kbpf_helper_fn kbpf_host_helper_find(const struct kbpf_host *host, int32_t id, const char **name);
 
-/* Register Linux's map helpers under their Linux ids and names (src/host/map_helpers.c):
+/* Register Linux's map helpers under their Linux ids and names, with Linux 6.1's
+ * prototypes for the verifier (kbpf_host_helper_proto, <kbpf/prog_type.h>)
+ * (src/host/map_helpers.c):
  * 1 bpf_map_lookup_elem, 2 bpf_map_update_elem, 3 bpf_map_delete_elem,
  * 8 bpf_get_smp_processor_id, 130 bpf_ringbuf_output, 131 bpf_ringbuf_reserve,
  * 132 bpf_ringbuf_submit, 133 bpf_ringbuf_discard, 134 bpf_ringbuf_query,

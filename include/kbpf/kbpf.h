@@ -6,6 +6,8 @@
 #include <kbpf/insn.h>
 #include <kbpf/isa.h>
 #include <kbpf/host.h>
+#include <kbpf/kfunc.h>
+#include <kbpf/prog_type.h>
 #include <kbpf/prog.h>
 #include <kbpf/map.h>
 #include <kbpf/object.h>

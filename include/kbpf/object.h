@@ -40,6 +40,10 @@ struct kbpf_object_open_opts {
 	const char *name;       /* object name; default: the file name up to its first '.' */
 	char *log_buf;          /* receives the object's log (open and load), NUL-terminated */
 	size_t log_size;
+	/* Nonzero: load compiles every program with the x86-64 JIT (kbpf_prog_opts.jit);
+	 * a program the JIT does not take stays on the interpreter, with a line in the
+	 * log saying why. Load fails with -EOPNOTSUPP on a host that is not x86-64. */
+	int jit;
 };
 
 /* Open an ELF object from a file or from memory (copied: buf may be freed after).

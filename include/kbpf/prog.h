@@ -33,6 +33,13 @@ struct kbpf_prog_opts {
 	 * not take stays on the interpreter (kbpf_prog_is_jited says which; the reason is
 	 * written to log_buf). See docs/jit.md. */
 	int jit;
+	/* Verification (docs/verifier.md): when prog_type names a program type registered
+	 * on host, create first runs kbpf_prog_verify and fails with its error (-EACCES,
+	 * -EINVAL, -E2BIG…) and its log's tail in log_buf. NULL: no verification. */
+	const char *prog_type;
+	const char *license;    /* "GPL"…: GPL-only helpers; NULL: not GPL */
+	unsigned log_level;     /* KBPF_LOG_* of <kbpf/verifier.h> */
+	int unprivileged;       /* Linux's rules without CAP_BPF/CAP_PERFMON */
 };
 
 /* Copy and structurally validate insns, resolve helper calls against the host and
@@ -50,9 +57,25 @@ int kbpf_prog_is_jited(const struct kbpf_prog *prog);
 /* The JIT-generated machine code (read-only, x86-64) and its size in *size, or NULL
  * (size 0) when the program is not JIT-compiled. */
 const void *kbpf_prog_jited_code(const struct kbpf_prog *prog, size_t *size);
+/* Where the native code of each instruction lies in kbpf_prog_jited_code: bytes
+ * [start, end) from the code's start, in instruction order (offsets never decrease).
+ * start == end where an instruction has no code of its own: an LDDW's second half, the
+ * second of two instructions compiled into one native instruction, a jump to the next
+ * instruction. Bytes between one instruction's end and the next one's start are a
+ * function's epilogue and the next one's prologue; the main prologue precedes
+ * instruction 0; stubs follow the last. Returns an array of one entry per instruction
+ * (*cnt of them), or NULL (*cnt 0) when the program is not JIT-compiled. */
+struct kbpf_jited_line {
+	uint32_t start, end;
+};
+const struct kbpf_jited_line *kbpf_prog_jited_line_info(const struct kbpf_prog *prog, size_t *cnt);
 
 /* Run with R1 = ctx on the JIT-compiled code if there is some, else on the fast
- * interpreter. Returns 0 and R0 in *retval, or a
+ * interpreter. "call 12" is bpf_tail_call (unless the host registered a helper 12 of
+ * its own), with Linux 6.1's semantics on both engines: an index beyond the
+ * PROG_ARRAY's max_entries or an empty slot falls through, otherwise the program in
+ * the slot continues the run with the same R1 (ctx) and its return is the run's; at
+ * most 33 tail calls per run, further ones fall through. Returns 0 and R0 in *retval, or a
  * negative errno for a run-time stop (-E2BIG: more than 8 nested calls, -EINVAL: callx
  * to an unknown helper, or reaching a call the loader left unresolved: a __weak kfunc
  * the host lacks, an instruction poisoned by a CO-RE relocation). The fast

@@ -4,14 +4,24 @@
 #include <errno.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "btf/btf_check.h"
 #include "host/host_internal.h"
 
-/* libbpf returns NULL and sets errno (libbpf 1.x "strict" mode). */
+/* libbpf returns NULL and sets errno (libbpf 1.x "strict" mode). The file is input
+ * like any object: libbpf 1.1 accepts BTF whose type ids, name offsets or record
+ * alignment are wrong, and every later reader (kfunc resolution, CO-RE, btf_dump)
+ * would index with them, so such BTF is refused here, once, with -EINVAL. */
 static int parse_btf(const char *path, struct btf **out)
 {
 	struct btf *btf = btf__parse(path, NULL);
+	char msg[256];
+
 	if (!btf)
 		return errno ? -errno : -EINVAL;
+	if (kbpf_btf_validate(btf, msg, sizeof(msg))) {
+		btf__free(btf);
+		return -EINVAL;
+	}
 	*out = btf;
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "exec/interp_internal.h"
+#include "exec/tail_call.h"
 
 #define KBPF_INTERP_FN interp_loop_fast
 #define KBPF_INTERP_CHECKED 0
@@ -41,6 +42,11 @@ kbpf_helper_fn kbpf_interp_callx_find(const struct kbpf_interp *ip, uint64_t id)
 	return lo < ip->nr_callx && (uint64_t)ip->callx[lo].id == id ? ip->callx[lo].fn : NULL;
 }
 
+int kbpf_interp_run_from(const struct kbpf_prog *prog, struct kbpf_interp_run *run)
+{
+	return interp_loop_fast(prog->interp, run, NULL);
+}
+
 int kbpf_interp_run(const struct kbpf_prog *prog, const uint64_t args[5], uint64_t *retval)
 {
 	struct kbpf_interp_run run = { .args = args };
@@ -51,38 +57,63 @@ int kbpf_interp_run(const struct kbpf_prog *prog, const uint64_t args[5], uint64
 	return ret;
 }
 
+int kbpf_interp_checked_enter(struct kbpf_interp_run *run, const struct kbpf_prog *prog)
+{
+	struct kbpf_interp_checked *ck = run->ck;
+	const struct kbpf_run_opts *u = ck->user;
+	size_t n = u->nr_regions + prog->nr_map_regions;
+
+	if (!prog->nr_map_regions) {
+		run->opts = ck->user;
+		return 0;
+	}
+	if (u->nr_regions && !u->regions)
+		return -EINVAL;
+	if (n > ck->regions_cap) {
+		struct kbpf_mem_region *r;
+
+		if (n <= ck->small_cap) {
+			r = ck->small;
+		} else {
+			r = malloc(n * sizeof(*r));
+			if (!r)
+				return -ENOMEM;
+		}
+		if (ck->regions != ck->small)
+			free(ck->regions);
+		ck->regions = r;
+		ck->regions_cap = r == ck->small ? ck->small_cap : n;
+	}
+	if (u->nr_regions)
+		memcpy(ck->regions, u->regions, u->nr_regions * sizeof(*ck->regions));
+	memcpy(ck->regions + u->nr_regions, prog->map_regions, prog->nr_map_regions * sizeof(*ck->regions));
+	ck->view = *u;
+	ck->view.regions = ck->regions;
+	ck->view.nr_regions = n;
+	run->opts = &ck->view;
+	return 0;
+}
+
 /* The regions a checked run may touch: the caller's, then the maps' storage. Small
  * sets live on the stack; checked mode is slow anyway, a malloc for big ones is fine. */
 #define CHECKED_STACK_REGIONS 32
 
 int kbpf_interp_run_checked(const struct kbpf_prog *prog, struct kbpf_run_opts *opts)
 {
-	struct kbpf_mem_region stack_regions[CHECKED_STACK_REGIONS], *regions = NULL;
-	struct kbpf_run_opts with_maps;
-	struct kbpf_interp_run run = { .args = opts->args, .opts = opts, .fault_insn = -1 };
+	struct kbpf_mem_region stack_regions[CHECKED_STACK_REGIONS];
+	struct kbpf_interp_checked ck = {
+		.user = opts, .small = stack_regions, .small_cap = CHECKED_STACK_REGIONS, .regions = stack_regions,
+	};
+	struct kbpf_interp_run run = { .args = opts->args, .ck = &ck, .fault_insn = -1 };
 	int ret;
 
 	if (opts->err && opts->err_size)
 		opts->err[0] = 0;
-	if (prog->nr_map_regions) {
-		size_t n = opts->nr_regions + prog->nr_map_regions;
-
-		if (opts->nr_regions && !opts->regions)
-			return -EINVAL;
-		regions = n <= CHECKED_STACK_REGIONS ? stack_regions : malloc(n * sizeof(*regions));
-		if (!regions)
-			return -ENOMEM;
-		if (opts->nr_regions)
-			memcpy(regions, opts->regions, opts->nr_regions * sizeof(*regions));
-		memcpy(regions + opts->nr_regions, prog->map_regions, prog->nr_map_regions * sizeof(*regions));
-		with_maps = *opts;
-		with_maps.regions = regions;
-		with_maps.nr_regions = n;
-		run.opts = &with_maps;
-	}
-	ret = interp_loop_checked(prog->interp, &run, NULL);
-	if (regions && regions != stack_regions)
-		free(regions);
+	ret = kbpf_interp_checked_enter(&run, prog);
+	if (!ret)
+		ret = interp_loop_checked(prog->interp, &run, NULL);
+	if (ck.regions != ck.small)
+		free(ck.regions);
 	opts->retval = run.retval;
 	opts->insns_executed = run.insns_executed;
 	opts->fault_insn = run.fault_insn;

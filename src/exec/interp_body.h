@@ -70,6 +70,7 @@ static inline uint32_t kbpf_smod32(uint32_t d, uint32_t s)
 
 struct kbpf_interp_frame {
 	const struct kbpf_di *ret;
+	const struct kbpf_interp *ip; /* the caller's program: a tail call may switch ours */
 	uint64_t saved[4]; /* the caller's R6..R9 */
 };
 
@@ -246,6 +247,7 @@ static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip
 	unsigned depth = 0;
 	uint64_t R[MAX_BPF_REG];
 	const struct kbpf_di *pc = ip->code;
+	uint32_t tail_cnt = run->tail_calls;
 	int ret;
 
 	R[0] = 0;
@@ -391,6 +393,9 @@ L_LDDW:
 L_CALL_HELPER:
 	R[0] = pc->x.fn(R[1], R[2], R[3], R[4], R[5]);
 	NEXT();
+L_CALL_KFUNC:
+	R[0] = kbpf_kfunc_call(pc->x.kfunc, &R[1]);
+	NEXT();
 L_CALLX: {
 	kbpf_helper_fn fn = kbpf_interp_callx_find(ip, DST);
 	if (!fn)
@@ -402,6 +407,7 @@ L_CALL_LOCAL:
 	if (depth == KBPF_MAX_CALL_FRAMES - 1)
 		goto out_depth;
 	frames[depth].ret = pc + 1;
+	frames[depth].ip = ip;
 	memcpy(frames[depth].saved, &R[6], sizeof(frames[depth].saved));
 	depth++;
 	R[10] -= KBPF_STACK_SIZE;
@@ -414,7 +420,31 @@ L_EXIT:
 	memcpy(&R[6], frames[depth].saved, sizeof(frames[depth].saved));
 	R[10] += KBPF_STACK_SIZE;
 	pc = frames[depth].ret;
+	ip = frames[depth].ip;
 	DISPATCH();
+	/* bpf_tail_call(ctx, map, index): the target continues in this frame with the
+	 * registers as they are (R1 is the ctx); falling through leaves R0 alone, as
+	 * Linux's interpreter does. In a subprogram the target replaces the subprogram:
+	 * its exit returns to the subprogram's caller. */
+L_TAIL_CALL: {
+#if KBPF_INTERP_CHECKED
+	if (!kbpf_tail_call_map_ok(ip->prog, R[2]))
+		goto out_tail_map;
+#endif
+	const struct kbpf_prog *t =
+		kbpf_tail_call_target((const struct kbpf_map *)(uintptr_t)R[2], (uint32_t)R[3], &tail_cnt);
+	if (!t)
+		NEXT();
+#if KBPF_INTERP_CHECKED
+	ret = kbpf_interp_checked_enter(run, t);
+	if (ret)
+		goto out_stop;
+	opts = run->opts;
+#endif
+	ip = t->interp;
+	pc = ip->code;
+	DISPATCH();
+}
 L_FELL_OFF:
 	goto out_fell_off;
 L_CALL_UNRESOLVED:
@@ -453,6 +483,11 @@ out_fell_off:
 #endif
 	goto out_stop;
 #if KBPF_INTERP_CHECKED
+out_tail_map:
+	ret = -EINVAL;
+	kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code), "bpf_tail_call: r2 (0x%llx) is not a map of this program",
+			     (unsigned long long)R[2]);
+	goto out_stop;
 out_budget:
 	ret = -ETIME;
 	kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code), "instruction budget of %llu exhausted",
@@ -473,6 +508,7 @@ out_misaligned:
 out_stop:
 	run->fault_insn = pc - ip->code;
 out:
+	run->tail_calls = tail_cnt;
 #if KBPF_INTERP_CHECKED
 	run->insns_executed = count;
 #endif

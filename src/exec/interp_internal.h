@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "exec/prog_internal.h"
+#include "exec/kfunc_call.h"
 
 /* Every handler of the threaded-code loop, one per specialised operation.  The order of
  * each group of four is fixed (64-bit K, 64-bit X, 32-bit K, 32-bit X) so the decoder can
@@ -37,7 +38,7 @@
 	H(ST_B) H(ST_H) H(ST_W) H(ST_DW) H(STX_B) H(STX_H) H(STX_W) H(STX_DW)              \
 	KBPF_IH_ATOMIC_GROUP(H, W) KBPF_IH_ATOMIC_GROUP(H, DW)                             \
 	H(LDDW)                                                                            \
-	H(CALL_HELPER) H(CALLX) H(CALL_LOCAL) H(CALL_UNRESOLVED) H(EXIT)                                      \
+	H(CALL_HELPER) H(CALL_KFUNC) H(CALLX) H(CALL_LOCAL) H(CALL_UNRESOLVED) H(EXIT) H(TAIL_CALL)                         \
 	H(FELL_OFF)
 
 #define KBPF_IH_ENUM_ENTRY(name) KBPF_IH_##name,
@@ -57,6 +58,7 @@ struct kbpf_di {
 		uint64_t u64;                 /* LDDW value */
 		const struct kbpf_di *target; /* jumps and local calls */
 		kbpf_helper_fn fn;            /* helper calls */
+		const struct kbpf_kfunc_desc *kfunc; /* kfunc calls (exec/kfunc_call.h) */
 	} x;
 	const void *hc; /* checked-mode handler label */
 };
@@ -69,6 +71,7 @@ struct kbpf_callx_entry {
 };
 
 struct kbpf_interp {
+	const struct kbpf_prog *prog; /* whose code this is (a tail call switches programs) */
 	struct kbpf_callx_entry *callx;
 	size_t nr_callx;
 	size_t cnt;              /* instructions; code[cnt] is a FELL_OFF sentinel */
@@ -79,11 +82,31 @@ struct kbpf_interp {
 struct kbpf_interp_run {
 	const uint64_t *args; /* R1..R5 */
 	uint64_t retval;
+	uint32_t tail_calls;  /* in: made before this run (a JIT tail call), out: made in all */
 	/* checked mode only */
-	struct kbpf_run_opts *opts;
+	struct kbpf_run_opts *opts;   /* what the loop checks against: the caller's, or ck->view */
+	struct kbpf_interp_checked *ck;
 	uint64_t insns_executed;
 	int64_t fault_insn;
 };
+
+/* Checked mode's view of the memory a program may touch: the caller's regions plus the
+ * running program's maps (a tail call changes the program). Kept apart so that the
+ * fast loop's run record stays small. */
+struct kbpf_interp_checked {
+	struct kbpf_run_opts *user;   /* the caller's options */
+	struct kbpf_run_opts view;
+	struct kbpf_mem_region *regions, *small; /* view's regions: small (on the stack) or malloc'ed */
+	size_t regions_cap, small_cap;
+};
+
+/* A fast run of prog with run's args and tail call count (in and out). Returns as
+ * kbpf_interp_run. */
+int kbpf_interp_run_from(const struct kbpf_prog *prog, struct kbpf_interp_run *run);
+
+/* Checked mode entering prog (the first program or a tail call's target): point
+ * run->opts at the caller's regions plus prog's maps. Returns 0, -EINVAL, -ENOMEM. */
+int kbpf_interp_checked_enter(struct kbpf_interp_run *run, const struct kbpf_prog *prog);
 
 /* The label tables of both loops, indexed by enum kbpf_interp_handler. */
 void kbpf_interp_labels(const void *const **fast, const void *const **checked);

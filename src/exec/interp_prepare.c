@@ -9,6 +9,7 @@
 #include <string.h>
 #include "btf/core.h" /* KBPF_CORE_POISON_HELPER */
 #include "exec/interp_internal.h"
+#include "exec/tail_call.h"
 #include "host/host_internal.h"
 
 static int decode_fail(char *err, size_t size, size_t idx, const char *fmt, ...)
@@ -207,6 +208,8 @@ static int decode_one(const struct kbpf_prog *prog, struct kbpf_interp *ip, size
 				/* an instruction the loader poisoned (unresolvable CO-RE
 				 * relocation): fine unless reached, as for the verifier */
 				h = KBPF_IH_CALL_UNRESOLVED;
+			} else if (kbpf_insn_is_tail_call(prog->host, in)) {
+				h = KBPF_IH_TAIL_CALL;
 			} else if (in->src_reg == 0) {
 				d->x.fn = kbpf_host_helper_find(prog->host, in->imm, NULL);
 				if (!d->x.fn)
@@ -221,7 +224,11 @@ static int decode_one(const struct kbpf_prog *prog, struct kbpf_interp *ip, size
 				 * behind `if (func)`; reaching it stops the run */
 				h = KBPF_IH_CALL_UNRESOLVED;
 			} else if (in->src_reg == BPF_PSEUDO_KFUNC_CALL) {
-				return decode_fail(err, err_size, i, "kfunc calls are not supported yet");
+				/* pinned by kbpf_prog_kfuncs_pin before decoding */
+				d->x.kfunc = kbpf_prog_kfunc_find(prog, (uint32_t)in->imm);
+				if (!d->x.kfunc)
+					return decode_fail(err, err_size, i, "kfunc btf_id %d not pinned", in->imm);
+				h = KBPF_IH_CALL_KFUNC;
 			}
 		} else {
 			h = jmp_group(op);
@@ -298,6 +305,7 @@ int kbpf_interp_prepare(struct kbpf_prog *prog, char *err, size_t err_size)
 		return -ENOMEM;
 	memset(ip, 0, bytes);
 	ip->cnt = n;
+	ip->prog = prog;
 
 	for (size_t i = 0; i < n; i++) {
 		int h = decode_one(prog, ip, i, err, err_size);

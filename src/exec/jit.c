@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "exec/jit_ctx.h"
+#include "exec/tail_call.h"
 #include "host/host_internal.h"
 
 /* Sizes only ever shrink from the all-long first pass, so this is plenty; a program
@@ -109,6 +110,8 @@ static int find_functions(struct jit_ctx *c)
 			c->has_callx = true;
 		} else if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_KFUNC_CALL && !in->imm) {
 			c->has_stop_calls = true;
+		} else if (kbpf_insn_is_tail_call(c->prog->host, in)) {
+			c->has_tail_calls = true;
 		}
 	}
 	for (size_t i = 0; i < n; i++)
@@ -137,7 +140,8 @@ static int plan_functions(struct jit_ctx *c)
 {
 	uint16_t all_used = 0;
 
-	c->need_abort = c->has_local_calls || c->has_callx || c->has_stop_calls;
+	/* A tail call's target may stop the run: it needs the stop stubs (and r12). */
+	c->need_abort = c->has_local_calls || c->has_callx || c->has_stop_calls || c->has_tail_calls;
 	for (size_t f = 0; f < c->nr_funcs; f++) {
 		struct jit_func *fn = &c->funcs[f];
 		size_t last = fn->first;
@@ -181,6 +185,13 @@ static int plan_functions(struct jit_ctx *c)
 			fn->frame = true; /* the abort stub walks the rbp chain */
 		}
 		fn->stack = uses_fp ? KBPF_STACK_SIZE : 0;
+		if (f == 0 && c->has_tail_calls) {
+			/* below the BPF stack: the run's tail call counter and a pointer to it
+			 * (this frame's counter, or the one of the run that tail-called us) */
+			c->tail_cnt_off = -(int32_t)fn->stack - 8;
+			c->tail_ptr_off = -(int32_t)fn->stack - 16;
+			fn->stack += 16;
+		}
 		/* The caller's call left rsp 8 below a 16-byte boundary; calls from here need
 		 * it on one. */
 		below_ret = (fn->frame ? 8 : 0) + fn->stack + 8 * fn->npush;
@@ -237,6 +248,7 @@ static void layout_free(struct jit_layout *l)
 static bool layout_equal(const struct jit_layout *a, const struct jit_layout *b, size_t cnt, size_t nr_funcs)
 {
 	return a->size == b->size && a->abort_depth == b->abort_depth && a->abort_einval == b->abort_einval &&
+	       a->abort_err == b->abort_err &&
 	       a->table == b->table && !memcmp(a->start, b->start, cnt * sizeof(*a->start)) &&
 	       !memcmp(a->end, b->end, cnt * sizeof(*a->end)) &&
 	       !memcmp(a->entry, b->entry, nr_funcs * sizeof(*a->entry)) &&
@@ -295,8 +307,8 @@ static int install(struct jit_ctx *c, struct kbpf_jit **out)
 
 	if (!jit)
 		return -ENOMEM;
-	jit->insn_off = malloc(c->cnt * sizeof(*jit->insn_off));
-	if (!jit->insn_off) {
+	jit->lines = malloc(c->cnt * sizeof(*jit->lines));
+	if (!jit->lines) {
 		free(jit);
 		return -ENOMEM;
 	}
@@ -307,7 +319,7 @@ static int install(struct jit_ctx *c, struct kbpf_jit **out)
 	ret = jit_mem_install(c->buf.p, c->buf.len, c->near, &jit->map, &jit->map_size);
 	if (ret) {
 		snprintf(c->err, c->err_size, "cannot map executable memory: %s", strerror(-ret));
-		free(jit->insn_off);
+		free(jit->lines);
 		free(jit);
 		return ret;
 	}
@@ -315,8 +327,10 @@ static int install(struct jit_ctx *c, struct kbpf_jit **out)
 	jit->code_size = c->cur.size - JIT_ENTRY_PAD;
 	/* An object pointer to a function pointer: how every JIT hands out its code. */
 	jit->entry = (kbpf_jit_entry_fn)(uintptr_t)jit->code;
-	for (size_t i = 0; i < c->cnt; i++)
-		jit->insn_off[i] = c->cur.start[i] - JIT_ENTRY_PAD;
+	for (size_t i = 0; i < c->cnt; i++) {
+		jit->lines[i].start = c->cur.start[i] - JIT_ENTRY_PAD;
+		jit->lines[i].end = c->cur.end[i] - JIT_ENTRY_PAD;
+	}
 	jit->insn_cnt = c->cnt;
 	*out = jit;
 	return 0;
@@ -389,7 +403,7 @@ void kbpf_jit_free(struct kbpf_jit *jit)
 	if (!jit)
 		return;
 	jit_mem_release(jit->map, jit->map_size);
-	free(jit->insn_off);
+	free(jit->lines);
 	free(jit);
 }
 
@@ -407,4 +421,13 @@ const void *kbpf_prog_jited_code(const struct kbpf_prog *prog, size_t *size)
 	if (size)
 		*size = jit ? jit->code_size : 0;
 	return jit ? jit->code : NULL;
+}
+
+const struct kbpf_jited_line *kbpf_prog_jited_line_info(const struct kbpf_prog *prog, size_t *cnt)
+{
+	const struct kbpf_jit *jit = prog ? prog->jit : NULL;
+
+	if (cnt)
+		*cnt = jit ? jit->insn_cnt : 0;
+	return jit ? jit->lines : NULL;
 }

@@ -17,9 +17,18 @@ struct kbpf_jit_ret {
 };
 
 /* The entry has the C signature of a helper with that struct return: R1..R5 arrive in
- * the argument registers, which are where the JIT keeps them. */
+ * the argument registers, which are where the JIT keeps them. tail_cnt is the run's
+ * count of tail calls when a tail call enters the program (NULL: a new run, counting
+ * from 0); only programs that make tail calls look at it. */
 typedef struct kbpf_jit_ret (*kbpf_jit_entry_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
-						 uint64_t r5);
+						 uint64_t r5, uint32_t *tail_cnt);
+
+/* err of kbpf_jit_tail_call's result when the tail call falls through (never an errno). */
+#define KBPF_JIT_TAIL_FALLTHROUGH 1
+
+/* What generated code calls at a tail call (src/exec/tail_call.c). */
+struct kbpf_jit_ret kbpf_jit_tail_call(uint64_t ctx, uint64_t map, uint64_t index, uint32_t *cnt);
+
 
 struct kbpf_jit {
 	kbpf_jit_entry_fn entry;
@@ -27,7 +36,7 @@ struct kbpf_jit {
 	size_t map_size;
 	const uint8_t *code;     /* the entry: generated code runs from here... */
 	size_t code_size;        /* ...for this many bytes (stubs included, data excluded) */
-	uint32_t *insn_off;      /* offset from code of each instruction's first byte */
+	struct kbpf_jited_line *lines; /* per instruction: where its code lies, from code */
 	size_t insn_cnt;
 };
 
@@ -49,7 +58,7 @@ void kbpf_jit_free(struct kbpf_jit *jit);
  * as the interpreter does. Inline: this is the per-event call of an embedding host. */
 static inline int kbpf_jit_run(const struct kbpf_jit *jit, const uint64_t args[5], uint64_t *retval)
 {
-	struct kbpf_jit_ret r = jit->entry(args[0], args[1], args[2], args[3], args[4]);
+	struct kbpf_jit_ret r = jit->entry(args[0], args[1], args[2], args[3], args[4], NULL);
 
 	*retval = r.err ? 0 : r.r0;
 	return (int)r.err;
@@ -59,7 +68,7 @@ static inline int kbpf_jit_run(const struct kbpf_jit *jit, const uint64_t args[5
  * argument array so that a call costs little more than the native call. */
 static inline int kbpf_jit_run_ctx(const struct kbpf_jit *jit, uint64_t ctx, uint64_t *retval)
 {
-	struct kbpf_jit_ret r = jit->entry(ctx, 0, 0, 0, 0);
+	struct kbpf_jit_ret r = jit->entry(ctx, 0, 0, 0, 0, NULL);
 
 	if (retval)
 		*retval = r.err ? 0 : r.r0;

@@ -33,6 +33,7 @@ struct jit_layout {
 	uint32_t *start, *end; /* per instruction: its first byte, the byte after its last */
 	uint32_t *entry, *epi; /* per function: prologue, epilogue */
 	uint32_t abort_depth, abort_einval; /* run-time stop stubs: -E2BIG, -EINVAL */
+	uint32_t abort_err;    /* the stop stub for the errno in r11d (a tail call's target stopped) */
 	uint32_t table;        /* the callx helper table */
 	uint32_t size;
 };
@@ -50,6 +51,8 @@ struct jit_ctx {
 	bool *jump_target; /* some jump lands on the instruction */
 	bool has_local_calls, has_callx;
 	bool has_stop_calls; /* calls of unresolved __weak kfuncs: they stop the run */
+	bool has_tail_calls; /* call 12: bpf_tail_call */
+	int32_t tail_cnt_off, tail_ptr_off; /* their slots in the main frame, from rbp */
 	bool need_abort; /* a run-time stop is possible: the depth counter lives in r12 */
 
 	kbpf_helper_fn *callx_table; /* indexed by helper id */

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include "exec/jit_ctx.h"
+#include "exec/tail_call.h"
 #include "host/host_internal.h"
 
 const uint8_t jit_reg[11] = { X_RAX, X_RDI, X_RSI, X_RDX, X_RCX, X_R8, X_RBX, X_R13, X_R14, X_R15, X_RBP };
@@ -68,6 +69,19 @@ int jit_emit_prologue(struct jit_ctx *c, size_t f)
 	}
 	if (fn->stack)
 		x86_alu_imm(b, true, ALU_SUB, X_RSP, (int32_t)fn->stack);
+	if (f == 0 && c->has_tail_calls) {
+		/* The run's tail call counter: the caller's when a tail call entered us
+		 * (r9, the entry's 6th argument), else our own, from 0. */
+		size_t have;
+
+		x86_test_rr(b, true, X_R9, X_R9);
+		have = x86_jfwd8(b, CC_NE);
+		x86_rm(b, XF_W, 0x8d, X_R9, X_RBP, c->tail_cnt_off); /* lea r9, [rbp + cnt] */
+		x86_rm(b, 0, 0xc7, 0, X_R9, 0);                       /* mov dword [r9], 0 */
+		jb_imm32(b, 0);
+		x86_patch8(b, have);
+		x86_rm(b, XF_W, 0x89, X_R9, X_RBP, c->tail_ptr_off);  /* mov [rbp + ptr], r9 */
+	}
 	for (unsigned k = 0; k < fn->npush; k++)
 		x86_push(b, fn->push[k]);
 	if (f == 0) {
@@ -121,6 +135,7 @@ void jit_emit_abort_stubs(struct jit_ctx *c)
 	c->cur.abort_depth = (uint32_t)b->len;
 	x86_mov_imm32(b, X_R11, (uint32_t)-E2BIG);
 	x86_patch8(b, to_common);
+	c->cur.abort_err = (uint32_t)b->len;
 	x86_test_rr(b, false, X_DEPTH, X_DEPTH);
 	to_main = x86_jfwd8(b, CC_E);
 	loop = b->len;
@@ -611,6 +626,42 @@ static int emit_atomic(struct jit_ctx *c, size_t i)
 
 /* --- calls ------------------------------------------------------------------------ */
 
+/* bpf_tail_call(R1 ctx, R2 map, R3 index): kbpf_jit_tail_call finds the target and
+ * runs it; this function then returns what it returned (Linux's semantics: the target
+ * replaces the function that made the call, a subprogram's caller receives its R0), or
+ * the run stops if the target stopped, or execution continues after a fall-through.
+ * R1-R3 are already its first arguments; the fourth is the run's counter, whose
+ * address sits in the main frame (a subprogram finds that frame r12 links up). */
+static int emit_tail_call(struct jit_ctx *c, size_t f)
+{
+	struct jit_buf *b = &c->buf;
+	size_t to_next;
+
+	if (f == 0) {
+		x86_rm(b, XF_W, 0x8b, X_RCX, X_RBP, c->tail_ptr_off); /* mov rcx, [rbp + ptr] */
+	} else {
+		size_t loop;
+
+		x86_mov_rr(b, true, X_RCX, X_RBP);
+		x86_mov_rr(b, false, X_R11, X_DEPTH);
+		loop = b->len;
+		x86_rm(b, XF_W, 0x8b, X_RCX, X_RCX, 0); /* mov rcx, [rcx]: the caller's rbp */
+		x86_rr(b, 0, 0xff, 1, X_R11);           /* dec r11d */
+		x86_jcc8(b, CC_NE, (int8_t)((int64_t)loop - (int64_t)(b->len + X86_JCC8_LEN)));
+		x86_rm(b, XF_W, 0x8b, X_RCX, X_RCX, c->tail_ptr_off);
+	}
+	x86_mov_imm64(b, X_RAX, (uint64_t)(uintptr_t)&kbpf_jit_tail_call);
+	x86_call_reg(b, X_RAX);
+	x86_alu_imm(b, true, ALU_CMP, X_RDX, KBPF_JIT_TAIL_FALLTHROUGH);
+	to_next = x86_jfwd8(b, CC_E);
+	x86_mov_rr(b, false, X_R11, X_RDX);
+	x86_test_rr(b, true, X_RDX, X_RDX);
+	x86_jcc32(b, CC_NE, rel_from_here(c, c->prev.abort_err, X86_JCC32_LEN));
+	emit_restore_and_ret(c, &c->funcs[f], f == 0);
+	x86_patch8(b, to_next);
+	return 0;
+}
+
 static int emit_call(struct jit_ctx *c, size_t f, size_t i)
 {
 	const struct bpf_insn *in = &c->insns[i];
@@ -633,6 +684,8 @@ static int emit_call(struct jit_ctx *c, size_t f, size_t i)
 		x86_call_reg(b, X_RAX);
 		return 0;
 	}
+	if (kbpf_insn_is_tail_call(c->prog->host, in))
+		return emit_tail_call(c, f);
 	switch (in->src_reg) {
 	case 0: {
 		kbpf_helper_fn fn = kbpf_host_helper_find(c->prog->host, in->imm, NULL);

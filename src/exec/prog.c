@@ -7,7 +7,9 @@
 #include <string.h>
 #include <kbpf/isa.h>
 #include <kbpf/map.h>
+#include <kbpf/verifier.h>
 #include "exec/jit.h"
+#include "exec/kfunc_call.h"
 #include "exec/prog_internal.h"
 
 /* The option struct's field is usable if the caller's struct is large enough to hold it. */
@@ -73,6 +75,19 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	ret = kbpf_insns_validate(insns, cnt, log, log_size);
 	if (ret)
 		return ret;
+	if (OPTS_GET(opts, prog_type, NULL)) {
+		/* Verify before anything runs: the log's tail says why a program is refused. */
+		struct kbpf_verify_opts vo = {
+			.sz = sizeof(vo), .host = OPTS_GET(opts, host, NULL), .prog_type = opts->prog_type,
+			.maps = OPTS_GET(opts, maps, NULL), .nr_maps = OPTS_GET(opts, nr_maps, 0),
+			.license = OPTS_GET(opts, license, NULL), .unprivileged = OPTS_GET(opts, unprivileged, 0),
+			.log_level = OPTS_GET(opts, log_level, 0), .log_buf = log, .log_size = log_size,
+			.prog_name = OPTS_GET(opts, name, NULL),
+		};
+		ret = kbpf_prog_verify(insns, cnt, &vo);
+		if (ret)
+			return ret;
+	}
 
 	prog = calloc(1, sizeof(*prog));
 	if (!prog)
@@ -102,7 +117,9 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	}
 	snprintf(prog->name, sizeof(prog->name), "%s", OPTS_GET(opts, name, NULL) ? opts->name : "prog");
 
-	ret = kbpf_interp_prepare(prog, log, log_size);
+	ret = kbpf_prog_kfuncs_pin(prog, log, log_size); /* kfunc_call.c: before decoding */
+	if (!ret)
+		ret = kbpf_interp_prepare(prog, log, log_size);
 	if (ret) {
 		kbpf_prog_free(prog);
 		return ret;
@@ -165,6 +182,7 @@ void kbpf_prog_free(struct kbpf_prog *prog)
 		return;
 	kbpf_jit_free(prog->jit);
 	kbpf_interp_free(prog->interp);
+	kbpf_prog_kfuncs_unpin(prog);
 	free(prog->map_regions);
 	free(prog->maps);
 	free(prog->insns);

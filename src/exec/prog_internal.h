@@ -21,6 +21,7 @@ struct kbpf_prog {
 	size_t nr_map_regions;
 	struct kbpf_interp *interp;
 	struct kbpf_jit *jit; /* NULL: runs on the interpreter */
+	struct kbpf_prog_kfuncs *kfuncs; /* the kfuncs it calls, pinned (src/exec/kfunc_call.c) */
 };
 
 /* The 64-bit value the LDDW at insns[idx] loads: its immediate, or for map pseudo

@@ -4,16 +4,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include "host/host_internal.h"
+#include "host/kfunc_internal.h"
 
 struct kbpf_host *kbpf_host_new(void)
 {
-	return calloc(1, sizeof(struct kbpf_host));
+	struct kbpf_host *host = calloc(1, sizeof(struct kbpf_host));
+
+	if (host && kbpf_host_kfunc_init(host)) {
+		free(host);
+		return NULL;
+	}
+	return host;
 }
 
 void kbpf_host_free(struct kbpf_host *host)
 {
 	if (!host)
 		return;
+	kbpf_host_kfunc_release(host);
+	kbpf_host_prog_type_release(host);
 	for (size_t i = 0; i < host->nr_helpers; i++)
 		free(host->helpers[i].name);
 	free(host->helpers);

@@ -3,11 +3,20 @@
 #define KBPF_SRC_HOST_HOST_INTERNAL_H
 
 #include <kbpf/host.h>
+#include <kbpf/prog_type.h>
 
 struct kbpf_helper_entry {
 	int32_t id;
 	char *name;
 	kbpf_helper_fn fn;
+};
+
+/* A helper prototype (src/host/prog_type.c). Kept apart from the helper table because a
+ * helper may have a prototype but no implementation yet (the verifier can check programs
+ * that call it; loading them for running still says the helper is unknown). */
+struct kbpf_proto_entry {
+	int32_t id;
+	struct kbpf_helper_proto *proto; /* heap copy: the pointer handed out stays valid */
 };
 
 struct kbpf_kconfig_entry {
@@ -21,10 +30,18 @@ struct kbpf_host {
 	struct btf *btf;                   /* host BTF (src/btf/host_btf.c), or NULL */
 	struct kbpf_kconfig_entry *kconfig; /* src/host/kconfig.c */
 	size_t nr_kconfig;
+	struct kbpf_prog_type **prog_types; /* src/host/prog_type.c; heap copies, so the
+					     * pointers find() hands out stay valid */
+	size_t nr_prog_types;
+	struct kbpf_proto_entry *protos;    /* sorted by id */
+	size_t nr_protos, cap_protos;
+	struct kbpf_kfunc_registry *kfuncs; /* src/host/kfunc_set.c: sets, checks, pins */
 };
 
 /* Release what host_btf.c / kconfig.c hold (called by kbpf_host_free). */
 void kbpf_host_btf_release(struct kbpf_host *host);
 void kbpf_host_kconfig_release(struct kbpf_host *host);
+/* Free the program types and helper prototypes (src/host/prog_type.c). */
+void kbpf_host_prog_type_release(struct kbpf_host *host);
 
 #endif

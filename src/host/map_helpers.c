@@ -74,29 +74,51 @@ static uint64_t h_map_lookup_percpu_elem(uint64_t map, uint64_t key, uint64_t cp
 	return RET_PTR(kbpf_map_lookup_percpu_elem(MAP(map), PTR(key), (uint32_t)cpu));
 }
 
-static const struct {
-	int32_t id;
-	const char *name;
-	kbpf_helper_fn fn;
-} map_helpers[] = {
-	{ 1, "bpf_map_lookup_elem", h_map_lookup_elem },
-	{ 2, "bpf_map_update_elem", h_map_update_elem },
-	{ 3, "bpf_map_delete_elem", h_map_delete_elem },
-	{ 8, "bpf_get_smp_processor_id", h_get_smp_processor_id },
-	{ 130, "bpf_ringbuf_output", h_ringbuf_output },
-	{ 131, "bpf_ringbuf_reserve", h_ringbuf_reserve },
-	{ 132, "bpf_ringbuf_submit", h_ringbuf_submit },
-	{ 133, "bpf_ringbuf_discard", h_ringbuf_discard },
-	{ 134, "bpf_ringbuf_query", h_ringbuf_query },
-	{ 195, "bpf_map_lookup_percpu_elem", h_map_lookup_percpu_elem },
+/* Linux 6.1's prototypes (kernel/bpf/helpers.c, kernel/bpf/ringbuf.c), so the verifier
+ * checks these calls exactly as Linux does. pkt_access is Linux's: the map ops take keys
+ * and values straight from packet memory; ringbuf_output copies from any memory but only
+ * reads it, and does not say pkt_access, so packet data must be copied first there too. */
+#define ARGS(...) .arg_type = { __VA_ARGS__ }
+static const struct kbpf_helper_proto map_helpers[] = {
+	{ .name = "bpf_map_lookup_elem", .fn = h_map_lookup_elem, .flags = KBPF_HELPER_PKT_ACCESS,
+	  .ret_type = KBPF_RET_PTR_TO_MAP_VALUE | KBPF_RET_MAYBE_NULL,
+	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_PTR_TO_MAP_KEY) },
+	{ .name = "bpf_map_update_elem", .fn = h_map_update_elem, .flags = KBPF_HELPER_PKT_ACCESS,
+	  .ret_type = KBPF_RET_INTEGER,
+	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_PTR_TO_MAP_KEY, KBPF_ARG_PTR_TO_MAP_VALUE, KBPF_ARG_ANYTHING) },
+	{ .name = "bpf_map_delete_elem", .fn = h_map_delete_elem, .flags = KBPF_HELPER_PKT_ACCESS,
+	  .ret_type = KBPF_RET_INTEGER,
+	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_PTR_TO_MAP_KEY) },
+	{ .name = "bpf_get_smp_processor_id", .fn = h_get_smp_processor_id, .ret_type = KBPF_RET_INTEGER },
+	{ .name = "bpf_ringbuf_output", .fn = h_ringbuf_output, .ret_type = KBPF_RET_INTEGER,
+	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_RDONLY, KBPF_ARG_CONST_SIZE_OR_ZERO,
+	       KBPF_ARG_ANYTHING) },
+	/* Linux makes the reserved record a reference (is_acquire_function) that submit or
+	 * discard must release. */
+	{ .name = "bpf_ringbuf_reserve", .fn = h_ringbuf_reserve, .flags = KBPF_HELPER_ACQUIRE,
+	  .ret_type = KBPF_RET_PTR_TO_ALLOC_MEM | KBPF_RET_MAYBE_NULL,
+	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_CONST_ALLOC_SIZE_OR_ZERO, KBPF_ARG_ANYTHING) },
+	{ .name = "bpf_ringbuf_submit", .fn = h_ringbuf_submit, .ret_type = KBPF_RET_VOID,
+	  ARGS(KBPF_ARG_PTR_TO_ALLOC_MEM | KBPF_ARG_OBJ_RELEASE, KBPF_ARG_ANYTHING) },
+	{ .name = "bpf_ringbuf_discard", .fn = h_ringbuf_discard, .ret_type = KBPF_RET_VOID,
+	  ARGS(KBPF_ARG_PTR_TO_ALLOC_MEM | KBPF_ARG_OBJ_RELEASE, KBPF_ARG_ANYTHING) },
+	{ .name = "bpf_ringbuf_query", .fn = h_ringbuf_query, .ret_type = KBPF_RET_INTEGER,
+	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_ANYTHING) },
+	{ .name = "bpf_map_lookup_percpu_elem", .fn = h_map_lookup_percpu_elem, .flags = KBPF_HELPER_PKT_ACCESS,
+	  .ret_type = KBPF_RET_PTR_TO_MAP_VALUE | KBPF_RET_MAYBE_NULL,
+	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_PTR_TO_MAP_KEY, KBPF_ARG_ANYTHING) },
 };
+/* Their Linux ids, index for index. */
+static const int32_t map_helper_ids[] = { 1, 2, 3, 8, 130, 131, 132, 133, 134, 195 };
+_Static_assert(sizeof(map_helper_ids) / sizeof(map_helper_ids[0]) == sizeof(map_helpers) / sizeof(map_helpers[0]),
+	       "one id per map helper");
 
 int kbpf_host_add_map_helpers(struct kbpf_host *host)
 {
 	if (!host)
 		return -EINVAL;
 	for (size_t i = 0; i < sizeof(map_helpers) / sizeof(map_helpers[0]); i++) {
-		int ret = kbpf_host_helper_register(host, map_helpers[i].id, map_helpers[i].name, map_helpers[i].fn);
+		int ret = kbpf_host_helper_register_proto(host, map_helper_ids[i], &map_helpers[i]);
 		if (ret)
 			return ret;
 	}

@@ -156,6 +156,12 @@ int obj_elf_open(struct kbpf_object *obj, struct obj_elf *e)
 		return -ENOMEM;
 	e->nr_secs = nr;
 	obj->nr_secs = nr;
+	/* section 0 is never visited below, yet a REL section's sh_info or a symbol can
+	 * name it: it must not look like code block or map 0 */
+	for (size_t i = 0; i < nr; i++) {
+		e->secs[i].map_idx = -1;
+		e->secs[i].code_idx = -1;
+	}
 
 	while ((scn = elf_nextscn(e->elf, scn))) {
 		size_t idx = elf_ndxscn(scn);

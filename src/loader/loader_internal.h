@@ -33,6 +33,11 @@ struct kbpf_core_ctx;
 /* Upper bounds that keep a hostile object from asking for absurd amounts of memory
  * beyond its own size (every count below is also bounded by the file size). */
 #define KBPF_OBJ_MAX_NAME 256
+/* The memory one map of an object may ask for: keys, values (per CPU for per-CPU maps)
+ * and a hash map's element overhead (maps.c, docs/loader.md "Limits"). Linux bounds maps
+ * by the memory cgroup and an array's size by 4 GiB; an embedded runtime has no cgroup to
+ * stop a definition such as max_entries = 4294967295 from taking the process's memory. */
+#define KBPF_OBJ_MAX_MAP_BYTES (1ull << 30)
 
 /* --- log.c --- */
 struct obj_log {
@@ -220,6 +225,7 @@ struct kbpf_object {
 	struct kbpf_host *host;
 	bool own_host;
 	bool loaded, load_tried;
+	bool jit;                 /* open opts: load JIT-compiles the programs */
 	struct obj_log log;
 
 	struct btf *btf;

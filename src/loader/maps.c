@@ -458,6 +458,34 @@ static const char *map_kind_what(enum obj_map_kind kind)
 	}
 }
 
+/* What a hash map's entry costs besides its key and value: the element's header (chain,
+ * free list and LRU links, hash) and its share of the buckets. */
+#define HASH_ENTRY_OVERHEAD 64
+
+/* About what the map's entries take: the keys (but an array's, which are indexes) and
+ * values at 8-byte alignment, values per CPU for per-CPU maps, a hash map's element
+ * overhead, or the ring of a ring buffer; saturates instead of wrapping. */
+static uint64_t map_bytes(const struct obj_map *m)
+{
+	bool percpu = m->type == BPF_MAP_TYPE_PERCPU_ARRAY || m->type == BPF_MAP_TYPE_PERCPU_HASH ||
+		      m->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+	bool array = m->type == BPF_MAP_TYPE_ARRAY || m->type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+		     m->type == BPF_MAP_TYPE_PROG_ARRAY;
+	bool hash = m->type == BPF_MAP_TYPE_HASH || m->type == BPF_MAP_TYPE_PERCPU_HASH ||
+		    m->type == BPF_MAP_TYPE_LRU_HASH || m->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+	uint64_t key = array ? 0 : ((uint64_t)m->key_size + 7) / 8 * 8, value = ((uint64_t)m->value_size + 7) / 8 * 8;
+	uint64_t per_entry, bytes;
+
+	if (m->type == BPF_MAP_TYPE_RINGBUF)
+		return m->max_entries;
+	if (percpu && __builtin_mul_overflow(value, (uint64_t)kbpf_nr_cpus(), &value))
+		return UINT64_MAX;
+	per_entry = key + value + (hash ? HASH_ENTRY_OVERHEAD : 0);
+	if (__builtin_mul_overflow(per_entry, (uint64_t)m->max_entries, &bytes))
+		return UINT64_MAX;
+	return bytes;
+}
+
 int obj_maps_create(struct kbpf_object *obj)
 {
 	obj->map_table = calloc(obj->nr_maps ? obj->nr_maps : 1, sizeof(*obj->map_table));
@@ -469,8 +497,18 @@ int obj_maps_create(struct kbpf_object *obj)
 			.sz = sizeof(def), .type = m->type, .key_size = m->key_size, .value_size = m->value_size,
 			.max_entries = m->max_entries, .map_flags = m->map_flags, .name = m->name,
 		};
-		int ret = kbpf_map_create(&def, &m->map);
+		uint64_t bytes = map_bytes(m);
+		int ret;
 
+		if (bytes > KBPF_OBJ_MAX_MAP_BYTES) {
+			obj_log(&obj->log,
+				"%s '%s': max_entries %u of key %u and value %u bytes needs %llu bytes or more, "
+				"over kbpf's limit of %llu per map",
+				map_kind_what(m->kind), m->name, m->max_entries, m->key_size, m->value_size,
+				(unsigned long long)bytes, (unsigned long long)KBPF_OBJ_MAX_MAP_BYTES);
+			return -E2BIG;
+		}
+		ret = kbpf_map_create(&def, &m->map);
 		if (ret) {
 			m->map = NULL;
 			obj_log(&obj->log,

@@ -7,6 +7,7 @@
 #include <bpf/btf.h>
 #include "btf/btf_ext.h"
 #include "btf/core.h"
+#include <kbpf/prog_type.h>
 #include "loader/loader_internal.h"
 
 #define OPTS_HAS(opts, field) \
@@ -115,6 +116,7 @@ static int open_image(char *image, size_t size, const char *name, const struct k
 	obj_log_init(&obj->log, OPTS_GET(opts, log_buf, NULL), OPTS_GET(opts, log_size, 0));
 	obj->name = strdup(name);
 	obj->host = OPTS_GET(opts, host, NULL);
+	obj->jit = OPTS_GET(opts, jit, 0) != 0;
 	if (!obj->host) {
 		obj->host = kbpf_host_new();
 		obj->own_host = true;
@@ -240,6 +242,44 @@ int kbpf_object_open_file(const char *path, const struct kbpf_object_open_opts *
 	return ret;
 }
 
+/* The registered program type mirroring Linux type t (from the SEC() name, or
+ * kbpf_program_set_type): programs of it are verified at load. NULL (no such type, or
+ * BPF_PROG_TYPE_UNSPEC): the program loads unverified, as before the verifier. */
+struct type_lookup {
+	uint32_t linux_type;
+	const char *name;
+};
+
+static void type_lookup_fn(const struct kbpf_prog_type *type, void *arg)
+{
+	struct type_lookup *l = arg;
+	if (!l->name && type->linux_type == l->linux_type)
+		l->name = type->name;
+}
+
+static const char *verify_type_name(struct kbpf_host *host, uint32_t linux_type)
+{
+	struct type_lookup l = { linux_type, NULL };
+	if (!host || !linux_type)
+		return NULL;
+	kbpf_host_prog_type_foreach(host, type_lookup_fn, &l);
+	return l.name;
+}
+
+/* kfunc calls and callbacks are not checked by kbpf's verifier yet: such programs load
+ * unverified, as before (docs/verifier.md). */
+static bool verifiable(const struct kbpf_program *p)
+{
+	for (size_t i = 0; i < p->insn_cnt; i++) {
+		const struct bpf_insn *in = &p->insns[i];
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_KFUNC_CALL)
+			return false;
+		if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC)
+			return false;
+	}
+	return true;
+}
+
 int kbpf_object_load(struct kbpf_object *obj)
 {
 	int ret;
@@ -265,12 +305,18 @@ int kbpf_object_load(struct kbpf_object *obj)
 			break;
 		struct kbpf_prog_opts po = {
 			.sz = sizeof(po), .host = obj->host, .name = p->name, .log_buf = log, .log_size = sizeof(log),
-			.maps = obj->map_table, .nr_maps = obj->nr_maps,
+			.maps = obj->map_table, .nr_maps = obj->nr_maps, .jit = obj->jit,
+			/* verified when the host knows the section's program type */
+			.prog_type = verifiable(p) ? verify_type_name(obj->host, p->type) : NULL,
+			.license = obj->license,
 		};
 		ret = kbpf_prog_create(p->insns, p->insn_cnt, &po, &p->prog);
 		if (ret) {
 			p->prog = NULL;
 			obj_log(&obj->log, "program '%s': %s", p->name, log[0] ? log : strerror(-ret));
+		} else if (obj->jit && !kbpf_prog_is_jited(p->prog)) {
+			/* not an error: the program runs, on the interpreter */
+			obj_log(&obj->log, "program '%s': %s", p->name, log[0] ? log : "JIT: not compiled");
 		}
 	}
 	if (!ret)

@@ -9,9 +9,9 @@
 
 /* ------------------------------------------------------------------ construction */
 
-void scalar_mark_known(struct scalar *s, uint64_t v)
+void kbpf_scalar_mark_known(struct scalar *s, uint64_t v)
 {
-	s->var_off = tnum_const(v);
+	s->var_off = kbpf_tnum_const(v);
 	s->smin_value = (int64_t)v;
 	s->smax_value = (int64_t)v;
 	s->umin_value = v;
@@ -22,23 +22,23 @@ void scalar_mark_known(struct scalar *s, uint64_t v)
 	s->u32_max_value = (uint32_t)v;
 }
 
-struct scalar scalar_known(uint64_t v)
+struct scalar kbpf_scalar_known(uint64_t v)
 {
 	struct scalar s;
-	scalar_mark_known(&s, v);
+	kbpf_scalar_mark_known(&s, v);
 	return s;
 }
 
-void scalar_mark_known32(struct scalar *s, uint32_t v)
+void kbpf_scalar_mark_known32(struct scalar *s, uint32_t v)
 {
-	s->var_off = tnum_const_subreg(s->var_off, v);
+	s->var_off = kbpf_tnum_const_subreg(s->var_off, v);
 	s->s32_min_value = (int32_t)v;
 	s->s32_max_value = (int32_t)v;
 	s->u32_min_value = v;
 	s->u32_max_value = v;
 }
 
-void scalar_mark_unbounded64(struct scalar *s)
+void kbpf_scalar_mark_unbounded64(struct scalar *s)
 {
 	s->smin_value = S64_MIN;
 	s->smax_value = S64_MAX;
@@ -46,7 +46,7 @@ void scalar_mark_unbounded64(struct scalar *s)
 	s->umax_value = U64_MAX;
 }
 
-void scalar_mark_unbounded32(struct scalar *s)
+void kbpf_scalar_mark_unbounded32(struct scalar *s)
 {
 	s->s32_min_value = S32_MIN;
 	s->s32_max_value = S32_MAX;
@@ -54,30 +54,30 @@ void scalar_mark_unbounded32(struct scalar *s)
 	s->u32_max_value = U32_MAX;
 }
 
-void scalar_mark_unbounded(struct scalar *s)
+void kbpf_scalar_mark_unbounded(struct scalar *s)
 {
-	scalar_mark_unbounded64(s);
-	scalar_mark_unbounded32(s);
+	kbpf_scalar_mark_unbounded64(s);
+	kbpf_scalar_mark_unbounded32(s);
 }
 
-void scalar_mark_unknown(struct scalar *s)
+void kbpf_scalar_mark_unknown(struct scalar *s)
 {
-	s->var_off = tnum_unknown();
-	scalar_mark_unbounded(s);
+	s->var_off = kbpf_tnum_unknown();
+	kbpf_scalar_mark_unbounded(s);
 }
 
-struct scalar scalar_unknown(void)
+struct scalar kbpf_scalar_unknown(void)
 {
 	struct scalar s;
-	scalar_mark_unknown(&s);
+	kbpf_scalar_mark_unknown(&s);
 	return s;
 }
 
 /* ------------------------------------------------------------------ consistency */
 
-void scalar_update_bounds32(struct scalar *s)
+void kbpf_scalar_update_bounds32(struct scalar *s)
 {
-	struct tnum v = tnum_subreg(s->var_off);
+	struct tnum v = kbpf_tnum_subreg(s->var_off);
 
 	/* Smallest signed: sign bit set if it may be, other bits at their minimum.
 	 * Largest signed: sign bit clear if it may be, other bits at their maximum. */
@@ -87,7 +87,7 @@ void scalar_update_bounds32(struct scalar *s)
 	s->u32_max_value = u32_min(s->u32_max_value, (uint32_t)(v.value | v.mask));
 }
 
-void scalar_update_bounds64(struct scalar *s)
+void kbpf_scalar_update_bounds64(struct scalar *s)
 {
 	struct tnum v = s->var_off;
 
@@ -97,13 +97,13 @@ void scalar_update_bounds64(struct scalar *s)
 	s->umax_value = u64_min(s->umax_value, v.value | v.mask);
 }
 
-void scalar_update_bounds(struct scalar *s)
+void kbpf_scalar_update_bounds(struct scalar *s)
 {
-	scalar_update_bounds32(s);
-	scalar_update_bounds64(s);
+	kbpf_scalar_update_bounds32(s);
+	kbpf_scalar_update_bounds64(s);
 }
 
-void scalar_deduce_bounds32(struct scalar *s)
+void kbpf_scalar_deduce_bounds32(struct scalar *s)
 {
 	/* If the signed range does not cross the sign boundary, signed and unsigned
 	 * order agree on it: combine the two as unsigned (this also works for an
@@ -133,7 +133,7 @@ void scalar_deduce_bounds32(struct scalar *s)
 	}
 }
 
-void scalar_deduce_bounds64(struct scalar *s)
+void kbpf_scalar_deduce_bounds64(struct scalar *s)
 {
 	if (s->smin_value >= 0 || s->smax_value < 0) {
 		uint64_t lo = u64_max((uint64_t)s->smin_value, s->umin_value);
@@ -157,32 +157,32 @@ void scalar_deduce_bounds64(struct scalar *s)
 	}
 }
 
-void scalar_deduce_bounds(struct scalar *s)
+void kbpf_scalar_deduce_bounds(struct scalar *s)
 {
-	scalar_deduce_bounds32(s);
-	scalar_deduce_bounds64(s);
+	kbpf_scalar_deduce_bounds32(s);
+	kbpf_scalar_deduce_bounds64(s);
 }
 
-void scalar_bound_offset(struct scalar *s)
+void kbpf_scalar_bound_offset(struct scalar *s)
 {
-	struct tnum var64 = tnum_intersect(s->var_off, tnum_range(s->umin_value, s->umax_value));
-	struct tnum var32 = tnum_intersect(tnum_subreg(var64),
-					   tnum_range(s->u32_min_value, s->u32_max_value));
+	struct tnum var64 = kbpf_tnum_intersect(s->var_off, kbpf_tnum_range(s->umin_value, s->umax_value));
+	struct tnum var32 = kbpf_tnum_intersect(kbpf_tnum_subreg(var64),
+					   kbpf_tnum_range(s->u32_min_value, s->u32_max_value));
 
-	s->var_off = tnum_or(tnum_clear_subreg(var64), var32);
+	s->var_off = kbpf_tnum_or(kbpf_tnum_clear_subreg(var64), var32);
 }
 
-void scalar_bounds_sync(struct scalar *s)
+void kbpf_scalar_bounds_sync(struct scalar *s)
 {
 	/* Bounds from bits, then signed<->unsigned, then bits from bounds, then once
 	 * more bounds from the (possibly) improved bits. */
-	scalar_update_bounds(s);
-	scalar_deduce_bounds(s);
-	scalar_bound_offset(s);
-	scalar_update_bounds(s);
+	kbpf_scalar_update_bounds(s);
+	kbpf_scalar_deduce_bounds(s);
+	kbpf_scalar_bound_offset(s);
+	kbpf_scalar_update_bounds(s);
 }
 
-void scalar_assign_32_into_64(struct scalar *s)
+void kbpf_scalar_assign_32_into_64(struct scalar *s)
 {
 	s->umin_value = s->u32_min_value;
 	s->umax_value = s->u32_max_value;
@@ -198,29 +198,29 @@ void scalar_assign_32_into_64(struct scalar *s)
 	}
 }
 
-void scalar_zext_32_to_64(struct scalar *s)
+void kbpf_scalar_zext_32_to_64(struct scalar *s)
 {
-	s->var_off = tnum_subreg(s->var_off);
-	scalar_assign_32_into_64(s);
+	s->var_off = kbpf_tnum_subreg(s->var_off);
+	kbpf_scalar_assign_32_into_64(s);
 }
 
-void scalar_combine_32_into_64(struct scalar *s)
+void kbpf_scalar_combine_32_into_64(struct scalar *s)
 {
-	if (tnum_equals_const(tnum_clear_subreg(s->var_off), 0)) {
+	if (kbpf_tnum_equals_const(kbpf_tnum_clear_subreg(s->var_off), 0)) {
 		/* Upper half known zero (after zext, or <<32 >>32): the 32-bit bounds are
 		 * the 64-bit ones. */
-		scalar_assign_32_into_64(s);
+		kbpf_scalar_assign_32_into_64(s);
 	} else {
 		/* The old 64-bit bounds may contradict the low half learnt from a JMP32
 		 * compare; forget them and let the tnum speak. */
-		scalar_mark_unbounded64(s);
+		kbpf_scalar_mark_unbounded64(s);
 	}
-	scalar_bounds_sync(s);
+	kbpf_scalar_bounds_sync(s);
 }
 
-void scalar_combine_64_into_32(struct scalar *s)
+void kbpf_scalar_combine_64_into_32(struct scalar *s)
 {
-	scalar_mark_unbounded32(s);
+	kbpf_scalar_mark_unbounded32(s);
 	/* A 64-bit range inside the s32 (u32) range is also the range of the low half
 	 * read as s32 (u32). */
 	if (s->smin_value >= S32_MIN && s->smin_value <= S32_MAX &&
@@ -232,14 +232,14 @@ void scalar_combine_64_into_32(struct scalar *s)
 		s->u32_min_value = (uint32_t)s->umin_value;
 		s->u32_max_value = (uint32_t)s->umax_value;
 	}
-	scalar_bounds_sync(s);
+	kbpf_scalar_bounds_sync(s);
 }
 
-void scalar_coerce_to_size(struct scalar *s, int size)
+void kbpf_scalar_coerce_to_size(struct scalar *s, int size)
 {
 	if (size <= 0 || size >= 8)
 		return;
-	s->var_off = tnum_cast(s->var_off, (uint8_t)size);
+	s->var_off = kbpf_tnum_cast(s->var_off, (uint8_t)size);
 
 	uint64_t mask = (1ULL << (size * 8)) - 1;
 	/* The truncated range is exact only if the bounds agree above the kept bytes. */
@@ -255,18 +255,18 @@ void scalar_coerce_to_size(struct scalar *s, int size)
 	/* Below 4 bytes the low half is truncated too; 6.1 leaves size 4 alone. */
 	if (size >= 4)
 		return;
-	scalar_combine_64_into_32(s);
+	kbpf_scalar_combine_64_into_32(s);
 }
 
-bool scalar_bounds_invalid(const struct scalar *s, bool alu32)
+bool kbpf_scalar_bounds_invalid(const struct scalar *s, bool alu32)
 {
 	if (alu32) {
-		bool known = tnum_subreg_is_const(s->var_off);
+		bool known = kbpf_tnum_subreg_is_const(s->var_off);
 		return (known && (s->s32_min_value != s->s32_max_value ||
 				  s->u32_min_value != s->u32_max_value)) ||
 		       s->s32_min_value > s->s32_max_value || s->u32_min_value > s->u32_max_value;
 	}
-	bool known = tnum_is_const(s->var_off);
+	bool known = kbpf_tnum_is_const(s->var_off);
 	return (known && (s->smin_value != s->smax_value || s->umin_value != s->umax_value)) ||
 	       s->smin_value > s->smax_value || s->umin_value > s->umax_value;
 }
@@ -301,7 +301,7 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 
 static void bounds_text(struct sbuf *b, const struct scalar *s, bool *first)
 {
-	if (tnum_is_const(s->var_off)) {
+	if (kbpf_tnum_is_const(s->var_off)) {
 		/* A pointer whose constant offset did not fit in off. */
 		ITEM(b, first, "imm=%llx", (unsigned long long)s->var_off.value);
 		return;
@@ -315,9 +315,9 @@ static void bounds_text(struct sbuf *b, const struct scalar *s, bool *first)
 		ITEM(b, first, "umin=%llu", (unsigned long long)s->umin_value);
 	if (s->umax_value != U64_MAX)
 		ITEM(b, first, "umax=%llu", (unsigned long long)s->umax_value);
-	if (!tnum_is_unknown(s->var_off)) {
+	if (!kbpf_tnum_is_unknown(s->var_off)) {
 		char t[TNUM_STR_MAX];
-		tnum_strn(t, sizeof(t), s->var_off);
+		kbpf_tnum_strn(t, sizeof(t), s->var_off);
 		ITEM(b, first, "var_off=%s", t);
 	}
 	/* 6.1 compares the 32-bit bounds with the 64-bit ones after C's conversions
@@ -332,7 +332,7 @@ static void bounds_text(struct sbuf *b, const struct scalar *s, bool *first)
 		ITEM(b, first, "u32_max=%d", (int)s->u32_max_value);
 }
 
-int scalar_snprint_bounds(char *buf, size_t size, const struct scalar *s, bool first)
+int kbpf_scalar_snprint_bounds(char *buf, size_t size, const struct scalar *s, bool first)
 {
 	struct sbuf b = { buf, size, 0 };
 
@@ -342,14 +342,14 @@ int scalar_snprint_bounds(char *buf, size_t size, const struct scalar *s, bool f
 	return (int)b.len;
 }
 
-int scalar_snprint(char *buf, size_t size, const struct scalar *s, uint32_t id)
+int kbpf_scalar_snprint(char *buf, size_t size, const struct scalar *s, uint32_t id)
 {
 	struct sbuf b = { buf, size, 0 };
 	bool first = true;
 
 	if (size)
 		buf[0] = 0;
-	if (tnum_is_const(s->var_off)) {
+	if (kbpf_tnum_is_const(s->var_off)) {
 		/* print_verifier_state prints a constant scalar as its s64 value, even
 		 * if it has an id. */
 		sb_printf(&b, "%lld", (long long)s->var_off.value);

@@ -8,7 +8,7 @@
  *   smin_value..smax_value   x as s64;   umin_value..umax_value   x as u64;
  *   s32_min..s32_max         (s32)x;     u32_min..u32_max         (u32)x.
  * Keeping both signednesses and both widths is what lets JMP32 and ALU32 code be
- * verified; scalar_bounds_sync() makes the five descriptions agree.
+ * verified; kbpf_scalar_bounds_sync() makes the five descriptions agree.
  *
  * Everything here is Linux 6.1's arithmetic (kernel/bpf/verifier.c), restated: the
  * function named in each contract is the one whose result ours reproduces.  The
@@ -43,76 +43,76 @@ struct scalar {
 
 /* s becomes exactly v: var_off const, every bound from v (32-bit ones from the low
  * half). Linux's __mark_reg_known also clears id/off; that is the caller's. */
-void scalar_mark_known(struct scalar *s, uint64_t v);
+void kbpf_scalar_mark_known(struct scalar *s, uint64_t v);
 
 /* The known constant v. */
-struct scalar scalar_known(uint64_t v);
+struct scalar kbpf_scalar_known(uint64_t v);
 
 /* The low 32 bits of s become v (var_off and the 32-bit bounds); the upper half of
  * var_off and the 64-bit bounds are left alone. */
-void scalar_mark_known32(struct scalar *s, uint32_t v);
+void kbpf_scalar_mark_known32(struct scalar *s, uint32_t v);
 
 /* s becomes any value: var_off unknown, all bounds unbounded. (Linux's
  * __mark_reg_unknown also sets type SCALAR, clears id, and sets precise =
  * !bpf_capable: the caller's.) */
-void scalar_mark_unknown(struct scalar *s);
+void kbpf_scalar_mark_unknown(struct scalar *s);
 
 /* The completely unknown scalar. */
-struct scalar scalar_unknown(void);
+struct scalar kbpf_scalar_unknown(void);
 
 /* Bounds forgotten, var_off kept: all eight, the 64-bit four, the 32-bit four. */
-void scalar_mark_unbounded(struct scalar *s);
-void scalar_mark_unbounded64(struct scalar *s);
-void scalar_mark_unbounded32(struct scalar *s);
+void kbpf_scalar_mark_unbounded(struct scalar *s);
+void kbpf_scalar_mark_unbounded64(struct scalar *s);
+void kbpf_scalar_mark_unbounded32(struct scalar *s);
 
 /* --- Keeping the descriptions consistent --- */
 
 /* Tighten the bounds from var_off (6.1: __update_reg32_bounds, __update_reg64_bounds,
  * __update_reg_bounds = 32 then 64). */
-void scalar_update_bounds32(struct scalar *s);
-void scalar_update_bounds64(struct scalar *s);
-void scalar_update_bounds(struct scalar *s);
+void kbpf_scalar_update_bounds32(struct scalar *s);
+void kbpf_scalar_update_bounds64(struct scalar *s);
+void kbpf_scalar_update_bounds(struct scalar *s);
 
 /* Share what the signed and unsigned bounds know (6.1: __reg32_deduce_bounds,
  * __reg64_deduce_bounds, __reg_deduce_bounds = 32 then 64). */
-void scalar_deduce_bounds32(struct scalar *s);
-void scalar_deduce_bounds64(struct scalar *s);
-void scalar_deduce_bounds(struct scalar *s);
+void kbpf_scalar_deduce_bounds32(struct scalar *s);
+void kbpf_scalar_deduce_bounds64(struct scalar *s);
+void kbpf_scalar_deduce_bounds(struct scalar *s);
 
 /* Tighten var_off from the unsigned bounds, both widths (6.1: __reg_bound_offset). */
-void scalar_bound_offset(struct scalar *s);
+void kbpf_scalar_bound_offset(struct scalar *s);
 
 /* update; deduce; bound_offset; update (6.1: reg_bounds_sync). */
-void scalar_bounds_sync(struct scalar *s);
+void kbpf_scalar_bounds_sync(struct scalar *s);
 
 /* The 64-bit bounds from the 32-bit ones, for a value known to be its low half
  * (6.1: __reg_assign_32_into_64). */
-void scalar_assign_32_into_64(struct scalar *s);
+void kbpf_scalar_assign_32_into_64(struct scalar *s);
 
 /* After an ALU32 op or mov32: var_off = its low half, 64-bit bounds from the 32-bit
  * ones (6.1: zext_32_to_64). Does not sync; callers sync after it. */
-void scalar_zext_32_to_64(struct scalar *s);
+void kbpf_scalar_zext_32_to_64(struct scalar *s);
 
 /* After a JMP32 refinement: carry the 32-bit knowledge into the 64-bit bounds if the
  * upper half is known zero, else forget the 64-bit bounds; then sync
  * (6.1: __reg_combine_32_into_64). */
-void scalar_combine_32_into_64(struct scalar *s);
+void kbpf_scalar_combine_32_into_64(struct scalar *s);
 
 /* After a JMP refinement: recompute the 32-bit bounds from the 64-bit ones where
  * those fit in 32 bits; then sync (6.1: __reg_combine_64_into_32). */
-void scalar_combine_64_into_32(struct scalar *s);
+void kbpf_scalar_combine_64_into_32(struct scalar *s);
 
 /* After a load of size bytes (1, 2 or 4) into a scalar: truncate the value to that
  * size (6.1: coerce_reg_to_size; for size 4 the 32-bit bounds are left as they
  * were, as 6.1 does). size >= 8 leaves s unchanged. */
-void scalar_coerce_to_size(struct scalar *s, int size);
+void kbpf_scalar_coerce_to_size(struct scalar *s, int size);
 
 /* True if s's bounds contradict themselves (min > max, or var_off constant with
  * min != max) in the width the op uses; such a source comes from a dead branch and
  * makes an ALU result unknown (the check at the top of 6.1's
  * adjust_scalar_min_max_vals). A caller sanitising unprivileged ADD/SUB does so only
  * when this is false, as Linux does. */
-bool scalar_bounds_invalid(const struct scalar *s, bool alu32);
+bool kbpf_scalar_bounds_invalid(const struct scalar *s, bool alu32);
 
 /* --- ALU --- */
 
@@ -123,46 +123,46 @@ bool scalar_bounds_invalid(const struct scalar *s, bool alu32);
  *    inconsistent src, or a non-constant src for anything but ADD/SUB/AND, gives a
  *    64-bit unknown with no zero-extension even for ALU32);
  *  - MOV: dst = src (mov32 then zero-extends and syncs). For MOV K pass
- *    scalar_known(sign-extended imm); mov32 then yields known((u32)imm) as Linux;
+ *    kbpf_scalar_known(sign-extended imm); mov32 then yields known((u32)imm) as Linux;
  *  - NEG, END: a 64-bit unknown (Linux does not track them).
- * A K operand is passed as scalar_known((uint64_t)(int64_t)imm). src may alias dst.
+ * A K operand is passed as kbpf_scalar_known((uint64_t)(int64_t)imm). src may alias dst.
  * Caller's part: clearing dst's id (every op but mov64), precision propagation,
  * the div-by-zero and invalid-shift K checks that reject before this point. */
-void scalar_alu(struct scalar *dst, const struct scalar *src, uint8_t op, bool alu32);
+void kbpf_scalar_alu(struct scalar *dst, const struct scalar *src, uint8_t op, bool alu32);
 
 /* --- Conditional jumps --- */
 
 /* Is "if (reg <op> val)" decided? 1 always taken, 0 never, -1 unknown (6.1:
  * is_branch32_taken / is_branch64_taken for a scalar reg). For jmp32 only the low 32
  * bits of val are used. Pointer registers are the caller's (6.1's null rule). */
-int scalar_branch_taken(const struct scalar *reg, uint64_t val, uint8_t op, bool jmp32);
+int kbpf_scalar_branch_taken(const struct scalar *reg, uint64_t val, uint8_t op, bool jmp32);
 
 /* op with its operands swapped ("a op b" == "b flip(op) a"); 0 for a non-comparison
  * (6.1: flip_opcode). */
-uint8_t scalar_flip_jmp_op(uint8_t op);
+uint8_t kbpf_scalar_flip_jmp_op(uint8_t op);
 
 /* Refine a register compared with a constant: true_reg (the state on the taken
  * branch) and false_reg (fall-through) start as the same value and are narrowed by
  * "reg <op> val" being true / false; val32 is the constant's low half, used for jmp32
  * (6.1: reg_set_min_max on scalars). Linux keeps id on the JEQ/JNE side (ours has
  * none to touch). true_reg and false_reg must be distinct. */
-void scalar_set_min_max(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
+void kbpf_scalar_set_min_max(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
 			uint32_t val32, uint8_t op, bool jmp32);
 
 /* The same when the constant is on the left: "val <op> reg" (6.1:
  * reg_set_min_max_inv). */
-void scalar_set_min_max_inv(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
+void kbpf_scalar_set_min_max_inv(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
 			    uint32_t val32, uint8_t op, bool jmp32);
 
 /* Two registers known equal: both become the intersection of the 64-bit bounds and
  * var_off, then sync (6.1: __reg_combine_min_max; the 32-bit bounds are each kept
  * and re-derived by the sync). */
-void scalar_combine_min_max(struct scalar *a, struct scalar *b);
+void kbpf_scalar_combine_min_max(struct scalar *a, struct scalar *b);
 
 /* "if (dst <op> src)" with neither side constant, JMP (not JMP32): JEQ combines the
  * taken-branch copies, JNE the fall-through ones, other ops do nothing (6.1:
  * reg_combine_min_max). */
-void scalar_combine_eq(struct scalar *true_src, struct scalar *true_dst, struct scalar *false_src,
+void kbpf_scalar_combine_eq(struct scalar *true_src, struct scalar *true_dst, struct scalar *false_src,
 		       struct scalar *false_dst, uint8_t op);
 
 /* --- Log text --- */
@@ -171,13 +171,13 @@ void scalar_combine_eq(struct scalar *true_src, struct scalar *true_dst, struct 
  * caller's "P" mark): the decimal value if var_off is constant ("5", "-1"), otherwise
  * "scalar(" [id=N,] the bounds list ")" e.g. "scalar(umax=255,var_off=(0x0; 0xff))".
  * id 0 prints nothing. snprintf contract. */
-int scalar_snprint(char *buf, size_t size, const struct scalar *s, uint32_t id);
+int kbpf_scalar_snprint(char *buf, size_t size, const struct scalar *s, uint32_t id);
 
 /* The value part of print_verifier_state's list, shared by scalars and pointers:
  * "imm=%llx" (hex, no 0x) if var_off is constant, otherwise the items that are not
  * implied, in 6.1's order: smin smax umin umax var_off s32_min s32_max u32_min
  * u32_max (u32 ones printed with %d). Each item is preceded by "," unless first is
  * true and it is the first item printed. snprintf contract. */
-int scalar_snprint_bounds(char *buf, size_t size, const struct scalar *s, bool first);
+int kbpf_scalar_snprint_bounds(char *buf, size_t size, const struct scalar *s, bool first);
 
 #endif

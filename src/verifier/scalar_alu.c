@@ -121,11 +121,11 @@ static void mul32(struct scalar *d, const struct scalar *s)
 	/* 6.1 only multiplies bounds of two non-negative operands below 2^16, where the
 	 * product cannot wrap. */
 	if (s->s32_min_value < 0 || d->s32_min_value < 0) {
-		scalar_mark_unbounded32(d);
+		kbpf_scalar_mark_unbounded32(d);
 		return;
 	}
 	if (s->u32_max_value > U16_MAX || d->u32_max_value > U16_MAX) {
-		scalar_mark_unbounded32(d);
+		kbpf_scalar_mark_unbounded32(d);
 		return;
 	}
 	d->u32_min_value *= s->u32_min_value;
@@ -142,11 +142,11 @@ static void mul32(struct scalar *d, const struct scalar *s)
 static void mul64(struct scalar *d, const struct scalar *s)
 {
 	if (s->smin_value < 0 || d->smin_value < 0) {
-		scalar_mark_unbounded64(d);
+		kbpf_scalar_mark_unbounded64(d);
 		return;
 	}
 	if (s->umax_value > U32_MAX || d->umax_value > U32_MAX) {
-		scalar_mark_unbounded64(d);
+		kbpf_scalar_mark_unbounded64(d);
 		return;
 	}
 	d->umin_value *= s->umin_value;
@@ -162,12 +162,12 @@ static void mul64(struct scalar *d, const struct scalar *s)
 
 static void and32(struct scalar *d, const struct scalar *s)
 {
-	bool src_known = tnum_subreg_is_const(s->var_off);
-	bool dst_known = tnum_subreg_is_const(d->var_off);
-	struct tnum v = tnum_subreg(d->var_off);
+	bool src_known = kbpf_tnum_subreg_is_const(s->var_off);
+	bool dst_known = kbpf_tnum_subreg_is_const(d->var_off);
+	struct tnum v = kbpf_tnum_subreg(d->var_off);
 
 	if (src_known && dst_known) {
-		scalar_mark_known32(d, (uint32_t)v.value);
+		kbpf_scalar_mark_known32(d, (uint32_t)v.value);
 		return;
 	}
 	/* The minimum is what the bits guarantee; the maximum cannot exceed either
@@ -185,8 +185,8 @@ static void and32(struct scalar *d, const struct scalar *s)
 
 static void and64(struct scalar *d, const struct scalar *s)
 {
-	if (tnum_is_const(s->var_off) && tnum_is_const(d->var_off)) {
-		scalar_mark_known(d, d->var_off.value);
+	if (kbpf_tnum_is_const(s->var_off) && kbpf_tnum_is_const(d->var_off)) {
+		kbpf_scalar_mark_known(d, d->var_off.value);
 		return;
 	}
 	d->umin_value = d->var_off.value;
@@ -198,17 +198,17 @@ static void and64(struct scalar *d, const struct scalar *s)
 		d->smin_value = (int64_t)d->umin_value;
 		d->smax_value = (int64_t)d->umax_value;
 	}
-	scalar_update_bounds(d);
+	kbpf_scalar_update_bounds(d);
 }
 
 static void or32(struct scalar *d, const struct scalar *s)
 {
-	bool src_known = tnum_subreg_is_const(s->var_off);
-	bool dst_known = tnum_subreg_is_const(d->var_off);
-	struct tnum v = tnum_subreg(d->var_off);
+	bool src_known = kbpf_tnum_subreg_is_const(s->var_off);
+	bool dst_known = kbpf_tnum_subreg_is_const(d->var_off);
+	struct tnum v = kbpf_tnum_subreg(d->var_off);
 
 	if (src_known && dst_known) {
-		scalar_mark_known32(d, (uint32_t)v.value);
+		kbpf_scalar_mark_known32(d, (uint32_t)v.value);
 		return;
 	}
 	/* The minimum is at least either operand's minimum; the maximum is every
@@ -226,8 +226,8 @@ static void or32(struct scalar *d, const struct scalar *s)
 
 static void or64(struct scalar *d, const struct scalar *s)
 {
-	if (tnum_is_const(s->var_off) && tnum_is_const(d->var_off)) {
-		scalar_mark_known(d, d->var_off.value);
+	if (kbpf_tnum_is_const(s->var_off) && kbpf_tnum_is_const(d->var_off)) {
+		kbpf_scalar_mark_known(d, d->var_off.value);
 		return;
 	}
 	d->umin_value = u64_max(d->umin_value, s->umin_value);
@@ -239,17 +239,17 @@ static void or64(struct scalar *d, const struct scalar *s)
 		d->smin_value = (int64_t)d->umin_value;
 		d->smax_value = (int64_t)d->umax_value;
 	}
-	scalar_update_bounds(d);
+	kbpf_scalar_update_bounds(d);
 }
 
 static void xor32(struct scalar *d, const struct scalar *s)
 {
-	bool src_known = tnum_subreg_is_const(s->var_off);
-	bool dst_known = tnum_subreg_is_const(d->var_off);
-	struct tnum v = tnum_subreg(d->var_off);
+	bool src_known = kbpf_tnum_subreg_is_const(s->var_off);
+	bool dst_known = kbpf_tnum_subreg_is_const(d->var_off);
+	struct tnum v = kbpf_tnum_subreg(d->var_off);
 
 	if (src_known && dst_known) {
-		scalar_mark_known32(d, (uint32_t)v.value);
+		kbpf_scalar_mark_known32(d, (uint32_t)v.value);
 		return;
 	}
 	d->u32_min_value = (uint32_t)v.value;
@@ -265,8 +265,8 @@ static void xor32(struct scalar *d, const struct scalar *s)
 
 static void xor64(struct scalar *d, const struct scalar *s)
 {
-	if (tnum_is_const(s->var_off) && tnum_is_const(d->var_off)) {
-		scalar_mark_known(d, d->var_off.value);
+	if (kbpf_tnum_is_const(s->var_off) && kbpf_tnum_is_const(d->var_off)) {
+		kbpf_scalar_mark_known(d, d->var_off.value);
 		return;
 	}
 	d->umin_value = d->var_off.value;
@@ -278,7 +278,7 @@ static void xor64(struct scalar *d, const struct scalar *s)
 		d->smin_value = S64_MIN;
 		d->smax_value = S64_MAX;
 	}
-	scalar_update_bounds(d);
+	kbpf_scalar_update_bounds(d);
 }
 
 /* The 32-bit bounds of dst << [umin_val, umax_val] (6.1: __scalar32_min_max_lsh). */
@@ -300,12 +300,12 @@ static void lsh32_bounds(struct scalar *d, uint64_t umin_val, uint64_t umax_val)
 static void lsh32(struct scalar *d, const struct scalar *s)
 {
 	/* ALU32 zero-extends, so only the low half shifts. */
-	struct tnum sub = tnum_subreg(d->var_off);
+	struct tnum sub = kbpf_tnum_subreg(d->var_off);
 
 	lsh32_bounds(d, s->u32_min_value, s->u32_max_value);
-	d->var_off = tnum_subreg(tnum_lshift(sub, (uint8_t)s->u32_min_value));
-	scalar_mark_unbounded64(d);
-	scalar_update_bounds32(d);
+	d->var_off = kbpf_tnum_subreg(kbpf_tnum_lshift(sub, (uint8_t)s->u32_min_value));
+	kbpf_scalar_mark_unbounded64(d);
+	kbpf_scalar_update_bounds32(d);
 }
 
 /* The 64-bit bounds of dst << [umin_val, umax_val] (6.1: __scalar64_min_max_lsh). */
@@ -334,35 +334,35 @@ static void lsh64(struct scalar *d, const struct scalar *s)
 	/* The 64-bit part reads the unshifted s32 bounds, so it goes first. */
 	lsh64_bounds(d, s->umin_value, s->umax_value);
 	lsh32_bounds(d, s->umin_value, s->umax_value);
-	d->var_off = tnum_lshift(d->var_off, (uint8_t)s->umin_value);
-	scalar_update_bounds(d);
+	d->var_off = kbpf_tnum_lshift(d->var_off, (uint8_t)s->umin_value);
+	kbpf_scalar_update_bounds(d);
 }
 
 static void rsh32(struct scalar *d, const struct scalar *s)
 {
 	/* An unsigned shift: the signed bounds are re-derived from the unsigned ones
-	 * and var_off, in every case (see 6.1's comment in scalar_min_max_rsh). */
-	struct tnum sub = tnum_subreg(d->var_off);
+	 * and var_off, in every case (see 6.1's comment in kbpf_scalar_min_max_rsh). */
+	struct tnum sub = kbpf_tnum_subreg(d->var_off);
 
 	d->s32_min_value = S32_MIN;
 	d->s32_max_value = S32_MAX;
-	d->var_off = tnum_rshift(sub, (uint8_t)s->u32_min_value);
+	d->var_off = kbpf_tnum_rshift(sub, (uint8_t)s->u32_min_value);
 	d->u32_min_value = u32_shr(d->u32_min_value, s->u32_max_value);
 	d->u32_max_value = u32_shr(d->u32_max_value, s->u32_min_value);
-	scalar_mark_unbounded64(d);
-	scalar_update_bounds32(d);
+	kbpf_scalar_mark_unbounded64(d);
+	kbpf_scalar_update_bounds32(d);
 }
 
 static void rsh64(struct scalar *d, const struct scalar *s)
 {
 	d->smin_value = S64_MIN;
 	d->smax_value = S64_MAX;
-	d->var_off = tnum_rshift(d->var_off, (uint8_t)s->umin_value);
+	d->var_off = kbpf_tnum_rshift(d->var_off, (uint8_t)s->umin_value);
 	d->umin_value >>= s->umax_value;
 	d->umax_value >>= s->umin_value;
 	/* Bits shift in from the upper half: recompute the 32-bit bounds from var_off. */
-	scalar_mark_unbounded32(d);
-	scalar_update_bounds(d);
+	kbpf_scalar_mark_unbounded32(d);
+	kbpf_scalar_update_bounds(d);
 }
 
 static void arsh32(struct scalar *d, const struct scalar *s)
@@ -372,11 +372,11 @@ static void arsh32(struct scalar *d, const struct scalar *s)
 
 	d->s32_min_value = s32_sar(d->s32_min_value, k);
 	d->s32_max_value = s32_sar(d->s32_max_value, k);
-	d->var_off = tnum_arshift(tnum_subreg(d->var_off), (uint8_t)k, 32);
+	d->var_off = kbpf_tnum_arshift(kbpf_tnum_subreg(d->var_off), (uint8_t)k, 32);
 	d->u32_min_value = 0;
 	d->u32_max_value = U32_MAX;
-	scalar_mark_unbounded64(d);
-	scalar_update_bounds32(d);
+	kbpf_scalar_mark_unbounded64(d);
+	kbpf_scalar_update_bounds32(d);
 }
 
 static void arsh64(struct scalar *d, const struct scalar *s)
@@ -385,14 +385,14 @@ static void arsh64(struct scalar *d, const struct scalar *s)
 
 	d->smin_value = s64_sar(d->smin_value, k);
 	d->smax_value = s64_sar(d->smax_value, k);
-	d->var_off = tnum_arshift(d->var_off, (uint8_t)k, 64);
+	d->var_off = kbpf_tnum_arshift(d->var_off, (uint8_t)k, 64);
 	d->umin_value = 0;
 	d->umax_value = U64_MAX;
-	scalar_mark_unbounded32(d);
-	scalar_update_bounds(d);
+	kbpf_scalar_mark_unbounded32(d);
+	kbpf_scalar_update_bounds(d);
 }
 
-void scalar_alu(struct scalar *dst, const struct scalar *srcp, uint8_t op, bool alu32)
+void kbpf_scalar_alu(struct scalar *dst, const struct scalar *srcp, uint8_t op, bool alu32)
 {
 	/* By value, as 6.1 passes it: "r1 += r1" must read the old r1. */
 	const struct scalar src = *srcp;
@@ -402,27 +402,27 @@ void scalar_alu(struct scalar *dst, const struct scalar *srcp, uint8_t op, bool 
 	case BPF_MOV:
 		*dst = src;
 		if (alu32) {
-			scalar_zext_32_to_64(dst);
-			scalar_bounds_sync(dst);
+			kbpf_scalar_zext_32_to_64(dst);
+			kbpf_scalar_bounds_sync(dst);
 		}
 		return;
 	case BPF_NEG:
 	case BPF_END:
 		/* check_alu_op marks the destination unknown (check_reg_arg DST_OP),
 		 * 64-bit, even for ALU32. */
-		scalar_mark_unknown(dst);
+		kbpf_scalar_mark_unknown(dst);
 		return;
 	}
 
 	/* A source from a dead branch may carry contradictory bounds: taint dst. */
-	if (scalar_bounds_invalid(&src, alu32)) {
-		scalar_mark_unknown(dst);
+	if (kbpf_scalar_bounds_invalid(&src, alu32)) {
+		kbpf_scalar_mark_unknown(dst);
 		return;
 	}
-	bool src_known = alu32 ? tnum_subreg_is_const(src.var_off) : tnum_is_const(src.var_off);
+	bool src_known = alu32 ? kbpf_tnum_subreg_is_const(src.var_off) : kbpf_tnum_is_const(src.var_off);
 	if (!src_known && op != BPF_ADD && op != BPF_SUB && op != BPF_AND) {
 		/* 6.1 returns here, before the zero-extension: a 64-bit unknown. */
-		scalar_mark_unknown(dst);
+		kbpf_scalar_mark_unknown(dst);
 		return;
 	}
 
@@ -430,30 +430,30 @@ void scalar_alu(struct scalar *dst, const struct scalar *srcp, uint8_t op, bool 
 	case BPF_ADD:
 		add32(dst, &src);
 		add64(dst, &src);
-		dst->var_off = tnum_add(dst->var_off, src.var_off);
+		dst->var_off = kbpf_tnum_add(dst->var_off, src.var_off);
 		break;
 	case BPF_SUB:
 		sub32(dst, &src);
 		sub64(dst, &src);
-		dst->var_off = tnum_sub(dst->var_off, src.var_off);
+		dst->var_off = kbpf_tnum_sub(dst->var_off, src.var_off);
 		break;
 	case BPF_MUL:
-		dst->var_off = tnum_mul(dst->var_off, src.var_off);
+		dst->var_off = kbpf_tnum_mul(dst->var_off, src.var_off);
 		mul32(dst, &src);
 		mul64(dst, &src);
 		break;
 	case BPF_AND:
-		dst->var_off = tnum_and(dst->var_off, src.var_off);
+		dst->var_off = kbpf_tnum_and(dst->var_off, src.var_off);
 		and32(dst, &src);
 		and64(dst, &src);
 		break;
 	case BPF_OR:
-		dst->var_off = tnum_or(dst->var_off, src.var_off);
+		dst->var_off = kbpf_tnum_or(dst->var_off, src.var_off);
 		or32(dst, &src);
 		or64(dst, &src);
 		break;
 	case BPF_XOR:
-		dst->var_off = tnum_xor(dst->var_off, src.var_off);
+		dst->var_off = kbpf_tnum_xor(dst->var_off, src.var_off);
 		xor32(dst, &src);
 		xor64(dst, &src);
 		break;
@@ -463,7 +463,7 @@ void scalar_alu(struct scalar *dst, const struct scalar *srcp, uint8_t op, bool 
 		/* A shift by the width or more (or by a "negative" amount) is undefined
 		 * in the ISA. 6.1 compares the source's 64-bit umax even for ALU32. */
 		if (src.umax_value >= bitness) {
-			scalar_mark_unknown(dst);
+			kbpf_scalar_mark_unknown(dst);
 			break;
 		}
 		if (op == BPF_LSH)
@@ -475,12 +475,12 @@ void scalar_alu(struct scalar *dst, const struct scalar *srcp, uint8_t op, bool 
 		break;
 	default:
 		/* DIV, MOD (and anything check_alu_op would have refused). */
-		scalar_mark_unknown(dst);
+		kbpf_scalar_mark_unknown(dst);
 		break;
 	}
 
 	if (alu32)
-		scalar_zext_32_to_64(dst);
-	scalar_bounds_sync(dst);
+		kbpf_scalar_zext_32_to_64(dst);
+	kbpf_scalar_bounds_sync(dst);
 }
 

@@ -9,16 +9,16 @@
 
 static int branch32_taken(const struct scalar *reg, uint32_t val, uint8_t op)
 {
-	struct tnum sub = tnum_subreg(reg->var_off);
+	struct tnum sub = kbpf_tnum_subreg(reg->var_off);
 	int32_t sval = (int32_t)val;
 
 	switch (op) {
 	case BPF_JEQ:
-		if (tnum_is_const(sub))
+		if (kbpf_tnum_is_const(sub))
 			return sub.value == val;
 		break;
 	case BPF_JNE:
-		if (tnum_is_const(sub))
+		if (kbpf_tnum_is_const(sub))
 			return sub.value != val;
 		break;
 	case BPF_JSET:
@@ -86,11 +86,11 @@ static int branch64_taken(const struct scalar *reg, uint64_t val, uint8_t op)
 
 	switch (op) {
 	case BPF_JEQ:
-		if (tnum_is_const(reg->var_off))
+		if (kbpf_tnum_is_const(reg->var_off))
 			return reg->var_off.value == val;
 		break;
 	case BPF_JNE:
-		if (tnum_is_const(reg->var_off))
+		if (kbpf_tnum_is_const(reg->var_off))
 			return reg->var_off.value != val;
 		break;
 	case BPF_JSET:
@@ -151,12 +151,12 @@ static int branch64_taken(const struct scalar *reg, uint64_t val, uint8_t op)
 	return -1;
 }
 
-int scalar_branch_taken(const struct scalar *reg, uint64_t val, uint8_t op, bool jmp32)
+int kbpf_scalar_branch_taken(const struct scalar *reg, uint64_t val, uint8_t op, bool jmp32)
 {
 	return jmp32 ? branch32_taken(reg, (uint32_t)val, op) : branch64_taken(reg, val, op);
 }
 
-uint8_t scalar_flip_jmp_op(uint8_t op)
+uint8_t kbpf_scalar_flip_jmp_op(uint8_t op)
 {
 	switch (op) {
 	case BPF_JEQ:
@@ -180,12 +180,12 @@ static bool is_power_of_2(uint64_t n)
 	return n && !(n & (n - 1));
 }
 
-void scalar_set_min_max(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
+void kbpf_scalar_set_min_max(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
 			uint32_t val32, uint8_t op, bool jmp32)
 {
-	struct tnum false_32off = tnum_subreg(false_reg->var_off);
+	struct tnum false_32off = kbpf_tnum_subreg(false_reg->var_off);
 	struct tnum false_64off = false_reg->var_off;
-	struct tnum true_32off = tnum_subreg(true_reg->var_off);
+	struct tnum true_32off = kbpf_tnum_subreg(true_reg->var_off);
 	struct tnum true_64off = true_reg->var_off;
 	int64_t sval = (int64_t)val;
 	int32_t sval32 = (int32_t)val32;
@@ -195,34 +195,34 @@ void scalar_set_min_max(struct scalar *true_reg, struct scalar *false_reg, uint6
 	switch (op) {
 	case BPF_JEQ:
 		if (jmp32) {
-			scalar_mark_known32(true_reg, val32);
-			true_32off = tnum_subreg(true_reg->var_off);
+			kbpf_scalar_mark_known32(true_reg, val32);
+			true_32off = kbpf_tnum_subreg(true_reg->var_off);
 		} else {
-			scalar_mark_known(true_reg, val);
+			kbpf_scalar_mark_known(true_reg, val);
 			true_64off = true_reg->var_off;
 		}
 		break;
 	case BPF_JNE:
 		if (jmp32) {
-			scalar_mark_known32(false_reg, val32);
-			false_32off = tnum_subreg(false_reg->var_off);
+			kbpf_scalar_mark_known32(false_reg, val32);
+			false_32off = kbpf_tnum_subreg(false_reg->var_off);
 		} else {
-			scalar_mark_known(false_reg, val);
+			kbpf_scalar_mark_known(false_reg, val);
 			false_64off = false_reg->var_off;
 		}
 		break;
 	case BPF_JSET:
 		/* Forget the ranges before narrowing the tnum, so a dead branch cannot
 		 * leave bounds that contradict it. */
-		scalar_mark_unbounded(false_reg);
+		kbpf_scalar_mark_unbounded(false_reg);
 		if (jmp32) {
-			false_32off = tnum_and(false_32off, tnum_const(~val32));
+			false_32off = kbpf_tnum_and(false_32off, kbpf_tnum_const(~val32));
 			if (is_power_of_2(val32))
-				true_32off = tnum_or(true_32off, tnum_const(val32));
+				true_32off = kbpf_tnum_or(true_32off, kbpf_tnum_const(val32));
 		} else {
-			false_64off = tnum_and(false_64off, tnum_const(~val));
+			false_64off = kbpf_tnum_and(false_64off, kbpf_tnum_const(~val));
 			if (is_power_of_2(val))
-				true_64off = tnum_or(true_64off, tnum_const(val));
+				true_64off = kbpf_tnum_or(true_64off, kbpf_tnum_const(val));
 		}
 		break;
 	case BPF_JGE:
@@ -294,44 +294,44 @@ void scalar_set_min_max(struct scalar *true_reg, struct scalar *false_reg, uint6
 	}
 
 	if (jmp32) {
-		false_reg->var_off = tnum_with_subreg(false_64off, false_32off);
-		true_reg->var_off = tnum_with_subreg(true_64off, true_32off);
-		scalar_combine_32_into_64(false_reg);
-		scalar_combine_32_into_64(true_reg);
+		false_reg->var_off = kbpf_tnum_with_subreg(false_64off, false_32off);
+		true_reg->var_off = kbpf_tnum_with_subreg(true_64off, true_32off);
+		kbpf_scalar_combine_32_into_64(false_reg);
+		kbpf_scalar_combine_32_into_64(true_reg);
 	} else {
 		false_reg->var_off = false_64off;
 		true_reg->var_off = true_64off;
-		scalar_combine_64_into_32(false_reg);
-		scalar_combine_64_into_32(true_reg);
+		kbpf_scalar_combine_64_into_32(false_reg);
+		kbpf_scalar_combine_64_into_32(true_reg);
 	}
 }
 
-void scalar_set_min_max_inv(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
+void kbpf_scalar_set_min_max_inv(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
 			    uint32_t val32, uint8_t op, bool jmp32)
 {
-	op = scalar_flip_jmp_op(op);
+	op = kbpf_scalar_flip_jmp_op(op);
 	/* 0 means "not a comparison" (BPF_JA's opcode, which cannot get here). */
 	if (op)
-		scalar_set_min_max(true_reg, false_reg, val, val32, op, jmp32);
+		kbpf_scalar_set_min_max(true_reg, false_reg, val, val32, op, jmp32);
 }
 
-void scalar_combine_min_max(struct scalar *a, struct scalar *b)
+void kbpf_scalar_combine_min_max(struct scalar *a, struct scalar *b)
 {
 	a->umin_value = b->umin_value = u64_max(a->umin_value, b->umin_value);
 	a->umax_value = b->umax_value = u64_min(a->umax_value, b->umax_value);
 	a->smin_value = b->smin_value = s64_max(a->smin_value, b->smin_value);
 	a->smax_value = b->smax_value = s64_min(a->smax_value, b->smax_value);
-	a->var_off = b->var_off = tnum_intersect(a->var_off, b->var_off);
-	scalar_bounds_sync(a);
-	scalar_bounds_sync(b);
+	a->var_off = b->var_off = kbpf_tnum_intersect(a->var_off, b->var_off);
+	kbpf_scalar_bounds_sync(a);
+	kbpf_scalar_bounds_sync(b);
 }
 
-void scalar_combine_eq(struct scalar *true_src, struct scalar *true_dst, struct scalar *false_src,
+void kbpf_scalar_combine_eq(struct scalar *true_src, struct scalar *true_dst, struct scalar *false_src,
 		       struct scalar *false_dst, uint8_t op)
 {
 	if (op == BPF_JEQ)
-		scalar_combine_min_max(true_src, true_dst);
+		kbpf_scalar_combine_min_max(true_src, true_dst);
 	else if (op == BPF_JNE)
-		scalar_combine_min_max(false_src, false_dst);
+		kbpf_scalar_combine_min_max(false_src, false_dst);
 }
 

@@ -4,27 +4,27 @@
 #include <stdio.h>
 #include "verifier/tnum.h"
 
-struct tnum tnum_range(uint64_t min, uint64_t max)
+struct tnum kbpf_tnum_range(uint64_t min, uint64_t max)
 {
 	uint64_t chi = min ^ max;
 	unsigned bits = chi ? 64 - (unsigned)__builtin_clzll(chi) : 0;
 
 	/* All 64 bits may differ: 2^64 - 1 below would need a 64-bit shift. */
 	if (bits > 63)
-		return tnum_unknown();
+		return kbpf_tnum_unknown();
 	/* Every bit below the highest differing one can take either value. */
 	uint64_t delta = (1ULL << bits) - 1;
 	return TNUM(min & ~delta, delta);
 }
 
-struct tnum tnum_lshift(struct tnum a, uint8_t shift)
+struct tnum kbpf_tnum_lshift(struct tnum a, uint8_t shift)
 {
 	if (shift >= 64)
 		return TNUM(0, 0);
 	return TNUM(a.value << shift, a.mask << shift);
 }
 
-struct tnum tnum_rshift(struct tnum a, uint8_t shift)
+struct tnum kbpf_tnum_rshift(struct tnum a, uint8_t shift)
 {
 	if (shift >= 64)
 		return TNUM(0, 0);
@@ -53,7 +53,7 @@ static uint32_t sar32(uint32_t x, unsigned k)
 	return r;
 }
 
-struct tnum tnum_arshift(struct tnum a, uint8_t min_shift, uint8_t insn_bitness)
+struct tnum kbpf_tnum_arshift(struct tnum a, uint8_t min_shift, uint8_t insn_bitness)
 {
 	/* Shifting value and mask separately is exact: an unknown sign bit (mask bit 63
 	 * or 31) smears into unknown high bits, a known one into known bits. Shifting by
@@ -63,7 +63,7 @@ struct tnum tnum_arshift(struct tnum a, uint8_t min_shift, uint8_t insn_bitness)
 	return TNUM(sar64(a.value, min_shift), sar64(a.mask, min_shift));
 }
 
-struct tnum tnum_add(struct tnum a, struct tnum b)
+struct tnum kbpf_tnum_add(struct tnum a, struct tnum b)
 {
 	uint64_t sm = a.mask + b.mask;
 	uint64_t sv = a.value + b.value;
@@ -74,7 +74,7 @@ struct tnum tnum_add(struct tnum a, struct tnum b)
 	return TNUM(sv & ~mu, mu);
 }
 
-struct tnum tnum_sub(struct tnum a, struct tnum b)
+struct tnum kbpf_tnum_sub(struct tnum a, struct tnum b)
 {
 	uint64_t dv = a.value - b.value;
 	/* The largest difference is dv + a.mask, the smallest dv - b.mask; bits where
@@ -84,28 +84,28 @@ struct tnum tnum_sub(struct tnum a, struct tnum b)
 	return TNUM(dv & ~mu, mu);
 }
 
-struct tnum tnum_and(struct tnum a, struct tnum b)
+struct tnum kbpf_tnum_and(struct tnum a, struct tnum b)
 {
 	uint64_t alpha = a.value | a.mask, beta = b.value | b.mask;
 	uint64_t v = a.value & b.value;
 	return TNUM(v, alpha & beta & ~v);
 }
 
-struct tnum tnum_or(struct tnum a, struct tnum b)
+struct tnum kbpf_tnum_or(struct tnum a, struct tnum b)
 {
 	uint64_t v = a.value | b.value;
 	uint64_t mu = a.mask | b.mask;
 	return TNUM(v, mu & ~v);
 }
 
-struct tnum tnum_xor(struct tnum a, struct tnum b)
+struct tnum kbpf_tnum_xor(struct tnum a, struct tnum b)
 {
 	uint64_t v = a.value ^ b.value;
 	uint64_t mu = a.mask | b.mask;
 	return TNUM(v & ~mu, mu);
 }
 
-struct tnum tnum_mul(struct tnum a, struct tnum b)
+struct tnum kbpf_tnum_mul(struct tnum a, struct tnum b)
 {
 	/* The product of the known parts is exact; every partial product that involves
 	 * an unknown bit is accumulated (as a pure mask) separately, then the two are
@@ -116,23 +116,23 @@ struct tnum tnum_mul(struct tnum a, struct tnum b)
 
 	while (a.value || a.mask) {
 		if (a.value & 1)
-			acc_m = tnum_add(acc_m, TNUM(0, b.mask));
+			acc_m = kbpf_tnum_add(acc_m, TNUM(0, b.mask));
 		else if (a.mask & 1)
-			acc_m = tnum_add(acc_m, TNUM(0, b.value | b.mask));
-		a = tnum_rshift(a, 1);
-		b = tnum_lshift(b, 1);
+			acc_m = kbpf_tnum_add(acc_m, TNUM(0, b.value | b.mask));
+		a = kbpf_tnum_rshift(a, 1);
+		b = kbpf_tnum_lshift(b, 1);
 	}
-	return tnum_add(TNUM(acc_v, 0), acc_m);
+	return kbpf_tnum_add(TNUM(acc_v, 0), acc_m);
 }
 
-struct tnum tnum_intersect(struct tnum a, struct tnum b)
+struct tnum kbpf_tnum_intersect(struct tnum a, struct tnum b)
 {
 	uint64_t v = a.value | b.value;
 	uint64_t mu = a.mask & b.mask;
 	return TNUM(v & ~mu, mu);
 }
 
-struct tnum tnum_cast(struct tnum a, uint8_t size)
+struct tnum kbpf_tnum_cast(struct tnum a, uint8_t size)
 {
 	if (size >= 8)
 		return a;
@@ -140,14 +140,14 @@ struct tnum tnum_cast(struct tnum a, uint8_t size)
 	return TNUM(a.value & keep, a.mask & keep);
 }
 
-bool tnum_is_aligned(struct tnum a, uint64_t size)
+bool kbpf_tnum_is_aligned(struct tnum a, uint64_t size)
 {
 	if (!size)
 		return true;
 	return !((a.value | a.mask) & (size - 1));
 }
 
-bool tnum_in(struct tnum a, struct tnum b)
+bool kbpf_tnum_in(struct tnum a, struct tnum b)
 {
 	/* b may only be unsure where a is; where a is sure, b must agree. */
 	if (b.mask & ~a.mask)
@@ -155,13 +155,13 @@ bool tnum_in(struct tnum a, struct tnum b)
 	return (b.value & ~a.mask) == a.value;
 }
 
-int tnum_strn(char *str, size_t size, struct tnum a)
+int kbpf_tnum_strn(char *str, size_t size, struct tnum a)
 {
 	/* "0x%" PRIx64 prints 0 as "0x0", which is the kernel's %#llx, not glibc's. */
 	return snprintf(str, size, "(0x%" PRIx64 "; 0x%" PRIx64 ")", a.value, a.mask);
 }
 
-int tnum_sbin(char *str, size_t size, struct tnum a)
+int kbpf_tnum_sbin(char *str, size_t size, struct tnum a)
 {
 	if (!size)
 		return 64;

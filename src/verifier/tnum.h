@@ -11,7 +11,7 @@
  * argument its callers never pass (shift counts >= 64, a cast to 8 bytes), ours is
  * given a defined result and the contract says so.
  *
- * 6.1 has no tnum_union and no tnum_with_subreg; tnum_with_subreg below is only a
+ * 6.1 has no kbpf_tnum_union and no kbpf_tnum_with_subreg; kbpf_tnum_with_subreg below is only a
  * name for the expression 6.1's reg_set_min_max writes out inline. */
 #ifndef KBPF_VERIFIER_TNUM_H
 #define KBPF_VERIFIER_TNUM_H
@@ -27,35 +27,35 @@ struct tnum {
 
 #define TNUM(v, m) ((struct tnum){ .value = (v), .mask = (m) })
 
-/* Longest text tnum_strn() produces, NUL included: "(0x" 16 "; 0x" 16 ")". */
+/* Longest text kbpf_tnum_strn() produces, NUL included: "(0x" 16 "; 0x" 16 ")". */
 #define TNUM_STR_MAX 41
 
 /* The known constant v. */
-static inline struct tnum tnum_const(uint64_t v)
+static inline struct tnum kbpf_tnum_const(uint64_t v)
 {
 	return TNUM(v, 0);
 }
 
 /* The completely unknown value (0; ~0). */
-static inline struct tnum tnum_unknown(void)
+static inline struct tnum kbpf_tnum_unknown(void)
 {
 	return TNUM(0, ~0ULL);
 }
 
 /* True if every bit of a is known. */
-static inline bool tnum_is_const(struct tnum a)
+static inline bool kbpf_tnum_is_const(struct tnum a)
 {
 	return a.mask == 0;
 }
 
 /* True if a is exactly the constant b. */
-static inline bool tnum_equals_const(struct tnum a, uint64_t b)
+static inline bool kbpf_tnum_equals_const(struct tnum a, uint64_t b)
 {
-	return tnum_is_const(a) && a.value == b;
+	return kbpf_tnum_is_const(a) && a.value == b;
 }
 
 /* True if no bit of a is known. */
-static inline bool tnum_is_unknown(struct tnum a)
+static inline bool kbpf_tnum_is_unknown(struct tnum a)
 {
 	return a.mask == ~0ULL;
 }
@@ -63,81 +63,81 @@ static inline bool tnum_is_unknown(struct tnum a)
 /* A tnum containing every value in [min, max] (and possibly more: the bits below the
  * highest bit where min and max differ all become unknown).  min > max is not a
  * range; the result is then still defined (same formula) but meaningless. */
-struct tnum tnum_range(uint64_t min, uint64_t max);
+struct tnum kbpf_tnum_range(uint64_t min, uint64_t max);
 
 /* a << shift and a >> shift (logical), on both halves.  shift >= 64 gives 0 (Linux's
  * callers never shift that far; C would be undefined). */
-struct tnum tnum_lshift(struct tnum a, uint8_t shift);
-struct tnum tnum_rshift(struct tnum a, uint8_t shift);
+struct tnum kbpf_tnum_lshift(struct tnum a, uint8_t shift);
+struct tnum kbpf_tnum_rshift(struct tnum a, uint8_t shift);
 
 /* Arithmetic right shift of a by min_shift, for an insn of insn_bitness 32 or 64.
  * For 32, both halves are taken as s32 and the result is zero-extended from 32 bits,
  * as 6.1 does.  A shift at or beyond the width fills with the sign (defined here,
  * never reached by the verifier). */
-struct tnum tnum_arshift(struct tnum a, uint8_t min_shift, uint8_t insn_bitness);
+struct tnum kbpf_tnum_arshift(struct tnum a, uint8_t min_shift, uint8_t insn_bitness);
 
 /* a + b, a - b, a * b, a & b, a | b, a ^ b: a tnum containing every result of the
  * concrete operation (mod 2^64) on members of a and b. mul is 6.1's long
  * multiplication over partial products (arXiv 2105.05398). */
-struct tnum tnum_add(struct tnum a, struct tnum b);
-struct tnum tnum_sub(struct tnum a, struct tnum b);
-struct tnum tnum_mul(struct tnum a, struct tnum b);
-struct tnum tnum_and(struct tnum a, struct tnum b);
-struct tnum tnum_or(struct tnum a, struct tnum b);
-struct tnum tnum_xor(struct tnum a, struct tnum b);
+struct tnum kbpf_tnum_add(struct tnum a, struct tnum b);
+struct tnum kbpf_tnum_sub(struct tnum a, struct tnum b);
+struct tnum kbpf_tnum_mul(struct tnum a, struct tnum b);
+struct tnum kbpf_tnum_and(struct tnum a, struct tnum b);
+struct tnum kbpf_tnum_or(struct tnum a, struct tnum b);
+struct tnum kbpf_tnum_xor(struct tnum a, struct tnum b);
 
 /* The values in both a and b.  Where a and b disagree on a known bit the result has
  * it known 1 (Linux's quirk; only reached on dead paths). */
-struct tnum tnum_intersect(struct tnum a, struct tnum b);
+struct tnum kbpf_tnum_intersect(struct tnum a, struct tnum b);
 
 /* a with all but its low `size` bytes cleared; size >= 8 returns a unchanged. */
-struct tnum tnum_cast(struct tnum a, uint8_t size);
+struct tnum kbpf_tnum_cast(struct tnum a, uint8_t size);
 
 /* True if every member of a is a multiple of size (a power of two; 0 gives true). */
-bool tnum_is_aligned(struct tnum a, uint64_t size);
+bool kbpf_tnum_is_aligned(struct tnum a, uint64_t size);
 
 /* True if b's members are all members of a ("b ⊆ a"). */
-bool tnum_in(struct tnum a, struct tnum b);
+bool kbpf_tnum_in(struct tnum a, struct tnum b);
 
 /* The low 32 bits of a (upper 32 known zero). */
-static inline struct tnum tnum_subreg(struct tnum a)
+static inline struct tnum kbpf_tnum_subreg(struct tnum a)
 {
 	return TNUM(a.value & 0xffffffffULL, a.mask & 0xffffffffULL);
 }
 
 /* a with its low 32 bits known zero. */
-static inline struct tnum tnum_clear_subreg(struct tnum a)
+static inline struct tnum kbpf_tnum_clear_subreg(struct tnum a)
 {
 	return TNUM(a.value & ~0xffffffffULL, a.mask & ~0xffffffffULL);
 }
 
-/* a's upper 32 bits with the low 32 bits of sub (6.1: tnum_or(clear_subreg(a),
+/* a's upper 32 bits with the low 32 bits of sub (6.1: kbpf_tnum_or(clear_subreg(a),
  * subreg(sub)), written inline in reg_set_min_max). */
-static inline struct tnum tnum_with_subreg(struct tnum a, struct tnum sub)
+static inline struct tnum kbpf_tnum_with_subreg(struct tnum a, struct tnum sub)
 {
-	struct tnum hi = tnum_clear_subreg(a), lo = tnum_subreg(sub);
+	struct tnum hi = kbpf_tnum_clear_subreg(a), lo = kbpf_tnum_subreg(sub);
 	return TNUM(hi.value | lo.value, (hi.mask | lo.mask) & ~(hi.value | lo.value));
 }
 
 /* a's upper 32 bits with the low 32 bits known to be v. */
-static inline struct tnum tnum_const_subreg(struct tnum a, uint32_t v)
+static inline struct tnum kbpf_tnum_const_subreg(struct tnum a, uint32_t v)
 {
-	return tnum_with_subreg(a, tnum_const(v));
+	return kbpf_tnum_with_subreg(a, kbpf_tnum_const(v));
 }
 
 /* True if the low 32 bits of a are all known. */
-static inline bool tnum_subreg_is_const(struct tnum a)
+static inline bool kbpf_tnum_subreg_is_const(struct tnum a)
 {
-	return tnum_subreg(a).mask == 0;
+	return kbpf_tnum_subreg(a).mask == 0;
 }
 
 /* Formats a as Linux's "(%#llx; %#llx)" does, where the kernel's %#llx prints 0 as
  * "0x0" (glibc would print "0"): "(0x0; 0xff)".  snprintf contract: writes at most
  * size bytes including the NUL, returns the length the whole text has. */
-int tnum_strn(char *str, size_t size, struct tnum a);
+int kbpf_tnum_strn(char *str, size_t size, struct tnum a);
 
 /* Formats a as 64 characters '0', '1' or 'x', most significant bit first.
  * snprintf contract; always returns 64. */
-int tnum_sbin(char *str, size_t size, struct tnum a);
+int kbpf_tnum_sbin(char *str, size_t size, struct tnum a);
 
 #endif

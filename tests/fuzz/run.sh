@@ -16,6 +16,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/ 2>/dev/null || true
 cd "$work"
-"$fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+# a dictionary next to the corpus (corpus/NAME.dict), if the target has one
+dict=()
+[ -f "${corpus%/}.dict" ] && dict=(-dict="${corpus%/}.dict")
+"$fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 "${dict[@]}" \
   -artifact_prefix="$artifacts" "$work" 2>&1 | tail -n 5
 # a finding is kept in $artifacts: copy it into REGRESSIONS_DIR once fixed

@@ -483,6 +483,72 @@ static void test_validate(void)
 	CHECK_EQ_U64(kbpf_btf_check_aligned(hbtf), 0);
 }
 
+/* Write size bytes to a new temporary file; its path in path (a mkstemp template). */
+static int write_temp(char *path, const void *data, size_t size)
+{
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, data, size);
+	close(fd);
+	return n == (ssize_t)size ? 0 : -1;
+}
+
+/* Host BTF is input like any object: libbpf 1.1 parses raw BTF whose type ids, name
+ * offsets or record alignment are wrong, so kbpf_host_btf_load_file validates it
+ * (kbpf_btf_validate) and refuses it with -EINVAL, keeping the BTF the host had. */
+static void test_load_file_validated(void)
+{
+	struct kbpf_host *h = kbpf_host_new();
+	struct btf *b = btf__new_empty();
+	uint32_t size, hdr_len, type_off;
+	const unsigned char *raw;
+	unsigned char *copy;
+
+	CHECK(h && b);
+	if (!h || !b)
+		goto out;
+	CHECK(btf__add_int(b, "int", 4, BTF_INT_SIGNED) == 1);
+	CHECK(btf__add_ptr(b, 1) == 2);
+	raw = btf__raw_data(b, &size);
+	copy = raw ? malloc(size) : NULL;
+	CHECK(copy != NULL);
+	if (!copy)
+		goto out;
+	memcpy(&hdr_len, raw + 4, 4);
+	memcpy(&type_off, raw + 8, 4);
+	/* the types: INT "int" (16 bytes: name_off, info, size, encoding), then PTR */
+	size_t int_rec = hdr_len + type_off, ptr_rec = int_rec + 16;
+	for (int c = 0; c < 4; c++) {
+		char path[] = "/tmp/kbpf-test-host-btf-XXXXXX";
+		uint32_t v;
+		memcpy(copy, raw, size);
+		switch (c) {
+		case 0: break; /* as written: loads */
+		case 1: v = 1000; memcpy(copy + ptr_rec + 8, &v, 4); break;   /* PTR to type 1000 */
+		case 2: v = 0xffff; memcpy(copy + int_rec, &v, 4); break;     /* name past the strings */
+		case 3: v = 64; memcpy(copy + int_rec + 12, &v, 4); break;    /* a 4-byte int of 64 bits */
+		}
+		CHECK(write_temp(path, copy, size) == 0);
+		int ret = kbpf_host_btf_load_file(h, path);
+		unlink(path);
+		if (c == 0) {
+			CHECK_EQ_U64(ret, 0);
+			CHECK(kbpf_host_btf(h) && btf__type_cnt(kbpf_host_btf(h)) == 3);
+		} else {
+			if (ret != -EINVAL)
+				fprintf(stderr, "corruption %d: got %d\n", c, ret);
+			CHECK_EQ_U64(ret, -EINVAL);
+			/* the host keeps the BTF it had */
+			CHECK(kbpf_host_btf(h) && btf__type_cnt(kbpf_host_btf(h)) == 3);
+		}
+	}
+	free(copy);
+out:
+	btf__free(b);
+	kbpf_host_free(h);
+}
+
 int main(void)
 {
 	libbpf_set_print(silent); /* expected parse failures would print */
@@ -500,6 +566,7 @@ int main(void)
 		RUN(test_cycles);
 		RUN(test_validate);
 	}
+	RUN(test_load_file_validated);
 	kbpf_host_free(host);
 	return test_summary();
 }

@@ -4,6 +4,7 @@
  * objects: truncation at every length, targeted edits of headers, symbols and
  * relocations, and a few thousand deterministic random byte flips. */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -249,6 +250,73 @@ static void test_bad_definitions(void)
 	free(img.data);
 }
 
+/* The 32-bit field at field_off of the section header at hdr_off set to v. */
+static void set_shdr_u32(struct image *img, size_t hdr_off, size_t field_off, uint32_t v)
+{
+	memcpy(img->data + hdr_off + field_off, &v, sizeof(v));
+}
+
+/* Fuzz finding (regressions/object/rel-info-section-0.o): a REL section whose sh_info
+ * is 0 was taken for the relocations of code block 0 — section 0 was never given "no
+ * code" — so debug relocations were applied to the first program section, or, in an
+ * object without code, read through a NULL code table. Section 0 holds nothing: such
+ * relocations are not ours, and the object opens and loads. */
+static void test_rel_of_section_0(void)
+{
+	struct image img = read_image("globals");
+	struct sec_loc rel;
+
+	if (!img.data)
+		return;
+	elf_version(EV_CURRENT);
+	CHECK(find_sec(&img, ".rel.debug_info", &rel));
+	set_shdr_u32(&img, rel.hdr_off, offsetof(Elf64_Shdr, sh_info), 0);
+	CHECK_EQ_U64(try_open(img.data, img.size, true), 0);
+	free(img.data);
+}
+
+/* Map sizes come from the object: a definition beyond KBPF_OBJ_MAX_MAP_BYTES (1 GiB of
+ * keys and values) is refused at load with -E2BIG naming the map, before anything is
+ * allocated; at the limit's edge a map is still created. */
+static void test_map_too_big(void)
+{
+	struct image img = read_image("legacy_maps");
+	struct sec_loc maps;
+	uint32_t def[5];
+
+	if (!img.data)
+		return;
+	elf_version(EV_CURRENT);
+	CHECK(find_sec(&img, "maps", &maps));
+	memcpy(def, img.data + maps.off, sizeof(def)); /* legacy_counts: ARRAY of u64 */
+	CHECK_EQ_U64(def[0], BPF_MAP_TYPE_ARRAY);
+	def[3] = UINT32_MAX;
+	memcpy(img.data + maps.off, def, sizeof(def));
+	CHECK_EQ_U64(try_open(img.data, img.size, false), 0); /* open creates nothing */
+	expect_error(&img, true, -E2BIG, "map 'legacy_counts': max_entries 4294967295 of key 4 and value 8 bytes");
+	CHECK_CONTAINS(test_log, "over kbpf's limit of 1073741824 per map");
+	/* the hash map's keys and element overhead count too: 2^27 entries of 8 + 8 + 64 bytes */
+	memcpy(def, img.data + maps.off + maps.size / 2, sizeof(def));
+	CHECK_EQ_U64(def[0], BPF_MAP_TYPE_HASH);
+	def[3] = 1u << 27;
+	memcpy(img.data + maps.off + maps.size / 2, def, sizeof(def));
+	def[3] = 2;
+	memcpy(img.data + maps.off, def, sizeof(def)); /* the array back to something small */
+	def[0] = BPF_MAP_TYPE_ARRAY;
+	def[2] = 8;
+	memcpy(img.data + maps.off, def, sizeof(def));
+	expect_error(&img, true, -E2BIG, "map 'legacy_hash'");
+	/* 1 GiB exactly is allowed: 2^27 u64 values */
+	def[3] = 1u << 27;
+	memcpy(img.data + maps.off, def, sizeof(def));
+	memcpy(def, img.data + maps.off + maps.size / 2, sizeof(def));
+	def[3] = 4;
+	memcpy(img.data + maps.off + maps.size / 2, def, sizeof(def));
+	int ret = try_open(img.data, img.size, true);
+	CHECK(ret == 0 || ret == -ENOMEM); /* address space only: the pages stay untouched */
+	free(img.data);
+}
+
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
 static uint64_t rng(void)
@@ -302,6 +370,8 @@ int main(void)
 	RUN(test_truncated);
 	RUN(test_targeted);
 	RUN(test_bad_definitions);
+	RUN(test_rel_of_section_0);
+	RUN(test_map_too_big);
 	RUN(test_random_flips);
 	return test_summary();
 }

@@ -23,7 +23,7 @@ static char sbuf[256];
 /* The register text print_verifier_state gives a scalar with this id. */
 static const char *str_id(const struct scalar *s, uint32_t id)
 {
-	scalar_snprint(sbuf, sizeof(sbuf), s, id);
+	kbpf_scalar_snprint(sbuf, sizeof(sbuf), s, id);
 	return sbuf;
 }
 
@@ -34,14 +34,14 @@ static const char *str(const struct scalar *s)
 
 static struct scalar alu(struct scalar d, uint8_t op, struct scalar s, bool alu32)
 {
-	scalar_alu(&d, &s, op, alu32);
+	kbpf_scalar_alu(&d, &s, op, alu32);
 	return d;
 }
 
 /* K operand: the insn's imm sign-extended, as 6.1's __mark_reg_known(off_reg, imm). */
 static struct scalar k(int32_t imm)
 {
-	return scalar_known((uint64_t)(int64_t)imm);
+	return kbpf_scalar_known((uint64_t)(int64_t)imm);
 }
 
 static struct scalar alu64k(struct scalar d, uint8_t op, int32_t imm)
@@ -53,8 +53,8 @@ static struct scalar alu64k(struct scalar d, uint8_t op, int32_t imm)
  * value): check_mem_access marks dst unknown, then coerce_reg_to_size. */
 static struct scalar load(int size)
 {
-	struct scalar s = scalar_unknown();
-	scalar_coerce_to_size(&s, size);
+	struct scalar s = kbpf_scalar_unknown();
+	kbpf_scalar_coerce_to_size(&s, size);
 	return s;
 }
 
@@ -62,7 +62,7 @@ static struct scalar load(int size)
 static bool contains(const struct scalar *s, uint64_t x)
 {
 	uint32_t x32 = (uint32_t)x;
-	return tnum_in(s->var_off, tnum_const(x)) && s->umin_value <= x && x <= s->umax_value &&
+	return kbpf_tnum_in(s->var_off, kbpf_tnum_const(x)) && s->umin_value <= x && x <= s->umax_value &&
 	       s->smin_value <= (int64_t)x && (int64_t)x <= s->smax_value && s->u32_min_value <= x32 &&
 	       x32 <= s->u32_max_value && s->s32_min_value <= (int32_t)x32 &&
 	       (int32_t)x32 <= s->s32_max_value;
@@ -135,7 +135,7 @@ static void test_golden_align_packet_offsets(void)
 	 * "pkt(id=2,off=0,r=0,umin=14,umax=2054,var_off=(0x2; 0xffc)"). */
 	struct scalar off = alu(r6, BPF_ADD, w, false);
 	char b[256];
-	scalar_snprint_bounds(b, sizeof(b), &off, false);
+	kbpf_scalar_snprint_bounds(b, sizeof(b), &off, false);
 	CHECK_CONTAINS(b, ",umin=14,umax=2054,var_off=(0x2; 0xffc)");
 }
 
@@ -145,7 +145,7 @@ static void test_golden_align_dubious(void)
 	 * scalar; r5 <<= 2. align.c matches the prefix; the tail follows from 6.1's
 	 * update_bounds32 on var_off (0; 0xfffffffc) low half: s32_max = 0x7ffffffc,
 	 * u32_max = 0xfffffffc, printed with %d as -4. */
-	struct scalar r5 = alu64k(scalar_unknown(), BPF_LSH, 2);
+	struct scalar r5 = alu64k(kbpf_scalar_unknown(), BPF_LSH, 2);
 	CHECK_STR(str(&r5), "scalar(smax=9223372036854775804,umax=18446744073709551612,"
 			    "var_off=(0x0; 0xfffffffffffffffc),s32_max=2147483644,u32_max=-4)");
 	/* r5 += 14: both signed and unsigned adds may overflow; sync finds bounds
@@ -155,8 +155,8 @@ static void test_golden_align_dubious(void)
 				 "umin=2,umax=18446744073709551614,var_off=(0x2; 0xfffffffffffffffc)");
 	/* if r5 s>= 0 goto +1: the taken side (insn 9). */
 	struct scalar t = r5, f = r5;
-	CHECK(scalar_branch_taken(&r5, 0, BPF_JSGE, false) == -1);
-	scalar_set_min_max(&t, &f, 0, 0, BPF_JSGE, false);
+	CHECK(kbpf_scalar_branch_taken(&r5, 0, BPF_JSGE, false) == -1);
+	kbpf_scalar_set_min_max(&t, &f, 0, 0, BPF_JSGE, false);
 	CHECK_CONTAINS(str(&t), "scalar(umin=2,umax=9223372036854775806,var_off=(0x2; 0x7ffffffffffffffc)");
 }
 
@@ -173,7 +173,7 @@ static void test_golden_align_variable_subtraction(void)
 	CHECK_CONTAINS(str(&r6), "scalar(smin=-1006,smax=1034,umin=2,umax=18446744073709551614,"
 				 "var_off=(0x2; 0xfffffffffffffffc)");
 	struct scalar t = r6, f = r6;
-	scalar_set_min_max(&t, &f, 0, 0, BPF_JSGE, false);
+	kbpf_scalar_set_min_max(&t, &f, 0, 0, BPF_JSGE, false);
 	/* align.c's match ends with "))": the whole text. */
 	CHECK_STR(str(&t), "scalar(umin=2,umax=1034,var_off=(0x2; 0x7fc))");
 }
@@ -191,9 +191,9 @@ static void test_golden_align_pointer_variable_subtraction(void)
 	 * pointer SUB formulas, which are the scalar ones for the 64-bit part (insn 13:
 	 * "umin=18446744073709551542,umax=18446744073709551602,
 	 * var_off=(0xffffffffffffff82; 0x7c)"). */
-	struct scalar r5 = alu(scalar_known(0), BPF_SUB, r6, false);
+	struct scalar r5 = alu(kbpf_scalar_known(0), BPF_SUB, r6, false);
 	char b[256];
-	scalar_snprint_bounds(b, sizeof(b), &r5, false);
+	kbpf_scalar_snprint_bounds(b, sizeof(b), &r5, false);
 	CHECK_CONTAINS(b, ",umin=18446744073709551542,umax=18446744073709551602,"
 			  "var_off=(0xffffffffffffff82; 0x7c)");
 	/* r7 <<= 2; r7 += 76 (insn 14). */
@@ -201,7 +201,7 @@ static void test_golden_align_pointer_variable_subtraction(void)
 	CHECK_STR(str(&r7), "scalar(umin=76,umax=1096,var_off=(0x0; 0x7fc))");
 	/* r5 += r7 (insn 16: "umin=2,umax=1082,var_off=(0x2; 0x7fc)"). */
 	r5 = alu(r5, BPF_ADD, r7, false);
-	scalar_snprint_bounds(b, sizeof(b), &r5, false);
+	kbpf_scalar_snprint_bounds(b, sizeof(b), &r5, false);
 	CHECK_CONTAINS(b, ",umin=2,umax=1082,var_off=(0x2; 0x7fc)");
 }
 
@@ -212,15 +212,15 @@ static void test_golden_by_hand(void)
 	/* w7 = w1 with r1 unknown (mov32): zext gives var_off (0; 0xffffffff),
 	 * assign_32_into_64 gives smin 0 / smax U32_MAX (s32 bounds cross zero),
 	 * umax U32_MAX. The notes' example R7_w. */
-	struct scalar w7 = alu(scalar_unknown(), BPF_MOV, scalar_unknown(), true);
+	struct scalar w7 = alu(kbpf_scalar_unknown(), BPF_MOV, kbpf_scalar_unknown(), true);
 	CHECK_STR(str(&w7), "scalar(umax=4294967295,var_off=(0x0; 0xffffffff))");
 
 	/* if r1 s> 5 with r1 unknown. Taken: smin = 6; combine_64_into_32 finds
 	 * nothing that fits 32 bits; sync: deduce64 (smin >= 0) gives umin 6 and
 	 * umax = smax = S64_MAX, bound_offset range(6, S64_MAX) = (0; 0x7f..f).
 	 * Fall-through: only smax = 5 (smin S64_MIN, nothing else implied). */
-	struct scalar t = scalar_unknown(), f = t;
-	scalar_set_min_max(&t, &f, 5, 5, BPF_JSGT, false);
+	struct scalar t = kbpf_scalar_unknown(), f = t;
+	kbpf_scalar_set_min_max(&t, &f, 5, 5, BPF_JSGT, false);
 	CHECK_STR(str(&t), "scalar(umin=6,umax=9223372036854775807,var_off=(0x0; 0x7fffffffffffffff))");
 	CHECK_STR(str(&f), "scalar(smax=5)");
 
@@ -229,9 +229,9 @@ static void test_golden_by_hand(void)
 	 * (u32_max as s32 >= 0) gives s32 [0, 9]; bound_offset gives the low half
 	 * (0; 0xf), so var_off (0; 0xffffffff0000000f), and update64 gives
 	 * smax 0x7fffffff0000000f, umax 0xffffffff0000000f. */
-	t = scalar_unknown();
+	t = kbpf_scalar_unknown();
 	f = t;
-	scalar_set_min_max(&t, &f, 10, 10, BPF_JLT, true);
+	kbpf_scalar_set_min_max(&t, &f, 10, 10, BPF_JLT, true);
 	CHECK_STR(str(&t), "scalar(smax=9223372032559808527,umax=18446744069414584335,"
 			   "var_off=(0x0; 0xffffffff0000000f),s32_min=0,s32_max=9,u32_max=9)");
 	/* Fall-through: u32_min = 10; deduce32 learns nothing (u32 range crosses
@@ -239,27 +239,27 @@ static void test_golden_by_hand(void)
 	CHECK_STR(str(&f), "scalar(u32_min=10)");
 
 	/* Constants print as their s64 value, with or without id. */
-	struct scalar c = scalar_known((uint64_t)-1);
+	struct scalar c = kbpf_scalar_known((uint64_t)-1);
 	CHECK_STR(str(&c), "-1");
-	c = scalar_known(1ULL << 63);
+	c = kbpf_scalar_known(1ULL << 63);
 	CHECK_STR(str_id(&c, 3), "-9223372036854775808");
-	c = scalar_known(0);
+	c = kbpf_scalar_known(0);
 	CHECK_STR(str(&c), "0");
 	/* Unknown: empty list, id first. */
-	struct scalar u = scalar_unknown();
+	struct scalar u = kbpf_scalar_unknown();
 	CHECK_STR(str(&u), "scalar()");
 	CHECK_STR(str_id(&u, 7), "scalar(id=7)");
 
 	/* Pointer value lists: a constant var_off prints imm= in hex without 0x. */
 	char b[64];
-	scalar_snprint_bounds(b, sizeof(b), &c, false);
+	kbpf_scalar_snprint_bounds(b, sizeof(b), &c, false);
 	CHECK_STR(b, ",imm=0");
-	struct scalar big = scalar_known(0x1234abcd);
-	scalar_snprint_bounds(b, sizeof(b), &big, true);
+	struct scalar big = kbpf_scalar_known(0x1234abcd);
+	kbpf_scalar_snprint_bounds(b, sizeof(b), &big, true);
 	CHECK_STR(b, "imm=1234abcd");
 	/* snprintf contract. */
-	struct scalar r = alu64k(scalar_unknown(), BPF_LSH, 2);
-	int n = scalar_snprint(b, 10, &r, 0);
+	struct scalar r = alu64k(kbpf_scalar_unknown(), BPF_LSH, 2);
+	int n = kbpf_scalar_snprint(b, 10, &r, 0);
 	CHECK(n == (int)strlen("scalar(smax=9223372036854775804,umax=18446744073709551612,"
 			       "var_off=(0x0; 0xfffffffffffffffc),s32_max=2147483644,u32_max=-4)"));
 	CHECK_STR(b, "scalar(sm");
@@ -268,16 +268,16 @@ static void test_golden_by_hand(void)
 	 * C's widening): var_off (0x80000000; 0x7fffffff) gives u32 [2^31, U32_MAX]
 	 * equal to u64 [2^31, U32_MAX] (not printed), s32 [S32_MIN, -1] (s32_min is
 	 * the default, s32_max = -1 differs from smax = U32_MAX). */
-	struct scalar z = scalar_unknown();
+	struct scalar z = kbpf_scalar_unknown();
 	z.var_off = TNUM(0x80000000, 0x7fffffff);
-	scalar_bounds_sync(&z);
+	kbpf_scalar_bounds_sync(&z);
 	CHECK_STR(str(&z), "scalar(umin=2147483648,umax=4294967295,var_off=(0x80000000; 0x7fffffff),"
 			   "s32_max=-1)");
 	/* u32 ones print with %d: u32 [0x80000000, 0xfffffff0] while bit 32 is known
 	 * set, so they differ from the u64 ones. */
-	z = scalar_unknown();
+	z = kbpf_scalar_unknown();
 	z.var_off = TNUM(0x180000000ULL, 0xfffffffe7ffffff0ULL);
-	scalar_bounds_sync(&z);
+	kbpf_scalar_bounds_sync(&z);
 	CHECK_CONTAINS(str(&z), ",u32_min=-2147483648,u32_max=-16)");
 }
 
@@ -285,26 +285,26 @@ static void test_golden_by_hand(void)
 
 static void test_construction(void)
 {
-	struct scalar s = scalar_known(0xfffffffe00000005ULL);
-	CHECK(tnum_equals_const(s.var_off, 0xfffffffe00000005ULL));
+	struct scalar s = kbpf_scalar_known(0xfffffffe00000005ULL);
+	CHECK(kbpf_tnum_equals_const(s.var_off, 0xfffffffe00000005ULL));
 	CHECK(s.smin_value == (int64_t)0xfffffffe00000005ULL && s.smax_value == s.smin_value);
 	CHECK(s.umin_value == 0xfffffffe00000005ULL && s.umax_value == s.umin_value);
 	CHECK(s.s32_min_value == 5 && s.s32_max_value == 5);
 	CHECK(s.u32_min_value == 5 && s.u32_max_value == 5);
 
-	s = scalar_known(0x80000000);
+	s = kbpf_scalar_known(0x80000000);
 	CHECK(s.s32_min_value == INT32_MIN && s.u32_max_value == 0x80000000);
 
-	s = scalar_unknown();
-	CHECK(tnum_is_unknown(s.var_off));
+	s = kbpf_scalar_unknown();
+	CHECK(kbpf_tnum_is_unknown(s.var_off));
 	CHECK(s.smin_value == INT64_MIN && s.smax_value == INT64_MAX);
 	CHECK(s.umin_value == 0 && s.umax_value == UINT64_MAX);
 	CHECK(s.s32_min_value == INT32_MIN && s.s32_max_value == INT32_MAX);
 	CHECK(s.u32_min_value == 0 && s.u32_max_value == UINT32_MAX);
 
 	/* mark_known32 keeps the upper half of var_off and the 64-bit bounds. */
-	s = scalar_unknown();
-	scalar_mark_known32(&s, 0xdeadbeef);
+	s = kbpf_scalar_unknown();
+	kbpf_scalar_mark_known32(&s, 0xdeadbeef);
 	CHECK(s.var_off.value == 0xdeadbeef && s.var_off.mask == 0xffffffff00000000ULL);
 	CHECK(s.u32_min_value == 0xdeadbeef && s.s32_max_value == (int32_t)0xdeadbeef);
 	CHECK(s.umax_value == UINT64_MAX);
@@ -313,151 +313,151 @@ static void test_construction(void)
 static void test_update_deduce_offset(void)
 {
 	/* update_bounds from var_off alone. */
-	struct scalar s = scalar_unknown();
+	struct scalar s = kbpf_scalar_unknown();
 	s.var_off = TNUM(0x10, 0x0f);
-	scalar_update_bounds(&s);
+	kbpf_scalar_update_bounds(&s);
 	CHECK(s.umin_value == 0x10 && s.umax_value == 0x1f);
 	CHECK(s.smin_value == 0x10 && s.smax_value == 0x1f);
 	CHECK(s.u32_min_value == 0x10 && s.u32_max_value == 0x1f);
 	CHECK(s.s32_min_value == 0x10 && s.s32_max_value == 0x1f);
 	/* An unknown sign bit: smin has it set, smax clear. */
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.var_off = TNUM(1, 0x8000000000000010ULL);
-	scalar_update_bounds64(&s);
+	kbpf_scalar_update_bounds64(&s);
 	CHECK(s.smin_value == (int64_t)0x8000000000000001ULL && s.smax_value == 0x11);
 	CHECK(s.umin_value == 1 && s.umax_value == 0x8000000000000011ULL);
 
 	/* deduce64, signed range not crossing zero (negative): unsigned follows. */
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.smin_value = -3;
 	s.smax_value = -1;
-	scalar_deduce_bounds64(&s);
+	kbpf_scalar_deduce_bounds64(&s);
 	CHECK(s.umin_value == (uint64_t)-3 && s.umax_value == UINT64_MAX);
 	/* Signed crosses zero, unsigned max is "positive": sign known >= 0. */
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.umax_value = 100;
-	scalar_deduce_bounds64(&s);
+	kbpf_scalar_deduce_bounds64(&s);
 	CHECK(s.smin_value == 0 && s.smax_value == 100);
 	/* Signed crosses zero, unsigned min is "negative": sign known < 0. */
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.umin_value = (uint64_t)-50;
 	s.smin_value = -60;
-	scalar_deduce_bounds64(&s);
+	kbpf_scalar_deduce_bounds64(&s);
 	CHECK(s.smin_value == -50 && s.umin_value == (uint64_t)-50 && s.smax_value == -1);
 	/* The same three for 32 bits. */
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.s32_min_value = -3;
 	s.s32_max_value = -1;
-	scalar_deduce_bounds32(&s);
+	kbpf_scalar_deduce_bounds32(&s);
 	CHECK(s.u32_min_value == (uint32_t)-3 && s.u32_max_value == UINT32_MAX);
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.u32_max_value = 100;
-	scalar_deduce_bounds32(&s);
+	kbpf_scalar_deduce_bounds32(&s);
 	CHECK(s.s32_min_value == 0 && s.s32_max_value == 100);
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.u32_min_value = (uint32_t)-50;
-	scalar_deduce_bounds32(&s);
+	kbpf_scalar_deduce_bounds32(&s);
 	CHECK(s.s32_min_value == -50 && s.s32_max_value == -1);
 	/* Neither: nothing learnt. */
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.umin_value = 5;
-	scalar_deduce_bounds64(&s);
+	kbpf_scalar_deduce_bounds64(&s);
 	CHECK(s.smin_value == INT64_MIN && s.smax_value == INT64_MAX);
 
 	/* bound_offset: unsigned ranges become bits, per width. */
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.umax_value = 255;
 	s.u32_min_value = 16;
 	s.u32_max_value = 31;
-	scalar_bound_offset(&s);
+	kbpf_scalar_bound_offset(&s);
 	CHECK(s.var_off.value == 0x10 && s.var_off.mask == 0x0f);
 
 	/* A sync reaches a fixed point from any of the five descriptions. */
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.umin_value = 3;
 	s.umax_value = 3;
-	scalar_bounds_sync(&s);
+	kbpf_scalar_bounds_sync(&s);
 	CHECK_STR(str(&s), "3");
 }
 
 static void test_32_64_moves(void)
 {
 	/* assign_32_into_64: non-negative s32 bounds carry over. */
-	struct scalar s = scalar_unknown();
+	struct scalar s = kbpf_scalar_unknown();
 	s.s32_min_value = 2;
 	s.s32_max_value = 9;
 	s.u32_min_value = 2;
 	s.u32_max_value = 9;
-	scalar_assign_32_into_64(&s);
+	kbpf_scalar_assign_32_into_64(&s);
 	CHECK(s.smin_value == 2 && s.smax_value == 9 && s.umin_value == 2 && s.umax_value == 9);
 	/* A possibly negative low half zero-extends to [0, U32_MAX] signed. */
 	s.s32_min_value = -1;
 	s.u32_min_value = 0;
 	s.u32_max_value = UINT32_MAX;
-	scalar_assign_32_into_64(&s);
+	kbpf_scalar_assign_32_into_64(&s);
 	CHECK(s.smin_value == 0 && s.smax_value == UINT32_MAX);
 
 	/* zext: the upper half of var_off becomes known zero. */
-	s = scalar_known(0xffffffff80000000ULL);
-	scalar_zext_32_to_64(&s);
-	scalar_bounds_sync(&s);
+	s = kbpf_scalar_known(0xffffffff80000000ULL);
+	kbpf_scalar_zext_32_to_64(&s);
+	kbpf_scalar_bounds_sync(&s);
 	CHECK_STR(str(&s), "2147483648");
 
 	/* combine_32_into_64 with a known-zero upper half: 64 = 32 bounds. */
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.var_off = TNUM(0, 0xff);
 	s.u32_min_value = 3;
 	s.u32_max_value = 200;
 	s.s32_min_value = 3;
 	s.s32_max_value = 200;
-	scalar_combine_32_into_64(&s);
+	kbpf_scalar_combine_32_into_64(&s);
 	CHECK(s.umin_value == 3 && s.umax_value == 200 && s.smin_value == 3 && s.smax_value == 200);
 	/* With an unknown upper half the old 64-bit bounds are forgotten. */
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.var_off = TNUM(0, 0xff000000ffULL);
 	s.umin_value = 0x100;
 	s.umax_value = 0x200;
-	scalar_combine_32_into_64(&s);
+	kbpf_scalar_combine_32_into_64(&s);
 	CHECK(s.umin_value == 0 && s.umax_value == 0xff000000ffULL);
 
 	/* combine_64_into_32: ranges that fit 32 bits carry over, each kind alone. */
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.smin_value = -5;
 	s.smax_value = 5;
-	scalar_combine_64_into_32(&s);
+	kbpf_scalar_combine_64_into_32(&s);
 	CHECK(s.s32_min_value == -5 && s.s32_max_value == 5);
 	CHECK(s.u32_min_value == 0 && s.u32_max_value == UINT32_MAX);
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.umin_value = 7;
 	s.umax_value = 0x100000000ULL;
-	scalar_combine_64_into_32(&s);
+	kbpf_scalar_combine_64_into_32(&s);
 	CHECK(s.u32_min_value == 0 && s.u32_max_value == UINT32_MAX);
 }
 
 static void test_coerce(void)
 {
 	/* Bounds agreeing above the kept bytes are masked. */
-	struct scalar s = scalar_unknown();
+	struct scalar s = kbpf_scalar_unknown();
 	s.umin_value = 0x100000005ULL;
 	s.umax_value = 0x100000009ULL;
-	scalar_bounds_sync(&s);
-	scalar_coerce_to_size(&s, 4);
+	kbpf_scalar_bounds_sync(&s);
+	kbpf_scalar_coerce_to_size(&s, 4);
 	CHECK(s.umin_value == 5 && s.umax_value == 9 && s.smin_value == 5 && s.smax_value == 9);
 	/* Otherwise [0, 2^(8n) - 1]. */
-	s = scalar_unknown();
+	s = kbpf_scalar_unknown();
 	s.umin_value = 0xff;
 	s.umax_value = 0x101;
-	scalar_coerce_to_size(&s, 1);
+	kbpf_scalar_coerce_to_size(&s, 1);
 	CHECK(s.umin_value == 0 && s.umax_value == 0xff);
 	CHECK(s.u32_max_value == 0xff && s.s32_min_value == 0);
 	/* Size 4 leaves the 32-bit bounds as they were (6.1). */
-	s = scalar_known(0x1234567800000007ULL);
+	s = kbpf_scalar_known(0x1234567800000007ULL);
 	s.s32_min_value = -1;
-	scalar_coerce_to_size(&s, 4);
+	kbpf_scalar_coerce_to_size(&s, 4);
 	CHECK(s.s32_min_value == -1 && s.umax_value == 7);
 	/* Size 8: nothing. */
-	s = scalar_unknown();
-	scalar_coerce_to_size(&s, 8);
+	s = kbpf_scalar_unknown();
+	kbpf_scalar_coerce_to_size(&s, 8);
 	CHECK_STR(str(&s), "scalar()");
 }
 
@@ -468,42 +468,42 @@ static void test_alu_const_folding(void)
 	/* Two constants fold exactly for every tracked op, at the edges. */
 	CHECK_STR(str_id(&(struct scalar){ 0 }, 0), "0");
 	struct scalar r;
-	r = alu(scalar_known(INT64_MAX), BPF_ADD, k(1), false);
+	r = alu(kbpf_scalar_known(INT64_MAX), BPF_ADD, k(1), false);
 	CHECK_STR(str(&r), "-9223372036854775808");
-	r = alu(scalar_known(0), BPF_SUB, k(1), false);
+	r = alu(kbpf_scalar_known(0), BPF_SUB, k(1), false);
 	CHECK_STR(str(&r), "-1");
-	r = alu(scalar_known(UINT64_MAX), BPF_ADD, k(1), false);
+	r = alu(kbpf_scalar_known(UINT64_MAX), BPF_ADD, k(1), false);
 	CHECK_STR(str(&r), "0");
-	r = alu(scalar_known(0xffffffff), BPF_ADD, k(1), true);
+	r = alu(kbpf_scalar_known(0xffffffff), BPF_ADD, k(1), true);
 	CHECK_STR(str(&r), "0");
-	r = alu(scalar_known(0x7fffffff), BPF_ADD, k(1), true);
+	r = alu(kbpf_scalar_known(0x7fffffff), BPF_ADD, k(1), true);
 	CHECK_STR(str(&r), "2147483648");
-	r = alu(scalar_known(6), BPF_MUL, k(7), false);
+	r = alu(kbpf_scalar_known(6), BPF_MUL, k(7), false);
 	CHECK_STR(str(&r), "42");
-	r = alu(scalar_known(0xffffffff), BPF_AND, k(0x0f), false);
+	r = alu(kbpf_scalar_known(0xffffffff), BPF_AND, k(0x0f), false);
 	CHECK_STR(str(&r), "15");
-	r = alu(scalar_known(0xf0), BPF_OR, k(0x0f), true);
+	r = alu(kbpf_scalar_known(0xf0), BPF_OR, k(0x0f), true);
 	CHECK_STR(str(&r), "255");
-	r = alu(scalar_known(0xff), BPF_XOR, k(-1), false);
+	r = alu(kbpf_scalar_known(0xff), BPF_XOR, k(-1), false);
 	CHECK_STR(str(&r), "-256");
-	r = alu(scalar_known(0xff), BPF_XOR, k(-1), true);
+	r = alu(kbpf_scalar_known(0xff), BPF_XOR, k(-1), true);
 	CHECK_STR(str(&r), "4294967040");
-	r = alu(scalar_known(1), BPF_LSH, k(63), false);
+	r = alu(kbpf_scalar_known(1), BPF_LSH, k(63), false);
 	CHECK_STR(str(&r), "-9223372036854775808");
-	r = alu(scalar_known(1), BPF_LSH, k(31), true);
+	r = alu(kbpf_scalar_known(1), BPF_LSH, k(31), true);
 	CHECK_STR(str(&r), "2147483648");
-	r = alu(scalar_known(1ULL << 63), BPF_RSH, k(63), false);
+	r = alu(kbpf_scalar_known(1ULL << 63), BPF_RSH, k(63), false);
 	CHECK_STR(str(&r), "1");
-	r = alu(scalar_known(1ULL << 63), BPF_ARSH, k(63), false);
+	r = alu(kbpf_scalar_known(1ULL << 63), BPF_ARSH, k(63), false);
 	CHECK_STR(str(&r), "-1");
-	r = alu(scalar_known(0x80000000), BPF_ARSH, k(31), true);
+	r = alu(kbpf_scalar_known(0x80000000), BPF_ARSH, k(31), true);
 	CHECK_STR(str(&r), "4294967295");
-	r = alu(scalar_known(0xffffffff00000010ULL), BPF_RSH, k(4), true);
+	r = alu(kbpf_scalar_known(0xffffffff00000010ULL), BPF_RSH, k(4), true);
 	CHECK_STR(str(&r), "1");
 	/* MOV: mov64 K sign-extends, mov32 K zero-extends (6.1: known((u32)imm)). */
-	r = alu(scalar_unknown(), BPF_MOV, k(-1), false);
+	r = alu(kbpf_scalar_unknown(), BPF_MOV, k(-1), false);
 	CHECK_STR(str(&r), "-1");
-	r = alu(scalar_unknown(), BPF_MOV, k(-1), true);
+	r = alu(kbpf_scalar_unknown(), BPF_MOV, k(-1), true);
 	CHECK_STR(str(&r), "4294967295");
 }
 
@@ -517,12 +517,12 @@ static void test_alu_unknown_results(void)
 	r = alu(byte, BPF_MOD, k(3), true);
 	CHECK_STR(str(&r), "scalar(umax=4294967295,var_off=(0x0; 0xffffffff))");
 	/* Even two constants. */
-	r = alu(scalar_known(6), BPF_DIV, k(3), false);
+	r = alu(kbpf_scalar_known(6), BPF_DIV, k(3), false);
 	CHECK_STR(str(&r), "scalar()");
 	/* NEG and END: 64-bit unknown even as ALU32 (check_reg_arg DST_OP). */
 	r = alu(byte, BPF_NEG, k(0), true);
 	CHECK_STR(str(&r), "scalar()");
-	r = alu(scalar_known(5), BPF_END, k(16), true);
+	r = alu(kbpf_scalar_known(5), BPF_END, k(16), true);
 	CHECK_STR(str(&r), "scalar()");
 	/* A non-constant src for MUL/OR/XOR/shifts: 64-bit unknown, no zext even
 	 * for ALU32 (6.1 returns before zext_32_to_64). */
@@ -538,10 +538,10 @@ static void test_alu_unknown_results(void)
 	r = alu(byte, BPF_AND, load(2), true);
 	CHECK_STR(str(&r), "scalar(umax=255,var_off=(0x0; 0xff))");
 	/* For ALU32 the src counts as known when its low half is (6.1:
-	 * tnum_subreg_is_const). */
-	struct scalar hi_unknown = scalar_unknown();
-	scalar_mark_known32(&hi_unknown, 3);
-	scalar_bounds_sync(&hi_unknown);
+	 * kbpf_tnum_subreg_is_const). */
+	struct scalar hi_unknown = kbpf_scalar_unknown();
+	kbpf_scalar_mark_known32(&hi_unknown, 3);
+	kbpf_scalar_bounds_sync(&hi_unknown);
 	/* ...but the shift check reads the src's 64-bit umax (>= 32 here): unknown,
 	 * and since that path breaks (not returns), zero-extended. */
 	r = alu(byte, BPF_LSH, hi_unknown, true);
@@ -551,26 +551,26 @@ static void test_alu_unknown_results(void)
 
 	/* A shift by the width or more makes dst unknown (zext for ALU32). Linux
 	 * rejects such K shifts before; a register src gets here. */
-	r = alu(byte, BPF_LSH, scalar_known(64), false);
+	r = alu(byte, BPF_LSH, kbpf_scalar_known(64), false);
 	CHECK_STR(str(&r), "scalar()");
-	r = alu(byte, BPF_RSH, scalar_known(32), true);
+	r = alu(byte, BPF_RSH, kbpf_scalar_known(32), true);
 	CHECK_STR(str(&r), "scalar(umax=4294967295,var_off=(0x0; 0xffffffff))");
-	r = alu(byte, BPF_ARSH, scalar_known((uint64_t)-1), false);
+	r = alu(byte, BPF_ARSH, kbpf_scalar_known((uint64_t)-1), false);
 	CHECK_STR(str(&r), "scalar()");
 
 	/* An inconsistent src (from a dead branch) taints dst: 64-bit unknown. */
-	struct scalar bad = scalar_known(5);
+	struct scalar bad = kbpf_scalar_known(5);
 	bad.umax_value = 6;
-	r = alu(scalar_known(1), BPF_ADD, bad, false);
+	r = alu(kbpf_scalar_known(1), BPF_ADD, bad, false);
 	CHECK_STR(str(&r), "scalar()");
-	CHECK(scalar_bounds_invalid(&bad, false));
-	CHECK(!scalar_bounds_invalid(&bad, true));
-	bad = scalar_unknown();
+	CHECK(kbpf_scalar_bounds_invalid(&bad, false));
+	CHECK(!kbpf_scalar_bounds_invalid(&bad, true));
+	bad = kbpf_scalar_unknown();
 	bad.u32_min_value = 9;
 	bad.u32_max_value = 8;
-	CHECK(scalar_bounds_invalid(&bad, true));
-	CHECK(!scalar_bounds_invalid(&bad, false));
-	r = alu(scalar_known(1), BPF_ADD, bad, true);
+	CHECK(kbpf_scalar_bounds_invalid(&bad, true));
+	CHECK(!kbpf_scalar_bounds_invalid(&bad, false));
+	r = alu(kbpf_scalar_known(1), BPF_ADD, bad, true);
 	CHECK_STR(str(&r), "scalar()");
 }
 
@@ -579,18 +579,18 @@ static void test_alu_bounds(void)
 	struct scalar byte = load(1), r;
 
 	/* ADD: overflow of either endpoint sum unbounds that kind. */
-	struct scalar a = scalar_unknown();
+	struct scalar a = kbpf_scalar_unknown();
 	a.umin_value = 10;
 	a.umax_value = UINT64_MAX - 5;
-	scalar_bounds_sync(&a);
+	kbpf_scalar_bounds_sync(&a);
 	r = alu(a, BPF_ADD, k(5), false);
 	CHECK(r.umin_value == 15 && r.umax_value == UINT64_MAX);
 	r = alu(a, BPF_ADD, k(6), false);
 	CHECK(r.umin_value == 0 && r.umax_value == UINT64_MAX);
 	/* 32-bit wrap on ALU32 ADD: [0xfffffff0, 0xffffffff] + 0x10. */
-	struct scalar w = scalar_unknown();
+	struct scalar w = kbpf_scalar_unknown();
 	w.var_off = TNUM(0xfffffff0, 0xf);
-	scalar_bounds_sync(&w);
+	kbpf_scalar_bounds_sync(&w);
 	r = alu(w, BPF_ADD, k(0x10), true);
 	CHECK_STR(str(&r), "scalar(umax=15,var_off=(0x0; 0xf))");
 
@@ -601,10 +601,10 @@ static void test_alu_bounds(void)
 	CHECK_STR(str(&r), "scalar(umax=255,var_off=(0x0; 0xff))");
 
 	/* MUL: a possibly negative operand unbounds. */
-	struct scalar neg = scalar_unknown();
+	struct scalar neg = kbpf_scalar_unknown();
 	neg.smin_value = -1;
 	neg.smax_value = 1;
-	scalar_bounds_sync(&neg);
+	kbpf_scalar_bounds_sync(&neg);
 	/* Signed bounds unbounded by mul64; the sync then reads them from var_off
 	 * (0; ~1). */
 	r = alu(neg, BPF_MUL, k(2), false);
@@ -626,7 +626,7 @@ static void test_alu_bounds(void)
 
 	/* AND with a negative operand loses the sign; update_bounds recovers it
 	 * from var_off. */
-	r = alu(scalar_unknown(), BPF_AND, k(-8), false);
+	r = alu(kbpf_scalar_unknown(), BPF_AND, k(-8), false);
 	CHECK_STR(str(&r), "scalar(smax=9223372036854775800,umax=18446744073709551608,"
 			   "var_off=(0x0; 0xfffffffffffffff8),s32_max=2147483640,u32_max=-8)");
 	/* OR: umin from the operands' minima, umax from var_off. */
@@ -638,18 +638,18 @@ static void test_alu_bounds(void)
 
 	/* LSH64 by exactly 32 scales the s32 bounds (6.1's special case for the
 	 * <<32 s>>32 sign-extension idiom). */
-	struct scalar s32 = scalar_unknown();
+	struct scalar s32 = kbpf_scalar_unknown();
 	s32.var_off = TNUM(0, 0xffffffff);
 	s32.s32_min_value = -3;
 	s32.s32_max_value = 4;
-	scalar_bounds_sync(&s32);
+	kbpf_scalar_bounds_sync(&s32);
 	r = alu(s32, BPF_LSH, k(32), false);
 	CHECK(r.smin_value == -(3LL << 32) && r.smax_value == 4LL << 32);
 	r = alu(r, BPF_ARSH, k(32), false);
 	CHECK(r.smin_value == -3 && r.smax_value == 4);
 	CHECK_STR(str(&r), "scalar(smin=-3,smax=4)");
 	/* LSH64 that may shift the top bit out: u64 unbounded. */
-	r = alu(scalar_known(0), BPF_ADD, big, false);
+	r = alu(kbpf_scalar_known(0), BPF_ADD, big, false);
 	r = alu(r, BPF_LSH, k(33), false);
 	CHECK(r.umin_value == 0 && r.umax_value == 0xfffffffe00000000ULL);
 	/* LSH32: only the low half, zero-extended. */
@@ -663,24 +663,24 @@ static void test_alu_bounds(void)
 	r = alu(byte, BPF_LSH, k(23), true);
 	CHECK_STR(str(&r), "scalar(umax=2139095040,var_off=(0x0; 0x7f800000))");
 	/* RSH32 of a value with garbage above bit 31 ignores it. */
-	r = alu(scalar_unknown(), BPF_RSH, k(28), true);
+	r = alu(kbpf_scalar_unknown(), BPF_RSH, k(28), true);
 	CHECK_STR(str(&r), "scalar(umax=15,var_off=(0x0; 0xf))");
 	/* RSH64 by a variable amount in [1, 4]. */
 	struct scalar amt = alu64k(alu64k(byte, BPF_AND, 3), BPF_ADD, 1);
 	r = alu(byte, BPF_RSH, amt, false);
 	CHECK_STR(str(&r), "scalar()"); /* non-constant shift amount: unknown */
 	/* ARSH32: sign of bit 31 spreads in the low half only. */
-	r = alu(scalar_known(0xffffffff80000000ULL), BPF_ARSH, k(4), true);
+	r = alu(kbpf_scalar_known(0xffffffff80000000ULL), BPF_ARSH, k(4), true);
 	CHECK_STR(str(&r), "4160749568");
-	struct scalar sgn = scalar_unknown();
+	struct scalar sgn = kbpf_scalar_unknown();
 	sgn.var_off = TNUM(0, 0x80000000);
-	scalar_bounds_sync(&sgn);
+	kbpf_scalar_bounds_sync(&sgn);
 	r = alu(sgn, BPF_ARSH, k(4), true);
 	CHECK_STR(str(&r), "scalar(umax=4160749568,var_off=(0x0; 0xf8000000),s32_min=-134217728,s32_max=0)");
 	/* ARSH64. */
 	sgn.var_off = TNUM(0, 1ULL << 63);
-	scalar_mark_unbounded(&sgn);
-	scalar_bounds_sync(&sgn);
+	kbpf_scalar_mark_unbounded(&sgn);
+	kbpf_scalar_bounds_sync(&sgn);
 	r = alu(sgn, BPF_ARSH, k(60), false);
 	/* ARSH64 shifts smin/smax (S64_MIN..0 -> -8..0); the 32-bit bounds come back
 	 * only from var_off, whose low half may have bit 31 set: s32 [S32_MIN,
@@ -690,8 +690,8 @@ static void test_alu_bounds(void)
 
 	/* Bounds that the tnum alone would not give (6.1's range arithmetic). */
 	struct scalar mid = byte, dead = byte;
-	scalar_set_min_max(&mid, &dead, 100, 100, BPF_JGE, false); /* [100, 255] */
-	scalar_set_min_max(&dead, &mid, 200, 200, BPF_JGT, false); /* [100, 200] */
+	kbpf_scalar_set_min_max(&mid, &dead, 100, 100, BPF_JGE, false); /* [100, 255] */
+	kbpf_scalar_set_min_max(&dead, &mid, 200, 200, BPF_JGT, false); /* [100, 200] */
 	CHECK(mid.umin_value == 100 && mid.umax_value == 200);
 	for (int w32 = 0; w32 < 2; w32++) {
 		/* OR: umin = max of the minima (the tnum says 1). */
@@ -724,11 +724,11 @@ static void test_alu_bounds(void)
 
 	/* Aliasing: "r1 += r1" reads the old r1. */
 	struct scalar x = byte;
-	scalar_alu(&x, &x, BPF_ADD, false);
+	kbpf_scalar_alu(&x, &x, BPF_ADD, false);
 	r = alu(byte, BPF_ADD, byte, false);
 	CHECK(memcmp(&x, &r, sizeof(x)) == 0);
-	x = scalar_known(3);
-	scalar_alu(&x, &x, BPF_MUL, true);
+	x = kbpf_scalar_known(3);
+	kbpf_scalar_alu(&x, &x, BPF_MUL, true);
 	CHECK_STR(str(&x), "9");
 }
 
@@ -738,57 +738,57 @@ static void test_branch_taken(void)
 {
 	struct scalar byte = load(1);
 	/* Unsigned against the bounds. */
-	CHECK(scalar_branch_taken(&byte, 255, BPF_JGT, false) == 0);
-	CHECK(scalar_branch_taken(&byte, 254, BPF_JGT, false) == -1);
-	CHECK(scalar_branch_taken(&byte, 256, BPF_JLT, false) == 1);
-	CHECK(scalar_branch_taken(&byte, 0, BPF_JGE, false) == 1);
-	CHECK(scalar_branch_taken(&byte, 0, BPF_JLT, false) == 0);
-	CHECK(scalar_branch_taken(&byte, 255, BPF_JLE, false) == 1);
+	CHECK(kbpf_scalar_branch_taken(&byte, 255, BPF_JGT, false) == 0);
+	CHECK(kbpf_scalar_branch_taken(&byte, 254, BPF_JGT, false) == -1);
+	CHECK(kbpf_scalar_branch_taken(&byte, 256, BPF_JLT, false) == 1);
+	CHECK(kbpf_scalar_branch_taken(&byte, 0, BPF_JGE, false) == 1);
+	CHECK(kbpf_scalar_branch_taken(&byte, 0, BPF_JLT, false) == 0);
+	CHECK(kbpf_scalar_branch_taken(&byte, 255, BPF_JLE, false) == 1);
 	/* Signed: a byte is never negative. */
-	CHECK(scalar_branch_taken(&byte, (uint64_t)-1, BPF_JSGT, false) == 1);
-	CHECK(scalar_branch_taken(&byte, 0, BPF_JSLT, false) == 0);
-	CHECK(scalar_branch_taken(&byte, 0, BPF_JSGE, false) == 1);
-	CHECK(scalar_branch_taken(&byte, 255, BPF_JSLE, false) == 1);
+	CHECK(kbpf_scalar_branch_taken(&byte, (uint64_t)-1, BPF_JSGT, false) == 1);
+	CHECK(kbpf_scalar_branch_taken(&byte, 0, BPF_JSLT, false) == 0);
+	CHECK(kbpf_scalar_branch_taken(&byte, 0, BPF_JSGE, false) == 1);
+	CHECK(kbpf_scalar_branch_taken(&byte, 255, BPF_JSLE, false) == 1);
 	/* JEQ/JNE only on constants. */
-	CHECK(scalar_branch_taken(&byte, 300, BPF_JEQ, false) == -1);
-	struct scalar c = scalar_known(7);
-	CHECK(scalar_branch_taken(&c, 7, BPF_JEQ, false) == 1);
-	CHECK(scalar_branch_taken(&c, 8, BPF_JEQ, false) == 0);
-	CHECK(scalar_branch_taken(&c, 7, BPF_JNE, false) == 0);
+	CHECK(kbpf_scalar_branch_taken(&byte, 300, BPF_JEQ, false) == -1);
+	struct scalar c = kbpf_scalar_known(7);
+	CHECK(kbpf_scalar_branch_taken(&c, 7, BPF_JEQ, false) == 1);
+	CHECK(kbpf_scalar_branch_taken(&c, 8, BPF_JEQ, false) == 0);
+	CHECK(kbpf_scalar_branch_taken(&c, 7, BPF_JNE, false) == 0);
 	/* JSET: known ones hit, no possible one misses. */
-	CHECK(scalar_branch_taken(&c, 4, BPF_JSET, false) == 1);
-	CHECK(scalar_branch_taken(&c, 8, BPF_JSET, false) == 0);
-	CHECK(scalar_branch_taken(&byte, 0x100, BPF_JSET, false) == 0);
-	CHECK(scalar_branch_taken(&byte, 0x180, BPF_JSET, false) == -1);
+	CHECK(kbpf_scalar_branch_taken(&c, 4, BPF_JSET, false) == 1);
+	CHECK(kbpf_scalar_branch_taken(&c, 8, BPF_JSET, false) == 0);
+	CHECK(kbpf_scalar_branch_taken(&byte, 0x100, BPF_JSET, false) == 0);
+	CHECK(kbpf_scalar_branch_taken(&byte, 0x180, BPF_JSET, false) == -1);
 	/* JMP32 looks at the low half and the 32-bit bounds; val is truncated. */
-	struct scalar hi = scalar_known(0x100000005ULL);
-	CHECK(scalar_branch_taken(&hi, 5, BPF_JEQ, true) == 1);
-	CHECK(scalar_branch_taken(&hi, 5, BPF_JEQ, false) == 0);
-	CHECK(scalar_branch_taken(&hi, 0x200000005ULL, BPF_JEQ, true) == 1);
-	CHECK(scalar_branch_taken(&hi, (uint64_t)-1, BPF_JSGT, true) == 1);
-	CHECK(scalar_branch_taken(&hi, 4, BPF_JGT, true) == 1);
-	CHECK(scalar_branch_taken(&hi, 0x100000000ULL, BPF_JSET, true) == 0);
+	struct scalar hi = kbpf_scalar_known(0x100000005ULL);
+	CHECK(kbpf_scalar_branch_taken(&hi, 5, BPF_JEQ, true) == 1);
+	CHECK(kbpf_scalar_branch_taken(&hi, 5, BPF_JEQ, false) == 0);
+	CHECK(kbpf_scalar_branch_taken(&hi, 0x200000005ULL, BPF_JEQ, true) == 1);
+	CHECK(kbpf_scalar_branch_taken(&hi, (uint64_t)-1, BPF_JSGT, true) == 1);
+	CHECK(kbpf_scalar_branch_taken(&hi, 4, BPF_JGT, true) == 1);
+	CHECK(kbpf_scalar_branch_taken(&hi, 0x100000000ULL, BPF_JSET, true) == 0);
 	/* JSET32 sees a known-1 bit of the low half under an unknown upper half. */
-	struct scalar lo5 = scalar_unknown();
-	scalar_mark_known32(&lo5, 5);
-	CHECK(scalar_branch_taken(&lo5, 4, BPF_JSET, true) == 1);
-	CHECK(scalar_branch_taken(&lo5, 2, BPF_JSET, true) == 0);
-	CHECK(scalar_branch_taken(&lo5, 4, BPF_JSET, false) == 1);
-	CHECK(scalar_branch_taken(&lo5, 1ULL << 40, BPF_JSET, false) == -1);
+	struct scalar lo5 = kbpf_scalar_unknown();
+	kbpf_scalar_mark_known32(&lo5, 5);
+	CHECK(kbpf_scalar_branch_taken(&lo5, 4, BPF_JSET, true) == 1);
+	CHECK(kbpf_scalar_branch_taken(&lo5, 2, BPF_JSET, true) == 0);
+	CHECK(kbpf_scalar_branch_taken(&lo5, 4, BPF_JSET, false) == 1);
+	CHECK(kbpf_scalar_branch_taken(&lo5, 1ULL << 40, BPF_JSET, false) == -1);
 	/* Unknown: nothing decided except the trivial unsigned ones. */
-	struct scalar u = scalar_unknown();
-	CHECK(scalar_branch_taken(&u, UINT64_MAX, BPF_JGT, false) == 0);
-	CHECK(scalar_branch_taken(&u, 0, BPF_JGE, false) == 1);
-	CHECK(scalar_branch_taken(&u, (uint64_t)INT64_MAX, BPF_JSGT, false) == 0);
-	CHECK(scalar_branch_taken(&u, (uint64_t)INT64_MIN, BPF_JSGE, false) == 1);
-	CHECK(scalar_branch_taken(&u, 1, BPF_JGT, false) == -1);
-	CHECK(scalar_branch_taken(&u, 0, BPF_JA, false) == -1);
+	struct scalar u = kbpf_scalar_unknown();
+	CHECK(kbpf_scalar_branch_taken(&u, UINT64_MAX, BPF_JGT, false) == 0);
+	CHECK(kbpf_scalar_branch_taken(&u, 0, BPF_JGE, false) == 1);
+	CHECK(kbpf_scalar_branch_taken(&u, (uint64_t)INT64_MAX, BPF_JSGT, false) == 0);
+	CHECK(kbpf_scalar_branch_taken(&u, (uint64_t)INT64_MIN, BPF_JSGE, false) == 1);
+	CHECK(kbpf_scalar_branch_taken(&u, 1, BPF_JGT, false) == -1);
+	CHECK(kbpf_scalar_branch_taken(&u, 0, BPF_JA, false) == -1);
 
-	CHECK(scalar_flip_jmp_op(BPF_JGT) == BPF_JLT);
-	CHECK(scalar_flip_jmp_op(BPF_JSGE) == BPF_JSLE);
-	CHECK(scalar_flip_jmp_op(BPF_JSET) == BPF_JSET);
-	CHECK(scalar_flip_jmp_op(BPF_JA) == 0);
-	CHECK(scalar_flip_jmp_op(BPF_CALL) == 0);
+	CHECK(kbpf_scalar_flip_jmp_op(BPF_JGT) == BPF_JLT);
+	CHECK(kbpf_scalar_flip_jmp_op(BPF_JSGE) == BPF_JSLE);
+	CHECK(kbpf_scalar_flip_jmp_op(BPF_JSET) == BPF_JSET);
+	CHECK(kbpf_scalar_flip_jmp_op(BPF_JA) == 0);
+	CHECK(kbpf_scalar_flip_jmp_op(BPF_CALL) == 0);
 }
 
 static void test_set_min_max(void)
@@ -797,73 +797,73 @@ static void test_set_min_max(void)
 
 	/* if r < 16: taken [0, 15], fall-through [16, 255]. */
 	t = f = byte;
-	scalar_set_min_max(&t, &f, 16, 16, BPF_JLT, false);
+	kbpf_scalar_set_min_max(&t, &f, 16, 16, BPF_JLT, false);
 	CHECK_STR(str(&t), "scalar(umax=15,var_off=(0x0; 0xf))");
 	CHECK_STR(str(&f), "scalar(umin=16,umax=255,var_off=(0x0; 0xff))");
 	/* if 16 > r (constant on the left, flipped to r < 16). */
 	t = f = byte;
-	scalar_set_min_max_inv(&t, &f, 16, 16, BPF_JGT, false);
+	kbpf_scalar_set_min_max_inv(&t, &f, 16, 16, BPF_JGT, false);
 	CHECK_STR(str(&t), "scalar(umax=15,var_off=(0x0; 0xf))");
 
 	/* JEQ: taken side becomes the constant; JNE: the fall-through. */
 	t = f = byte;
-	scalar_set_min_max(&t, &f, 42, 42, BPF_JEQ, false);
+	kbpf_scalar_set_min_max(&t, &f, 42, 42, BPF_JEQ, false);
 	CHECK_STR(str(&t), "42");
 	CHECK_STR(str(&f), "scalar(umax=255,var_off=(0x0; 0xff))");
 	t = f = byte;
-	scalar_set_min_max(&t, &f, 42, 42, BPF_JNE, false);
+	kbpf_scalar_set_min_max(&t, &f, 42, 42, BPF_JNE, false);
 	CHECK_STR(str(&f), "42");
 	/* JEQ32 fixes only the low half: an unknown upper half stays. */
-	t = f = scalar_unknown();
-	scalar_set_min_max(&t, &f, 42, 42, BPF_JEQ, true);
+	t = f = kbpf_scalar_unknown();
+	kbpf_scalar_set_min_max(&t, &f, 42, 42, BPF_JEQ, true);
 	CHECK(t.var_off.value == 42 && t.var_off.mask == 0xffffffff00000000ULL);
 	CHECK(t.u32_min_value == 42 && t.u32_max_value == 42);
 	t = f = byte;
-	scalar_set_min_max(&t, &f, 42, 42, BPF_JEQ, true);
+	kbpf_scalar_set_min_max(&t, &f, 42, 42, BPF_JEQ, true);
 	CHECK_STR(str(&t), "42");
 
 	/* JSET: false side clears the tested bits; a single tested bit is set on
 	 * the true side. */
 	t = f = byte;
-	scalar_set_min_max(&t, &f, 0x80, 0x80, BPF_JSET, false);
+	kbpf_scalar_set_min_max(&t, &f, 0x80, 0x80, BPF_JSET, false);
 	CHECK_STR(str(&t), "scalar(umin=128,umax=255,var_off=(0x80; 0x7f))");
 	CHECK_STR(str(&f), "scalar(umax=127,var_off=(0x0; 0x7f))");
 	t = f = byte;
-	scalar_set_min_max(&t, &f, 0x81, 0x81, BPF_JSET, false);
+	kbpf_scalar_set_min_max(&t, &f, 0x81, 0x81, BPF_JSET, false);
 	CHECK_STR(str(&t), "scalar(umax=255,var_off=(0x0; 0xff))");
 	CHECK_STR(str(&f), "scalar(umax=126,var_off=(0x0; 0x7e))");
 	/* The same as JMP32. */
 	t = f = byte;
-	scalar_set_min_max(&t, &f, 0x80, 0x80, BPF_JSET, true);
+	kbpf_scalar_set_min_max(&t, &f, 0x80, 0x80, BPF_JSET, true);
 	CHECK_STR(str(&t), "scalar(umin=128,umax=255,var_off=(0x80; 0x7f))");
 	CHECK_STR(str(&f), "scalar(umax=127,var_off=(0x0; 0x7f))");
 	/* JSET's false side forgets the old bounds before narrowing the tnum: on
 	 * [5, 7] (bit 2 always set, a dead false side) it is [0, 3], not a
 	 * contradiction. */
-	struct scalar r57 = scalar_unknown();
+	struct scalar r57 = kbpf_scalar_unknown();
 	r57.umin_value = 5;
 	r57.umax_value = 7;
-	scalar_bounds_sync(&r57);
-	CHECK(scalar_branch_taken(&r57, 4, BPF_JSET, false) == 1);
+	kbpf_scalar_bounds_sync(&r57);
+	CHECK(kbpf_scalar_branch_taken(&r57, 4, BPF_JSET, false) == 1);
 	t = f = r57;
-	scalar_set_min_max(&t, &f, 4, 4, BPF_JSET, false);
+	kbpf_scalar_set_min_max(&t, &f, 4, 4, BPF_JSET, false);
 	CHECK_STR(str(&f), "scalar(umax=3,var_off=(0x0; 0x3))");
 
 	/* Signed refinement of a 32-bit value (JMP32 JSLT 0 on a byte-sized
 	 * unknown: taken side is empty in reality; fall-through keeps it). */
-	t = f = scalar_unknown();
-	scalar_set_min_max(&t, &f, 0, 0, BPF_JSLT, true);
+	t = f = kbpf_scalar_unknown();
+	kbpf_scalar_set_min_max(&t, &f, 0, 0, BPF_JSLT, true);
 	CHECK(t.s32_max_value == -1 && f.s32_min_value == 0);
 	/* JSGE at S64_MIN... JSGT at S64_MAX (decided branches): the dead side's
 	 * +1 wraps exactly as 6.1's does. */
-	t = f = scalar_unknown();
-	scalar_set_min_max(&t, &f, (uint64_t)INT64_MAX, (uint32_t)INT64_MAX, BPF_JSGT, false);
+	t = f = kbpf_scalar_unknown();
+	kbpf_scalar_set_min_max(&t, &f, (uint64_t)INT64_MAX, (uint32_t)INT64_MAX, BPF_JSGT, false);
 	CHECK(f.smax_value == INT64_MAX);
 
 	/* Register == register: both become the intersection. */
 	struct scalar a = byte, b = alu64k(load(2), BPF_ADD, 200);
 	struct scalar ta = a, tb = b, fa = a, fb = b;
-	scalar_combine_eq(&ta, &tb, &fa, &fb, BPF_JEQ);
+	kbpf_scalar_combine_eq(&ta, &tb, &fa, &fb, BPF_JEQ);
 	/* 64-bit bounds and var_off intersect ([200, 255]; bound_offset gives
 	 * (0xc0; 0x3f)); the 32-bit bounds are each register's own [0, 255] and are
 	 * only re-derived from var_off (192): 6.1 does not intersect them. */
@@ -871,10 +871,10 @@ static void test_set_min_max(void)
 	CHECK(ta.umin_value == tb.umin_value && ta.umax_value == tb.umax_value);
 	CHECK(memcmp(&fa, &a, sizeof(a)) == 0 && memcmp(&fb, &b, sizeof(b)) == 0);
 	ta = a, tb = b, fa = a, fb = b;
-	scalar_combine_eq(&ta, &tb, &fa, &fb, BPF_JNE);
+	kbpf_scalar_combine_eq(&ta, &tb, &fa, &fb, BPF_JNE);
 	CHECK(fa.umin_value == 200 && memcmp(&ta, &a, sizeof(a)) == 0);
 	ta = a, tb = b, fa = a, fb = b;
-	scalar_combine_eq(&ta, &tb, &fa, &fb, BPF_JGT);
+	kbpf_scalar_combine_eq(&ta, &tb, &fa, &fb, BPF_JGT);
 	CHECK(memcmp(&ta, &a, sizeof(a)) == 0 && memcmp(&fb, &b, sizeof(b)) == 0);
 }
 
@@ -899,7 +899,7 @@ static void test_set_min_max_each_op(void)
 	for (int jmp32 = 0; jmp32 < 2; jmp32++) {
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 			struct scalar t = load(1), f = t;
-			scalar_set_min_max(&t, &f, 100, 100, cases[i].op, jmp32);
+			kbpf_scalar_set_min_max(&t, &f, 100, 100, cases[i].op, jmp32);
 			bool ok = t.umin_value == cases[i].t_lo && t.umax_value == cases[i].t_hi &&
 				  f.umin_value == cases[i].f_lo && f.umax_value == cases[i].f_hi &&
 				  t.smin_value == (int64_t)t.umin_value && t.smax_value == (int64_t)t.umax_value &&
@@ -914,35 +914,35 @@ static void test_set_min_max_each_op(void)
 		}
 	}
 	struct scalar t = load(1), f = t;
-	scalar_set_min_max(&t, &f, 100, 100, BPF_JSET, false);
+	kbpf_scalar_set_min_max(&t, &f, 100, 100, BPF_JSET, false);
 	CHECK_STR(str(&f), "scalar(umax=155,var_off=(0x0; 0x9b))");
 
 	/* Signed against a negative constant on an unknown: x s> -5. */
-	t = f = scalar_unknown();
-	scalar_set_min_max(&t, &f, (uint64_t)-5, (uint32_t)-5, BPF_JSGT, false);
+	t = f = kbpf_scalar_unknown();
+	kbpf_scalar_set_min_max(&t, &f, (uint64_t)-5, (uint32_t)-5, BPF_JSGT, false);
 	CHECK(t.smin_value == -4 && t.smax_value == INT64_MAX);
 	CHECK(f.smin_value == INT64_MIN && f.smax_value == -5);
 	/* f is all negative: unsigned [2^63, -5]. */
 	CHECK(f.umin_value == 1ULL << 63 && f.umax_value == (uint64_t)-5);
 	/* The same as JMP32: only the 32-bit signed bounds; the upper half is
 	 * unknown, so the 64-bit ones come from var_off alone. */
-	t = f = scalar_unknown();
-	scalar_set_min_max(&t, &f, (uint64_t)-5, (uint32_t)-5, BPF_JSGT, true);
+	t = f = kbpf_scalar_unknown();
+	kbpf_scalar_set_min_max(&t, &f, (uint64_t)-5, (uint32_t)-5, BPF_JSGT, true);
 	CHECK(t.s32_min_value == -4 && t.s32_max_value == INT32_MAX);
 	CHECK(f.s32_min_value == INT32_MIN && f.s32_max_value == -5);
 	CHECK(f.u32_min_value == 0x80000000u && f.u32_max_value == (uint32_t)-5);
 	CHECK(t.umin_value == 0 && t.umax_value == UINT64_MAX);
 	/* JGT32 / JLE32 on an unknown: only u32 bounds move. */
-	t = f = scalar_unknown();
-	scalar_set_min_max(&t, &f, 100, 100, BPF_JGT, true);
+	t = f = kbpf_scalar_unknown();
+	kbpf_scalar_set_min_max(&t, &f, 100, 100, BPF_JGT, true);
 	CHECK(t.u32_min_value == 101 && t.u32_max_value == UINT32_MAX);
 	CHECK(f.u32_min_value == 0 && f.u32_max_value == 100);
 	/* The inverse form flips: 100 > x is x < 100. */
 	t = f = load(1);
-	scalar_set_min_max_inv(&t, &f, 100, 100, BPF_JGT, true);
+	kbpf_scalar_set_min_max_inv(&t, &f, 100, 100, BPF_JGT, true);
 	CHECK(t.umax_value == 99 && f.umin_value == 100);
 	t = f = load(1);
-	scalar_set_min_max_inv(&t, &f, 100, 100, BPF_JSLE, false);
+	kbpf_scalar_set_min_max_inv(&t, &f, 100, 100, BPF_JSLE, false);
 	CHECK(t.umin_value == 100 && f.umax_value == 99);
 }
 
@@ -1012,9 +1012,9 @@ static struct scalar rnd_state(uint64_t x0)
 	struct scalar s;
 	switch (rnd() % 8) {
 	case 0:
-		return scalar_known(x0);
+		return kbpf_scalar_known(x0);
 	case 1:
-		return scalar_unknown();
+		return kbpf_scalar_unknown();
 	default:
 		break;
 	}
@@ -1043,7 +1043,7 @@ static struct scalar rnd_state(uint64_t x0)
 	d = dist();
 	s.s32_max_value = d >= (uint64_t)(INT32_MAX - (int64_t)(int32_t)x32) ? INT32_MAX
 									   : (int32_t)((int64_t)(int32_t)x32 + (int64_t)d);
-	scalar_bounds_sync(&s);
+	kbpf_scalar_bounds_sync(&s);
 	return s;
 }
 
@@ -1130,9 +1130,9 @@ static void report_alu(uint8_t op, bool alu32, const struct scalar *d, const str
 	if (report_budget-- <= 0)
 		return;
 	char a[256], b[256], c[256];
-	scalar_snprint(a, sizeof(a), d, 0);
-	scalar_snprint(b, sizeof(b), s, 0);
-	scalar_snprint(c, sizeof(c), r, 0);
+	kbpf_scalar_snprint(a, sizeof(a), d, 0);
+	kbpf_scalar_snprint(b, sizeof(b), s, 0);
+	kbpf_scalar_snprint(c, sizeof(c), r, 0);
 	fprintf(stderr, "unsound ALU%s op 0x%x: %s (0x%llx) op %s (0x%llx) = 0x%llx not in %s\n",
 		alu32 ? "32" : "64", op, a, (unsigned long long)dv, b, (unsigned long long)sv,
 		(unsigned long long)rv, c);
@@ -1154,7 +1154,7 @@ static void test_random_alu_soundness(void)
 			if (op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH)
 				imm = (int32_t)(rnd() % (alu32 ? 32 : 64));
 			s0 = (uint64_t)(int64_t)imm;
-			s = scalar_known(s0);
+			s = kbpf_scalar_known(s0);
 		} else {
 			s0 = (op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH) && rnd() % 2 ? rnd() % 70
 											: interesting();
@@ -1162,8 +1162,8 @@ static void test_random_alu_soundness(void)
 			bad += !contains(&s, s0);
 		}
 		struct scalar r = d;
-		scalar_alu(&r, &s, op, alu32);
-		tracked += !tnum_is_unknown(r.var_off);
+		kbpf_scalar_alu(&r, &s, op, alu32);
+		tracked += !kbpf_tnum_is_unknown(r.var_off);
 		for (int n = 0; n < 12; n++) {
 			uint64_t dv = n ? sample(&d, d0) : d0, sv = n ? sample(&s, s0) : s0;
 			uint64_t rv = concrete_alu(op, alu32, dv, sv);
@@ -1221,8 +1221,8 @@ static void report_jmp(const char *what, uint8_t op, bool jmp32, const struct sc
 	if (report_budget-- <= 0)
 		return;
 	char a[256], c[256];
-	scalar_snprint(a, sizeof(a), in, 0);
-	scalar_snprint(c, sizeof(c), out, 0);
+	kbpf_scalar_snprint(a, sizeof(a), in, 0);
+	kbpf_scalar_snprint(c, sizeof(c), out, 0);
 	fprintf(stderr, "unsound %s JMP%s op 0x%x: %s vs 0x%llx, x = 0x%llx (%s) not in %s\n", what,
 		jmp32 ? "32" : "", op, a, (unsigned long long)val, (unsigned long long)x,
 		taken ? "taken" : "not taken", c);
@@ -1248,11 +1248,11 @@ static void test_random_branch_soundness(void)
 		}
 
 		/* reg <op> val, and val <op> reg (the _inv form). */
-		int pred = scalar_branch_taken(&reg, val, op, jmp32);
+		int pred = kbpf_scalar_branch_taken(&reg, val, op, jmp32);
 		decided += pred >= 0;
 		struct scalar t = reg, f = reg, ti = reg, fi = reg;
-		scalar_set_min_max(&t, &f, val, (uint32_t)val, op, jmp32);
-		scalar_set_min_max_inv(&ti, &fi, val, (uint32_t)val, op, jmp32);
+		kbpf_scalar_set_min_max(&t, &f, val, (uint32_t)val, op, jmp32);
+		kbpf_scalar_set_min_max_inv(&ti, &fi, val, (uint32_t)val, op, jmp32);
 		for (int n = 0; n < 12; n++) {
 			uint64_t x = n ? sample(&reg, x0) : x0;
 			bool taken = concrete_cmp(op, jmp32, x, val);
@@ -1278,7 +1278,7 @@ static void test_random_branch_soundness(void)
 			uint64_t y0 = rnd() % 2 ? x0 : interesting();
 			struct scalar other = rnd_state(y0);
 			struct scalar ts = other, td = reg, fs = other, fd = reg;
-			scalar_combine_eq(&ts, &td, &fs, &fd, op);
+			kbpf_scalar_combine_eq(&ts, &td, &fs, &fd, op);
 			for (int n = 0; n < 12; n++) {
 				uint64_t x = n ? sample(&reg, x0) : x0;
 				uint64_t y = rnd() % 2 && contains(&other, x) ? x : sample(&other, y0);
@@ -1306,24 +1306,24 @@ static void test_random_sync_soundness(void)
 		uint64_t x = sample(&s, x0);
 
 		struct scalar c = s;
-		scalar_combine_64_into_32(&c);
+		kbpf_scalar_combine_64_into_32(&c);
 		bad += !contains(&c, x);
 		c = s;
-		scalar_combine_32_into_64(&c);
+		kbpf_scalar_combine_32_into_64(&c);
 		bad += !contains(&c, x);
 		/* zext: the member becomes its low half. */
 		c = s;
-		scalar_zext_32_to_64(&c);
-		scalar_bounds_sync(&c);
+		kbpf_scalar_zext_32_to_64(&c);
+		kbpf_scalar_bounds_sync(&c);
 		bad += !contains(&c, x & 0xffffffff);
 		/* coerce to 1/2/4 bytes: the member truncated. */
 		int size = 1 << (rnd() % 3);
 		c = s;
-		scalar_coerce_to_size(&c, size);
+		kbpf_scalar_coerce_to_size(&c, size);
 		bad += !contains(&c, x & ((1ULL << (8 * size)) - 1));
 		/* A further sync keeps every member. */
 		c = s;
-		scalar_bounds_sync(&c);
+		kbpf_scalar_bounds_sync(&c);
 		bad += !contains(&c, x);
 	}
 	CHECK(bad == 0);

@@ -31,6 +31,8 @@ int cmd_prog(int argc, char **argv);
 void usage_prog(void);
 int cmd_map(int argc, char **argv);
 void usage_map(void);
+int cmd_kfuncs(int argc, char **argv);
+void usage_kfuncs(void);
 
 /* Print "kbpf CMD: message" to stderr (printf-style); returns the code given. */
 int cli_error(int code, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -84,6 +86,9 @@ struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o);
  * reason from the object's log. */
 int cli_object_open(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
 		    struct kbpf_object **obj);
+/* The same, with the programs JIT-compiled when jit is nonzero (kbpf_object_open_opts.jit). */
+int cli_object_open_jit(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
+			int jit, struct kbpf_object **obj);
 /* Whether path starts with the ELF magic. */
 int cli_is_elf_file(const char *path);
 /* Disassembly options naming the host's helpers and kfuncs (index prefix on). */

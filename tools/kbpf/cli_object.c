@@ -8,6 +8,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <kbpf/linux.h>
 #include "cli.h"
 
 int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_opts *o)
@@ -35,7 +36,9 @@ struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o)
 	struct kbpf_host *host = kbpf_host_new();
 	int ret;
 
-	if (!host || kbpf_host_add_map_helpers(host) || kbpf_host_kconfig_set(host, "CONFIG_HZ", 250)) {
+	/* Linux's program types and helpers (hosts/linux), so Linux programs verify and run. */
+	if (!host || kbpf_host_add_map_helpers(host) || kbpf_linux_host_add(host) ||
+	    kbpf_host_kconfig_set(host, "CONFIG_HZ", 250)) {
 		kbpf_host_free(host);
 		cli_error(EXIT_FAIL, cmd, "out of memory");
 		return NULL;
@@ -80,8 +83,15 @@ static int silent_libbpf(enum libbpf_print_level level, const char *fmt, va_list
 int cli_object_open(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
 		    struct kbpf_object **out)
 {
+	return cli_object_open_jit(cmd, path, host, load, prog, 0, out);
+}
+
+int cli_object_open_jit(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
+			int jit, struct kbpf_object **out)
+{
 	static char log[65536];
-	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log, .log_size = sizeof(log),
+					      .jit = jit };
 	struct kbpf_object *obj = NULL;
 	char line[1024];
 	int ret;

@@ -1,39 +1,46 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* kbpf prog list | dump: the programs of a BPF object, and their instructions as load
  * leaves them (relocated, subprograms appended), with source lines from line_info the way
- * `bpftool prog dump xlated linum` shows them. */
+ * `bpftool prog dump xlated linum` shows them; with --jited, the JIT's x86-64 code of
+ * each instruction under it (capstone), as `bpftool prog dump jited` does. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
+#ifdef KBPF_HAVE_CAPSTONE
+#include <capstone/capstone.h>
+#endif
 #include "btf/func_compat.h"
 #include "cli.h"
 
 void usage_prog(void)
 {
 	printf("usage: kbpf prog list [OPTIONS] FILE.o\n"
-	       "       kbpf prog dump [OPTIONS] FILE.o [PROG] [--raw]\n\n"
+	       "       kbpf prog dump [OPTIONS] FILE.o [PROG] [--raw | --jited]\n\n"
 	       "list: each program of the object: name, section, type (from the section name, as\n"
 	       "      libbpf guesses it), instruction count, whether load creates it.\n"
 	       "dump: load the object and print each loaded program (or PROG, loaded even if its\n"
 	       "      section starts with '?') as it will run:\n"
 	       "      relocated, with the subprograms it calls appended, helper and kfunc names,\n"
 	       "      and '; source line @ file:line:col' comments from the object's line info.\n\n"
-	       "  --raw             dump the instructions as in the ELF file, without loading\n" CLI_HOST_USAGE);
+	       "  --raw             dump the instructions as in the ELF file, without loading\n"
+	       "  --jited           load with the x86-64 JIT and show each instruction's native\n"
+	       "                    code under it (disassembled with capstone)\n" CLI_HOST_USAGE);
 }
 
 struct prog_args {
 	const char *cmd;
 	const char *path, *prog;
-	bool raw;
+	bool raw, jited;
 	struct cli_host_opts host;
 };
 
 static int parse(int argc, char **argv, struct prog_args *a)
 {
 	static const struct option longopts[] = {
-		{ "raw", no_argument, 0, 'r' }, { "help", no_argument, 0, 'h' }, CLI_HOST_LONGOPTS, { 0, 0, 0, 0 },
+		{ "raw", no_argument, 0, 'r' }, { "jited", no_argument, 0, 'j' }, { "help", no_argument, 0, 'h' },
+		CLI_HOST_LONGOPTS, { 0, 0, 0, 0 },
 	};
 	int c, ret;
 
@@ -42,6 +49,7 @@ static int parse(int argc, char **argv, struct prog_args *a)
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': a->raw = true; break;
+		case 'j': a->jited = true; break;
 		case 'h': usage_prog(); return -1;
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
@@ -94,7 +102,61 @@ static const char *lddw_map_name(const struct kbpf_object *obj, const struct bpf
 	return m ? kbpf_map_name(m) : NULL;
 }
 
-static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p, bool raw)
+#ifdef KBPF_HAVE_CAPSTONE
+/* Native code [start, end) of the JIT's output, one x86-64 instruction a line, indented
+ * under the BPF instruction it came from (offsets from the entry). */
+static void print_native(csh cs, const uint8_t *code, uint32_t start, uint32_t end, const char *what)
+{
+	if (start >= end)
+		return;
+	if (what)
+		printf("      ; %s\n", what);
+	while (start < end) {
+		cs_insn *ci;
+		size_t n = cs_disasm(cs, code + start, end - start, start, 1, &ci);
+
+		if (!n) { /* not an instruction capstone knows: show the byte */
+			printf("      %5x:  %02x                   .byte 0x%02x\n", start, code[start], code[start]);
+			start++;
+			continue;
+		}
+		char hex[3 * 16 + 1] = "";
+		for (size_t k = 0; k < ci->size && k < 15; k++)
+			snprintf(hex + 3 * k, sizeof(hex) - 3 * k, "%02x ", ci->bytes[k]);
+		printf("      %5x:  %-21s %s%s%s\n", start, hex, ci->mnemonic, ci->op_str[0] ? " " : "", ci->op_str);
+		start += ci->size;
+		cs_free(ci, n);
+	}
+}
+#endif
+
+/* With jited: the native code of the BPF instruction(s) [i, i + n) and what follows
+ * them up to the next instruction's code (an epilogue, the next function's prologue;
+ * after the last one the stubs). Returns 0 or -1 when the disassembler is missing. */
+struct jited_view {
+#ifdef KBPF_HAVE_CAPSTONE
+	csh cs;
+#endif
+	const uint8_t *code;
+	size_t size, nlines;
+	const struct kbpf_jited_line *lines;
+};
+
+static void print_jited_insns(const struct jited_view *v, size_t i, size_t n)
+{
+#ifdef KBPF_HAVE_CAPSTONE
+	uint32_t end = v->lines[i + n - 1].end;
+	uint32_t next = i + n < v->nlines ? v->lines[i + n].start : (uint32_t)v->size;
+
+	print_native(v->cs, v->code, v->lines[i].start, end, NULL);
+	print_native(v->cs, v->code, end, next,
+		     i + n < v->nlines ? "epilogue, prologue" : "epilogue, run-time stop stubs");
+#else
+	(void)v, (void)i, (void)n;
+#endif
+}
+
+static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p, bool raw, bool jited)
 {
 	size_t cnt, nfi;
 	const struct bpf_insn *insns = kbpf_program_insns(p, &cnt);
@@ -105,10 +167,28 @@ static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p,
 	const char *last_file = NULL;
 	uint32_t last_line = 0;
 
+	struct jited_view jv = { 0 };
+
 	cli_object_disasm_opts(obj, &opts);
 	opts.with_index = 0;
-	printf("%s (section %s, %s), %zu insns%s:\n", kbpf_program_name(p), kbpf_program_section_name(p),
+	if (jited) {
+		struct kbpf_prog *prog = kbpf_program_prog(p);
+
+		jv.code = kbpf_prog_jited_code(prog, &jv.size);
+		jv.lines = kbpf_prog_jited_line_info(prog, &jv.nlines);
+		if (!jv.code || jv.nlines != cnt)
+			jited = false;
+#ifdef KBPF_HAVE_CAPSTONE
+		if (jited && cs_open(CS_ARCH_X86, CS_MODE_64, &jv.cs) != CS_ERR_OK)
+			jited = false;
+#endif
+	}
+	printf("%s (section %s, %s), %zu insns%s", kbpf_program_name(p), kbpf_program_section_name(p),
 	       cli_prog_type_name(kbpf_program_type(p)), cnt, raw ? ", as in the ELF file" : "");
+	if (jited)
+		printf(", %zu bytes of x86-64 code", jv.size);
+	printf(":\n");
+
 	for (size_t i = 0; i < cnt;) {
 		struct kbpf_source_line sl;
 
@@ -129,16 +209,28 @@ static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p,
 				t++;
 			printf("; %s @ %s:%u:%u\n", t, base_name(sl.file), sl.line, sl.col);
 		}
+#ifdef KBPF_HAVE_CAPSTONE
+		if (jited && i == 0) /* under the function's name and first line, like the others */
+			print_native(jv.cs, jv.code, 0, jv.lines[0].start, "prologue");
+#endif
 		int n = kbpf_insn_disasm(insns, cnt, i, &opts, buf, sizeof(buf));
 		if (n <= 0) {
 			printf("%4zu: (%02x) <%s>\n", i, insns[i].code, buf);
+			if (jited)
+				print_jited_insns(&jv, i, 1);
 			i++;
 			continue;
 		}
 		const char *map = insns[i].code == (BPF_LD | BPF_IMM | BPF_DW) ? lddw_map_name(obj, &insns[i]) : NULL;
 		printf("%4zu: (%02x) %s%s%s\n", i, insns[i].code, buf, map ? "  # " : "", map ? map : "");
+		if (jited)
+			print_jited_insns(&jv, i, (size_t)n);
 		i += (size_t)n;
 	}
+#ifdef KBPF_HAVE_CAPSTONE
+	if (jited)
+		cs_close(&jv.cs);
+#endif
 	return 0;
 }
 
@@ -146,7 +238,7 @@ static int dump(struct prog_args *a, struct kbpf_host *host)
 {
 	struct kbpf_object *obj;
 	struct kbpf_program *p = NULL;
-	int ret = cli_object_open("prog dump", a->path, host, !a->raw, a->prog, &obj), shown = 0;
+	int ret = cli_object_open_jit("prog dump", a->path, host, !a->raw, a->prog, a->jited, &obj), shown = 0;
 
 	if (ret)
 		return ret;
@@ -165,7 +257,12 @@ static int dump(struct prog_args *a, struct kbpf_host *host)
 			continue;
 		if (shown++)
 			printf("\n");
-		dump_one(obj, p, a->raw);
+		if (a->jited && !kbpf_prog_is_jited(kbpf_program_prog(p))) {
+			kbpf_object_close(obj);
+			return cli_error(EXIT_FAIL, "prog dump", "%s: program '%s' is not JIT-compiled (runs on the interpreter)",
+					 a->path, kbpf_program_name(p));
+		}
+		dump_one(obj, p, a->raw, a->jited);
 	}
 	kbpf_object_close(obj);
 	return EXIT_OK;
@@ -197,6 +294,14 @@ int cmd_prog(int argc, char **argv)
 				 verb[0] == 'd' ? " [PROG]" : "");
 	if (a.raw && verb[0] == 'l')
 		return cli_error(EXIT_USAGE, "prog", "--raw goes with 'dump'");
+	if (a.jited && verb[0] == 'l')
+		return cli_error(EXIT_USAGE, "prog", "--jited goes with 'dump'");
+	if (a.jited && a.raw)
+		return cli_error(EXIT_USAGE, "prog", "--raw and --jited exclude each other");
+#ifndef KBPF_HAVE_CAPSTONE
+	if (a.jited)
+		return cli_error(EXIT_FAIL, "prog", "--jited: this kbpf was built without capstone (libcapstone-dev)");
+#endif
 	a.path = pos[0];
 	a.prog = npos > 1 ? pos[1] : NULL;
 	host = cli_host_new("prog", &a.host);

@@ -202,6 +202,25 @@ static int write_file(const char *path, const char *data, size_t len)
 	return ok ? 0 : -EIO;
 }
 
+/* With --jit, a program the JIT did not take runs on the interpreter: say so, with the
+ * reason load logged ("program 'NAME': JIT: ..."). */
+static void jit_note(const struct run_args *a, const struct kbpf_object *obj, const struct kbpf_program *p)
+{
+	char key[160];
+	const char *log = kbpf_object_log(obj), *at;
+
+	if (!a->jit || kbpf_prog_is_jited(kbpf_program_prog(p)))
+		return;
+	snprintf(key, sizeof(key), "program '%s': JIT: ", kbpf_program_name(p));
+	at = strstr(log, key);
+	if (at) {
+		at += strlen(key) - strlen("JIT: ");
+		fprintf(stderr, "kbpf run: note: %.*s\n", (int)strcspn(at, "\n"), at);
+	} else {
+		fprintf(stderr, "kbpf run: note: not JIT-compiled; running on the interpreter\n");
+	}
+}
+
 /* FILE.o [PROG]: the object's program, loaded on the CLI host. */
 static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct kbpf_object **obj,
 			    struct kbpf_prog **prog)
@@ -212,7 +231,7 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 	*host = cli_host_new("run", &a->host);
 	if (!*host)
 		return EXIT_FAIL;
-	ret = cli_object_open("run", a->prog_path, *host, true, a->obj_prog, obj);
+	ret = cli_object_open_jit("run", a->prog_path, *host, true, a->obj_prog, a->jit, obj);
 	if (ret)
 		return ret;
 	if (a->obj_prog) {
@@ -220,6 +239,7 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 		if (!p)
 			return cli_error(EXIT_FAIL, "run", "%s: no program '%s'", a->prog_path, a->obj_prog);
 		*prog = kbpf_program_prog(p);
+		jit_note(a, *obj, p);
 		return 0;
 	}
 	while ((p = kbpf_object_next_program(*obj, p))) {
@@ -232,6 +252,7 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 		return cli_error(EXIT_USAGE, "run", "%s: %d programs loaded: name one (see 'kbpf prog list %s')",
 				 a->prog_path, loaded, a->prog_path);
 	*prog = kbpf_program_prog(only);
+	jit_note(a, *obj, only);
 	return 0;
 }
 
@@ -253,10 +274,6 @@ int cmd_run(int argc, char **argv)
 	if (cli_is_elf_file(a.prog_path)) {
 		struct kbpf_host *host = NULL;
 
-		if (a.jit) { /* the loader creates an object's programs and has no JIT option yet */
-			free(mem);
-			return cli_error(EXIT_USAGE, "run", "--jit: not available for BPF objects yet");
-		}
 		struct kbpf_object *obj = NULL;
 		int code = load_object_prog(&a, &host, &obj, &prog);
 		if (!code) {

@@ -4,13 +4,21 @@
 #include <string.h>
 #include "cli.h"
 
+int cmd_tcp_sim(int argc, char **argv); /* cmd_tcp_sim.c */
+void usage_tcp_sim(void);
+int cmd_verify(int argc, char **argv); /* cmd_verify.c */
+void usage_verify(void);
+
 static const struct cli_cmd commands[] = {
 	{ "asm", "assemble text into raw instructions", cmd_asm, usage_asm },
 	{ "btf", "print a host's BTF: its types as C (vmlinux.h) or raw", cmd_btf, usage_btf },
 	{ "disasm", "print raw instructions as assembly", cmd_disasm, usage_disasm },
+	{ "kfuncs", "list the host functions BPF programs may call, per program type", cmd_kfuncs, usage_kfuncs },
 	{ "map", "show the maps of an object: definitions and contents", cmd_map, usage_map },
 	{ "prog", "list or dump the programs of an object", cmd_prog, usage_prog },
 	{ "run", "run a program on the interpreter", cmd_run, usage_run },
+	{ "tcp-sim", "run congestion controls over a simulated bottleneck link", cmd_tcp_sim, usage_tcp_sim },
+	{ "verify", "check a program with the verifier and print Linux's verifier log", cmd_verify, usage_verify },
 };
 
 static void usage(FILE *out)

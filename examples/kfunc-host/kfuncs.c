@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The application's functions, and the one place that exports them to BPF: the kfunc set
+ * registered by kbpf_host_init. The application calls kbpf_host_init itself (host.c); the
+ * same file built as a shared object lets `kbpf kfuncs --host` audit what it exports. */
+#include <kbpf/kbpf.h>
+#include "shop.h"
+
+/* noinline: a kfunc needs an out-of-line copy, which is what the BTF describes */
+__attribute__((noinline)) uint32_t shop_discount(uint32_t price_cents, uint8_t percent)
+{
+	return percent >= 100 ? 0 : price_cents - price_cents * percent / 100;
+}
+
+__attribute__((noinline)) uint64_t shop_ring_up(struct till *till, uint32_t price_cents)
+{
+	till->sales++;
+	return till->total_cents += price_cents;
+}
+
+static const struct kbpf_kfunc shop_kfuncs[] = {
+	KBPF_KFUNC(shop_discount, 0),
+	KBPF_KFUNC(shop_ring_up, 0),
+};
+
+int kbpf_host_init(struct kbpf_host *host)
+{
+	struct kbpf_kfunc_set_opts opts = {
+		.sz = sizeof(opts),
+		.name = "shop",
+		.funcs = shop_kfuncs,
+		.nr_funcs = sizeof(shop_kfuncs) / sizeof(shop_kfuncs[0]),
+		.prog_types = (const char *const[]){ "checkout", NULL }, /* only these programs */
+	};
+	return kbpf_host_kfunc_set_register(host, &opts, NULL);
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Linux's program types and helpers for a kbpf host (library kbpf_linux, hosts/linux).
+ *
+ * kbpf_linux_host_add() registers, on an ordinary struct kbpf_host and through the
+ * public API only, the Linux 6.1 program types socket_filter, sched_cls, sched_act,
+ * xdp, cgroup_skb, syscall, tracepoint, raw_tracepoint and kprobe (context access
+ * rules, per-type helper sets, return ranges, capability rules) and the helpers by
+ * Linux id with Linux's prototypes. docs/program-types.md lists what runs and what is
+ * only a prototype.
+ *
+ * Contexts at run time: a networking program's R1 points at a struct kbpf_linux_skb or
+ * struct kbpf_linux_xdp. Programs see Linux's struct __sk_buff / struct xdp_md at the
+ * start of it; the packet pointers (data, data_end, data_meta: u32 fields in the
+ * program's view) are real 64-bit pointers further on, and the verifier rewrites those
+ * loads (struct kbpf_ctx_access_info.conv_off/conv_size), as Linux's convert_ctx_access
+ * does. */
+#ifndef KBPF_LINUX_H
+#define KBPF_LINUX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/bpf.h> /* struct __sk_buff, struct xdp_md, BPF_FUNC_*: uapi, linux-libc-dev */
+#include <kbpf/host.h>
+#include <kbpf/prog_type.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Register Linux's program types and helpers on host. Helpers that kbpf can run in a
+ * process are registered with their implementation; the rest (tail_call, loop, socket
+ * lookups, …) with their prototype only, so programs calling them verify. Linux's map
+ * helpers come from kbpf_host_add_map_helpers (added here unless the host did already).
+ * Returns 0, -EINVAL (host NULL), -EEXIST (a type name or helper id already taken by
+ * something else), -ENOMEM. */
+int kbpf_linux_host_add(struct kbpf_host *host);
+
+/* Where bpf_trace_printk output goes: fn gets each formatted message (as the program
+ * wrote it, usually ending in '\n'). Process-wide, because a helper is called with its
+ * five arguments only and so cannot find its host; fn NULL restores the default, stderr. */
+typedef void (*kbpf_linux_printk_fn)(const char *msg, void *arg);
+void kbpf_linux_trace_printk_set(kbpf_linux_printk_fn fn, void *arg);
+
+/* The run-time context of socket_filter, sched_cls, sched_act and cgroup_skb programs. */
+struct kbpf_linux_skb {
+	struct __sk_buff md;   /* the program's view; md.data, md.data_end, md.data_meta unused */
+	uint8_t *data;         /* first packet byte */
+	uint8_t *data_end;     /* one past the last; md.len == data_end - data */
+	uint8_t *data_meta;    /* metadata before data (== data when there is none) */
+	uint8_t *head;         /* buffer start (headroom: head .. data_meta) */
+	uint8_t *end;          /* buffer end (tailroom: data_end .. end) */
+};
+
+/* The run-time context of xdp programs. */
+struct kbpf_linux_xdp {
+	struct xdp_md md;          /* the program's view: ingress_ifindex, rx_queue_index, … */
+	uint8_t *data;
+	uint8_t *data_end;
+	uint8_t *data_meta;        /* == data when there is no metadata */
+	uint8_t *data_hard_start;  /* buffer start: bpf_xdp_adjust_head may grow into it */
+	uint8_t *data_hard_end;    /* usable buffer end: bpf_xdp_adjust_tail may grow to it */
+};
+
+/* Linux reserves this much of the headroom for its struct xdp_frame, so
+ * bpf_xdp_adjust_head cannot move data below data_hard_start + this (+ metadata). */
+#define KBPF_LINUX_XDP_FRAME_SIZE 40
+/* Linux's XDP_PACKET_HEADROOM, the headroom BPF_PROG_TEST_RUN gives an XDP program. */
+#define KBPF_LINUX_XDP_HEADROOM 256
+/* Context sizes of the tracing types (x86-64 struct pt_regs for kprobe). */
+#define KBPF_LINUX_PT_REGS_SIZE 168
+#define KBPF_LINUX_TRACEPOINT_CTX_SIZE 8192 /* Linux's PERF_MAX_TRACE_SIZE */
+#define KBPF_LINUX_RAW_TP_CTX_SIZE 96       /* 12 u64 arguments (MAX_BPF_FUNC_ARGS) */
+#define KBPF_LINUX_SYSCALL_CTX_SIZE 65536   /* offsets below U16_MAX, aligned accesses */
+
+/* Set up skb for a packet of len bytes at buf + headroom in a buffer of buf_size bytes:
+ * zeroes md, sets md.len and the pointers (no metadata). Returns 0 or -EINVAL. */
+int kbpf_linux_skb_init(struct kbpf_linux_skb *skb, void *buf, size_t buf_size, size_t headroom, size_t len);
+/* Same for xdp (data_hard_end = buf + buf_size). */
+int kbpf_linux_xdp_init(struct kbpf_linux_xdp *xdp, void *buf, size_t buf_size, size_t headroom, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KBPF_LINUX_H */

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Linux 6.1's helper prototypes (kernel/bpf/helpers.c, kernel/trace/bpf_trace.c,
+ * net/core/filter.c, kernel/bpf/stackmap.c), by Linux id. fn is set where kbpf can do
+ * what Linux does inside a process; NULL means prototype only: the verifier accepts the
+ * call, loading for running says the helper is unknown (tail_call is NULL on purpose:
+ * the interpreter and JIT do tail calls themselves). The map and ringbuf helpers are
+ * kbpf_host_add_map_helpers' (src/host/map_helpers.c).
+ *
+ * caps follow bpf_base_func_proto's tiers: helpers below its `if (!bpf_capable())` need
+ * CAP_BPF, those below `if (!perfmon_capable())` CAP_PERFMON. The tracing types list
+ * some of them without a check, but loading a tracing type needs both anyway. */
+#include "linux_internal.h"
+
+#define H(id_, fn_, ret_, flags_, caps_, ...)                                                      \
+	{ .id = BPF_FUNC_##id_,                                                                    \
+	  .proto = { .fn = fn_, .ret_type = ret_, .flags = flags_, .caps = caps_, .arg_type = { __VA_ARGS__ } } }
+
+/* Linux's composite argument and return kinds. */
+#define UNINIT_MEM (KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE)
+#define RDONLY_MEM (KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_RDONLY)
+#define CTX KBPF_ARG_PTR_TO_CTX
+#define ANY KBPF_ARG_ANYTHING
+#define MAP KBPF_ARG_CONST_MAP_PTR
+#define INT KBPF_RET_INTEGER
+#define SOCKET_OR_NULL (KBPF_RET_PTR_TO_SOCKET | KBPF_RET_MAYBE_NULL)
+#define GPL KBPF_HELPER_GPL_ONLY
+#define PKT KBPF_HELPER_PKT_ACCESS
+#define CHG KBPF_HELPER_CHANGES_PKT
+#define ACQ KBPF_HELPER_ACQUIRE
+#define BPF KBPF_CAP_BPF
+#define PERFMON KBPF_CAP_PERFMON
+#define F(name) kbpf_linux_##name
+/* The socket lookups: (ctx, tuple, tuple size, netns, flags), acquiring a reference. */
+#define SK_LOOKUP(id_, ret_) H(id_, F(sk_lookup), ret_, PKT | ACQ, 0, CTX, RDONLY_MEM, KBPF_ARG_CONST_SIZE, ANY, ANY)
+
+const struct linux_helper kbpf_linux_helpers[] = {
+	/* bpf_base_func_proto, unprivileged */
+	H(map_push_elem, NULL, INT, PKT, 0, MAP, KBPF_ARG_PTR_TO_MAP_VALUE, ANY),
+	H(map_pop_elem, NULL, INT, 0, 0, MAP, KBPF_ARG_PTR_TO_MAP_VALUE | KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE),
+	H(map_peek_elem, NULL, INT, 0, 0, MAP, KBPF_ARG_PTR_TO_MAP_VALUE | KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE),
+	H(get_prandom_u32, F(get_prandom_u32), INT, 0, 0),
+	H(get_numa_node_id, F(get_numa_node_id), INT, 0, 0),
+	H(tail_call, NULL, KBPF_RET_VOID, 0, 0, CTX, MAP, ANY),
+	H(ktime_get_ns, F(ktime_get_ns), INT, 0, 0),
+	H(ktime_get_boot_ns, F(ktime_get_boot_ns), INT, 0, 0),
+	H(ktime_get_tai_ns, F(ktime_get_tai_ns), INT, 0, 0),
+	H(strncmp, NULL, INT, 0, 0, KBPF_ARG_PTR_TO_MEM, KBPF_ARG_CONST_SIZE, KBPF_ARG_PTR_TO_CONST_STR),
+	{ .id = BPF_FUNC_strtol,
+	  .proto = { .ret_type = INT, .arg_type = { RDONLY_MEM, KBPF_ARG_CONST_SIZE, ANY,
+				 KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_FIXED_SIZE | KBPF_ARG_MEM_UNINIT |
+					 KBPF_ARG_MEM_WRITE | KBPF_ARG_MEM_ALIGNED },
+		     .arg_size = { 0, 0, 0, 8 } } },
+	{ .id = BPF_FUNC_strtoul,
+	  .proto = { .ret_type = INT, .arg_type = { RDONLY_MEM, KBPF_ARG_CONST_SIZE, ANY,
+				 KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_FIXED_SIZE | KBPF_ARG_MEM_UNINIT |
+					 KBPF_ARG_MEM_WRITE | KBPF_ARG_MEM_ALIGNED },
+		     .arg_size = { 0, 0, 0, 8 } } },
+	/* bpf_base_func_proto, CAP_BPF */
+	H(spin_lock, F(spin_lock), KBPF_RET_VOID, 0, BPF, KBPF_ARG_PTR_TO_SPIN_LOCK),
+	H(spin_unlock, F(spin_unlock), KBPF_RET_VOID, 0, BPF, KBPF_ARG_PTR_TO_SPIN_LOCK),
+	H(jiffies64, F(jiffies64), INT, 0, BPF),
+	H(timer_init, NULL, INT, GPL, BPF, KBPF_ARG_PTR_TO_TIMER, MAP, ANY),
+	H(timer_set_callback, NULL, INT, GPL, BPF, KBPF_ARG_PTR_TO_TIMER, KBPF_ARG_PTR_TO_FUNC),
+	H(timer_start, NULL, INT, GPL, BPF, KBPF_ARG_PTR_TO_TIMER, ANY, ANY),
+	H(timer_cancel, NULL, INT, GPL, BPF, KBPF_ARG_PTR_TO_TIMER),
+	H(for_each_map_elem, NULL, INT, 0, BPF, MAP, KBPF_ARG_PTR_TO_FUNC,
+	  KBPF_ARG_PTR_TO_STACK | KBPF_ARG_MAYBE_NULL, ANY),
+	H(loop, NULL, INT, 0, BPF, ANY, KBPF_ARG_PTR_TO_FUNC, KBPF_ARG_PTR_TO_STACK | KBPF_ARG_MAYBE_NULL, ANY),
+	/* bpf_base_func_proto, CAP_PERFMON */
+	H(trace_printk, F(trace_printk), INT, GPL, PERFMON, RDONLY_MEM, KBPF_ARG_CONST_SIZE),
+	H(get_current_task, NULL, INT, GPL, PERFMON),
+	H(probe_read_user, F(probe_read), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	H(probe_read_kernel, F(probe_read), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	H(probe_read_user_str, F(probe_read_str), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	H(probe_read_kernel_str, F(probe_read_str), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	/* bpf_sk_base_func_proto */
+	H(ktime_get_coarse_ns, F(ktime_get_coarse_ns), INT, 0, 0),
+	/* sk_filter_func_proto */
+	H(skb_load_bytes, F(skb_load_bytes), INT, 0, 0, CTX, ANY, UNINIT_MEM, KBPF_ARG_CONST_SIZE),
+	H(skb_load_bytes_relative, NULL, INT, 0, 0, CTX, ANY, UNINIT_MEM, KBPF_ARG_CONST_SIZE, ANY),
+	H(get_socket_cookie, F(get_socket_cookie), INT, 0, 0, CTX),
+	H(get_socket_uid, F(get_socket_uid), INT, 0, 0, CTX),
+	/* bpf_skb_event_output_proto / bpf_xdp_event_output_proto / bpf_perf_event_output_proto(_tp):
+	 * the same shape everywhere */
+	H(perf_event_output, NULL, INT, GPL, 0, CTX, MAP, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO),
+	/* tc_cls_act_func_proto */
+	H(skb_store_bytes, F(skb_store_bytes), INT, CHG, 0, CTX, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE, ANY),
+	H(skb_pull_data, NULL, INT, CHG, 0, CTX, ANY),
+	H(csum_diff, F(csum_diff), INT, PKT, 0, RDONLY_MEM | KBPF_ARG_MAYBE_NULL, KBPF_ARG_CONST_SIZE_OR_ZERO,
+	  RDONLY_MEM | KBPF_ARG_MAYBE_NULL, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	H(csum_update, NULL, INT, 0, 0, CTX, ANY),
+	H(csum_level, NULL, INT, 0, 0, CTX, ANY),
+	H(l3_csum_replace, NULL, INT, CHG, 0, CTX, ANY, ANY, ANY, ANY),
+	H(l4_csum_replace, NULL, INT, CHG, 0, CTX, ANY, ANY, ANY, ANY),
+	H(clone_redirect, NULL, INT, CHG, 0, CTX, ANY, ANY),
+	H(get_cgroup_classid, F(get_cgroup_classid), INT, 0, 0, CTX),
+	H(skb_vlan_push, F(skb_vlan_push), INT, CHG, 0, CTX, ANY, ANY),
+	H(skb_vlan_pop, F(skb_vlan_pop), INT, CHG, 0, CTX),
+	H(skb_change_proto, NULL, INT, CHG, 0, CTX, ANY, ANY),
+	H(skb_change_type, NULL, INT, 0, 0, CTX, ANY),
+	H(skb_adjust_room, NULL, INT, CHG, 0, CTX, ANY, ANY, ANY),
+	H(skb_change_tail, NULL, INT, CHG, 0, CTX, ANY, ANY),
+	H(skb_change_head, NULL, INT, CHG, 0, CTX, ANY, ANY),
+	H(redirect, NULL, INT, 0, 0, ANY, ANY), /* tc's and xdp's have the same prototype */
+	H(get_route_realm, NULL, INT, 0, 0, CTX),
+	H(get_hash_recalc, F(get_hash_recalc), INT, 0, 0, CTX),
+	H(set_hash_invalid, NULL, INT, 0, 0, CTX),
+	H(set_hash, NULL, INT, 0, 0, CTX, ANY),
+	H(sk_fullsock, F(sk_cast), SOCKET_OR_NULL, 0, 0, KBPF_ARG_PTR_TO_SOCK_COMMON),
+	H(tcp_sock, F(sk_cast), KBPF_RET_PTR_TO_TCP_SOCK | KBPF_RET_MAYBE_NULL, 0, 0, KBPF_ARG_PTR_TO_SOCK_COMMON),
+	H(get_listener_sock, F(sk_cast), SOCKET_OR_NULL, 0, 0, KBPF_ARG_PTR_TO_SOCK_COMMON),
+	SK_LOOKUP(sk_lookup_tcp, SOCKET_OR_NULL),
+	SK_LOOKUP(sk_lookup_udp, SOCKET_OR_NULL),
+	SK_LOOKUP(skc_lookup_tcp, KBPF_RET_PTR_TO_SOCK_COMMON | KBPF_RET_MAYBE_NULL),
+	H(sk_release, F(sk_release), INT, 0, 0, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON | KBPF_ARG_OBJ_RELEASE),
+	/* xdp_func_proto */
+	H(xdp_adjust_head, F(xdp_adjust_head), INT, CHG, 0, CTX, ANY),
+	H(xdp_adjust_meta, F(xdp_adjust_meta), INT, CHG, 0, CTX, ANY),
+	H(xdp_adjust_tail, F(xdp_adjust_tail), INT, CHG, 0, CTX, ANY),
+	H(redirect_map, NULL, INT, 0, 0, MAP, ANY, ANY),
+	H(xdp_get_buff_len, F(xdp_get_buff_len), INT, 0, 0, CTX),
+	H(xdp_load_bytes, F(xdp_load_bytes), INT, 0, 0, CTX, ANY, UNINIT_MEM, KBPF_ARG_CONST_SIZE),
+	H(xdp_store_bytes, F(xdp_store_bytes), INT, 0, 0, CTX, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE),
+	/* bpf_tracing_func_proto */
+	H(get_current_pid_tgid, F(get_current_pid_tgid), INT, 0, 0),
+	H(get_current_uid_gid, F(get_current_uid_gid), INT, 0, 0),
+	H(get_current_comm, NULL, INT, 0, 0, UNINIT_MEM, KBPF_ARG_CONST_SIZE),
+	H(probe_read, F(probe_read), INT, GPL, 0, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	H(probe_read_str, F(probe_read_str), INT, GPL, 0, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	/* kprobe / tp / raw_tp: the stack helpers (same shape in each) */
+	H(get_stackid, NULL, INT, GPL, 0, CTX, MAP, ANY),
+	H(get_stack, NULL, INT, GPL, 0, CTX, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+};
+const size_t kbpf_linux_nr_helpers = sizeof(kbpf_linux_helpers) / sizeof(kbpf_linux_helpers[0]);

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kbpf_linux_host_add: Linux 6.1's program types and helpers, registered through the
+ * public host API exactly as any embedding application would register its own. */
+#include <errno.h>
+#include <kbpf/isa.h>
+#include "linux_internal.h"
+
+#define NET_ADMIN (KBPF_CAP_BPF | KBPF_CAP_NET_ADMIN) /* Linux: is_net_admin_prog_type */
+#define PERFMON (KBPF_CAP_BPF | KBPF_CAP_PERFMON)     /* Linux: is_perfmon_prog_type */
+#define SKB_CTX_SIZE (offsetof(struct __sk_buff, hwtstamp) + 8)
+
+static const struct kbpf_prog_type linux_types[] = {
+	/* Loadable without privileges (Linux: all other types need CAP_BPF). */
+	{ .sz = sizeof(struct kbpf_prog_type), .name = "socket_filter", .linux_type = BPF_PROG_TYPE_SOCKET_FILTER,
+	  .ctx_size = SKB_CTX_SIZE, .ctx_btf_name = "__sk_buff", .is_valid_access = kbpf_linux_sk_filter_access,
+	  .get_func_proto = kbpf_linux_get_func_proto, .priv = (void *)&kbpf_linux_socket_filter_desc },
+	/* Linux's return range for ingress ([0, 3] on egress, an attach type kbpf lacks). */
+	{ .sz = sizeof(struct kbpf_prog_type), .name = "cgroup_skb", .linux_type = BPF_PROG_TYPE_CGROUP_SKB,
+	  .ctx_size = SKB_CTX_SIZE, .ctx_btf_name = "__sk_buff", .is_valid_access = kbpf_linux_cg_skb_access,
+	  .get_func_proto = kbpf_linux_get_func_proto, .has_ret_range = 1, .ret_min = 0, .ret_max = 1,
+	  .direct_packet_access = KBPF_PKT_ACCESS_RDONLY, .priv = (void *)&kbpf_linux_cg_skb_desc },
+	{ .sz = sizeof(struct kbpf_prog_type), .name = "sched_cls", .linux_type = BPF_PROG_TYPE_SCHED_CLS,
+	  .ctx_size = SKB_CTX_SIZE, .ctx_btf_name = "__sk_buff", .is_valid_access = kbpf_linux_tc_access,
+	  .get_func_proto = kbpf_linux_get_func_proto, .direct_packet_access = KBPF_PKT_ACCESS_RW,
+	  .priv = (void *)&kbpf_linux_tc_desc, .load_caps = NET_ADMIN },
+	{ .sz = sizeof(struct kbpf_prog_type), .name = "sched_act", .linux_type = BPF_PROG_TYPE_SCHED_ACT,
+	  .ctx_size = SKB_CTX_SIZE, .ctx_btf_name = "__sk_buff", .is_valid_access = kbpf_linux_tc_access,
+	  .get_func_proto = kbpf_linux_get_func_proto, .direct_packet_access = KBPF_PKT_ACCESS_RW,
+	  .priv = (void *)&kbpf_linux_tc_desc, .load_caps = NET_ADMIN },
+	{ .sz = sizeof(struct kbpf_prog_type), .name = "xdp", .linux_type = BPF_PROG_TYPE_XDP,
+	  .ctx_size = sizeof(struct xdp_md), .ctx_btf_name = "xdp_md", .is_valid_access = kbpf_linux_xdp_access,
+	  .get_func_proto = kbpf_linux_get_func_proto, .direct_packet_access = KBPF_PKT_ACCESS_RW,
+	  .priv = (void *)&kbpf_linux_xdp_desc, .load_caps = NET_ADMIN },
+	{ .sz = sizeof(struct kbpf_prog_type), .name = "syscall", .linux_type = BPF_PROG_TYPE_SYSCALL,
+	  .ctx_size = KBPF_LINUX_SYSCALL_CTX_SIZE, .is_valid_access = kbpf_linux_syscall_access,
+	  .get_func_proto = kbpf_linux_get_func_proto, .priv = (void *)&kbpf_linux_syscall_desc,
+	  .load_caps = KBPF_CAP_BPF },
+	{ .sz = sizeof(struct kbpf_prog_type), .name = "tracepoint", .linux_type = BPF_PROG_TYPE_TRACEPOINT,
+	  .ctx_size = KBPF_LINUX_TRACEPOINT_CTX_SIZE, .is_valid_access = kbpf_linux_tracepoint_access,
+	  .get_func_proto = kbpf_linux_get_func_proto, .priv = (void *)&kbpf_linux_tracepoint_desc,
+	  .load_caps = PERFMON },
+	{ .sz = sizeof(struct kbpf_prog_type), .name = "raw_tracepoint", .linux_type = BPF_PROG_TYPE_RAW_TRACEPOINT,
+	  .ctx_size = KBPF_LINUX_RAW_TP_CTX_SIZE, .ctx_btf_name = "bpf_raw_tracepoint_args",
+	  .is_valid_access = kbpf_linux_raw_tp_access, .get_func_proto = kbpf_linux_get_func_proto,
+	  .priv = (void *)&kbpf_linux_raw_tp_desc, .load_caps = PERFMON },
+	{ .sz = sizeof(struct kbpf_prog_type), .name = "kprobe", .linux_type = BPF_PROG_TYPE_KPROBE,
+	  .ctx_size = KBPF_LINUX_PT_REGS_SIZE, .ctx_btf_name = "bpf_user_pt_regs_t",
+	  .is_valid_access = kbpf_linux_kprobe_access, .get_func_proto = kbpf_linux_get_func_proto,
+	  .priv = (void *)&kbpf_linux_kprobe_desc, .load_caps = PERFMON },
+};
+
+static int add_helpers(struct kbpf_host *host)
+{
+	/* The map and ringbuf helpers are the core library's; a host may have added them. */
+	if (!kbpf_host_helper_proto(host, BPF_FUNC_map_lookup_elem)) {
+		int ret = kbpf_host_add_map_helpers(host);
+		if (ret)
+			return ret;
+	}
+	for (size_t i = 0; i < kbpf_linux_nr_helpers; i++) {
+		const struct linux_helper *h = &kbpf_linux_helpers[i];
+		/* A prototype the host registered first wins (its own variant of a helper). */
+		if (kbpf_host_helper_proto(host, h->id))
+			continue;
+		struct kbpf_helper_proto p = h->proto;
+		p.name = kbpf_helper_linux_name(h->id);
+		if (!p.name)
+			return -EINVAL; /* an id missing from the names table: a bug here */
+		/* The host's own implementation runs; Linux's prototype describes it. */
+		if (kbpf_host_helper_find(host, h->id, NULL))
+			p.fn = NULL;
+		int ret = kbpf_host_helper_register_proto(host, h->id, &p);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int kbpf_linux_host_add(struct kbpf_host *host)
+{
+	if (!host)
+		return -EINVAL;
+	int ret = add_helpers(host);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < sizeof(linux_types) / sizeof(linux_types[0]); i++) {
+		ret = kbpf_host_prog_type_register(host, &linux_types[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

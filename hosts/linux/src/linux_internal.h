@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shared between the files of kbpf_linux (hosts/linux/src). Only kbpf's public headers
+ * are used here: this library is what any embedding application could write. */
+#ifndef KBPF_LINUX_INTERNAL_H
+#define KBPF_LINUX_INTERNAL_H
+
+#include <stdbool.h>
+#include <kbpf/linux.h>
+
+/* A helper kbpf_linux registers: its Linux id and prototype (name filled in from
+ * kbpf_helper_linux_name at registration). */
+struct linux_helper {
+	int32_t id;
+	struct kbpf_helper_proto proto;
+};
+/* The table (helper_protos.c). */
+extern const struct linux_helper kbpf_linux_helpers[];
+extern const size_t kbpf_linux_nr_helpers;
+
+/* A program type's helper set: Linux's get_func_proto switch, as lists of ids searched
+ * in order (the type's own, then the sets it falls back to, e.g. bpf_base_func_proto).
+ * helper_sets.c. */
+struct linux_type_desc {
+	const int32_t *const *sets; /* NULL-terminated; each list ends with -1 */
+};
+extern const struct linux_type_desc kbpf_linux_socket_filter_desc, kbpf_linux_tc_desc, kbpf_linux_xdp_desc,
+	kbpf_linux_cg_skb_desc, kbpf_linux_syscall_desc, kbpf_linux_tracepoint_desc, kbpf_linux_raw_tp_desc,
+	kbpf_linux_kprobe_desc;
+const struct kbpf_helper_proto *kbpf_linux_get_func_proto(const struct kbpf_prog_type *type,
+							  const struct kbpf_host *host, int32_t id);
+
+/* Context access rules (skb_access.c, xdp_access.c, trace_access.c), Linux's
+ * *_is_valid_access for each type. */
+int kbpf_linux_sk_filter_access(const struct kbpf_prog_type *type, int off, int size,
+				enum kbpf_access_type access, struct kbpf_ctx_access_info *info);
+int kbpf_linux_tc_access(const struct kbpf_prog_type *type, int off, int size, enum kbpf_access_type access,
+			 struct kbpf_ctx_access_info *info);
+int kbpf_linux_cg_skb_access(const struct kbpf_prog_type *type, int off, int size,
+			     enum kbpf_access_type access, struct kbpf_ctx_access_info *info);
+int kbpf_linux_xdp_access(const struct kbpf_prog_type *type, int off, int size, enum kbpf_access_type access,
+			  struct kbpf_ctx_access_info *info);
+int kbpf_linux_syscall_access(const struct kbpf_prog_type *type, int off, int size,
+			      enum kbpf_access_type access, struct kbpf_ctx_access_info *info);
+int kbpf_linux_tracepoint_access(const struct kbpf_prog_type *type, int off, int size,
+				 enum kbpf_access_type access, struct kbpf_ctx_access_info *info);
+int kbpf_linux_raw_tp_access(const struct kbpf_prog_type *type, int off, int size,
+			     enum kbpf_access_type access, struct kbpf_ctx_access_info *info);
+int kbpf_linux_kprobe_access(const struct kbpf_prog_type *type, int off, int size,
+			     enum kbpf_access_type access, struct kbpf_ctx_access_info *info);
+
+/* Helper implementations (helpers_*.c, trace_printk.c), by the name of Linux's. */
+#define KBPF_LINUX_HELPER(name) uint64_t kbpf_linux_##name(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
+KBPF_LINUX_HELPER(ktime_get_ns);
+KBPF_LINUX_HELPER(ktime_get_boot_ns);
+KBPF_LINUX_HELPER(ktime_get_coarse_ns);
+KBPF_LINUX_HELPER(ktime_get_tai_ns);
+KBPF_LINUX_HELPER(jiffies64);
+KBPF_LINUX_HELPER(get_prandom_u32);
+KBPF_LINUX_HELPER(get_numa_node_id);
+KBPF_LINUX_HELPER(get_current_pid_tgid);
+KBPF_LINUX_HELPER(get_current_uid_gid);
+KBPF_LINUX_HELPER(spin_lock);
+KBPF_LINUX_HELPER(spin_unlock);
+KBPF_LINUX_HELPER(probe_read);
+KBPF_LINUX_HELPER(probe_read_str);
+KBPF_LINUX_HELPER(trace_printk);
+KBPF_LINUX_HELPER(csum_diff);
+KBPF_LINUX_HELPER(skb_load_bytes);
+KBPF_LINUX_HELPER(skb_store_bytes);
+KBPF_LINUX_HELPER(get_hash_recalc);
+KBPF_LINUX_HELPER(get_cgroup_classid);
+KBPF_LINUX_HELPER(skb_vlan_push);
+KBPF_LINUX_HELPER(skb_vlan_pop);
+KBPF_LINUX_HELPER(sk_lookup);
+KBPF_LINUX_HELPER(sk_release);
+KBPF_LINUX_HELPER(sk_cast);
+KBPF_LINUX_HELPER(get_socket_cookie);
+KBPF_LINUX_HELPER(get_socket_uid);
+KBPF_LINUX_HELPER(xdp_adjust_head);
+KBPF_LINUX_HELPER(xdp_adjust_tail);
+KBPF_LINUX_HELPER(xdp_adjust_meta);
+KBPF_LINUX_HELPER(xdp_get_buff_len);
+KBPF_LINUX_HELPER(xdp_load_bytes);
+KBPF_LINUX_HELPER(xdp_store_bytes);
+
+#define LINUX_UNUSED5(a, b, c, d, e) ((void)(a), (void)(b), (void)(c), (void)(d), (void)(e))
+
+#endif

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A deterministic discrete-event TCP simulator for congestion-control modules
+ * (docs/tcp-sim.md). Flows share one bottleneck link; each flow is a Linux-like sender
+ * and receiver (struct tcp_sock, kbpf/tcp.h) whose congestion control is reached only
+ * through its struct tcp_congestion_ops, exactly where Linux calls it. The same seed gives
+ * the same run, event for event. */
+#ifndef KBPF_TCP_SIM_H
+#define KBPF_TCP_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <kbpf/tcp.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kbpf_tcp_sim;
+
+struct kbpf_tcp_sim_opts {
+	size_t sz; /* sizeof(struct kbpf_tcp_sim_opts) */
+	uint64_t rate_bps; /* bottleneck rate, bit/s of wire bytes (default 20 Mbit/s) */
+	uint32_t delay_us; /* one-way propagation delay each way (default 20 ms: 40 ms RTT) */
+	uint32_t queue_pkts; /* drop-tail limit in packets (default: one BDP, at least 16) */
+	double loss; /* probability that a data packet is dropped before the queue (0..1) */
+	uint32_t ecn_threshold_pkts; /* mark ECT packets CE when this many are queued; 0 = off */
+	uint32_t mtu; /* bytes on the wire per full segment, headers included (default 1500) */
+	uint64_t seed;
+};
+
+struct kbpf_tcp_flow_opts {
+	size_t sz; /* sizeof(struct kbpf_tcp_flow_opts) */
+	uint64_t start_us; /* when the connection opens */
+	uint64_t bytes; /* application data to send; 0 = unlimited (bulk) */
+	int tcp_ecn; /* sysctl net.ipv4.tcp_ecn of both ends: 0, 1 or 2 (Linux's default 2) */
+	int tcp_ecn_set; /* nonzero: tcp_ecn above is meant (else Linux's default) */
+};
+
+/* One point per ACK the sender processes, after the CC ran. */
+struct kbpf_tcp_trace_point {
+	uint64_t time_us; /* since the start of the simulation */
+	uint32_t flow;
+	uint32_t cwnd;
+	uint32_t ssthresh;
+	uint32_t srtt_us; /* smoothed RTT (srtt_us >> 3) */
+	uint64_t pacing_rate; /* sk_pacing_rate, bytes/s */
+	uint32_t inflight; /* tcp_packets_in_flight */
+	uint32_t queue_pkts; /* bottleneck queue now */
+	uint32_t delivered;
+	uint32_t lost;
+	uint32_t retrans; /* total retransmissions so far */
+	uint8_t ca_state;
+};
+
+typedef void (*kbpf_tcp_trace_fn)(const struct kbpf_tcp_trace_point *pt, void *ctx);
+
+struct kbpf_tcp_flow_stats {
+	uint64_t bytes_acked; /* payload cumulatively ACKed */
+	uint64_t goodput_bps; /* bytes_acked × 8 over the time the flow was open */
+	uint64_t segs_sent; /* data segments transmitted, retransmissions included */
+	uint64_t retransmits;
+	uint64_t rtos;
+	uint64_t lost; /* tp->lost */
+	uint64_t delivered_ce;
+	uint64_t completion_us; /* when all of opts.bytes were ACKed; 0 if not (or bulk) */
+	uint32_t cwnd, ssthresh, srtt_us, min_rtt_us;
+	uint8_t ecn_ok; /* ECN was negotiated */
+	char cc[TCP_CA_NAME_MAX]; /* the ops' name at the end (dctcp may become dctcp-reno) */
+};
+
+struct kbpf_tcp_sim_stats {
+	uint64_t now_us; /* simulated time reached */
+	uint64_t events;
+	uint64_t pkts_enqueued, drops_queue, drops_random, ce_marks;
+	/* queue length in packets seen by arriving data packets */
+	uint32_t queue_p50, queue_p95, queue_p99, queue_max;
+	uint32_t queue_limit; /* the drop-tail limit in effect (packets) */
+	double jain; /* Jain's fairness index of the flows' goodputs (1 = fair) */
+};
+
+/* Create a simulator. opts may be NULL (all defaults). Returns 0 or -EINVAL/-ENOMEM. */
+int kbpf_tcp_sim_create(const struct kbpf_tcp_sim_opts *opts, struct kbpf_tcp_sim **out);
+void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim);
+
+/* Add a flow whose sender and receiver run ops (Linux runs one CC per end; the receiver's
+ * matters for ECN). ops must pass kbpf_tcp_cc_validate and outlive the simulator.
+ * opts may be NULL. *id (if not NULL) gets the flow's index. Returns 0 or a negative errno. */
+int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_ops *ops,
+			  const struct kbpf_tcp_flow_opts *opts, unsigned int *id);
+
+/* Call fn after every ACK the senders process. */
+void kbpf_tcp_sim_set_trace(struct kbpf_tcp_sim *sim, kbpf_tcp_trace_fn fn, void *ctx);
+
+/* Drop the next transmission of segment seg (0 = the first data segment) of a flow at the
+ * link, for tests that need a loss at a known place; call it twice to drop the original and
+ * its first retransmission. Returns 0 or -EINVAL/-ENOSPC (at most 8 pending). */
+int kbpf_tcp_sim_drop_segment(struct kbpf_tcp_sim *sim, unsigned int flow, uint32_t seg);
+
+/* Advance the simulation until duration_us of simulated time have passed since its start
+ * (calling it again continues). Returns 0 or -ENOMEM. */
+int kbpf_tcp_sim_run(struct kbpf_tcp_sim *sim, uint64_t duration_us);
+
+int kbpf_tcp_sim_flow_stats(const struct kbpf_tcp_sim *sim, unsigned int flow, struct kbpf_tcp_flow_stats *st);
+int kbpf_tcp_sim_stats(const struct kbpf_tcp_sim *sim, struct kbpf_tcp_sim_stats *st);
+unsigned int kbpf_tcp_sim_flow_count(const struct kbpf_tcp_sim *sim);
+
+/* The flow's sender socket (live: tests inspect it between runs), or NULL. */
+struct tcp_sock *kbpf_tcp_sim_sender(struct kbpf_tcp_sim *sim, unsigned int flow);
+/* The flow's receiver socket, or NULL. */
+struct tcp_sock *kbpf_tcp_sim_receiver(struct kbpf_tcp_sim *sim, unsigned int flow);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The simulator's core: creation, the event queue (a binary heap ordered by time, then by
+ * insertion, so equal-time events run in a fixed order), timers, clocks, the run loop and
+ * the summary statistics. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim_internal.h"
+
+__u64 sim_rand(struct sim *s)
+{
+	/* xorshift64*: deterministic for a seed, cheap. */
+	__u64 x = s->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	s->rng = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+__u32 sim_jiffies(__u64 t)
+{
+	return SIM_JIFFIES0 + (__u32)((t - SIM_T0_NS) * KBPF_TCP_HZ / NSEC_PER_SEC);
+}
+
+__u64 sim_jiffy_time(__u32 j)
+{
+	__u64 n = (__u32)(j - SIM_JIFFIES0);
+
+	return SIM_T0_NS + (n * NSEC_PER_SEC + KBPF_TCP_HZ - 1) / KBPF_TCP_HZ;
+}
+
+/* Linux's timer wheel (kernel/time/timer.c): a timer lands in level n by how far ahead it
+ * is (< 63 jiffies: level 0; < 63·8: level 1; …) and runs at the first level-n bucket
+ * boundary strictly after its expiry, i.e. one tick late at level 0 and rounded up to 8^n
+ * ticks above. */
+__u64 sim_wheel_time(__u32 now_j, __u32 due_j)
+{
+	__u32 delta = (__s32)(due_j - now_j) > 0 ? due_j - now_j : 0;
+	unsigned int shift = 0;
+
+	while (shift < 24 && delta >= (63U << shift))
+		shift += 3;
+	if ((__s32)(due_j - now_j) < 0)
+		due_j = now_j;
+	return sim_jiffy_time(((due_j >> shift) + 1) << shift);
+}
+
+void sim_flow_clock(struct sim_flow *f)
+{
+	__u64 now = f->sim->now;
+	__u32 j = sim_jiffies(now);
+
+	f->snd.tcp_clock_cache = now;
+	f->snd.tcp_mstamp = now / NSEC_PER_USEC;
+	f->snd.kbpf.jiffies = j;
+	f->rcv.tcp_clock_cache = now;
+	f->rcv.tcp_mstamp = now / NSEC_PER_USEC;
+	f->rcv.kbpf.jiffies = j;
+}
+
+static bool ev_less(const struct sim_event *a, const struct sim_event *b)
+{
+	return a->t < b->t || (a->t == b->t && a->order < b->order);
+}
+
+void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags)
+{
+	if (s->nr_ev == s->cap_ev) {
+		size_t cap = s->cap_ev ? s->cap_ev * 2 : 1024;
+		struct sim_event *h = realloc(s->heap, cap * sizeof(*h));
+
+		if (!h) {
+			s->oom = 1;
+			return;
+		}
+		s->heap = h;
+		s->cap_ev = cap;
+	}
+	struct sim_event ev = { .t = t, .order = s->order++, .flow = flow, .a = a, .b = b, .type = type, .flags = flags };
+	size_t i = s->nr_ev++;
+
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (!ev_less(&ev, &s->heap[p]))
+			break;
+		s->heap[i] = s->heap[p];
+		i = p;
+	}
+	s->heap[i] = ev;
+}
+
+static struct sim_event sim_pop(struct sim *s)
+{
+	struct sim_event top = s->heap[0];
+	struct sim_event last = s->heap[--s->nr_ev];
+	size_t i = 0, n = s->nr_ev;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && ev_less(&s->heap[c + 1], &s->heap[c]))
+			c++;
+		if (!ev_less(&s->heap[c], &last))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (n)
+		s->heap[i] = last;
+	return top;
+}
+
+/* A timer keeps its due time; at most one queued event per earlier deadline looks at it.
+ * Moving a deadline later (the RTO on every ACK) queues nothing: the early event re-queues
+ * itself when it finds the deadline moved. */
+void sim_timer_arm(struct sim_flow *f, enum sim_timer_id id, __u64 due)
+{
+	struct sim_timer *t = &f->timers[id];
+
+	t->due = due;
+	if (!t->ev_at || t->ev_at > due) {
+		t->ev_at = due;
+		sim_push(f->sim, due, EV_TIMER, f->id, id, 0, 0);
+	}
+}
+
+void sim_timer_cancel(struct sim_flow *f, enum sim_timer_id id)
+{
+	f->timers[id].due = 0;
+}
+
+static void sim_timer_fire(struct sim_flow *f, const struct sim_event *ev)
+{
+	struct sim_timer *t = &f->timers[ev->a];
+
+	if (ev->t != t->ev_at)
+		return; /* superseded by an earlier event */
+	t->ev_at = 0;
+	if (!t->due)
+		return;
+	if (t->due > ev->t) {
+		t->ev_at = t->due;
+		sim_push(f->sim, t->due, EV_TIMER, f->id, ev->a, 0, 0);
+		return;
+	}
+	t->due = 0;
+	sim_flow_clock(f);
+	switch (ev->a) {
+	case T_RTO:
+		sim_sender_rto(f);
+		break;
+	case T_REO:
+		sim_rack_reo_timeout(f);
+		sim_sender_xmit(f);
+		break;
+	case T_PACE:
+		sim_sender_xmit(f);
+		break;
+	case T_DELACK:
+		sim_receiver_delack(f);
+		break;
+	}
+}
+
+int kbpf_tcp_sim_create(const struct kbpf_tcp_sim_opts *opts, struct kbpf_tcp_sim **out)
+{
+	struct sim *s;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (opts && opts->sz < offsetof(struct kbpf_tcp_sim_opts, seed) + sizeof(opts->seed))
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	if (opts)
+		memcpy(&s->o, opts, sizeof(s->o) < opts->sz ? sizeof(s->o) : opts->sz);
+	s->o.sz = sizeof(s->o);
+	if (!s->o.rate_bps)
+		s->o.rate_bps = 20000000;
+	if (!s->o.delay_us)
+		s->o.delay_us = 20000;
+	if (!s->o.mtu)
+		s->o.mtu = 1500;
+	if (s->o.mtu < SIM_HDR_BYTES + 64 || s->o.mtu > 65535 || !(s->o.loss >= 0 && s->o.loss <= 1) ||
+	    s->o.rate_bps < 10000) {
+		free(s);
+		return -EINVAL;
+	}
+	if (!s->o.queue_pkts) {
+		/* One BDP of full packets. */
+		__u64 bdp = s->o.rate_bps * 2 * s->o.delay_us / 8 / USEC_PER_SEC / s->o.mtu;
+		s->o.queue_pkts = bdp < 16 ? 16 : (__u32)bdp;
+	}
+	if (s->o.queue_pkts > 1000000) {
+		free(s);
+		return -EINVAL;
+	}
+	s->rng = s->o.seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+	if (!s->rng)
+		s->rng = 1;
+	s->now = SIM_T0_NS;
+	s->q_cap = 1;
+	while (s->q_cap < s->o.queue_pkts + 1)
+		s->q_cap <<= 1;
+	s->q = calloc(s->q_cap, sizeof(*s->q));
+	s->q_hist = calloc(s->o.queue_pkts + 1, sizeof(*s->q_hist));
+	if (!s->q || !s->q_hist) {
+		kbpf_tcp_sim_free((struct kbpf_tcp_sim *)s);
+		return -ENOMEM;
+	}
+	*out = (struct kbpf_tcp_sim *)s;
+	return 0;
+}
+
+void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim)
+{
+	struct sim *s = (struct sim *)sim;
+
+	if (!s)
+		return;
+	for (unsigned int i = 0; i < s->nr_flows; i++) {
+		struct sim_flow *f = s->flows[i];
+
+		/* tcp_cleanup_congestion_control on both ends (the ops may have changed). */
+		if (f->snd.inet_conn.icsk_ca_initialized && f->snd.inet_conn.icsk_ca_ops->release)
+			f->snd.inet_conn.icsk_ca_ops->release((struct sock *)&f->snd);
+		if (f->rcv.inet_conn.icsk_ca_initialized && f->rcv.inet_conn.icsk_ca_ops->release)
+			f->rcv.inet_conn.icsk_ca_ops->release((struct sock *)&f->rcv);
+		free(f->segs);
+		free(f->ooo);
+		free(f->rtxq);
+		free(f);
+	}
+	free(s->flows);
+	free(s->heap);
+	free(s->q);
+	free(s->q_hist);
+	free(s);
+}
+
+int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_ops *ops,
+			  const struct kbpf_tcp_flow_opts *opts, unsigned int *id)
+{
+	struct sim *s = (struct sim *)sim;
+	struct sim_flow *f, **fl;
+	int err;
+
+	if (!s || (err = kbpf_tcp_cc_validate(ops)))
+		return -EINVAL;
+	if (opts && opts->sz < offsetof(struct kbpf_tcp_flow_opts, tcp_ecn_set) + sizeof(int))
+		return -EINVAL;
+	if (s->nr_flows >= 4096)
+		return -ENOSPC;
+	f = calloc(1, sizeof(*f));
+	fl = realloc(s->flows, (s->nr_flows + 1) * sizeof(*fl));
+	if (!f || !fl) {
+		free(f);
+		if (fl)
+			s->flows = fl;
+		return -ENOMEM;
+	}
+	s->flows = fl;
+	f->sim = s;
+	f->id = s->nr_flows;
+	f->ops = ops;
+	if (opts)
+		memcpy(&f->opts, opts, sizeof(f->opts) < opts->sz ? sizeof(f->opts) : opts->sz);
+	f->opts.sz = sizeof(f->opts);
+	f->tcp_ecn = f->opts.tcp_ecn_set ? f->opts.tcp_ecn : 2;
+	if (f->tcp_ecn < 0 || f->tcp_ecn > 2) {
+		free(f);
+		return -EINVAL;
+	}
+	f->mss = s->o.mtu - SIM_HDR_BYTES;
+	f->cap = 1024;
+	f->segs = calloc(f->cap, sizeof(*f->segs));
+	f->ooo_cap = 1024;
+	f->ooo = calloc(f->ooo_cap, 1);
+	if (!f->segs || !f->ooo) {
+		free(f->segs);
+		free(f->ooo);
+		free(f);
+		return -ENOMEM;
+	}
+	f->limit_segs = f->opts.bytes ? (f->opts.bytes + f->mss - 1) / f->mss : ~0ULL;
+	s->flows[s->nr_flows++] = f;
+	/* A flow added to a running simulation starts now at the earliest: time never goes back. */
+	__u64 start = SIM_T0_NS + f->opts.start_us * NSEC_PER_USEC;
+	sim_push(s, start > s->now ? start : s->now, EV_FLOW_START, f->id, 0, 0, 0);
+	if (id)
+		*id = f->id;
+	return 0;
+}
+
+void kbpf_tcp_sim_set_trace(struct kbpf_tcp_sim *sim, kbpf_tcp_trace_fn fn, void *ctx)
+{
+	struct sim *s = (struct sim *)sim;
+
+	if (!s)
+		return;
+	s->trace = fn;
+	s->trace_ctx = ctx;
+}
+
+int kbpf_tcp_sim_drop_segment(struct kbpf_tcp_sim *sim, unsigned int flow, uint32_t seg)
+{
+	struct sim *s = (struct sim *)sim;
+	struct sim_flow *f;
+
+	if (!s || flow >= s->nr_flows)
+		return -EINVAL;
+	f = s->flows[flow];
+	if (f->nr_drop >= sizeof(f->drop_segs) / sizeof(f->drop_segs[0]))
+		return -ENOSPC;
+	f->drop_segs[f->nr_drop++] = seg;
+	return 0;
+}
+
+int kbpf_tcp_sim_run(struct kbpf_tcp_sim *sim, uint64_t duration_us)
+{
+	struct sim *s = (struct sim *)sim;
+	__u64 end;
+
+	if (!s)
+		return -EINVAL;
+	end = SIM_T0_NS + duration_us * NSEC_PER_USEC;
+	while (s->nr_ev && s->heap[0].t <= end && !s->oom) {
+		struct sim_event ev = sim_pop(s);
+		struct sim_flow *f = s->flows[ev.flow];
+
+		s->now = ev.t;
+		s->st.events++;
+		switch (ev.type) {
+		case EV_FLOW_START:
+			sim_sender_start(f);
+			break;
+		case EV_DATA:
+			sim_flow_clock(f);
+			sim_receiver_data(f, ev.a, ev.flags);
+			break;
+		case EV_ACK:
+			sim_flow_clock(f);
+			sim_sender_ack(f, ev.a, ev.b, ev.flags);
+			break;
+		case EV_TIMER:
+			sim_timer_fire(f, &ev);
+			break;
+		}
+	}
+	if (s->oom)
+		return -ENOMEM;
+	if (s->now < end)
+		s->now = end;
+	return 0;
+}
+
+unsigned int kbpf_tcp_sim_flow_count(const struct kbpf_tcp_sim *sim)
+{
+	return sim ? ((const struct sim *)sim)->nr_flows : 0;
+}
+
+struct tcp_sock *kbpf_tcp_sim_sender(struct kbpf_tcp_sim *sim, unsigned int flow)
+{
+	struct sim *s = (struct sim *)sim;
+
+	return s && flow < s->nr_flows ? &s->flows[flow]->snd : NULL;
+}
+
+struct tcp_sock *kbpf_tcp_sim_receiver(struct kbpf_tcp_sim *sim, unsigned int flow)
+{
+	struct sim *s = (struct sim *)sim;
+
+	return s && flow < s->nr_flows ? &s->flows[flow]->rcv : NULL;
+}
+
+static __u64 flow_bytes_acked(const struct sim_flow *f)
+{
+	__u64 b = (__u64)f->una_idx * f->mss;
+
+	return f->opts.bytes && b > f->opts.bytes ? f->opts.bytes : b;
+}
+
+static __u64 flow_goodput(const struct sim *s, const struct sim_flow *f)
+{
+	__u64 end = f->done_ns ? f->done_ns : s->now;
+
+	if (!f->started || end <= f->start_ns)
+		return 0;
+	return flow_bytes_acked(f) * 8 * NSEC_PER_SEC / (end - f->start_ns);
+}
+
+int kbpf_tcp_sim_flow_stats(const struct kbpf_tcp_sim *sim, unsigned int flow, struct kbpf_tcp_flow_stats *st)
+{
+	const struct sim *s = (const struct sim *)sim;
+	const struct sim_flow *f;
+
+	if (!s || !st || flow >= s->nr_flows)
+		return -EINVAL;
+	f = s->flows[flow];
+	memset(st, 0, sizeof(*st));
+	st->bytes_acked = flow_bytes_acked(f);
+	st->goodput_bps = flow_goodput(s, f);
+	st->segs_sent = f->segs_sent;
+	st->retransmits = f->snd.total_retrans;
+	st->rtos = f->rtos;
+	st->lost = f->snd.lost;
+	st->delivered_ce = f->snd.delivered_ce;
+	st->completion_us = f->done_ns ? (f->done_ns - SIM_T0_NS) / NSEC_PER_USEC : 0;
+	st->cwnd = f->snd.snd_cwnd;
+	st->ssthresh = f->snd.snd_ssthresh;
+	st->srtt_us = f->snd.srtt_us >> 3;
+	st->min_rtt_us = tcp_min_rtt(&f->snd);
+	st->ecn_ok = f->ecn_ok;
+	memcpy(st->cc, f->snd.inet_conn.icsk_ca_ops ? f->snd.inet_conn.icsk_ca_ops->name : f->ops->name,
+	       TCP_CA_NAME_MAX);
+	st->cc[TCP_CA_NAME_MAX - 1] = 0;
+	return 0;
+}
+
+static __u32 hist_percentile(const struct sim *s, double p)
+{
+	__u64 total = 0, acc = 0;
+
+	for (__u32 i = 0; i <= s->o.queue_pkts; i++)
+		total += s->q_hist[i];
+	if (!total)
+		return 0;
+	__u64 want = (__u64)ceil(p * (double)total);
+	if (!want)
+		want = 1;
+	for (__u32 i = 0; i <= s->o.queue_pkts; i++) {
+		acc += s->q_hist[i];
+		if (acc >= want)
+			return i;
+	}
+	return s->o.queue_pkts;
+}
+
+int kbpf_tcp_sim_stats(const struct kbpf_tcp_sim *sim, struct kbpf_tcp_sim_stats *st)
+{
+	const struct sim *s = (const struct sim *)sim;
+	double sum = 0, sq = 0;
+
+	if (!s || !st)
+		return -EINVAL;
+	*st = s->st;
+	st->now_us = (s->now - SIM_T0_NS) / NSEC_PER_USEC;
+	st->queue_limit = s->o.queue_pkts;
+	st->queue_p50 = hist_percentile(s, 0.50);
+	st->queue_p95 = hist_percentile(s, 0.95);
+	st->queue_p99 = hist_percentile(s, 0.99);
+	for (unsigned int i = 0; i < s->nr_flows; i++) {
+		double x = (double)flow_goodput(s, s->flows[i]);
+
+		sum += x;
+		sq += x * x;
+	}
+	st->jain = s->nr_flows && sq > 0 ? sum * sum / (s->nr_flows * sq) : 0;
+	return 0;
+}

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The simulator's internals, shared by the sim_*.c files. */
+#ifndef KBPF_TCP_SIM_INTERNAL_H
+#define KBPF_TCP_SIM_INTERNAL_H
+
+#include <kbpf/tcp.h>
+#include <kbpf/tcp_sim.h>
+
+#define NSEC_PER_USEC 1000ULL
+#define NSEC_PER_SEC 1000000000ULL
+#define USEC_PER_SEC 1000000ULL
+/* Simulated time starts here (ns), so that no clock reads 0 ("unset" in places). */
+#define SIM_T0_NS NSEC_PER_SEC
+/* Jiffies start 5 minutes before wrapping, as Linux's INITIAL_JIFFIES. */
+#define SIM_JIFFIES0 ((__u32)(-300 * KBPF_TCP_HZ))
+#define SIM_HDR_BYTES 52 /* IPv4 20 + TCP 20 + timestamps 12 */
+#define SIM_RTO_MIN_US 200000U
+#define SIM_RTO_MAX_J (120U * KBPF_TCP_HZ)
+#define SIM_RTO_INIT_J (1U * KBPF_TCP_HZ)
+#define SIM_DELACK_J (KBPF_TCP_HZ / 25) /* 40 ms */
+#define SIM_QUICKACKS 16
+
+/* Segment scoreboard flags. */
+enum {
+	SEG_SACKED = 1,
+	SEG_LOST = 2,
+	SEG_RETRANS = 4, /* retransmitted and that copy still out */
+	SEG_EVER_RETRANS = 8,
+	SEG_APP_LIMITED = 16, /* rate snapshot: sent while app-limited */
+	SEG_DELIVERED = 32, /* counted in delivered (by SACK) */
+};
+
+struct sim_seg {
+	__u64 xmit_us; /* EDT of the latest transmission */
+	__u64 first_tx_mstamp; /* rate snapshot at that transmission */
+	__u64 delivered_mstamp;
+	__u32 tx_delivered;
+	__u32 tx_delivered_ce;
+	__u8 flags;
+};
+
+enum sim_ev_type {
+	EV_FLOW_START,
+	EV_DATA, /* data segment reaches the receiver */
+	EV_ACK, /* ACK reaches the sender */
+	EV_TIMER, /* a flow timer: a = which */
+};
+
+enum sim_timer_id {
+	T_RTO,
+	T_REO, /* RACK reorder timer */
+	T_PACE, /* pacing hrtimer */
+	T_DELACK, /* receiver's delayed ACK */
+	T_NR,
+};
+
+struct sim_event {
+	__u64 t; /* ns */
+	__u64 order; /* FIFO among equal times: determinism */
+	__u32 flow;
+	__u32 a; /* EV_DATA: segment index; EV_ACK: ack segment index; EV_TIMER: timer id */
+	__u32 b; /* EV_ACK: SACKed segment index + 1 (0 = none) */
+	__u8 type;
+	__u8 flags; /* PKT_* */
+};
+
+enum {
+	PKT_ECN_MASK = 3, /* data: IP ECN codepoint */
+	PKT_CWR = 4,
+	PKT_ECE = 8,
+	PKT_DSACK = 16,
+	PKT_RETRANS = 32,
+};
+
+struct sim_timer {
+	__u64 due; /* ns; 0 = not armed */
+	__u64 ev_at; /* time of the queued event that will look at it; 0 = none */
+};
+
+struct sim;
+
+struct sim_flow {
+	struct sim *sim;
+	unsigned int id;
+	const struct tcp_congestion_ops *ops;
+	struct kbpf_tcp_flow_opts opts;
+	struct tcp_sock snd; /* the sender's socket */
+	struct tcp_sock rcv; /* the receiver's socket */
+	bool started, ecn_ok;
+	int tcp_ecn;
+	__u32 isn; /* sequence number of the SYN */
+	__u32 mss;
+	__u64 limit_segs; /* ~0 = unlimited */
+
+	/* sender scoreboard: ring of segments [una_idx, nxt_idx) */
+	struct sim_seg *segs;
+	__u32 cap; /* power of two */
+	__u32 una_idx, nxt_idx;
+	__u32 lost_pending; /* LOST and not RETRANS */
+	__u32 retrans_hint; /* no lost-pending segment below this index */
+	__u32 high_sacked_idx; /* highest SACKed index + 1 */
+	/* RACK's scan state (Linux walks a send-time-sorted list): originals below rack_hint are
+	 * settled (SACKed or marked lost); outstanding retransmissions in send order. */
+	__u32 rack_hint;
+	struct sim_rtx {
+		__u32 idx;
+		__u64 xmit_us;
+	} *rtxq;
+	__u32 rtxq_cap, rtxq_head, rtxq_len;
+	__u32 drop_segs[8];
+	unsigned int nr_drop;
+
+	struct sim_timer timers[T_NR];
+	bool tlp_armed; /* T_RTO is a tail loss probe (icsk_pending = LOSS_PROBE) */
+	bool tlp_retrans; /* the outstanding probe was a retransmission */
+
+	/* receiver */
+	__u32 rcv_idx; /* next expected segment index */
+	__u8 *ooo; /* ring bitmap (bytes) of segments received above rcv_idx */
+	__u32 ooo_cap;
+	__u32 ooo_high; /* highest out-of-order index + 1 */
+	__u32 ooo_count;
+	__u32 rcv_unacked; /* full segments received since the last ACK sent */
+
+	/* stats */
+	__u64 start_ns, done_ns;
+	__u64 rtos, segs_sent;
+};
+
+struct sim {
+	struct kbpf_tcp_sim_opts o;
+	__u64 now; /* ns */
+	__u64 rng;
+	__u64 order;
+	struct sim_event *heap;
+	size_t nr_ev, cap_ev;
+	struct sim_flow **flows;
+	unsigned int nr_flows;
+	kbpf_tcp_trace_fn trace;
+	void *trace_ctx;
+	int oom;
+
+	/* bottleneck: departure times of queued packets (ring) */
+	__u64 link_free; /* ns: when the link finishes the last queued packet */
+	__u64 *q;
+	__u32 q_cap, q_head, q_len;
+	__u64 *q_hist; /* [queue_pkts + 1] */
+	struct kbpf_tcp_sim_stats st;
+};
+
+/* sim_core.c */
+void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags);
+void sim_timer_arm(struct sim_flow *f, enum sim_timer_id id, __u64 due);
+void sim_timer_cancel(struct sim_flow *f, enum sim_timer_id id);
+__u64 sim_rand(struct sim *s);
+/* Jiffies at time t (ns), and the time jiffy j begins. */
+__u32 sim_jiffies(__u64 t);
+__u64 sim_jiffy_time(__u32 j);
+/* When a timer-wheel timer armed at jiffy now_j for jiffy due_j runs (never early). */
+__u64 sim_wheel_time(__u32 now_j, __u32 due_j);
+/* Set both sockets' clocks to now (tcp_mstamp, clock cache, jiffies). */
+void sim_flow_clock(struct sim_flow *f);
+
+/* sim_link.c */
+/* A data packet enters the bottleneck now; schedules its arrival (or drops it). */
+void sim_link_send(struct sim *s, struct sim_flow *f, __u32 idx, __u8 flags);
+__u32 sim_link_queue(struct sim *s);
+
+/* sim_sender.c */
+void sim_sender_start(struct sim_flow *f);
+void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 flags);
+void sim_sender_xmit(struct sim_flow *f);
+void sim_sender_rto(struct sim_flow *f);
+void sim_sender_trace(struct sim_flow *f);
+struct sim_seg *sim_seg(struct sim_flow *f, __u32 idx);
+__u32 sim_seq(const struct sim_flow *f, __u32 idx);
+
+/* sim_recovery.c */
+struct sim_ack_state {
+	int flag;
+	__u32 prior_snd_una, prior_delivered, prior_lost, prior_in_flight;
+	__u32 newly_lost;
+	bool ece;
+};
+/* A retransmission of idx was sent: RACK must watch it. */
+void sim_rack_rtx_sent(struct sim_flow *f, __u32 idx, __u64 xmit_us);
+void sim_rack_advance(struct sim_flow *f, const struct sim_seg *seg, __u32 idx);
+void sim_rack_detect(struct sim_flow *f);
+void sim_rack_reo_timeout(struct sim_flow *f);
+void sim_mark_lost(struct sim_flow *f, __u32 idx);
+void sim_fastretrans_alert(struct sim_flow *f, struct sim_ack_state *as);
+void sim_cwnd_reduction(struct sim_flow *f, int newly_acked_sacked, int newly_lost, int flag);
+void sim_enter_loss(struct sim_flow *f);
+void sim_process_tlp_ack(struct sim_flow *f, __u32 ack_seq, int flag);
+__u32 sim_current_ssthresh(const struct tcp_sock *tp);
+
+/* sim_rtt.c */
+void sim_rtt_update(struct sim_flow *f, long seq_rtt_us, long ca_rtt_us);
+void sim_update_pacing_rate(struct tcp_sock *tp);
+
+/* sim_rate.c */
+void sim_rate_skb_sent(struct sim_flow *f, struct sim_seg *seg);
+void sim_rate_skb_delivered(struct sim_flow *f, struct sim_seg *seg, __u32 idx, struct rate_sample *rs,
+			    __u64 *best_xmit, __u32 *best_idx);
+void sim_rate_gen(struct sim_flow *f, __u32 delivered, __u32 lost, struct rate_sample *rs);
+
+/* sim_receiver.c */
+void sim_receiver_data(struct sim_flow *f, __u32 idx, __u8 flags);
+void sim_receiver_delack(struct sim_flow *f);
+void sim_receiver_send_ack_hook(struct sock *sk, __u32 rcv_nxt);
+
+/* Flags of one ACK's processing (Linux's FLAG_*). */
+enum {
+	FLAG_DATA_ACKED = 0x04, /* new data cumulatively ACKed */
+	FLAG_RETRANS_DATA_ACKED = 0x08,
+	FLAG_WIN_UPDATE = 0x02,
+	FLAG_SYN_ACKED = 0x10,
+	FLAG_DATA_SACKED = 0x20,
+	FLAG_ECE = 0x40,
+	FLAG_LOST_RETRANS = 0x80,
+	FLAG_SLOWPATH = 0x100,
+	FLAG_SND_UNA_ADVANCED = 0x400,
+	FLAG_DSACKING_ACK = 0x800,
+	FLAG_SET_XMIT_TIMER = 0x1000,
+	FLAG_ACKED = FLAG_DATA_ACKED | FLAG_SYN_ACKED,
+	FLAG_NOT_DUP = 0x01 | FLAG_WIN_UPDATE | FLAG_ACKED,
+	FLAG_CA_ALERT = FLAG_DATA_SACKED | FLAG_ECE | FLAG_DSACKING_ACK,
+	FLAG_FORWARD_PROGRESS = FLAG_ACKED | FLAG_DATA_SACKED,
+};
+
+#endif

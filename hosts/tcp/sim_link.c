@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The bottleneck: seeded random loss, a drop-tail FIFO counted in packets, CE marking of
+ * ECT packets above a threshold, serialization at the link rate, then the one-way delay.
+ * The queue is a ring of departure times: a packet leaves the queue when the link has
+ * finished sending it, so occupancy at time t needs no events of its own. ACKs return
+ * over an uncongested, lossless path of the same delay. */
+#include "sim_internal.h"
+
+/* Forget packets that finished serialization by now. */
+static void link_drain(struct sim *s)
+{
+	while (s->q_len && s->q[s->q_head] <= s->now) {
+		s->q_head = (s->q_head + 1) & (s->q_cap - 1);
+		s->q_len--;
+	}
+}
+
+__u32 sim_link_queue(struct sim *s)
+{
+	link_drain(s);
+	return s->q_len;
+}
+
+void sim_link_send(struct sim *s, struct sim_flow *f, __u32 idx, __u8 flags)
+{
+	__u64 wire = f->mss + SIM_HDR_BYTES, tx_ns, depart;
+	__u32 qlen = sim_link_queue(s);
+
+	/* Requested drops (tests): each entry takes one transmission of its segment. */
+	for (unsigned int i = 0; i < f->nr_drop; i++) {
+		if (f->drop_segs[i] == idx) {
+			f->drop_segs[i] = f->drop_segs[--f->nr_drop];
+			s->st.drops_random++;
+			return;
+		}
+	}
+	/* The loss draw happens for every packet, so the random sequence does not depend on
+	 * the queue's state. */
+	if (s->o.loss > 0 && (double)(sim_rand(s) >> 11) * (1.0 / 9007199254740992.0) < s->o.loss) {
+		s->st.drops_random++;
+		return;
+	}
+	s->q_hist[qlen < s->o.queue_pkts ? qlen : s->o.queue_pkts]++;
+	if (qlen > s->st.queue_max)
+		s->st.queue_max = qlen;
+	if (qlen >= s->o.queue_pkts) {
+		s->st.drops_queue++;
+		return;
+	}
+	if (s->o.ecn_threshold_pkts && qlen >= s->o.ecn_threshold_pkts && (flags & PKT_ECN_MASK) != INET_ECN_NOT_ECT) {
+		flags |= INET_ECN_CE;
+		s->st.ce_marks++;
+	}
+	s->st.pkts_enqueued++;
+	tx_ns = (wire * 8 * NSEC_PER_SEC + s->o.rate_bps - 1) / s->o.rate_bps;
+	depart = (s->link_free > s->now ? s->link_free : s->now) + tx_ns;
+	s->link_free = depart;
+	s->q[(s->q_head + s->q_len) & (s->q_cap - 1)] = depart;
+	s->q_len++;
+	sim_push(s, depart + (__u64)s->o.delay_us * NSEC_PER_USEC, EV_DATA, f->id, idx, 0, flags);
+}

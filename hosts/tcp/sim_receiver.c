@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The receiver (tcp-model.md §3.4, §2.6, §4.2): in-order and out-of-order data, delayed
+ * ACKs (every second full segment, 16 quick ACKs at start, a jiffy timer of ato), an
+ * immediate ACK with a SACK for every out-of-order segment and a D-SACK for duplicates,
+ * and ECN echo: RFC 3168 (ECE until CWR), or the CC's per-segment echo when it needs ECN
+ * (dctcp's cwnd_event). */
+#include <stdlib.h>
+#include <string.h>
+#include "sim_internal.h"
+
+#define TCP_ATO_MIN (KBPF_TCP_HZ / 25)
+#define TCP_DELACK_MIN (KBPF_TCP_HZ / 25)
+
+static struct sock *SK(struct tcp_sock *tp)
+{
+	return (struct sock *)tp;
+}
+
+static bool ooo_test(const struct sim_flow *f, __u32 idx)
+{
+	return f->ooo[idx & (f->ooo_cap - 1)];
+}
+
+static void ooo_set(struct sim_flow *f, __u32 idx, __u8 v)
+{
+	f->ooo[idx & (f->ooo_cap - 1)] = v;
+}
+
+/* Room for out-of-order index idx above rcv_idx. */
+static int ooo_reserve(struct sim_flow *f, __u32 idx)
+{
+	if (idx - f->rcv_idx < f->ooo_cap)
+		return 0;
+	__u32 cap = f->ooo_cap;
+
+	while (idx - f->rcv_idx >= cap)
+		cap *= 2;
+	__u8 *n = calloc(cap, 1);
+
+	if (!n || cap > (1U << 30)) {
+		free(n);
+		f->sim->oom = 1;
+		return -1;
+	}
+	for (__u32 i = f->rcv_idx; i != f->ooo_high; i++)
+		n[i & (cap - 1)] = f->ooo[i & (f->ooo_cap - 1)];
+	free(f->ooo);
+	f->ooo = n;
+	f->ooo_cap = cap;
+	return 0;
+}
+
+static void incr_quickack(struct tcp_sock *tp, unsigned int max_quickacks)
+{
+	struct inet_connection_sock *icsk = &tp->inet_conn;
+	/* As many as half the receive window allows (a 64 KB window: more than 16). */
+	unsigned int q = 65535U / (2U * (icsk->icsk_ack.rcv_mss ? icsk->icsk_ack.rcv_mss : 536));
+
+	if (q > max_quickacks)
+		q = max_quickacks;
+	if (q > icsk->icsk_ack.quick)
+		icsk->icsk_ack.quick = (__u8)q;
+}
+
+static void enter_quickack_mode(struct tcp_sock *tp, unsigned int max_quickacks)
+{
+	incr_quickack(tp, max_quickacks);
+	tp->inet_conn.icsk_ack.pingpong = 0;
+	tp->inet_conn.icsk_ack.ato = TCP_ATO_MIN;
+}
+
+/* Put an ACK for rcv_nxt (as a segment index) on the reverse path. */
+static void emit_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pflags)
+{
+	struct tcp_sock *tp = &f->rcv;
+
+	if ((tp->ecn_flags & TCP_ECN_OK) && (tp->ecn_flags & TCP_ECN_DEMAND_CWR))
+		pflags |= PKT_ECE;
+	sim_push(f->sim, f->sim->now + (__u64)f->sim->o.delay_us * NSEC_PER_USEC, EV_ACK, f->id, ack_idx, sack_plus1,
+		 pflags);
+}
+
+/* tcp_send_ack + tcp_event_ack_sent. */
+static void send_ack(struct sim_flow *f, __u32 sack_plus1, __u8 pflags)
+{
+	struct tcp_sock *tp = &f->rcv;
+	struct inet_connection_sock *icsk = &tp->inet_conn;
+
+	emit_ack(f, f->rcv_idx, sack_plus1, pflags);
+	if (icsk->icsk_ack.quick)
+		icsk->icsk_ack.quick--;
+	icsk->icsk_ack.pending = 0;
+	sim_timer_cancel(f, T_DELACK);
+	tp->rcv_wup = tp->rcv_nxt;
+	f->rcv_unacked = 0;
+}
+
+/* __tcp_send_ack(sk, rcv_nxt) for dctcp: an ACK of an earlier rcv_nxt, leaving the
+ * delayed-ACK state alone. */
+void sim_receiver_send_ack_hook(struct sock *sk, __u32 rcv_nxt)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct sim_flow *f = tp->kbpf.owner;
+
+	if (!f || tp != &f->rcv)
+		return;
+	if (rcv_nxt == tp->rcv_nxt) {
+		send_ack(f, 0, 0);
+		return;
+	}
+	__u32 idx = (rcv_nxt - f->isn - 1) / f->mss;
+	emit_ack(f, idx, 0, 0);
+}
+
+static void send_delayed_ack(struct sim_flow *f)
+{
+	struct tcp_sock *tp = &f->rcv;
+	struct inet_connection_sock *icsk = &tp->inet_conn;
+	__u32 now = kbpf_tcp_jiffies32(tp);
+	__u32 ato = icsk->icsk_ack.ato, timeout;
+
+	if (ato > TCP_DELACK_MIN) {
+		__u32 max_ato = KBPF_TCP_HZ / 2;
+
+		if (tp->srtt_us) {
+			__u32 rtt = (__u32)kbpf_usecs_to_jiffies(tp->srtt_us >> 3);
+
+			if (rtt < TCP_DELACK_MIN)
+				rtt = TCP_DELACK_MIN;
+			if (rtt < max_ato)
+				max_ato = rtt;
+		}
+		if (ato > max_ato)
+			ato = max_ato;
+	}
+	timeout = now + ato;
+	if (icsk->icsk_ack.pending & ICSK_ACK_TIMER) {
+		/* An armed timer about to fire: ACK now rather than wait. */
+		if ((__s32)(icsk->icsk_ack.timeout - (now + (ato >> 2))) <= 0) {
+			send_ack(f, 0, 0);
+			return;
+		}
+		if (!before(timeout, (__u32)icsk->icsk_ack.timeout))
+			timeout = (__u32)icsk->icsk_ack.timeout;
+	}
+	icsk->icsk_ack.pending |= ICSK_ACK_SCHED | ICSK_ACK_TIMER;
+	icsk->icsk_ack.timeout = timeout;
+	sim_timer_arm(f, T_DELACK, sim_wheel_time(now, timeout));
+}
+
+void sim_receiver_delack(struct sim_flow *f)
+{
+	struct tcp_sock *tp = &f->rcv;
+	struct inet_connection_sock *icsk = &tp->inet_conn;
+
+	if (!(icsk->icsk_ack.pending & ICSK_ACK_TIMER))
+		return;
+	icsk->icsk_ack.pending &= (__u8)~ICSK_ACK_TIMER;
+	if (icsk->icsk_ack.pending & ICSK_ACK_SCHED) {
+		/* The delayed ACK was needed: the sender is slower than ato; wait longer next time. */
+		__u32 ato = icsk->icsk_ack.ato << 1;
+
+		icsk->icsk_ack.ato = ato < icsk->icsk_rto ? ato : icsk->icsk_rto;
+		send_ack(f, 0, 0);
+	}
+}
+
+/* __tcp_ecn_check_ce */
+static void ecn_check_ce(struct sim_flow *f, __u8 pflags)
+{
+	struct tcp_sock *tp = &f->rcv;
+	struct sock *sk = SK(tp);
+	bool needs_ecn = tp->inet_conn.icsk_ca_ops->flags & TCP_CONG_NEEDS_ECN;
+
+	if (!(tp->ecn_flags & TCP_ECN_OK))
+		return;
+	switch (pflags & PKT_ECN_MASK) {
+	case INET_ECN_NOT_ECT:
+		/* Not-ECT after ECT: likely a retransmission; ACK it quickly. */
+		if (tp->ecn_flags & TCP_ECN_SEEN)
+			enter_quickack_mode(tp, 2);
+		break;
+	case INET_ECN_CE:
+		if (needs_ecn)
+			kbpf_tcp_ca_event(sk, CA_EVENT_ECN_IS_CE);
+		if (!(tp->ecn_flags & TCP_ECN_DEMAND_CWR)) {
+			enter_quickack_mode(tp, 2);
+			tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
+		}
+		tp->ecn_flags |= TCP_ECN_SEEN;
+		break;
+	default:
+		if (needs_ecn)
+			kbpf_tcp_ca_event(sk, CA_EVENT_ECN_NO_CE);
+		tp->ecn_flags |= TCP_ECN_SEEN;
+		break;
+	}
+}
+
+/* tcp_event_data_recv's ACK-timing part: quick ACKs at start, ato follows arrivals. */
+static void event_data_recv(struct sim_flow *f)
+{
+	struct tcp_sock *tp = &f->rcv;
+	struct inet_connection_sock *icsk = &tp->inet_conn;
+	__u32 now = kbpf_tcp_jiffies32(tp);
+
+	if (!icsk->icsk_ack.ato) {
+		incr_quickack(tp, SIM_QUICKACKS);
+		icsk->icsk_ack.ato = TCP_ATO_MIN;
+	} else {
+		__u32 m = now - icsk->icsk_ack.lrcvtime;
+
+		if (m <= TCP_ATO_MIN / 2) {
+			icsk->icsk_ack.ato = (icsk->icsk_ack.ato >> 1) + TCP_ATO_MIN / 2;
+		} else if (m < icsk->icsk_ack.ato) {
+			icsk->icsk_ack.ato = (icsk->icsk_ack.ato >> 1) + m;
+			if (icsk->icsk_ack.ato > icsk->icsk_rto)
+				icsk->icsk_ack.ato = icsk->icsk_rto;
+		} else if (m > icsk->icsk_rto) {
+			incr_quickack(tp, SIM_QUICKACKS);
+		}
+	}
+	icsk->icsk_ack.lrcvtime = now;
+}
+
+void sim_receiver_data(struct sim_flow *f, __u32 idx, __u8 pflags)
+{
+	struct tcp_sock *tp = &f->rcv;
+	struct inet_connection_sock *icsk = &tp->inet_conn;
+	__u32 sack_plus1 = 0;
+	__u8 ack_flags = 0;
+
+	if (!f->started || !icsk->icsk_ca_initialized)
+		return;
+	icsk->icsk_ack.rcv_mss = (__u16)f->mss;
+	/* tcp_ecn_accept_cwr: the sender reduced; stop echoing, and ACK this data now. */
+	if (pflags & PKT_CWR) {
+		tp->ecn_flags &= (__u8)~TCP_ECN_DEMAND_CWR;
+		icsk->icsk_ack.pending |= ICSK_ACK_NOW;
+	}
+
+	if ((__s32)(idx - f->rcv_idx) < 0) {
+		/* Duplicate: D-SACK it at once and re-enter quick-ACK mode. */
+		enter_quickack_mode(tp, SIM_QUICKACKS);
+		send_ack(f, idx + 1, PKT_DSACK);
+		return;
+	}
+	if (idx == f->rcv_idx) {
+		bool had_ooo = f->ooo_count != 0;
+
+		f->rcv_idx++;
+		f->rcv_unacked++;
+		while (f->ooo_count && ooo_test(f, f->rcv_idx)) {
+			ooo_set(f, f->rcv_idx, 0);
+			f->ooo_count--;
+			f->rcv_idx++;
+			f->rcv_unacked++;
+		}
+		tp->rcv_nxt = sim_seq(f, f->rcv_idx);
+		/* A filled hole is ACKed at once (RFC 5681 4.2). */
+		if (had_ooo && !f->ooo_count)
+			icsk->icsk_ack.pending |= ICSK_ACK_NOW;
+		event_data_recv(f);
+		ecn_check_ce(f, pflags);
+	} else {
+		ecn_check_ce(f, pflags);
+		if (ooo_reserve(f, idx))
+			return;
+		if (ooo_test(f, idx)) {
+			send_ack(f, idx + 1, PKT_DSACK);
+			return;
+		}
+		ooo_set(f, idx, 1);
+		f->ooo_count++;
+		if ((__s32)(idx + 1 - f->ooo_high) > 0)
+			f->ooo_high = idx + 1;
+		sack_plus1 = idx + 1;
+		icsk->icsk_ack.pending |= ICSK_ACK_SCHED;
+	}
+
+	/* __tcp_ack_snd_check */
+	if (f->ooo_count ||
+	    (f->rcv_unacked >= 2) || /* more than one full segment unACKed */
+	    (icsk->icsk_ack.quick && !icsk->icsk_ack.pingpong) || (icsk->icsk_ack.pending & ICSK_ACK_NOW)) {
+		send_ack(f, sack_plus1, ack_flags);
+		return;
+	}
+	send_delayed_ack(f);
+}

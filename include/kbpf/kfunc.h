@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Kfuncs: the host's own C functions, callable from BPF programs by BTF id.
+ *
+ * A host registers *kfunc sets*: functions named with KBPF_KFUNC(fn, flags), which records
+ * the function's name and its address from the same token, so the two cannot disagree
+ * (kbpf never looks an address up by name). Registration resolves each name to its
+ * BTF_KIND_FUNC in the host's BTF (load it first: kbpf_host_btf_load_self), computes the
+ * function model (argument sizes and signedness) and refuses prototypes a call from BPF
+ * cannot make: more than 5 arguments, a struct/union or float by value, variadic, wider
+ * than 8 bytes. Nothing is callable by default: a kfunc is allowed for a program type
+ * only when a set naming that type contains it (and the set's filter, if any, agrees),
+ * or when the type's 5.13-style check callback says yes.
+ *
+ * Sets can come and go at run time (plugins). A program that calls a kfunc pins the set
+ * it came from until the program is freed; a program created while its set is being
+ * unregistered fails with -ENXIO. See docs/kfuncs.md. */
+#ifndef KBPF_KFUNC_H
+#define KBPF_KFUNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <kbpf/host.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kfunc flags: Linux 6.1's KF_* values (include/linux/btf.h), so sets read as in Linux. */
+#define KBPF_KF_ACQUIRE      (1u << 0) /* returns a reference the program must release */
+#define KBPF_KF_RELEASE      (1u << 1) /* releases the reference it is given */
+#define KBPF_KF_RET_NULL     (1u << 2) /* may return NULL: callers must check */
+#define KBPF_KF_KPTR_GET     (1u << 3) /* (Linux 6.1, removed in 6.4; accepted, not used) */
+#define KBPF_KF_TRUSTED_ARGS (1u << 4) /* pointer arguments must be referenced/trusted */
+#define KBPF_KF_SLEEPABLE    (1u << 5) /* may block: only for sleepable programs */
+#define KBPF_KF_DESTRUCTIVE  (1u << 6) /* needs the destructive capability */
+#define KBPF_KF_ALL          0x7fu
+
+/* Linux's names, unless the includer has its own (a vmlinux.h, say). */
+#ifndef KF_ACQUIRE
+#define KF_ACQUIRE      KBPF_KF_ACQUIRE
+#define KF_RELEASE      KBPF_KF_RELEASE
+#define KF_RET_NULL     KBPF_KF_RET_NULL
+#define KF_KPTR_GET     KBPF_KF_KPTR_GET
+#define KF_TRUSTED_ARGS KBPF_KF_TRUSTED_ARGS
+#define KF_SLEEPABLE    KBPF_KF_SLEEPABLE
+#define KF_DESTRUCTIVE  KBPF_KF_DESTRUCTIVE
+#endif
+
+/* Any function's address, as stored; calls go through the function model. */
+typedef void (*kbpf_kfunc_addr)(void);
+
+/* One function of a set. */
+struct kbpf_kfunc {
+	const char *name;     /* as in the host's BTF */
+	kbpf_kfunc_addr addr; /* the function itself */
+	uint32_t flags;       /* KBPF_KF_* */
+};
+
+/* { "fn", fn, flags }: name and address from the one identifier. */
+#define KBPF_KFUNC(fn, fl) { #fn, (kbpf_kfunc_addr)(fn), (fl) }
+
+/* The program a filter is asked about. Fields may grow (sz). */
+struct kbpf_kfunc_prog_info {
+	size_t sz;             /* sizeof(struct kbpf_kfunc_prog_info) */
+	const char *prog_type; /* program type name ("tc", "tcp_congestion_ops", …) */
+	const char *prog_name; /* may be NULL */
+	const char *attach;    /* attach point (a struct_ops member such as "release"), or NULL */
+	int sleepable;         /* nonzero for a sleepable program */
+};
+
+/* Per-set filter (Linux 6.5's btf_kfunc_id_set.filter): 0 allows the call, anything else
+ * denies it. Called at load time (verification), never while a program runs. */
+typedef int (*kbpf_kfunc_filter_fn)(const struct kbpf_kfunc_prog_info *prog, uint32_t btf_id, void *cookie);
+/* Per-program-type check (Linux 5.13's check_kfunc_call): nonzero allows btf_id. */
+typedef int (*kbpf_kfunc_check_fn)(uint32_t btf_id, void *cookie);
+
+struct kbpf_kfunc_set_opts {
+	size_t sz;                      /* sizeof(struct kbpf_kfunc_set_opts) */
+	const char *name;               /* for messages and `kbpf kfuncs` (copied); NULL: "kfuncs" */
+	const struct kbpf_kfunc *funcs; /* the functions (copied) */
+	size_t nr_funcs;
+	/* NULL-terminated program type names the set is for (copied). NULL or empty: for no
+	 * type — the functions are then only reachable through a check callback. */
+	const char *const *prog_types;
+	kbpf_kfunc_filter_fn filter;    /* optional */
+	void *filter_cookie;
+	char *log_buf;                  /* receives why a registration fails */
+	size_t log_size;
+};
+
+struct kbpf_kfunc_set;
+
+/* Register a set. Every name must be a BTF FUNC of the host's BTF with a prototype a call
+ * from BPF can make; a function may be in several sets (same address) but registered only
+ * once per program type. Returns 0 and *set (may be NULL if not wanted), or -EINVAL (bad
+ * options, no such function, unsupported prototype), -ENOENT (the host has no BTF),
+ * -EEXIST (duplicate), -ENOMEM — with one line in log_buf naming the function. */
+int kbpf_host_kfunc_set_register(struct kbpf_host *host, const struct kbpf_kfunc_set_opts *opts,
+				 struct kbpf_kfunc_set **set);
+
+/* Fail with -EBUSY instead of waiting for the programs that pin the set. */
+#define KBPF_KFUNC_UNREG_NOWAIT 1u
+
+/* Unregister and free a set. From the call on, creating a program that calls one of its
+ * kfuncs fails with -ENXIO; then the call waits until every program pinning the set is
+ * freed (so it must not be called by a thread that still holds such a program), removes
+ * it and returns 0. With KBPF_KFUNC_UNREG_NOWAIT a pinned set stays registered and the
+ * call returns -EBUSY. -ENOENT: not a set of this host; -EINPROGRESS: another thread is
+ * unregistering it. After 0, the functions' code may go (dlclose). */
+int kbpf_host_kfunc_set_unregister(struct kbpf_host *host, struct kbpf_kfunc_set *set, unsigned flags);
+
+/* Give program type prog_type (a name) a 5.13-style check callback; cb NULL removes it.
+ * The kfuncs it allows must still be registered in some set (that is where their addresses
+ * come from), possibly a set for no program type. Returns 0, -EINVAL, -EEXIST, -ENOENT
+ * (removing one that is not there), -ENOMEM. */
+int kbpf_host_kfunc_check_register(struct kbpf_host *host, const char *prog_type, kbpf_kfunc_check_fn cb,
+				   void *cookie);
+
+/* Whether a program of prog->prog_type may call kfunc btf_id, as the verifier decides it:
+ * returns 0 and the kfunc's flags (for that type) in *flags, -EACCES if it is not allowed
+ * (deny by default), -ENOENT if btf_id is not a registered kfunc, -ENXIO if its set is
+ * being unregistered. */
+int kbpf_host_kfunc_allowed(struct kbpf_host *host, const struct kbpf_kfunc_prog_info *prog, uint32_t btf_id,
+			    uint32_t *flags);
+
+/* One (program type, kfunc) pair, for audits. */
+struct kbpf_kfunc_entry {
+	const char *prog_type; /* NULL for a kfunc of a set for no type (check callbacks) */
+	const char *name;
+	uint32_t btf_id;
+	uint32_t flags;
+	const char *set;       /* the set's name */
+	const char *decl;      /* C declaration from the host BTF: "u32 th_mix(u8 a, s16 b, u32 c)" */
+	int filtered;          /* the set has a filter: allowed subject to it */
+	int by_check;          /* allowed through the type's check callback, not a set */
+	kbpf_kfunc_addr addr;
+};
+
+/* Call fn for every kfunc callable by programs of prog_type (NULL: of every type, plus the
+ * kfuncs of sets for no type), ordered by type then name; stop early when fn returns
+ * nonzero and return that. The host's kfunc lock is held: fn must not register or
+ * unregister. Returns 0 or fn's value. */
+int kbpf_host_kfunc_foreach(struct kbpf_host *host, const char *prog_type,
+			    int (*fn)(const struct kbpf_kfunc_entry *entry, void *arg), void *arg);
+
+/* The name of a registered kfunc (for disassembly), or NULL. Valid while its set is. */
+const char *kbpf_host_kfunc_name(struct kbpf_host *host, uint32_t btf_id);
+
+/* What a host plugin exports for `kbpf kfuncs --host plugin.so` (docs/kfuncs.md): called
+ * with the plugin's own BTF already loaded into host, it registers the plugin's sets.
+ * Returns 0 or a negative errno. */
+typedef int (*kbpf_host_init_fn)(struct kbpf_host *host);
+#define KBPF_HOST_INIT_SYMBOL "kbpf_host_init"
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KBPF_KFUNC_H */

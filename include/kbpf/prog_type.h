@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Program types and helper prototypes: what the verifier needs to know about a host.
+ *
+ * A program type is a record the host registers (Linux's bpf_verifier_ops, as data):
+ * the context's size and access rule, the helpers available with their prototypes,
+ * the range of return values.  kbpf's Linux-compatible types (socket_filter, xdp, …)
+ * live in hosts/linux and are built on this header only.  A helper prototype says,
+ * per argument, what the verifier must prove before the call and how R0 is typed
+ * after it — Linux's bpf_func_proto, with the same argument and return kinds. */
+#ifndef KBPF_PROG_TYPE_H
+#define KBPF_PROG_TYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <kbpf/host.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Register types, Linux's enum bpf_reg_type base values (names in verifier logs:
+ * "scalar", "ctx", "map_ptr", "map_value", "fp", "pkt", "pkt_end", "ptr_", "mem" …). */
+enum kbpf_reg_type {
+	KBPF_NOT_INIT = 0,
+	KBPF_SCALAR_VALUE,
+	KBPF_PTR_TO_CTX,
+	KBPF_CONST_PTR_TO_MAP,
+	KBPF_PTR_TO_MAP_VALUE,
+	KBPF_PTR_TO_MAP_KEY,
+	KBPF_PTR_TO_STACK,
+	KBPF_PTR_TO_PACKET_META,
+	KBPF_PTR_TO_PACKET,
+	KBPF_PTR_TO_PACKET_END,
+	KBPF_PTR_TO_FLOW_KEYS,
+	KBPF_PTR_TO_SOCKET,
+	KBPF_PTR_TO_SOCK_COMMON,
+	KBPF_PTR_TO_TCP_SOCK,
+	KBPF_PTR_TO_TP_BUFFER,
+	KBPF_PTR_TO_XDP_SOCK,
+	KBPF_PTR_TO_BTF_ID,
+	KBPF_PTR_TO_MEM,
+	KBPF_PTR_TO_BUF,
+	KBPF_PTR_TO_FUNC,
+	KBPF_PTR_TO_DYNPTR,
+	KBPF_REG_TYPE_MAX,
+};
+/* Flags above the 8-bit base, as in Linux 6.1. */
+#define KBPF_REG_BASE(t)     ((t) & 0xffu)
+#define KBPF_PTR_MAYBE_NULL  (1u << 8)
+#define KBPF_MEM_RDONLY      (1u << 9)
+#define KBPF_MEM_ALLOC       (1u << 10)
+#define KBPF_PTR_UNTRUSTED   (1u << 11)
+#define KBPF_PTR_TRUSTED     (1u << 12) /* kfunc KF_TRUSTED_ARGS bookkeeping */
+
+/* Helper argument kinds, Linux's enum bpf_arg_type base values. */
+enum kbpf_arg_type {
+	KBPF_ARG_DONTCARE = 0,        /* unused argument */
+	KBPF_ARG_CONST_MAP_PTR,       /* const argument used as pointer to bpf_map */
+	KBPF_ARG_PTR_TO_MAP_KEY,      /* pointer to stack/map/packet memory used as map key */
+	KBPF_ARG_PTR_TO_MAP_VALUE,    /* … used as map value (value_size bytes) */
+	KBPF_ARG_PTR_TO_MEM,          /* pointer to valid memory; size in the next argument */
+	KBPF_ARG_CONST_SIZE,          /* number of bytes accessed from memory, > 0 */
+	KBPF_ARG_CONST_SIZE_OR_ZERO,  /* … >= 0 */
+	KBPF_ARG_PTR_TO_CTX,          /* pointer to context */
+	KBPF_ARG_ANYTHING,            /* any (initialized) argument is ok */
+	KBPF_ARG_PTR_TO_SPIN_LOCK,
+	KBPF_ARG_PTR_TO_SOCK_COMMON,
+	KBPF_ARG_PTR_TO_INT,
+	KBPF_ARG_PTR_TO_LONG,
+	KBPF_ARG_PTR_TO_SOCKET,
+	KBPF_ARG_PTR_TO_BTF_ID,
+	KBPF_ARG_PTR_TO_ALLOC_MEM,    /* ringbuf record */
+	KBPF_ARG_CONST_ALLOC_SIZE_OR_ZERO,
+	KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON,
+	KBPF_ARG_PTR_TO_PERCPU_BTF_ID,
+	KBPF_ARG_PTR_TO_FUNC,
+	KBPF_ARG_PTR_TO_STACK,
+	KBPF_ARG_PTR_TO_CONST_STR,
+	KBPF_ARG_PTR_TO_TIMER,
+	KBPF_ARG_PTR_TO_KPTR,
+	KBPF_ARG_PTR_TO_DYNPTR,
+	KBPF_ARG_TYPE_MAX,
+};
+/* Argument flags (or-ed into an arg type). */
+#define KBPF_ARG_BASE(t)        ((t) & 0xffu)
+#define KBPF_ARG_MAYBE_NULL     (1u << 8)  /* NULL (scalar 0) accepted */
+#define KBPF_ARG_MEM_RDONLY     (1u << 9)  /* helper only reads the memory */
+#define KBPF_ARG_MEM_UNINIT     (1u << 13) /* helper writes it: may be uninitialised stack */
+#define KBPF_ARG_OBJ_RELEASE    (1u << 14) /* releases the reference it is given */
+#define KBPF_ARG_MEM_FIXED_SIZE (1u << 15) /* PTR_TO_MEM of arg_size[i] bytes, no size argument */
+#define KBPF_ARG_MEM_ALIGNED    (1u << 16) /* … and aligned to that size (strtol's result) */
+#define KBPF_ARG_MEM_WRITE      (1u << 17) /* helper writes the memory (Linux 6.1.y MEM_WRITE;
+					    * Linux's ARG_PTR_TO_UNINIT_MEM is PTR_TO_MEM |
+					    * MEM_UNINIT | MEM_WRITE) */
+
+/* Helper return kinds, Linux's enum bpf_return_type base values. */
+enum kbpf_ret_type {
+	KBPF_RET_INTEGER = 0,         /* R0 = unknown scalar */
+	KBPF_RET_VOID,                /* R0 not readable */
+	KBPF_RET_PTR_TO_MAP_VALUE,    /* map value of the map argument (+KBPF_RET_MAYBE_NULL) */
+	KBPF_RET_PTR_TO_SOCKET,
+	KBPF_RET_PTR_TO_TCP_SOCK,
+	KBPF_RET_PTR_TO_SOCK_COMMON,
+	KBPF_RET_PTR_TO_ALLOC_MEM,    /* mem of the CONST_ALLOC_SIZE argument's size (ringbuf) */
+	KBPF_RET_PTR_TO_MEM_OR_BTF_ID,
+	KBPF_RET_PTR_TO_BTF_ID,       /* ret_btf_id in the host BTF */
+	KBPF_RET_TYPE_MAX,
+};
+#define KBPF_RET_BASE(t)        ((t) & 0xffu)
+#define KBPF_RET_MAYBE_NULL     (1u << 8)
+
+/* Capabilities of whoever loads a program (Linux's CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN,
+ * CAP_SYS_ADMIN). The verifier is told which ones the loader holds; types, helpers and
+ * ctx fields say which ones they need, so Linux's unprivileged rules can be expressed. */
+#define KBPF_CAP_BPF            (1u << 0)
+#define KBPF_CAP_PERFMON        (1u << 1)
+#define KBPF_CAP_NET_ADMIN      (1u << 2)
+#define KBPF_CAP_SYS_ADMIN      (1u << 3)  /* implies the three others, as in Linux */
+
+/* Helper flags. */
+#define KBPF_HELPER_GPL_ONLY    (1u << 0)  /* only from GPL-compatible programs */
+#define KBPF_HELPER_PKT_ACCESS  (1u << 1)  /* may take packet pointers as memory arguments */
+#define KBPF_HELPER_ACQUIRE     (1u << 2)  /* R0 carries a new reference to release */
+#define KBPF_HELPER_CHANGES_PKT (1u << 3)  /* invalidates packet pointers */
+#define KBPF_HELPER_SLEEPABLE   (1u << 4)  /* only from sleepable programs */
+
+/* A helper as the verifier and the runtime see it: Linux's bpf_func_proto + the function. */
+struct kbpf_helper_proto {
+	const char *name;          /* "bpf_map_lookup_elem": logs print it */
+	kbpf_helper_fn fn;         /* called with R1..R5; R0 = its return */
+	uint32_t ret_type;         /* enum kbpf_ret_type | KBPF_RET_* flags */
+	uint32_t arg_type[5];      /* enum kbpf_arg_type | KBPF_ARG_* flags */
+	unsigned flags;            /* KBPF_HELPER_* */
+	uint32_t ret_btf_id;       /* KBPF_RET_PTR_TO_BTF_ID: type id in the host BTF */
+	uint32_t arg_btf_id[5];    /* KBPF_ARG_PTR_TO_BTF_ID: type id in the host BTF */
+	unsigned caps;             /* KBPF_CAP_*: the loader needs all of these to call it
+				    * (Linux: bpf_base_func_proto's CAP_BPF / CAP_PERFMON split);
+				    * without them the verifier treats it as unknown. 0: anyone. */
+	uint32_t arg_size[5];      /* KBPF_ARG_MEM_FIXED_SIZE: bytes of the memory argument */
+};
+
+/* Register helper id with its prototype (the proto and its name are copied). If
+ * proto->fn is set, the helper is also registered for running exactly as by
+ * kbpf_host_helper_register (kbpf_host_helper_find returns it); with fn NULL it is known
+ * to the verifier only (programs calling it verify but do not load for running).
+ * A helper registered without a prototype (kbpf_host_helper_register) can run in
+ * unverified programs but is "unknown func" to the verifier.
+ * Returns 0, -EINVAL (bad id, no name, unknown arg/ret kind), -EEXIST (id has a proto, or
+ * fn is set and id already has a run-time helper), -ENOMEM. */
+int kbpf_host_helper_register_proto(struct kbpf_host *host, int32_t id,
+				    const struct kbpf_helper_proto *proto);
+/* The prototype registered for id, or NULL. */
+const struct kbpf_helper_proto *kbpf_host_helper_proto(const struct kbpf_host *host, int32_t id);
+
+/* --- Context access --- */
+enum kbpf_access_type { KBPF_ACCESS_READ = 1, KBPF_ACCESS_WRITE = 2 };
+
+/* Filled by is_valid_access for an allowed access. */
+struct kbpf_ctx_access_info {
+	uint32_t reg_type;        /* type of the loaded value: KBPF_SCALAR_VALUE (default), packet
+				   * pointers, KBPF_PTR_TO_BTF_ID (+ btf_id), … with flags */
+	uint32_t btf_id;          /* KBPF_PTR_TO_BTF_ID: type id in the host BTF */
+	uint32_t ctx_field_size;  /* narrow loads: the whole field's size (0: size must match) */
+	unsigned caps;            /* KBPF_CAP_*: the access is allowed only if the loader has
+				   * these (Linux's bpf_capable() checks in is_valid_access) */
+	/* Context conversion (Linux's convert_ctx_access, as data): when conv_size is
+	 * nonzero the run-time context holds the field (the ctx_field_size-aligned field
+	 * containing off, or the access itself if ctx_field_size is 0) at conv_off with
+	 * conv_size bytes, and the access must be rewritten to it: a full-field access
+	 * becomes a conv_size access at conv_off (e.g. __sk_buff.data, a u32 in the
+	 * program's view, is a 64-bit pointer at run time); a narrow load keeps its size
+	 * and its position inside the field. 0: the program's offset is the run-time one. */
+	uint32_t conv_off;
+	uint32_t conv_size;
+};
+
+struct kbpf_prog_type;
+/* Returns 1 if a size-byte access of type at byte offset off of the context is allowed
+ * (and fills *info, which the caller zeroes first), 0 if not (the verifier then reports
+ * "invalid bpf_context access off=%d size=%d"). */
+typedef int (*kbpf_ctx_access_fn)(const struct kbpf_prog_type *type, int off, int size,
+				  enum kbpf_access_type access, struct kbpf_ctx_access_info *info);
+/* The helper id as this program type sees it, or NULL: "unknown func %s#%d". */
+typedef const struct kbpf_helper_proto *(*kbpf_func_proto_fn)(const struct kbpf_prog_type *type,
+							      const struct kbpf_host *host, int32_t id);
+
+struct kbpf_prog_type {
+	size_t sz;                  /* sizeof(struct kbpf_prog_type) */
+	const char *name;           /* "socket_filter", "xdp", "tcp_congestion_ops" … */
+	uint32_t linux_type;        /* enum bpf_prog_type it mirrors, 0 if none */
+	uint32_t ctx_size;          /* bytes of the context struct programs see */
+	const char *ctx_btf_name;   /* "__sk_buff", … in the host BTF, or NULL */
+	kbpf_ctx_access_fn is_valid_access; /* NULL: any in-bounds read of ctx_size, no writes */
+	kbpf_func_proto_fn get_func_proto;  /* NULL: every helper the host registered a proto for */
+	int has_ret_range;          /* nonzero: R0 at exit must be within [ret_min, ret_max] */
+	int32_t ret_min, ret_max;
+	int direct_packet_access;   /* KBPF_PKT_ACCESS_*: packet pointers may be dereferenced
+				     * after range checks (Linux's may_access_direct_pkt_data) */
+	void *priv;                 /* for the callbacks */
+	unsigned load_caps;         /* KBPF_CAP_*: needed to load a program of this type at all
+				     * (Linux: all but socket_filter/cgroup_skb need CAP_BPF) */
+};
+/* direct_packet_access values. */
+#define KBPF_PKT_ACCESS_NONE    0
+#define KBPF_PKT_ACCESS_RW      1  /* read and write (tc, xdp) */
+#define KBPF_PKT_ACCESS_RDONLY  2  /* read only (cgroup_skb, lwt_in/out …) */
+
+/* Register a program type under type->name (the struct and its two strings are copied;
+ * priv must outlive the host). type->sz may be smaller than today's struct (missing
+ * fields read as zero) or larger if the extra bytes are zero. Returns 0, -EINVAL (no
+ * name, bad sz, ret_min > ret_max), -EEXIST (name taken), -ENOMEM. */
+int kbpf_host_prog_type_register(struct kbpf_host *host, const struct kbpf_prog_type *type);
+/* The program type registered as name, or NULL. */
+const struct kbpf_prog_type *kbpf_host_prog_type_find(const struct kbpf_host *host, const char *name);
+/* Call fn for every registered type (for `kbpf verify --type help`). */
+void kbpf_host_prog_type_foreach(const struct kbpf_host *host,
+				 void (*fn)(const struct kbpf_prog_type *type, void *arg), void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KBPF_PROG_TYPE_H */

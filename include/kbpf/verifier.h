@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The verifier: Linux's abstract interpretation over every path of a program, with
+ * Linux's verdicts, messages and log format (docs/verifier.md). */
+#ifndef KBPF_VERIFIER_H
+#define KBPF_VERIFIER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <kbpf/insn.h>
+#include <kbpf/host.h>
+#include <kbpf/prog_type.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kbpf_map;
+
+/* Log levels, Linux's bits: 1 = the path to the error (and the statistics line),
+ * 2 = every instruction with its register state, 4 = statistics only. */
+#define KBPF_LOG_LEVEL1 1u
+#define KBPF_LOG_LEVEL2 2u
+#define KBPF_LOG_STATS  4u
+
+/* Linux's limits. */
+#define KBPF_MAX_PROCESSED_INSNS 1000000u
+#define KBPF_MAX_CALL_FRAMES 8
+#define KBPF_MAX_STACK 512
+
+struct kbpf_verify_opts {
+	size_t sz;                   /* sizeof(struct kbpf_verify_opts) */
+	struct kbpf_host *host;      /* program types, helper prototypes, host BTF */
+	const char *prog_type;       /* a type registered on host (required) */
+	struct kbpf_map *const *maps;/* LDDW BPF_PSEUDO_MAP_* imm indexes this table */
+	size_t nr_maps;
+	const char *license;         /* NULL or "GPL", "Dual BSD/GPL"…: GPL-only helpers/kfuncs */
+	int unprivileged;            /* Linux's rules without CAP_BPF/CAP_PERFMON */
+	unsigned log_level;          /* KBPF_LOG_* bits; 0: only the error line */
+	char *log_buf;               /* receives the log (NUL-terminated, truncated to fit) */
+	size_t log_size;
+	const char *prog_name;       /* for messages */
+	/* out */
+	uint32_t insns_processed;    /* Linux's "processed %d insns" */
+	uint32_t max_states_per_insn, total_states, peak_states, mark_read;
+	uint32_t stack_depth[256];   /* per subprogram */
+	uint32_t nr_subprogs;
+	uint64_t verify_ns;          /* wall time of the verification */
+	int64_t error_insn;          /* instruction the error is about, else -1 */
+};
+
+/* Verify insns as a program of opts->prog_type. Returns 0 if the program is safe,
+ * -EACCES (rejected: unsafe), -EINVAL (malformed), -E2BIG (complexity limits),
+ * -ENOENT (unknown program type), -ENOMEM; the reason is the log's last line. */
+int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verify_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KBPF_VERIFIER_H */

@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Program structure before the walk (Linux 6.1 bpf_check stages 1, 2, 5, 6 and 8):
+ * subprogram discovery, jumps staying inside their subprogram, ld_imm64 resolution and
+ * the opcode table, the control-flow DFS (back-edges, unreachable code, prune points)
+ * and the static call-graph stack limit. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "verifier/env.h"
+
+static bool is_pseudo_call(const struct bpf_insn *in)
+{
+	return in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL;
+}
+
+static bool is_pseudo_func(const struct bpf_insn *in)
+{
+	return in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC;
+}
+
+static bool is_kfunc_call(const struct bpf_insn *in)
+{
+	return in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_KFUNC_CALL;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+int find_subprog(struct env *env, int start)
+{
+	for (int i = 0; i < env->nr_sub; i++)
+		if (env->sub[i].start == start)
+			return i;
+	return -1;
+}
+
+static int add_subprog(struct env *env, int off)
+{
+	if (off < 0 || off >= env->cnt) {
+		vlog(env, "call to invalid destination\n");
+		return -EINVAL;
+	}
+	if (find_subprog(env, off) >= 0)
+		return 0;
+	if (env->nr_sub >= MAX_SUBPROGS) {
+		vlog(env, "too many subprograms\n");
+		return -E2BIG;
+	}
+	env->sub[env->nr_sub++].start = off;
+	int starts[MAX_SUBPROGS];
+	for (int i = 0; i < env->nr_sub; i++)
+		starts[i] = env->sub[i].start;
+	qsort(starts, env->nr_sub, sizeof(int), cmp_int);
+	for (int i = 0; i < env->nr_sub; i++)
+		env->sub[i].start = starts[i];
+	return 0;
+}
+
+/* add_subprog_and_kfunc + check_subprogs. */
+int check_subprogs(struct env *env)
+{
+	const struct bpf_insn *insn = env->insns;
+	int ret = add_subprog(env, 0);
+	if (ret)
+		return ret;
+	for (int i = 0; i < env->cnt; i++) {
+		if (!is_pseudo_call(&insn[i]) && !is_pseudo_func(&insn[i]) && !is_kfunc_call(&insn[i]))
+			continue;
+		if (!env->priv) {
+			vlog(env, "loading/calling other bpf or kernel functions are allowed for CAP_BPF and CAP_SYS_ADMIN\n");
+			return -EPERM;
+		}
+		if (is_kfunc_call(&insn[i])) {
+			/* kbpf's verifier does not check kfunc calls yet: refuse rather than
+			 * accept an unchecked call into the host. */
+			vlog(env, "calling kernel function kfunc#%d is not allowed\n", insn[i].imm);
+			return -EACCES;
+		}
+		ret = add_subprog(env, i + insn[i].imm + 1);
+		if (ret)
+			return ret;
+	}
+	env->sub[env->nr_sub].start = env->cnt;
+	if (env->level & KBPF_LOG_LEVEL2)
+		for (int i = 0; i < env->nr_sub; i++)
+			vlog(env, "func#%d @%d\n", i, env->sub[i].start);
+
+	int cur = 0, start = env->sub[0].start, end = env->sub[1].start;
+	for (int i = 0; i < env->cnt; i++) {
+		uint8_t code = insn[i].code;
+		if (code == (BPF_JMP | BPF_CALL) && insn[i].imm == 12 && insn[i].src_reg != BPF_PSEUDO_CALL)
+			env->sub[cur].has_tail_call = true;
+		if (BPF_CLASS(code) == BPF_LD && (BPF_MODE(code) == BPF_ABS || BPF_MODE(code) == BPF_IND))
+			env->sub[cur].has_ld_abs = true;
+		if ((BPF_CLASS(code) == BPF_JMP || BPF_CLASS(code) == BPF_JMP32) && BPF_OP(code) != BPF_EXIT &&
+		    BPF_OP(code) != BPF_CALL) {
+			int t = code == (BPF_JMP32 | BPF_JA) ? i + insn[i].imm + 1 : i + insn[i].off + 1;
+			if (t < start || t >= end) {
+				vlog(env, "jump out of range from insn %d to %d\n", i, t);
+				return -EINVAL;
+			}
+		}
+		if (i == end - 1) {
+			if (code != (BPF_JMP | BPF_EXIT) && code != (BPF_JMP32 | BPF_JA) && code != (BPF_JMP | BPF_JA)) {
+				vlog(env, "last insn is not an exit or jmp\n");
+				return -EINVAL;
+			}
+			start = end;
+			cur++;
+			if (cur < env->nr_sub)
+				end = env->sub[cur + 1].start;
+		}
+	}
+	/* Without BTF func_info, Linux refuses these in subprogs (kbpf has no func_info yet). */
+	for (int s = 1; s < env->nr_sub; s++) {
+		if (env->sub[s].has_ld_abs) {
+			vlog(env, "LD_ABS is not allowed in subprogs without BTF\n");
+			return -EINVAL;
+		}
+		if (env->sub[s].has_tail_call) {
+			vlog(env, "tail_call is not allowed in subprogs without BTF\n");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Linux's bpf_opcode_in_insntable. */
+static bool opcode_known(uint8_t code)
+{
+	uint8_t cls = BPF_CLASS(code), op = BPF_OP(code), mode = BPF_MODE(code), sz = BPF_SIZE(code);
+	switch (cls) {
+	case BPF_ALU:
+	case BPF_ALU64:
+		if (op > BPF_END)
+			return false;
+		if (op == BPF_NEG)
+			return BPF_SRC(code) == BPF_K;
+		if (op == BPF_END)
+			return cls == BPF_ALU;
+		return true;
+	case BPF_JMP:
+	case BPF_JMP32:
+		if (op == 0xe0 || op == 0xf0)
+			return false;
+		if (op == BPF_JA)
+			return BPF_SRC(code) == BPF_K;
+		if (op == BPF_CALL || op == BPF_EXIT)
+			return cls == BPF_JMP && BPF_SRC(code) == BPF_K;
+		return true;
+	case BPF_LDX:
+		return mode == BPF_MEM;
+	case BPF_ST:
+		return mode == BPF_MEM;
+	case BPF_STX:
+		return mode == BPF_MEM || (mode == BPF_ATOMIC && (sz == BPF_W || sz == BPF_DW));
+	case BPF_LD:
+		if (mode == BPF_IMM)
+			return sz == BPF_DW;
+		return (mode == BPF_ABS || mode == BPF_IND) && sz != BPF_DW;
+	}
+	return false;
+}
+
+/* resolve_pseudo_ldimm64: ld_imm64 shapes, map references, the opcode table. */
+int resolve_ldimm64(struct env *env)
+{
+	const struct bpf_insn *insn = env->insns;
+	for (int i = 0; i < env->cnt; i++) {
+		if (BPF_CLASS(insn[i].code) == BPF_LDX &&
+		    (BPF_MODE(insn[i].code) != BPF_MEM || insn[i].imm != 0)) {
+			vlog(env, "BPF_LDX uses reserved fields\n");
+			return -EINVAL;
+		}
+		if (insn[i].code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			if (i == env->cnt - 1 || insn[i + 1].code || insn[i + 1].dst_reg || insn[i + 1].src_reg ||
+			    insn[i + 1].off) {
+				vlog(env, "invalid bpf_ld_imm64 insn\n");
+				return -EINVAL;
+			}
+			uint8_t src = insn[i].src_reg;
+			if (src == 0 || src == BPF_PSEUDO_FUNC) {
+				i++;
+				continue;
+			}
+			bool ok = src == BPF_PSEUDO_MAP_VALUE || src == BPF_PSEUDO_MAP_IDX_VALUE ||
+				  ((src == BPF_PSEUDO_MAP_FD || src == BPF_PSEUDO_MAP_IDX) && insn[i + 1].imm == 0);
+			if (!ok) {
+				vlog(env, "unrecognized bpf_ld_imm64 insn\n");
+				return -EINVAL;
+			}
+			if (insn[i].imm < 0 || !env->opts->maps || (size_t)insn[i].imm >= env->opts->nr_maps ||
+			    !env->opts->maps[insn[i].imm]) {
+				vlog(env, "fd %d is not pointing to valid bpf_map\n", insn[i].imm);
+				return -EBADF;
+			}
+			struct kbpf_map *map = env->opts->maps[insn[i].imm];
+			if (src == BPF_PSEUDO_MAP_VALUE || src == BPF_PSEUDO_MAP_IDX_VALUE) {
+				uint32_t off = (uint32_t)insn[i + 1].imm;
+				void *addr;
+				if (off >= MAX_VAR_OFF) {
+					vlog(env, "direct value offset of %u is not allowed\n", off);
+					return -EINVAL;
+				}
+				int r = kbpf_map_direct_value_addr(map, off, &addr);
+				if (r == -EOPNOTSUPP) {
+					vlog(env, "no direct value access support for this map type\n");
+					return -EINVAL;
+				}
+				if (r) {
+					vlog(env, "invalid access to map value pointer, value_size=%u off=%u\n",
+					     kbpf_map_value_size(map), off);
+					return -EINVAL;
+				}
+			}
+			env->aux[i].map_idx = insn[i].imm;
+			i++;
+			continue;
+		}
+		if (!opcode_known(insn[i].code)) {
+			vlog(env, "unknown opcode %02x\n", insn[i].code);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+enum { DISCOVERED = 0x10, EXPLORED = 0x20, FALLTHROUGH = 1, BRANCH = 2 };
+enum { DONE_EXPLORING = 0, KEEP_EXPLORING = 1 };
+
+struct cfg {
+	int *state, *stack, top;
+};
+
+static void mark_prune(struct env *env, int i)
+{
+	if (i >= 0 && i < env->cnt)
+		env->aux[i].prune_point = true;
+}
+
+static int push_insn(struct env *env, struct cfg *c, int t, int w, int e, bool loop_ok)
+{
+	if (e == FALLTHROUGH && c->state[t] >= (DISCOVERED | FALLTHROUGH))
+		return DONE_EXPLORING;
+	if (e == BRANCH && c->state[t] >= (DISCOVERED | BRANCH))
+		return DONE_EXPLORING;
+	if (w < 0 || w >= env->cnt) {
+		vlog(env, "jump out of range from insn %d to %d\n", t, w);
+		return -EINVAL;
+	}
+	if (e == BRANCH)
+		mark_prune(env, w);
+	if (c->state[w] == 0) {
+		c->state[t] = DISCOVERED | e;
+		c->state[w] = DISCOVERED;
+		if (c->top >= env->cnt)
+			return -E2BIG;
+		c->stack[c->top++] = w;
+		return KEEP_EXPLORING;
+	} else if ((c->state[w] & 0xf0) == DISCOVERED) {
+		if (loop_ok && env->priv)
+			return DONE_EXPLORING;
+		vlog(env, "back-edge from insn %d to %d\n", t, w);
+		return -EINVAL;
+	} else if (c->state[w] == EXPLORED) {
+		c->state[t] = DISCOVERED | e;
+	}
+	return DONE_EXPLORING;
+}
+
+static int visit_call(struct env *env, struct cfg *c, int t, bool visit_callee)
+{
+	const struct bpf_insn *in = &env->insns[t];
+	int sz = in->code == (BPF_LD | BPF_IMM | BPF_DW) ? 2 : 1;
+	int ret = push_insn(env, c, t, t + sz, FALLTHROUGH, false);
+	if (ret)
+		return ret;
+	mark_prune(env, t + sz);
+	if (visit_callee) {
+		mark_prune(env, t);
+		ret = push_insn(env, c, t, t + in->imm + 1, BRANCH, is_pseudo_func(in));
+	}
+	return ret;
+}
+
+static int visit_insn(struct env *env, struct cfg *c, int t)
+{
+	const struct bpf_insn *in = &env->insns[t];
+	uint8_t cls = BPF_CLASS(in->code);
+	if (is_pseudo_func(in))
+		return visit_call(env, c, t, true);
+	if (cls != BPF_JMP && cls != BPF_JMP32)
+		return push_insn(env, c, t, t + (in->code == (BPF_LD | BPF_IMM | BPF_DW) ? 2 : 1), FALLTHROUGH,
+				 false);
+	switch (BPF_OP(in->code)) {
+	case BPF_EXIT:
+		return DONE_EXPLORING;
+	case BPF_CALL:
+		if (in->imm == 170) /* bpf_timer_set_callback */
+			mark_prune(env, t);
+		return visit_call(env, c, t, in->src_reg == BPF_PSEUDO_CALL);
+	case BPF_JA: {
+		if (BPF_SRC(in->code) != BPF_K)
+			return -EINVAL;
+		int off = cls == BPF_JMP ? in->off : in->imm;
+		int ret = push_insn(env, c, t, t + off + 1, FALLTHROUGH, true);
+		if (ret)
+			return ret;
+		mark_prune(env, t + off + 1);
+		return ret;
+	}
+	default: {
+		mark_prune(env, t);
+		int ret = push_insn(env, c, t, t + 1, FALLTHROUGH, true);
+		if (ret)
+			return ret;
+		return push_insn(env, c, t, t + in->off + 1, BRANCH, true);
+	}
+	}
+}
+
+int check_cfg(struct env *env)
+{
+	struct cfg c = { calloc(env->cnt, sizeof(int)), calloc(env->cnt, sizeof(int)), 0 };
+	int ret = 0;
+	if (!c.state || !c.stack) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	c.state[0] = DISCOVERED;
+	c.stack[0] = 0;
+	c.top = 1;
+	while (c.top > 0) {
+		int t = c.stack[c.top - 1];
+		ret = visit_insn(env, &c, t);
+		if (ret == DONE_EXPLORING) {
+			c.state[t] = EXPLORED;
+			c.top--;
+		} else if (ret != KEEP_EXPLORING) {
+			goto out;
+		}
+	}
+	ret = 0;
+	for (int i = 0; i < env->cnt; i++) {
+		if (c.state[i] != EXPLORED) {
+			vlog(env, "unreachable insn %d\n", i);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (env->insns[i].code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			if (i + 1 < env->cnt && c.state[i + 1] != 0) {
+				vlog(env, "jump into the middle of ldimm64 insn %d\n", i);
+				ret = -EINVAL;
+				goto out;
+			}
+			i++;
+		}
+	}
+out:
+	free(c.state);
+	free(c.stack);
+	return ret;
+}
+
+static int frame_cost(int depth)
+{
+	if (depth < 1)
+		depth = 1;
+	return (depth + 31) & ~31;
+}
+
+/* check_max_stack_depth over the static call graph from main (callbacks referenced by
+ * ld_imm64 count as calls, as in Linux for synchronous callbacks). */
+int check_max_stack_depth(struct env *env)
+{
+	const struct bpf_insn *insn = env->insns;
+	int ret_insn[KBPF_MAX_CALL_FRAMES], ret_prog[KBPF_MAX_CALL_FRAMES];
+	int depth = 0, frame = 0, idx = 0, i = env->sub[0].start;
+process:
+	if (idx && env->sub[idx].has_tail_call && depth >= 256) {
+		vlog(env, "tail_calls are not allowed when call stack of previous frames is %d bytes. Too large\n",
+		     depth);
+		return -EACCES;
+	}
+	depth += frame_cost(env->sub[idx].stack_depth);
+	if (depth > KBPF_MAX_STACK) {
+		vlog(env, "combined stack size of %d calls is %d. Too large\n", frame + 1, depth);
+		return -EACCES;
+	}
+cont:
+	for (; i < env->sub[idx + 1].start; i++) {
+		if (!is_pseudo_call(&insn[i]) && !is_pseudo_func(&insn[i]))
+			continue;
+		ret_insn[frame] = i + 1;
+		ret_prog[frame] = idx;
+		int next = i + insn[i].imm + 1, sidx = find_subprog(env, next);
+		if (sidx < 0)
+			return -EFAULT;
+		i = next;
+		idx = sidx;
+		frame++;
+		if (frame >= KBPF_MAX_CALL_FRAMES) {
+			vlog(env, "the call stack of %d frames is too deep !\n", frame);
+			return -E2BIG;
+		}
+		goto process;
+	}
+	if (frame == 0)
+		return 0;
+	depth -= frame_cost(env->sub[idx].stack_depth);
+	frame--;
+	i = ret_insn[frame];
+	idx = ret_prog[frame];
+	goto cont;
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The verifier's internal state: register, stack, frame and path states, and the
+ * per-load environment (Linux 6.1's bpf_verifier_env, reduced to what kbpf checks). */
+#ifndef KBPF_VERIFIER_ENV_H
+#define KBPF_VERIFIER_ENV_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <kbpf/insn.h>
+#include <kbpf/map.h>
+#include <kbpf/verifier.h>
+#include "verifier/scalar.h"
+
+#define MAX_REG 11
+#define FP_REG 10
+#define STACK_SLOTS (KBPF_MAX_STACK / 8)
+#define MAX_REFS 64
+#define MAX_SUBPROGS 256
+#define MAX_JMP_SEQ 8192
+#define MAX_VAR_OFF (1 << 29)
+#define MAX_PACKET_OFF 0xffff
+
+/* Byte types of a stack slot, printed as these characters. */
+enum { STACK_INVALID = 0, STACK_SPILL, STACK_MISC, STACK_ZERO };
+
+/* Packet pointer ranges learned from "p >= end" / "p > end". */
+#define AT_PKT_END (-1)
+#define BEYOND_PKT_END (-2)
+
+struct reg {
+	uint32_t type;     /* enum kbpf_reg_type | KBPF_PTR_* flags */
+	int32_t off;       /* fixed offset of a pointer */
+	int32_t range;     /* packet pointers */
+	struct kbpf_map *map; /* map_ptr, map_value, map_key */
+	uint32_t mem_size; /* PTR_TO_MEM */
+	uint32_t btf_id;
+	uint32_t subprogno;/* PTR_TO_FUNC */
+	uint32_t id, ref_obj_id;
+	struct scalar s;   /* the scalar, or a pointer's variable offset */
+	uint32_t frameno;  /* PTR_TO_STACK: the frame it points into */
+	bool precise;
+};
+
+struct stack_slot {
+	struct reg spilled;
+	uint8_t type[8]; /* index 7 is the lowest address, as in Linux */
+};
+
+struct ref {
+	uint32_t id;
+	int insn;
+};
+
+struct frame {
+	struct reg regs[MAX_REG];
+	int callsite;  /* the call insn, -1 for an entry function */
+	uint32_t frameno, subprogno;
+	int allocated; /* bytes of stack allocated (multiple of 8) */
+	bool in_callback;
+	uint16_t written;       /* regs written since the last checkpoint (log: "_w") */
+	uint64_t stack_written; /* slots fully written since the last checkpoint */
+	int nr_refs;
+	struct ref refs[MAX_REFS];
+	/* Last: copies take only the allocated slots; the rest is garbage until
+	 * stack_grow zeroes it. */
+	struct stack_slot stack[STACK_SLOTS];
+};
+
+struct vstate {
+	struct frame *frame[KBPF_MAX_CALL_FRAMES];
+	int curframe;
+	uint32_t active_spin_lock;
+	bool speculative;
+	int insn_idx;
+	struct vstate *parent; /* the checkpoint this path descends from */
+	uint32_t branches;
+	/* precision backtracking: this segment's insns and its non-sequential steps */
+	int first_insn_idx, last_insn_idx;
+	struct hist { int idx, prev; } *hist;
+	int hist_cnt, hist_cap;
+	/* explored list bookkeeping */
+	struct vstate *next;
+	uint32_t miss, hit;
+};
+
+struct branch {
+	struct vstate *st;
+	int insn, prev;
+	size_t log_pos;
+};
+
+struct subprog {
+	int start;
+	int stack_depth;
+	bool has_tail_call, has_ld_abs;
+};
+
+struct insn_aux {
+	uint32_t ptr_type;   /* LDX/STX src/dst type seen first (same insn, different ptrs) */
+	bool seen;
+	uint8_t cfg;         /* check_cfg DFS marks */
+	bool prune_point, jmp_point;
+	int map_idx;         /* ld_imm64: maps table index */
+	uint32_t alu_state, alu_limit; /* unprivileged pointer-ALU sanitation seen here */
+};
+
+struct env {
+	const struct bpf_insn *insns;
+	int cnt;
+	struct kbpf_verify_opts *opts;
+	struct kbpf_host *host;
+	const struct kbpf_prog_type *type;
+	bool priv; /* bpf_capable and perfmon: allow_ptr_leaks, loops, uninit stack */
+	unsigned level;
+	/* log */
+	char *log;
+	size_t log_size, log_len;
+	bool log_full;
+	/* program structure */
+	struct subprog sub[MAX_SUBPROGS + 1];
+	int nr_sub;
+	struct insn_aux *aux;
+	/* walk */
+	struct vstate *cur;
+	struct branch *stack;
+	int stack_len, stack_cap;
+	struct vstate **explored; /* per insn list */
+	struct vstate *free_list; /* evicted checkpoints (parents may still point at them) */
+	int *states_cnt;
+	uint32_t id_gen;
+	uint32_t insn_processed, prev_insn_processed;
+	uint32_t jmps_processed, prev_jmps_processed;
+	uint32_t total_states, peak_states, cur_states, max_states_per_insn;
+	int insn_idx, prev_insn_idx;
+	int error_insn;
+	bool scratched;
+	bool hist_pushed;
+	bool explore_alu_limits; /* no scalar pruning (unprivileged variable pointer ALU) */ /* the current insn's arrival was recorded in the history */
+	uint32_t scratched_regs;
+	uint64_t scratched_stack;
+	int last_insn_log_len; /* length of the last printed insn line, for padding */
+	size_t last_insn_log_end;
+};
+
+/* log.c */
+void vlog(struct env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void vlog_state(struct env *env, const struct frame *f, bool all);
+void mark_all_scratched(struct env *env);
+static inline void scratch_reg(struct env *env, int regno)
+{
+	env->scratched_regs |= 1u << regno;
+	env->scratched = true;
+}
+static inline void scratch_slot(struct env *env, int spi)
+{
+	if (spi >= 0 && spi < 64)
+		env->scratched_stack |= 1ull << spi;
+	env->scratched = true;
+}
+void vlog_insn(struct env *env, int idx);
+const char *reg_type_str(struct env *env, uint32_t type);
+void vlog_rewind(struct env *env, size_t pos);
+
+/* state.c */
+struct vstate *state_new(void);
+struct vstate *state_copy(const struct vstate *src);
+void state_free(struct vstate *st);
+int state_copy_into(struct vstate *dst, const struct vstate *src);
+struct frame *frame_new(int callsite, uint32_t frameno, uint32_t subprogno);
+void reg_mark_unknown(struct env *env, struct reg *r);
+void reg_mark_not_init(struct env *env, struct reg *r);
+void reg_mark_known(struct reg *r, uint64_t v);
+bool reg_is_pointer(const struct reg *r);
+bool reg_is_pkt(const struct reg *r);
+int stack_grow(struct frame *f, int size);
+bool reg_identical(const struct reg *a, const struct reg *b);
+
+static inline struct frame *cur_frame(struct env *env)
+{
+	return env->cur->frame[env->cur->curframe];
+}
+static inline struct reg *cur_regs(struct env *env)
+{
+	return cur_frame(env)->regs;
+}
+
+/* walk helpers (verifier.c) */
+int check_reg_read(struct env *env, int regno);
+int check_reg_write(struct env *env, int regno); /* marks unknown */
+struct vstate *push_branch(struct env *env, int insn, int prev, bool speculative, int *err);
+int check_reg_write_mark(struct env *env, int regno, bool mark);
+bool priv_leaks(struct env *env);
+int acquire_ref(struct env *env, int insn);
+int release_ref(struct env *env, uint32_t ref_obj_id);
+
+/* cfg.c */
+int check_subprogs(struct env *env);
+int check_cfg(struct env *env);
+int find_subprog(struct env *env, int start);
+int check_max_stack_depth(struct env *env);
+int resolve_ldimm64(struct env *env);
+
+/* alu.c */
+int check_alu(struct env *env, const struct bpf_insn *insn);
+
+/* mem.c */
+int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size, bool write,
+		     int value_regno, bool strict_align);
+int check_ldx_stx(struct env *env, const struct bpf_insn *insn, int idx);
+int check_helper_mem(struct env *env, int regno, int size, bool zero_ok, bool write_raw);
+int check_ptr_off_reg(struct env *env, const struct reg *r, int regno);
+int check_ld_abs(struct env *env, const struct bpf_insn *insn);
+int check_ld_imm(struct env *env, const struct bpf_insn *insn);
+
+/* jmp.c */
+int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx);
+
+/* helper.c */
+int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx);
+int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx);
+int prepare_func_exit(struct env *env, int *insn_idx);
+int check_return_code(struct env *env);
+
+/* precise.c */
+int mark_precise(struct env *env, int regno);
+int mark_chain_precision(struct env *env, int frame, uint32_t reg_mask, uint64_t stack_mask);
+int push_hist(struct vstate *st, int idx, int prev);
+void clear_precision(struct vstate *st);
+
+/* prune.c */
+int is_state_visited(struct env *env, int insn_idx);
+void update_branch_counts(struct env *env, struct vstate *st);
+void explored_free(struct env *env);
+
+#endif

@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Helper calls through the host's prototypes (Linux 6.1 check_helper_call,
+ * check_func_arg, check_helper_mem_access, check_mem_size_reg). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <kbpf/isa.h>
+#include "verifier/env.h"
+#include "verifier/stack.h"
+
+int check_mem_region(struct env *env, int regno, int off, int size, uint32_t mem_size, bool zero_ok);
+int check_packet_access(struct env *env, int regno, int off, int size, bool zero_ok);
+
+struct call_meta {
+	struct kbpf_map *map;
+	bool raw_mode, pkt_access;
+	int regno; /* the memory argument a size refers to */
+	uint32_t mem_size;
+	uint32_t ref_obj_id;
+	int release_regno;
+	uint64_t msize_max;
+};
+
+static const uint32_t map_kv_types[] = { KBPF_PTR_TO_STACK, KBPF_PTR_TO_PACKET, KBPF_PTR_TO_PACKET_META,
+					 KBPF_PTR_TO_MAP_KEY, KBPF_PTR_TO_MAP_VALUE, 0 };
+static const uint32_t scalar_types[] = { KBPF_SCALAR_VALUE, 0 };
+static const uint32_t map_ptr_types[] = { KBPF_CONST_PTR_TO_MAP, 0 };
+static const uint32_t ctx_types[] = { KBPF_PTR_TO_CTX, 0 };
+static const uint32_t sock_types[] = { KBPF_PTR_TO_SOCK_COMMON, KBPF_PTR_TO_SOCKET, KBPF_PTR_TO_TCP_SOCK,
+				       KBPF_PTR_TO_XDP_SOCK, 0 };
+static const uint32_t fullsock_types[] = { KBPF_PTR_TO_SOCKET, 0 };
+static const uint32_t btf_types[] = { KBPF_PTR_TO_BTF_ID, 0 };
+static const uint32_t map_value_types[] = { KBPF_PTR_TO_MAP_VALUE, 0 };
+static const uint32_t mem_types[] = { KBPF_PTR_TO_STACK, KBPF_PTR_TO_PACKET, KBPF_PTR_TO_PACKET_META,
+				      KBPF_PTR_TO_MAP_KEY, KBPF_PTR_TO_MAP_VALUE, KBPF_PTR_TO_MEM,
+				      KBPF_PTR_TO_MEM | KBPF_MEM_ALLOC, KBPF_PTR_TO_BUF, 0 };
+static const uint32_t alloc_mem_types[] = { KBPF_PTR_TO_MEM | KBPF_MEM_ALLOC, 0 };
+static const uint32_t func_types[] = { KBPF_PTR_TO_FUNC, 0 };
+static const uint32_t stack_types[] = { KBPF_PTR_TO_STACK, 0 };
+static const uint32_t dynptr_types[] = { KBPF_PTR_TO_STACK, KBPF_PTR_TO_DYNPTR, 0 };
+
+static const uint32_t *compatible(uint32_t arg)
+{
+	switch (KBPF_ARG_BASE(arg)) {
+	case KBPF_ARG_PTR_TO_MAP_KEY:
+	case KBPF_ARG_PTR_TO_MAP_VALUE:
+	case KBPF_ARG_PTR_TO_INT:
+	case KBPF_ARG_PTR_TO_LONG:
+		return map_kv_types;
+	case KBPF_ARG_CONST_SIZE:
+	case KBPF_ARG_CONST_SIZE_OR_ZERO:
+	case KBPF_ARG_CONST_ALLOC_SIZE_OR_ZERO:
+		return scalar_types;
+	case KBPF_ARG_CONST_MAP_PTR:
+		return map_ptr_types;
+	case KBPF_ARG_PTR_TO_CTX:
+		return ctx_types;
+	case KBPF_ARG_PTR_TO_SOCK_COMMON:
+		return sock_types;
+	case KBPF_ARG_PTR_TO_SOCKET:
+		return fullsock_types;
+	case KBPF_ARG_PTR_TO_BTF_ID:
+	case KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON:
+	case KBPF_ARG_PTR_TO_PERCPU_BTF_ID:
+		return btf_types;
+	case KBPF_ARG_PTR_TO_SPIN_LOCK:
+	case KBPF_ARG_PTR_TO_CONST_STR:
+	case KBPF_ARG_PTR_TO_TIMER:
+	case KBPF_ARG_PTR_TO_KPTR:
+		return map_value_types;
+	case KBPF_ARG_PTR_TO_MEM:
+		return mem_types;
+	case KBPF_ARG_PTR_TO_ALLOC_MEM:
+		return alloc_mem_types;
+	case KBPF_ARG_PTR_TO_FUNC:
+		return func_types;
+	case KBPF_ARG_PTR_TO_STACK:
+		return stack_types;
+	case KBPF_ARG_PTR_TO_DYNPTR:
+		return dynptr_types;
+	default:
+		return NULL;
+	}
+}
+
+static bool reg_is_null(const struct reg *r)
+{
+	return r->type == KBPF_SCALAR_VALUE && kbpf_tnum_equals_const(r->s.var_off, 0);
+}
+
+static int check_reg_type(struct env *env, int regno, uint32_t arg)
+{
+	const struct reg *r = &cur_regs(env)[regno];
+	const uint32_t *c = compatible(arg);
+	uint32_t type = r->type;
+	if (!c) {
+		vlog(env, "unsupported arg type %u\n", arg);
+		return -EINVAL;
+	}
+	if (arg & KBPF_ARG_MEM_RDONLY)
+		type &= ~KBPF_MEM_RDONLY;
+	if (arg & KBPF_ARG_MAYBE_NULL)
+		type &= ~KBPF_PTR_MAYBE_NULL;
+	for (int i = 0; c[i]; i++)
+		if (type == c[i])
+			return 0;
+	vlog(env, "R%d type=%s expected=", regno, reg_type_str(env, r->type));
+	for (int i = 0; c[i]; i++)
+		vlog(env, "%s%s", i ? ", " : "", reg_type_str(env, c[i]));
+	vlog(env, "\n");
+	return -EACCES;
+}
+
+static int arg_reg_off(struct env *env, const struct reg *r, int regno, uint32_t arg)
+{
+	switch (r->type) {
+	case KBPF_PTR_TO_STACK:
+	case KBPF_PTR_TO_PACKET:
+	case KBPF_PTR_TO_PACKET_META:
+	case KBPF_PTR_TO_MAP_KEY:
+	case KBPF_PTR_TO_MAP_VALUE:
+	case KBPF_PTR_TO_MEM:
+	case KBPF_PTR_TO_MEM | KBPF_MEM_RDONLY:
+	case KBPF_PTR_TO_MEM | KBPF_MEM_ALLOC:
+	case KBPF_PTR_TO_BUF:
+	case KBPF_PTR_TO_BUF | KBPF_MEM_RDONLY:
+	case KBPF_SCALAR_VALUE:
+		if (KBPF_ARG_BASE(arg) != KBPF_ARG_PTR_TO_ALLOC_MEM)
+			return 0;
+		break;
+	default:
+		break;
+	}
+	return check_ptr_off_reg(env, r, regno);
+}
+
+static int helper_mem(struct env *env, int regno, int size, bool zero_ok, struct call_meta *meta)
+{
+	const struct reg *r = &cur_regs(env)[regno];
+	bool raw = meta && meta->raw_mode;
+	switch (KBPF_REG_BASE(r->type)) {
+	case KBPF_PTR_TO_PACKET:
+	case KBPF_PTR_TO_PACKET_META:
+		return check_packet_access(env, regno, r->off, size, zero_ok);
+	case KBPF_PTR_TO_MAP_KEY:
+		if (raw) {
+			vlog(env, "R%d cannot write into %s\n", regno, reg_type_str(env, r->type));
+			return -EACCES;
+		}
+		return check_mem_region(env, regno, r->off, size, kbpf_map_key_size(r->map), false);
+	case KBPF_PTR_TO_MAP_VALUE: {
+		uint32_t flags = kbpf_map_flags(r->map);
+		if (raw && (flags & BPF_F_RDONLY_PROG)) {
+			vlog(env, "write into map forbidden, value_size=%d off=%d size=%d\n",
+			     kbpf_map_value_size(r->map), r->off, size);
+			return -EACCES;
+		}
+		if (!raw && (flags & BPF_F_WRONLY_PROG)) {
+			vlog(env, "read from map forbidden, value_size=%d off=%d size=%d\n",
+			     kbpf_map_value_size(r->map), r->off, size);
+			return -EACCES;
+		}
+		return check_mem_region(env, regno, r->off, size, kbpf_map_value_size(r->map), zero_ok);
+	}
+	case KBPF_PTR_TO_MEM:
+		if ((r->type & KBPF_MEM_RDONLY) && raw) {
+			vlog(env, "R%d cannot write into %s\n", regno, reg_type_str(env, r->type));
+			return -EACCES;
+		}
+		return check_mem_region(env, regno, r->off, size, r->mem_size, zero_ok);
+	case KBPF_PTR_TO_STACK: {
+		bool rawm = raw;
+		int err = stack_range_init(env, regno, r->off, size, zero_ok, STACK_HELPER, &rawm, true);
+		return err;
+	}
+	default:
+		if (zero_ok && size == 0 && reg_is_null(r))
+			return 0;
+		vlog(env, "R%d type=%s ", regno, reg_type_str(env, r->type));
+		vlog(env, "expected=%s\n", reg_type_str(env, KBPF_PTR_TO_STACK));
+		return -EACCES;
+	}
+}
+
+static int check_mem_size(struct env *env, int regno, bool zero_ok, struct call_meta *meta)
+{
+	struct reg *r = &cur_regs(env)[regno];
+	int err;
+	meta->msize_max = r->s.umax_value;
+	if (!kbpf_tnum_is_const(r->s.var_off))
+		meta = NULL; /* no raw mode: all the memory must be initialised */
+	if (r->s.smin_value < 0) {
+		vlog(env, "R%d min value is negative, either use unsigned or 'var &= const'\n", regno);
+		return -EACCES;
+	}
+	if (r->s.umin_value == 0 && (err = helper_mem(env, regno - 1, 0, zero_ok, meta)))
+		return err;
+	if (r->s.umax_value >= MAX_VAR_OFF) {
+		vlog(env, "R%d unbounded memory access, use 'var &= const' or 'if (var < const)'\n", regno);
+		return -EACCES;
+	}
+	err = helper_mem(env, regno - 1, (int)r->s.umax_value, zero_ok, meta);
+	if (!err)
+		err = mark_precise(env, regno);
+	return err;
+}
+
+static int check_func_arg(struct env *env, int arg, struct call_meta *meta, const struct kbpf_helper_proto *fn)
+{
+	int regno = arg + 1, err;
+	struct reg *r = &cur_regs(env)[regno];
+	uint32_t at = fn->arg_type[arg], base = KBPF_ARG_BASE(at);
+
+	if (base == KBPF_ARG_DONTCARE)
+		return 0;
+	if ((err = check_reg_read(env, regno)))
+		return err;
+	if (base == KBPF_ARG_ANYTHING) {
+		if (reg_is_pointer(r) && !env->priv) {
+			vlog(env, "R%d leaks addr into helper function\n", regno);
+			return -EACCES;
+		}
+		return 0;
+	}
+	if (reg_is_pkt(r) && !(meta->pkt_access && env->type->direct_packet_access)) {
+		vlog(env, "helper access to the packet is not allowed\n");
+		return -EACCES;
+	}
+	if (!(reg_is_null(r) && (at & KBPF_ARG_MAYBE_NULL))) {
+		if ((err = check_reg_type(env, regno, at)))
+			return err;
+		if ((err = arg_reg_off(env, r, regno, at)))
+			return err;
+	}
+	if (at & KBPF_ARG_OBJ_RELEASE) {
+		if (!r->ref_obj_id && !reg_is_null(r)) {
+			vlog(env, "R%d must be referenced when passed to release function\n", regno);
+			return -EINVAL;
+		}
+		meta->release_regno = regno;
+	}
+	if (r->ref_obj_id) {
+		if (meta->ref_obj_id) {
+			vlog(env, "verifier internal error: more than one arg with ref_obj_id R%d %u %u\n", regno,
+			     r->ref_obj_id, meta->ref_obj_id);
+			return -EFAULT;
+		}
+		meta->ref_obj_id = r->ref_obj_id;
+	}
+	switch (base) {
+	case KBPF_ARG_CONST_MAP_PTR:
+		meta->map = r->map;
+		break;
+	case KBPF_ARG_PTR_TO_MAP_KEY:
+		if (!meta->map) {
+			vlog(env, "invalid map_ptr to access map->key\n");
+			return -EACCES;
+		}
+		return helper_mem(env, regno, (int)kbpf_map_key_size(meta->map), false, NULL);
+	case KBPF_ARG_PTR_TO_MAP_VALUE:
+		if ((at & KBPF_ARG_MAYBE_NULL) && reg_is_null(r))
+			return 0;
+		if (!meta->map) {
+			vlog(env, "invalid map_ptr to access map->value\n");
+			return -EACCES;
+		}
+		meta->raw_mode = at & KBPF_ARG_MEM_UNINIT;
+		return helper_mem(env, regno, (int)kbpf_map_value_size(meta->map), false, meta);
+	case KBPF_ARG_PTR_TO_MEM:
+		meta->raw_mode = at & KBPF_ARG_MEM_UNINIT;
+		meta->regno = regno;
+		break;
+	case KBPF_ARG_CONST_SIZE:
+		return check_mem_size(env, regno, false, meta);
+	case KBPF_ARG_CONST_SIZE_OR_ZERO:
+		return check_mem_size(env, regno, true, meta);
+	case KBPF_ARG_CONST_ALLOC_SIZE_OR_ZERO:
+		if (!kbpf_tnum_is_const(r->s.var_off)) {
+			vlog(env, "R%d is not a known constant'\n", regno);
+			return -EACCES;
+		}
+		meta->mem_size = (uint32_t)r->s.var_off.value;
+		if ((err = mark_precise(env, regno)))
+			return err;
+		break;
+	case KBPF_ARG_PTR_TO_INT:
+	case KBPF_ARG_PTR_TO_LONG: {
+		int size = base == KBPF_ARG_PTR_TO_INT ? 4 : 8;
+		return helper_mem(env, regno, size, false, meta);
+	}
+	case KBPF_ARG_PTR_TO_SPIN_LOCK:
+		vlog(env, "map '%s' doesn't have 'struct bpf_spin_lock'\n", r->map ? kbpf_map_name(r->map) : "");
+		return -EINVAL;
+	case KBPF_ARG_PTR_TO_TIMER:
+		vlog(env, "map '%s' has to have BTF in order to use bpf_timer\n", r->map ? kbpf_map_name(r->map) : "");
+		return -EINVAL;
+	case KBPF_ARG_PTR_TO_KPTR:
+		vlog(env, "R%d has no valid kptr\n", regno);
+		return -EACCES;
+	case KBPF_ARG_PTR_TO_CONST_STR:
+		vlog(env, "R%d does not point to a readonly map'\n", regno);
+		return -EACCES;
+	case KBPF_ARG_PTR_TO_DYNPTR:
+		vlog(env, "Expected an initialized dynptr as arg #%d\n", arg + 1);
+		return -EINVAL;
+	case KBPF_ARG_PTR_TO_FUNC:
+	case KBPF_ARG_PTR_TO_STACK:
+		/* Callbacks need BTF func_info, which kbpf does not pass yet. */
+		vlog(env, "missing btf func_info\n");
+		return -EINVAL;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Linux's check_map_func_compatibility for the map types kbpf has. */
+static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, const char *name)
+{
+	if (!map)
+		return 0;
+	uint32_t mt = kbpf_map_type(map);
+	bool bad = false;
+	switch (mt) {
+	case BPF_MAP_TYPE_PROG_ARRAY:
+		bad = id != BPF_FUNC_tail_call;
+		break;
+	case BPF_MAP_TYPE_RINGBUF:
+		bad = id != BPF_FUNC_ringbuf_output && id != BPF_FUNC_ringbuf_reserve && id != BPF_FUNC_ringbuf_query;
+		break;
+	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
+		bad = id != BPF_FUNC_perf_event_read && id != BPF_FUNC_perf_event_output &&
+		      id != BPF_FUNC_skb_output && id != BPF_FUNC_perf_event_read_value && id != BPF_FUNC_xdp_output;
+		break;
+	default:
+		break;
+	}
+	switch (id) {
+	case BPF_FUNC_tail_call:
+		bad |= mt != BPF_MAP_TYPE_PROG_ARRAY;
+		break;
+	case BPF_FUNC_ringbuf_output:
+	case BPF_FUNC_ringbuf_reserve:
+	case BPF_FUNC_ringbuf_query:
+		bad |= mt != BPF_MAP_TYPE_RINGBUF;
+		break;
+	case BPF_FUNC_perf_event_read:
+	case BPF_FUNC_perf_event_output:
+	case BPF_FUNC_perf_event_read_value:
+	case BPF_FUNC_skb_output:
+	case BPF_FUNC_xdp_output:
+		bad |= mt != BPF_MAP_TYPE_PERF_EVENT_ARRAY;
+		break;
+	default:
+		break;
+	}
+	if (bad) {
+		vlog(env, "cannot pass map_type %u into func %s#%d\n", mt, name, id);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void clear_pkt_pointers(struct env *env)
+{
+	struct vstate *st = env->cur;
+	for (int f = 0; f <= st->curframe; f++) {
+		struct frame *fr = st->frame[f];
+		for (int i = 0; i < MAX_REG; i++)
+			if (reg_is_pkt(&fr->regs[i]) || fr->regs[i].type == KBPF_PTR_TO_PACKET_END)
+				reg_mark_unknown(env, &fr->regs[i]);
+		for (int s = 0; s < fr->allocated / 8; s++) {
+			struct reg *r = &fr->stack[s].spilled;
+			if (fr->stack[s].type[7] == STACK_SPILL && (reg_is_pkt(r) || r->type == KBPF_PTR_TO_PACKET_END))
+				reg_mark_unknown(env, r);
+		}
+	}
+}
+
+#define LINUX_FUNC_MAX_ID 211 /* __BPF_FUNC_MAX_ID in Linux 6.1 */
+
+/* Helpers bpf_base_func_proto hides from loads without CAP_BPF / CAP_PERFMON. */
+static bool needs_capability(int32_t id)
+{
+	switch (id) {
+	case BPF_FUNC_spin_lock: case BPF_FUNC_spin_unlock: case BPF_FUNC_jiffies64:
+	case BPF_FUNC_per_cpu_ptr: case BPF_FUNC_this_cpu_ptr: case BPF_FUNC_timer_init:
+	case BPF_FUNC_timer_set_callback: case BPF_FUNC_timer_start: case BPF_FUNC_timer_cancel:
+	case BPF_FUNC_kptr_xchg: case BPF_FUNC_for_each_map_elem: case BPF_FUNC_loop:
+	case BPF_FUNC_user_ringbuf_drain: case BPF_FUNC_ringbuf_reserve_dynptr:
+	case BPF_FUNC_ringbuf_submit_dynptr: case BPF_FUNC_ringbuf_discard_dynptr:
+	case BPF_FUNC_dynptr_from_mem: case BPF_FUNC_dynptr_read: case BPF_FUNC_dynptr_write:
+	case BPF_FUNC_dynptr_data:
+	case BPF_FUNC_trace_printk: case BPF_FUNC_get_current_task: case BPF_FUNC_get_current_task_btf:
+	case BPF_FUNC_probe_read_user: case BPF_FUNC_probe_read_kernel: case BPF_FUNC_probe_read_user_str:
+	case BPF_FUNC_probe_read_kernel_str: case BPF_FUNC_snprintf_btf: case BPF_FUNC_snprintf:
+	case BPF_FUNC_task_pt_regs: case BPF_FUNC_trace_vprintk:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static const struct kbpf_helper_proto *get_proto(struct env *env, int32_t id)
+{
+	if (env->type->get_func_proto)
+		return env->type->get_func_proto(env->type, env->host, id);
+	return kbpf_host_helper_proto(env->host, id);
+}
+
+int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx)
+{
+	int32_t id = insn->imm;
+	struct reg *regs = cur_regs(env);
+	int err;
+
+	if (id < 0 || (env->type->linux_type && id >= LINUX_FUNC_MAX_ID)) {
+		const char *n = kbpf_helper_linux_name(id);
+		vlog(env, "invalid func %s#%d\n", n ? n : "unknown", id);
+		return -EINVAL;
+	}
+	const struct kbpf_helper_proto *fn = get_proto(env, id);
+	if (fn && !env->priv && env->type->linux_type && needs_capability(id))
+		fn = NULL;
+	if (!fn) {
+		const char *n = kbpf_helper_linux_name(id);
+		vlog(env, "unknown func %s#%d\n", n ? n : "unknown", id);
+		return -EINVAL;
+	}
+	const char *name = fn->name ? fn->name : "unknown";
+	const char *lic = env->opts->license;
+	bool gpl = lic && (!strcmp(lic, "GPL") || !strcmp(lic, "GPL v2") || !strcmp(lic, "GPL and additional rights") ||
+			   !strcmp(lic, "Dual BSD/GPL") || !strcmp(lic, "Dual MIT/GPL") || !strcmp(lic, "Dual MPL/GPL"));
+	if ((fn->flags & KBPF_HELPER_GPL_ONLY) && !gpl) {
+		vlog(env, "cannot call GPL-restricted function from non-GPL compatible program\n");
+		return -EINVAL;
+	}
+	if (fn->flags & KBPF_HELPER_SLEEPABLE) {
+		vlog(env, "helper call might sleep in a non-sleepable prog\n");
+		return -EINVAL;
+	}
+	struct call_meta meta;
+	memset(&meta, 0, sizeof(meta));
+	meta.pkt_access = fn->flags & KBPF_HELPER_PKT_ACCESS;
+	for (int i = 0; i < 5; i++)
+		if ((err = check_func_arg(env, i, &meta, fn)))
+			return err;
+
+	if (id == BPF_FUNC_tail_call && (!meta.map || kbpf_map_type(meta.map) != BPF_MAP_TYPE_PROG_ARRAY)) {
+		vlog(env, "kernel subsystem misconfigured verifier\n");
+		return -EINVAL;
+	}
+	if (meta.map && (kbpf_map_flags(meta.map) & BPF_F_RDONLY_PROG) &&
+	    (id == BPF_FUNC_map_update_elem || id == BPF_FUNC_map_delete_elem || id == BPF_FUNC_map_push_elem ||
+	     id == BPF_FUNC_map_pop_elem)) {
+		vlog(env, "write into map forbidden\n");
+		return -EACCES;
+	}
+	if (meta.release_regno) {
+		if (reg_is_null(&regs[meta.release_regno])) {
+			/* releasing NULL is a no-op */
+		} else if (release_ref(env, meta.ref_obj_id)) {
+			vlog(env, "func %s#%d reference has not been acquired before\n", name, id);
+			return -EINVAL;
+		}
+	}
+	if (id == BPF_FUNC_tail_call) {
+		struct frame *f = cur_frame(env);
+		if (f->nr_refs) {
+			for (int i = 0; i < f->nr_refs; i++)
+				vlog(env, "Unreleased reference id=%u alloc_insn=%d\n", f->refs[i].id, f->refs[i].insn);
+			vlog(env, "tail_call would lead to reference leak\n");
+			return -EINVAL;
+		}
+	}
+	for (int i = 0; i <= 5; i++) {
+		reg_mark_not_init(env, &regs[i]);
+		scratch_reg(env, i);
+		cur_frame(env)->written |= 1u << i;
+	}
+
+	uint32_t rt = KBPF_RET_BASE(fn->ret_type);
+	uint32_t null_flag = (fn->ret_type & KBPF_RET_MAYBE_NULL) ? KBPF_PTR_MAYBE_NULL : 0;
+	struct reg *r0 = &regs[0];
+	switch (rt) {
+	case KBPF_RET_INTEGER:
+		reg_mark_unknown(env, r0);
+		break;
+	case KBPF_RET_VOID:
+		r0->type = KBPF_NOT_INIT;
+		break;
+	case KBPF_RET_PTR_TO_MAP_VALUE:
+		reg_mark_unknown(env, r0);
+		reg_mark_known(r0, 0);
+		if (!meta.map) {
+			vlog(env, "kernel subsystem misconfigured verifier\n");
+			return -EINVAL;
+		}
+		r0->map = meta.map;
+		r0->type = KBPF_PTR_TO_MAP_VALUE | null_flag;
+		break;
+	case KBPF_RET_PTR_TO_SOCKET:
+	case KBPF_RET_PTR_TO_TCP_SOCK:
+	case KBPF_RET_PTR_TO_SOCK_COMMON:
+		reg_mark_unknown(env, r0);
+		reg_mark_known(r0, 0);
+		r0->type = (rt == KBPF_RET_PTR_TO_SOCKET	  ? KBPF_PTR_TO_SOCKET
+			    : rt == KBPF_RET_PTR_TO_TCP_SOCK ? KBPF_PTR_TO_TCP_SOCK
+							      : KBPF_PTR_TO_SOCK_COMMON) |
+			   null_flag;
+		break;
+	case KBPF_RET_PTR_TO_ALLOC_MEM:
+		reg_mark_unknown(env, r0);
+		reg_mark_known(r0, 0);
+		r0->type = KBPF_PTR_TO_MEM | KBPF_MEM_ALLOC | null_flag;
+		r0->mem_size = meta.mem_size;
+		break;
+	case KBPF_RET_PTR_TO_BTF_ID:
+		reg_mark_unknown(env, r0);
+		reg_mark_known(r0, 0);
+		r0->type = KBPF_PTR_TO_BTF_ID | null_flag;
+		r0->btf_id = fn->ret_btf_id;
+		break;
+	default:
+		vlog(env, "unknown return type %u of func %s#%d\n", fn->ret_type, name, id);
+		return -EINVAL;
+	}
+	if (r0->type & KBPF_PTR_MAYBE_NULL)
+		r0->id = ++env->id_gen;
+	if (fn->flags & KBPF_HELPER_ACQUIRE) {
+		int rid = acquire_ref(env, insn_idx);
+		if (rid < 0)
+			return rid;
+		r0->id = (uint32_t)rid;
+		r0->ref_obj_id = (uint32_t)rid;
+	} else if (reg_is_pointer(r0) && meta.ref_obj_id && !meta.release_regno) {
+		/* cast helpers (tcp_sock, sk_fullsock, skc_to_*) keep the reference */
+		r0->ref_obj_id = meta.ref_obj_id;
+	}
+	if ((err = map_func_compat(env, meta.map, id, name)))
+		return err;
+	if (fn->flags & KBPF_HELPER_CHANGES_PKT)
+		clear_pkt_pointers(env);
+	return 0;
+}
+
+int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
+{
+	struct vstate *st = env->cur;
+	int target = *insn_idx + insn->imm + 1;
+	int sub = find_subprog(env, target);
+	if (sub < 0) {
+		vlog(env, "verifier bug. No program starts at insn %d\n", target);
+		return -EFAULT;
+	}
+	if (st->curframe + 1 >= KBPF_MAX_CALL_FRAMES) {
+		vlog(env, "the call stack of %d frames is too deep\n", st->curframe + 2);
+		return -E2BIG;
+	}
+	struct frame *caller = st->frame[st->curframe];
+	struct frame *callee = frame_new(*insn_idx, st->curframe + 1, sub);
+	if (!callee)
+		return -ENOMEM;
+	callee->nr_refs = caller->nr_refs;
+	memcpy(callee->refs, caller->refs, sizeof(callee->refs));
+	for (int i = 1; i <= 5; i++)
+		callee->regs[i] = caller->regs[i];
+	for (int i = 0; i <= 5; i++)
+		reg_mark_not_init(env, &caller->regs[i]);
+	free(st->frame[st->curframe + 1]);
+	st->frame[++st->curframe] = callee;
+	if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2)) {
+		vlog(env, "caller:\n");
+		vlog_state(env, caller, true);
+		vlog(env, "callee:\n");
+		vlog_state(env, callee, true);
+	}
+	env->insn_idx = *insn_idx;
+	*insn_idx = env->sub[sub].start;
+	return 0;
+}
+
+int prepare_func_exit(struct env *env, int *insn_idx)
+{
+	struct vstate *st = env->cur;
+	struct frame *callee = st->frame[st->curframe];
+	struct reg *r0 = &callee->regs[0];
+	if (r0->type == KBPF_PTR_TO_STACK) {
+		vlog(env, "cannot return stack pointer to the caller\n");
+		return -EINVAL;
+	}
+	struct frame *caller = st->frame[st->curframe - 1];
+	caller->regs[0] = *r0;
+	caller->nr_refs = callee->nr_refs;
+	memcpy(caller->refs, callee->refs, sizeof(caller->refs));
+	*insn_idx = callee->callsite + 1;
+	if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2)) {
+		vlog(env, "returning from callee:\n");
+		vlog_state(env, callee, true);
+		vlog(env, "to caller at %d:\n", *insn_idx);
+		vlog_state(env, caller, true);
+	}
+	free(callee);
+	st->frame[st->curframe--] = NULL;
+	return 0;
+}
+
+int check_return_code(struct env *env)
+{
+	struct reg *r0 = &cur_regs(env)[0];
+	char a[TNUM_STR_MAX], b[TNUM_STR_MAX];
+	int err = check_reg_read(env, 0);
+	if (err)
+		return err;
+	if (reg_is_pointer(r0) && !env->priv) {
+		vlog(env, "R0 leaks addr as return value\n");
+		return -EACCES;
+	}
+	if (!env->type->has_ret_range)
+		return 0;
+	/* The value decides the verdict: it must not be pruned away (stricter than 6.1). */
+	if (r0->type == KBPF_SCALAR_VALUE && (err = mark_precise(env, 0)))
+		return err;
+	if (r0->type != KBPF_SCALAR_VALUE) {
+		vlog(env, "At program exit the register R0 is not a known value (%s)\n", reg_type_str(env, r0->type));
+		return -EINVAL;
+	}
+	struct tnum range = kbpf_tnum_range((uint64_t)(int64_t)env->type->ret_min, (uint64_t)(int64_t)env->type->ret_max);
+	if (!kbpf_tnum_in(range, r0->s.var_off)) {
+		kbpf_tnum_strn(b, sizeof(b), range);
+		if (!kbpf_tnum_is_unknown(r0->s.var_off)) {
+			kbpf_tnum_strn(a, sizeof(a), r0->s.var_off);
+			vlog(env, "At program exit the register R0 has value %s should have been in %s\n", a, b);
+		} else {
+			vlog(env, "At program exit the register R0 has unknown scalar value should have been in %s\n", b);
+		}
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Conditional jumps (Linux 6.1 check_cond_jmp_op): decided branches, both-branch
+ * refinement of scalars, linked scalars, null checks and packet ranges. */
+#include <errno.h>
+#include "verifier/env.h"
+
+static bool type_not_null(uint32_t t)
+{
+	return t == KBPF_PTR_TO_SOCKET || t == KBPF_PTR_TO_TCP_SOCK || t == KBPF_PTR_TO_MAP_VALUE ||
+	       t == KBPF_PTR_TO_MAP_KEY || t == KBPF_PTR_TO_SOCK_COMMON;
+}
+
+static int branch_taken(const struct reg *r, uint64_t val, uint8_t op, bool jmp32)
+{
+	if (reg_is_pointer(r)) {
+		if (!type_not_null(r->type) || val != 0)
+			return -1;
+		return op == BPF_JEQ ? 0 : op == BPF_JNE ? 1 : -1;
+	}
+	return kbpf_scalar_branch_taken(&r->s, val, op, jmp32);
+}
+
+static int pkt_branch_taken(const struct reg *dst, const struct reg *src, uint8_t op)
+{
+	const struct reg *pkt;
+	if (src->type == KBPF_PTR_TO_PACKET_END) {
+		pkt = dst;
+	} else if (dst->type == KBPF_PTR_TO_PACKET_END) {
+		pkt = src;
+		op = kbpf_scalar_flip_jmp_op(op);
+	} else {
+		return -1;
+	}
+	if (pkt->range >= 0)
+		return -1;
+	switch (op) {
+	case BPF_JLE:
+	case BPF_JGT:
+		if (pkt->range == BEYOND_PKT_END)
+			return op == BPF_JGT;
+		break;
+	case BPF_JLT:
+	case BPF_JGE:
+		if (pkt->range == BEYOND_PKT_END || pkt->range == AT_PKT_END)
+			return op == BPF_JGE;
+		break;
+	}
+	return -1;
+}
+
+/* Every scalar sharing known's id gets known's value (6.1: find_equal_scalars). */
+static void find_equal_scalars(struct vstate *st, const struct reg *known)
+{
+	struct reg k = *known;
+	for (int f = 0; f <= st->curframe; f++) {
+		struct frame *fr = st->frame[f];
+		for (int i = 0; i < MAX_REG; i++)
+			if (fr->regs[i].type == KBPF_SCALAR_VALUE && fr->regs[i].id == k.id)
+				fr->regs[i] = k;
+		for (int s = 0; s < fr->allocated / 8; s++)
+			if (fr->stack[s].type[7] == STACK_SPILL && fr->stack[s].spilled.type == KBPF_SCALAR_VALUE &&
+			    fr->stack[s].spilled.id == k.id)
+				fr->stack[s].spilled = k;
+	}
+}
+
+static void mark_or_null(struct reg *r, uint32_t id, bool is_null)
+{
+	if (!(r->type & KBPF_PTR_MAYBE_NULL) || r->id != id || !id)
+		return;
+	if (is_null) {
+		uint32_t fn = r->frameno;
+		r->type = KBPF_SCALAR_VALUE;
+		kbpf_scalar_mark_known(&r->s, 0);
+		r->off = 0;
+		r->id = 0;
+		r->ref_obj_id = 0;
+		r->map = NULL;
+		r->range = 0;
+		r->mem_size = 0;
+		r->frameno = fn;
+		return;
+	}
+	r->type &= ~KBPF_PTR_MAYBE_NULL;
+	r->id = 0;
+}
+
+static void mark_ptr_or_null_regs(struct vstate *st, int regno, bool is_null)
+{
+	struct frame *cur = st->frame[st->curframe];
+	uint32_t id = cur->regs[regno].id, ref = cur->regs[regno].ref_obj_id;
+	if (ref && ref == id && is_null) {
+		/* The null path holds no reference. */
+		for (int i = 0; i < cur->nr_refs; i++)
+			if (cur->refs[i].id == id) {
+				cur->refs[i] = cur->refs[--cur->nr_refs];
+				break;
+			}
+	}
+	for (int f = 0; f <= st->curframe; f++) {
+		struct frame *fr = st->frame[f];
+		for (int i = 0; i < MAX_REG; i++)
+			mark_or_null(&fr->regs[i], id, is_null);
+		for (int s = 0; s < fr->allocated / 8; s++)
+			if (fr->stack[s].type[7] == STACK_SPILL)
+				mark_or_null(&fr->stack[s].spilled, id, is_null);
+	}
+}
+
+static void find_good_pkt_pointers(struct vstate *st, const struct reg *dst, uint32_t type, bool right_open)
+{
+	if (dst->off < 0 || (dst->off == 0 && right_open))
+		return;
+	if (dst->s.umax_value > MAX_PACKET_OFF || dst->s.umax_value + dst->off > MAX_PACKET_OFF)
+		return;
+	int nr = dst->off + (right_open ? 1 : 0);
+	uint32_t id = dst->id;
+	for (int f = 0; f <= st->curframe; f++) {
+		struct frame *fr = st->frame[f];
+		for (int i = 0; i < MAX_REG; i++)
+			if (fr->regs[i].type == type && fr->regs[i].id == id && fr->regs[i].range < nr)
+				fr->regs[i].range = nr;
+		for (int s = 0; s < fr->allocated / 8; s++) {
+			struct reg *r = &fr->stack[s].spilled;
+			if (fr->stack[s].type[7] == STACK_SPILL && r->type == type && r->id == id && r->range < nr)
+				r->range = nr;
+		}
+	}
+}
+
+static void mark_pkt_end(struct vstate *st, int regno, bool open)
+{
+	struct reg *r = &st->frame[st->curframe]->regs[regno];
+	if (r->type != KBPF_PTR_TO_PACKET)
+		return;
+	r->range = open ? BEYOND_PKT_END : AT_PKT_END;
+}
+
+static bool init_pkt(const struct reg *r, uint32_t type)
+{
+	return r->type == type && r->off == 0 && kbpf_tnum_equals_const(r->s.var_off, 0);
+}
+
+static bool match_pkt(const struct bpf_insn *insn, const struct reg *dst, const struct reg *src,
+		      struct vstate *this_b, struct vstate *other)
+{
+	if (BPF_SRC(insn->code) != BPF_X || BPF_CLASS(insn->code) == BPF_JMP32)
+		return false;
+	bool fwd = (dst->type == KBPF_PTR_TO_PACKET && src->type == KBPF_PTR_TO_PACKET_END) ||
+		   (dst->type == KBPF_PTR_TO_PACKET_META && init_pkt(src, KBPF_PTR_TO_PACKET));
+	bool rev = (dst->type == KBPF_PTR_TO_PACKET_END && src->type == KBPF_PTR_TO_PACKET) ||
+		   (init_pkt(dst, KBPF_PTR_TO_PACKET) && src->type == KBPF_PTR_TO_PACKET_META);
+	int d = insn->dst_reg, s = insn->src_reg;
+	struct reg dc = *dst, sc = *src;
+	switch (BPF_OP(insn->code)) {
+	case BPF_JGT:
+		if (fwd) {
+			find_good_pkt_pointers(this_b, &dc, dc.type, false);
+			mark_pkt_end(other, d, true);
+		} else if (rev) {
+			find_good_pkt_pointers(other, &sc, sc.type, true);
+			mark_pkt_end(this_b, s, false);
+		} else {
+			return false;
+		}
+		break;
+	case BPF_JLT:
+		if (fwd) {
+			find_good_pkt_pointers(other, &dc, dc.type, true);
+			mark_pkt_end(this_b, d, false);
+		} else if (rev) {
+			find_good_pkt_pointers(this_b, &sc, sc.type, false);
+			mark_pkt_end(other, s, true);
+		} else {
+			return false;
+		}
+		break;
+	case BPF_JGE:
+		if (fwd) {
+			find_good_pkt_pointers(this_b, &dc, dc.type, true);
+			mark_pkt_end(other, d, false);
+		} else if (rev) {
+			find_good_pkt_pointers(other, &sc, sc.type, false);
+			mark_pkt_end(this_b, s, true);
+		} else {
+			return false;
+		}
+		break;
+	case BPF_JLE:
+		if (fwd) {
+			find_good_pkt_pointers(other, &dc, dc.type, false);
+			mark_pkt_end(this_b, d, true);
+		} else if (rev) {
+			find_good_pkt_pointers(this_b, &sc, sc.type, true);
+			mark_pkt_end(other, s, false);
+		} else {
+			return false;
+		}
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
+{
+	struct vstate *this_b = env->cur;
+	struct reg *regs = cur_regs(env);
+	uint8_t op = BPF_OP(insn->code);
+	bool jmp32 = BPF_CLASS(insn->code) == BPF_JMP32;
+	struct reg *src = NULL;
+	int pred = -1, err;
+
+	if (op == BPF_JA || op > BPF_JSLE) {
+		vlog(env, "invalid BPF_JMP/JMP32 opcode %x\n", op);
+		return -EINVAL;
+	}
+	if ((err = check_reg_read(env, insn->dst_reg)))
+		return err;
+	struct reg *dst = &regs[insn->dst_reg];
+	if (BPF_SRC(insn->code) == BPF_X) {
+		if (insn->imm) {
+			vlog(env, "BPF_JMP/JMP32 uses reserved fields\n");
+			return -EINVAL;
+		}
+		if ((err = check_reg_read(env, insn->src_reg)))
+			return err;
+		src = &regs[insn->src_reg];
+		bool pkts = (reg_is_pkt(dst) || dst->type == KBPF_PTR_TO_PACKET_END) &&
+			    (reg_is_pkt(src) || src->type == KBPF_PTR_TO_PACKET_END);
+		if (!pkts && reg_is_pointer(src) && !env->priv) {
+			vlog(env, "R%d pointer comparison prohibited\n", insn->src_reg);
+			return -EACCES;
+		}
+	} else if (insn->src_reg) {
+		vlog(env, "BPF_JMP/JMP32 uses reserved fields\n");
+		return -EINVAL;
+	}
+
+	if (BPF_SRC(insn->code) == BPF_K)
+		pred = branch_taken(dst, (uint64_t)(int64_t)insn->imm, op, jmp32);
+	else if (src->type == KBPF_SCALAR_VALUE && jmp32 && kbpf_tnum_subreg_is_const(src->s.var_off))
+		pred = branch_taken(dst, kbpf_tnum_subreg(src->s.var_off).value, op, jmp32);
+	else if (src->type == KBPF_SCALAR_VALUE && !jmp32 && kbpf_tnum_is_const(src->s.var_off))
+		pred = branch_taken(dst, src->s.var_off.value, op, jmp32);
+	else if ((reg_is_pkt(dst) || dst->type == KBPF_PTR_TO_PACKET_END) &&
+		 (reg_is_pkt(src) || src->type == KBPF_PTR_TO_PACKET_END) && !jmp32)
+		pred = pkt_branch_taken(dst, src, op);
+
+	if (pred >= 0) {
+		if (dst->type == KBPF_SCALAR_VALUE && (err = mark_precise(env, insn->dst_reg)))
+			return err;
+		if (src && src->type == KBPF_SCALAR_VALUE && (err = mark_precise(env, insn->src_reg)))
+			return err;
+	}
+	if (pred >= 0 && !env->priv) {
+		/* Spectre v1: the dead side is still walked, speculatively, with the
+		 * compared registers unknown (6.1 sanitize_speculative_path). */
+		int next = pred == 1 ? *insn_idx + 1 : *insn_idx + insn->off + 1;
+		struct vstate *b = push_branch(env, next, *insn_idx, true, &err);
+		if (!b)
+			return err;
+		struct reg *br = b->frame[b->curframe]->regs;
+		reg_mark_unknown(env, &br[insn->dst_reg]);
+		if (BPF_SRC(insn->code) == BPF_X)
+			reg_mark_unknown(env, &br[insn->src_reg]);
+	}
+	if (pred == 1) {
+		*insn_idx += insn->off;
+		return 0;
+	}
+	if (pred == 0)
+		return 0;
+
+	struct vstate *other = push_branch(env, *insn_idx + insn->off + 1, *insn_idx, false, &err);
+	if (!other)
+		return err;
+	struct reg *oregs = other->frame[other->curframe]->regs;
+
+	if (src) {
+		if (dst->type == KBPF_SCALAR_VALUE && src->type == KBPF_SCALAR_VALUE) {
+			if (kbpf_tnum_is_const(src->s.var_off) || (jmp32 && kbpf_tnum_subreg_is_const(src->s.var_off)))
+				kbpf_scalar_set_min_max(&oregs[insn->dst_reg].s, &dst->s, src->s.var_off.value,
+						   (uint32_t)src->s.var_off.value, op, jmp32);
+			else if (kbpf_tnum_is_const(dst->s.var_off) || (jmp32 && kbpf_tnum_subreg_is_const(dst->s.var_off)))
+				kbpf_scalar_set_min_max_inv(&oregs[insn->src_reg].s, &src->s, dst->s.var_off.value,
+						       (uint32_t)dst->s.var_off.value, op, jmp32);
+			else if (!jmp32 && (op == BPF_JEQ || op == BPF_JNE))
+				kbpf_scalar_combine_eq(&oregs[insn->src_reg].s, &oregs[insn->dst_reg].s, &src->s, &dst->s,
+						  op);
+			if (src->id) {
+				find_equal_scalars(this_b, src);
+				find_equal_scalars(other, &oregs[insn->src_reg]);
+			}
+		}
+	} else if (dst->type == KBPF_SCALAR_VALUE) {
+		kbpf_scalar_set_min_max(&oregs[insn->dst_reg].s, &dst->s, (uint64_t)(int64_t)insn->imm, (uint32_t)insn->imm,
+				   op, jmp32);
+	}
+	if (dst->type == KBPF_SCALAR_VALUE && dst->id) {
+		find_equal_scalars(this_b, dst);
+		find_equal_scalars(other, &oregs[insn->dst_reg]);
+	}
+	if (!jmp32 && BPF_SRC(insn->code) == BPF_K && insn->imm == 0 && (op == BPF_JEQ || op == BPF_JNE) &&
+	    (dst->type & KBPF_PTR_MAYBE_NULL)) {
+		mark_ptr_or_null_regs(this_b, insn->dst_reg, op == BPF_JNE);
+		mark_ptr_or_null_regs(other, insn->dst_reg, op == BPF_JEQ);
+	} else {
+		struct reg empty = { 0 };
+		if (!match_pkt(insn, dst, src ? src : &empty, this_b, other) && reg_is_pointer(dst) && !env->priv) {
+			vlog(env, "R%d pointer comparison prohibited\n", insn->dst_reg);
+			return -EACCES;
+		}
+	}
+	return 0;
+}

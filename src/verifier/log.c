@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The verifier log: Linux's message texts, instruction lines and register-state
+ * syntax (print_verifier_state), kept in a growable buffer so that level-1 rewinds
+ * and the final copy into the caller's buffer are simple. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <kbpf/isa.h>
+#include "verifier/env.h"
+
+void vlog(struct env *env, const char *fmt, ...)
+{
+	char buf[1024]; /* Linux formats each verbose() call through a 1 KiB buffer */
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	if (env->log_full)
+		return;
+	if (env->log_len + n + 1 > env->log_size) {
+		size_t ns = env->log_size ? env->log_size * 2 : 4096;
+		while (ns < env->log_len + n + 1)
+			ns *= 2;
+		/* A runaway level-2 log of a huge program must not exhaust memory. */
+		if (ns > (256u << 20)) {
+			env->log_full = true;
+			return;
+		}
+		char *p = realloc(env->log, ns);
+		if (!p) {
+			env->log_full = true;
+			return;
+		}
+		env->log = p;
+		env->log_size = ns;
+	}
+	memcpy(env->log + env->log_len, buf, n);
+	env->log_len += n;
+	env->log[env->log_len] = 0;
+}
+
+void vlog_rewind(struct env *env, size_t pos)
+{
+	if (pos < env->log_len) {
+		env->log_len = pos;
+		if (env->log)
+			env->log[pos] = 0;
+	}
+}
+
+static const char *const base_names[KBPF_REG_TYPE_MAX] = {
+	[KBPF_NOT_INIT] = "?",
+	[KBPF_SCALAR_VALUE] = "scalar",
+	[KBPF_PTR_TO_CTX] = "ctx",
+	[KBPF_CONST_PTR_TO_MAP] = "map_ptr",
+	[KBPF_PTR_TO_MAP_VALUE] = "map_value",
+	[KBPF_PTR_TO_MAP_KEY] = "map_key",
+	[KBPF_PTR_TO_STACK] = "fp",
+	[KBPF_PTR_TO_PACKET_META] = "pkt_meta",
+	[KBPF_PTR_TO_PACKET] = "pkt",
+	[KBPF_PTR_TO_PACKET_END] = "pkt_end",
+	[KBPF_PTR_TO_FLOW_KEYS] = "flow_keys",
+	[KBPF_PTR_TO_SOCKET] = "sock",
+	[KBPF_PTR_TO_SOCK_COMMON] = "sock_common",
+	[KBPF_PTR_TO_TCP_SOCK] = "tcp_sock",
+	[KBPF_PTR_TO_TP_BUFFER] = "tp_buffer",
+	[KBPF_PTR_TO_XDP_SOCK] = "xdp_sock",
+	[KBPF_PTR_TO_BTF_ID] = "ptr_",
+	[KBPF_PTR_TO_MEM] = "mem",
+	[KBPF_PTR_TO_BUF] = "buf",
+	[KBPF_PTR_TO_FUNC] = "func",
+	[KBPF_PTR_TO_DYNPTR] = "dynptr_ptr",
+};
+
+/* Linux's reg_type_str: prefix + base + "_or_null" (BTF pointers: "or_null_"). The
+ * returned buffer is reused by the next call (Linux keeps one per env too). */
+const char *reg_type_str(struct env *env, uint32_t type)
+{
+	static __thread char buf[64];
+	(void)env;
+	uint32_t base = KBPF_REG_BASE(type);
+	const char *prefix = "", *postfix = "";
+	if (base >= KBPF_REG_TYPE_MAX)
+		return "?";
+	if (type & KBPF_PTR_MAYBE_NULL)
+		postfix = base == KBPF_PTR_TO_BTF_ID ? "or_null_" : "_or_null";
+	if (type & KBPF_MEM_RDONLY)
+		prefix = "rdonly_";
+	if (type & KBPF_MEM_ALLOC)
+		prefix = "alloc_";
+	if (type & KBPF_PTR_UNTRUSTED)
+		prefix = "untrusted_";
+	snprintf(buf, sizeof(buf), "%s%s%s", prefix, base_names[base], postfix);
+	return buf;
+}
+
+static void print_reg(struct env *env, const struct reg *r)
+{
+	char b[512];
+	uint32_t base = KBPF_REG_BASE(r->type);
+	if (r->type == KBPF_SCALAR_VALUE && r->precise)
+		vlog(env, "P");
+	if ((r->type == KBPF_SCALAR_VALUE || r->type == KBPF_PTR_TO_STACK) && kbpf_tnum_is_const(r->s.var_off)) {
+		if (r->type == KBPF_PTR_TO_STACK)
+			vlog(env, "fp");
+		vlog(env, "%lld", (long long)(r->s.var_off.value + r->off));
+		return;
+	}
+	if (r->type == KBPF_SCALAR_VALUE) {
+		kbpf_scalar_snprint(b, sizeof(b), &r->s, r->id);
+		vlog(env, "%s", b);
+		return;
+	}
+	vlog(env, "%s(", reg_type_str(env, r->type));
+	bool first = true;
+#define SEP (first ? (first = false, "") : ",")
+	if (r->id)
+		vlog(env, "%sid=%u", SEP, r->id);
+	if (r->ref_obj_id)
+		vlog(env, "%sref_obj_id=%u", SEP, r->ref_obj_id);
+	vlog(env, "%soff=%d", SEP, r->off);
+	if (base == KBPF_PTR_TO_PACKET || base == KBPF_PTR_TO_PACKET_META)
+		vlog(env, ",r=%d", r->range);
+	else if ((base == KBPF_CONST_PTR_TO_MAP || base == KBPF_PTR_TO_MAP_KEY || base == KBPF_PTR_TO_MAP_VALUE) &&
+		 r->map)
+		vlog(env, ",ks=%u,vs=%u", kbpf_map_key_size(r->map), kbpf_map_value_size(r->map));
+	else if (base == KBPF_PTR_TO_MEM)
+		vlog(env, ",mem_size=%u", r->mem_size);
+#undef SEP
+	kbpf_scalar_snprint_bounds(b, sizeof(b), &r->s, false);
+	vlog(env, "%s)", b);
+}
+
+static const char stack_chars[] = { '?', 'r', 'm', '0' };
+
+void mark_all_scratched(struct env *env)
+{
+	env->scratched_regs = ~0u;
+	env->scratched_stack = ~0ull;
+	env->scratched = true;
+}
+
+void vlog_state(struct env *env, const struct frame *f, bool all)
+{
+	if (f->frameno)
+		vlog(env, " frame%u:", f->frameno);
+	for (int i = 0; i < MAX_REG; i++) {
+		const struct reg *r = &f->regs[i];
+		if (r->type == KBPF_NOT_INIT || (!all && !(env->scratched_regs & (1u << i))))
+			continue;
+		vlog(env, " R%d%s=", i, (f->written & (1u << i)) ? "_w" : "");
+		print_reg(env, r);
+	}
+	for (int i = 0; i < f->allocated / 8; i++) {
+		const struct stack_slot *sl = &f->stack[i];
+		char types[9];
+		bool valid = false;
+		for (int j = 0; j < 8; j++) {
+			types[j] = stack_chars[sl->type[j] & 3];
+			if (sl->type[j] != STACK_INVALID)
+				valid = true;
+		}
+		types[8] = 0;
+		if (!valid || (!all && !(env->scratched_stack & (1ull << i))))
+			continue;
+		vlog(env, " fp%d%s=", -8 * (i + 1), (f->stack_written & (1ull << i)) ? "_w" : "");
+		if (sl->type[7] == STACK_SPILL) {
+			const struct reg *r = &sl->spilled;
+			vlog(env, "%s", r->type == KBPF_SCALAR_VALUE ? "" : reg_type_str(env, r->type));
+			if (r->type == KBPF_SCALAR_VALUE && r->precise)
+				vlog(env, "P");
+			if (r->type == KBPF_SCALAR_VALUE && kbpf_tnum_is_const(r->s.var_off))
+				vlog(env, "%lld", (long long)(r->s.var_off.value + r->off));
+		} else {
+			vlog(env, "%s", types);
+		}
+	}
+	if (f->nr_refs) {
+		vlog(env, " refs=%u", f->refs[0].id);
+		for (int i = 1; i < f->nr_refs; i++)
+			vlog(env, ",%u", f->refs[i].id);
+	}
+	if (f->in_callback)
+		vlog(env, " cb");
+	vlog(env, "\n");
+	env->scratched_regs = 0;
+	env->scratched_stack = 0;
+	env->scratched = false;
+}
+
+static const char *helper_name_cb(void *cookie, int32_t id)
+{
+	struct env *env = cookie;
+	const struct kbpf_helper_proto *p = env->host ? kbpf_host_helper_proto(env->host, id) : NULL;
+	return p ? p->name : NULL;
+}
+
+/* "%d: " and the instruction text, as print_bpf_insn. */
+void vlog_insn(struct env *env, int idx)
+{
+	char buf[256];
+	struct kbpf_disasm_opts o = { .sz = sizeof(o), .helper_name = helper_name_cb, .cookie = env };
+	if (kbpf_insn_disasm(env->insns, env->cnt, idx, &o, buf, sizeof(buf)) < 0)
+		snprintf(buf, sizeof(buf), "?");
+	size_t start = env->log_len;
+	vlog(env, "%d: (%02x) %s\n", idx, env->insns[idx].code, buf);
+	env->last_insn_log_len = (int)(env->log_len - start);
+	env->last_insn_log_end = env->log_len;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Precision tracking (Linux 6.1 mark_chain_precision, backtrack_insn): scalars start
+ * imprecise after a checkpoint; when a scalar's exact value decides safety (pointer
+ * arithmetic, a decided branch, a size argument…), the instructions that produced it are
+ * walked backwards through this path's segments and the registers and stack slots it
+ * came from are marked precise in every checkpoint on the way. states_equal ignores
+ * imprecise scalars of a finished checkpoint. Unprivileged loads keep every scalar
+ * precise. Where the walk cannot follow (calls, exits, LD_ABS, stores through a scalar),
+ * it gives up and marks every scalar of every ancestor precise. */
+#include <errno.h>
+#include <stdlib.h>
+#include "verifier/env.h"
+
+int push_hist(struct vstate *st, int idx, int prev)
+{
+	if (st->hist_cnt == st->hist_cap) {
+		int nc = st->hist_cap ? st->hist_cap * 2 : 16;
+		struct hist *h = realloc(st->hist, nc * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		st->hist = h;
+		st->hist_cap = nc;
+	}
+	st->hist[st->hist_cnt++] = (struct hist){ idx, prev };
+	return 0;
+}
+
+static void set_precise_all(struct vstate *st, bool v)
+{
+	for (int f = 0; f <= st->curframe; f++) {
+		struct frame *fr = st->frame[f];
+		for (int i = 0; i < MAX_REG; i++)
+			if (fr->regs[i].type == KBPF_SCALAR_VALUE)
+				fr->regs[i].precise = v;
+		for (int s = 0; s < fr->allocated / 8; s++)
+			if (fr->stack[s].type[7] == STACK_SPILL && fr->stack[s].spilled.type == KBPF_SCALAR_VALUE)
+				fr->stack[s].spilled.precise = v;
+	}
+}
+
+void clear_precision(struct vstate *st)
+{
+	set_precise_all(st, false);
+}
+
+static void give_up(struct vstate *st)
+{
+	for (; st; st = st->parent)
+		set_precise_all(st, true);
+}
+
+enum { BT_OK = 0, BT_GIVE_UP = 1 };
+
+static int backtrack_insn(struct env *env, int idx, uint32_t *regs, uint64_t *stack)
+{
+	const struct bpf_insn *in = &env->insns[idx];
+	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code), mode = BPF_MODE(in->code);
+	uint32_t d = 1u << in->dst_reg, s = 1u << in->src_reg;
+
+	if (cls == BPF_ALU || cls == BPF_ALU64) {
+		if (!(*regs & d))
+			return BT_OK;
+		if (op == BPF_MOV) {
+			*regs &= ~d;
+			if (BPF_SRC(in->code) == BPF_X)
+				*regs |= s;
+		} else if (BPF_SRC(in->code) == BPF_X) {
+			*regs |= s;
+		}
+	} else if (cls == BPF_LDX) {
+		if (!(*regs & d))
+			return BT_OK;
+		*regs &= ~d;
+		if (in->src_reg != FP_REG)
+			return BT_OK;
+		int spi = (-in->off - 1) / 8;
+		if (spi < 0 || spi >= 64)
+			return BT_GIVE_UP;
+		*stack |= 1ull << spi;
+	} else if (cls == BPF_STX || cls == BPF_ST) {
+		if (*regs & d)
+			return BT_GIVE_UP;
+		if (cls == BPF_STX && mode == BPF_ATOMIC) {
+			/* fetch forms load into src (or R0): not followed */
+			if ((in->imm & BPF_FETCH) && (*regs & (in->imm == BPF_CMPXCHG ? 1u : s)))
+				return BT_GIVE_UP;
+			if (in->dst_reg == FP_REG) {
+				int spi = (-in->off - 1) / 8;
+				if (spi < 0 || spi >= 64 || (*stack & (1ull << spi)))
+					return BT_GIVE_UP;
+			}
+			return BT_OK;
+		}
+		if (in->dst_reg != FP_REG)
+			return BT_OK;
+		int spi = (-in->off - 1) / 8;
+		if (spi < 0 || spi >= 64)
+			return BT_GIVE_UP;
+		if (!(*stack & (1ull << spi)))
+			return BT_OK;
+		*stack &= ~(1ull << spi);
+		if (cls == BPF_STX)
+			*regs |= s;
+	} else if (cls == BPF_JMP || cls == BPF_JMP32) {
+		if (op == BPF_CALL) {
+			if (in->src_reg != 0)
+				return BT_GIVE_UP;
+			*regs &= ~1u;
+			if (*regs & 0x3e)
+				return BT_GIVE_UP;
+		} else if (op == BPF_EXIT) {
+			return BT_GIVE_UP;
+		} else if (op != BPF_JA && BPF_SRC(in->code) == BPF_X) {
+			if (*regs & (d | s))
+				*regs |= d | s;
+		}
+	} else if (cls == BPF_LD) {
+		if (!(*regs & d))
+			return BT_OK;
+		*regs &= ~d;
+		if (mode == BPF_ABS || mode == BPF_IND)
+			return BT_GIVE_UP;
+	}
+	return BT_OK;
+}
+
+/* The insn before i on this path (6.1 get_prev_insn_idx; the second half of an
+ * ld_imm64 is stepped over). */
+static int prev_insn(struct env *env, const struct vstate *st, int i, int *hist)
+{
+	if (*hist && st->hist[*hist - 1].idx == i)
+		return st->hist[--*hist].prev;
+	if (i >= 2 && env->insns[i - 2].code == (BPF_LD | BPF_IMM | BPF_DW))
+		return i - 2;
+	return i - 1;
+}
+
+/* Mark reg_mask / stack_mask of frame precise in the current state and, following the
+ * instructions that produced them, in its ancestors. */
+int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t stack)
+{
+	struct vstate *st = env->cur;
+	if (!env->priv)
+		return 0;
+	struct frame *fr = st->frame[frame];
+	for (int i = 0; i < MAX_REG; i++)
+		if ((regs & (1u << i)) && fr->regs[i].type == KBPF_SCALAR_VALUE) {
+			if (fr->regs[i].precise && frame == st->curframe)
+				regs &= ~(1u << i); /* already precise: its history was marked */
+			fr->regs[i].precise = true;
+		}
+	for (int i = 0; i < fr->allocated / 8; i++)
+		if ((stack & (1ull << i)) && fr->stack[i].type[7] == STACK_SPILL &&
+		    fr->stack[i].spilled.type == KBPF_SCALAR_VALUE) {
+			if (fr->stack[i].spilled.precise)
+				stack &= ~(1ull << i);
+			fr->stack[i].spilled.precise = true;
+		}
+	if (!regs && !stack)
+		return 0;
+	if (frame != st->curframe) {
+		/* Registers of a caller frame: their producers are before the call. */
+		give_up(st);
+		return 0;
+	}
+	int last = env->insn_idx, first = st->first_insn_idx;
+	bool skip_first = true;
+	for (;;) {
+		int hist = st->hist_cnt;
+		for (int i = last;;) {
+			if (skip_first)
+				skip_first = false;
+			else if (backtrack_insn(env, i, &regs, &stack) == BT_GIVE_UP) {
+				give_up(st);
+				return 0;
+			}
+			if (!regs && !stack)
+				return 0;
+			if (i == first && !hist)
+				break;
+			i = prev_insn(env, st, i, &hist);
+			if (i < 0 || i >= env->cnt) {
+				give_up(st);
+				return 0;
+			}
+		}
+		st = st->parent;
+		if (!st)
+			break;
+		if (st->curframe != frame) {
+			give_up(st);
+			return 0;
+		}
+		bool new_marks = false;
+		fr = st->frame[frame];
+		for (int i = 0; i < MAX_REG; i++) {
+			if (!(regs & (1u << i)))
+				continue;
+			if (fr->regs[i].type != KBPF_SCALAR_VALUE) {
+				regs &= ~(1u << i);
+				continue;
+			}
+			if (!fr->regs[i].precise)
+				new_marks = true;
+			fr->regs[i].precise = true;
+		}
+		for (int i = 0; i < 64; i++) {
+			if (!(stack & (1ull << i)))
+				continue;
+			if (i >= fr->allocated / 8) {
+				give_up(st);
+				return 0;
+			}
+			struct reg *r = &fr->stack[i].spilled;
+			if (fr->stack[i].type[7] != STACK_SPILL || r->type != KBPF_SCALAR_VALUE) {
+				stack &= ~(1ull << i);
+				continue;
+			}
+			if (!r->precise)
+				new_marks = true;
+			r->precise = true;
+		}
+		if (!new_marks || (!regs && !stack))
+			break;
+		last = st->last_insn_idx;
+		first = st->first_insn_idx;
+	}
+	return 0;
+}
+
+int mark_precise(struct env *env, int regno)
+{
+	if (cur_regs(env)[regno].type != KBPF_SCALAR_VALUE)
+		return 0;
+	return mark_chain_precision(env, env->cur->curframe, 1u << regno, 0);
+}

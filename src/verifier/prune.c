@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* State pruning (Linux 6.1 is_state_visited, states_equal): checkpoints at prune
+ * points, and a path is cut when a fully explored checkpoint covers it.
+ *
+ * kbpf does not track liveness or precision yet, so every register and stack byte
+ * counts and every scalar is compared as if precise: fewer paths are pruned than in
+ * Linux (more "processed" insns), never a path Linux would have to explore. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "verifier/env.h"
+
+#define ID_MAP_SIZE ((MAX_REG + STACK_SLOTS) * KBPF_MAX_CALL_FRAMES)
+/* Bound on stored checkpoints (each is a few KiB per frame). */
+#define MAX_STORED_STATES 30000u
+
+struct idmap {
+	uint32_t old, cur;
+};
+
+static bool check_ids(uint32_t old, uint32_t cur, struct idmap *map)
+{
+	for (int i = 0; i < ID_MAP_SIZE; i++) {
+		if (!map[i].old) {
+			map[i].old = old;
+			map[i].cur = cur;
+			return true;
+		}
+		if (map[i].old == old)
+			return map[i].cur == cur;
+	}
+	return false;
+}
+
+static bool range_within(const struct scalar *o, const struct scalar *c)
+{
+	return o->umin_value <= c->umin_value && o->umax_value >= c->umax_value && o->smin_value <= c->smin_value &&
+	       o->smax_value >= c->smax_value && o->u32_min_value <= c->u32_min_value &&
+	       o->u32_max_value >= c->u32_max_value && o->s32_min_value <= c->s32_min_value &&
+	       o->s32_max_value >= c->s32_max_value;
+}
+
+static bool regsafe(const struct env *env, const struct reg *o, const struct reg *c, struct idmap *map)
+{
+	if (o->type == KBPF_NOT_INIT)
+		return true;
+	if (c->type == KBPF_NOT_INIT)
+		return false;
+	bool equal = reg_identical(o, c);
+	if (o->type == KBPF_PTR_TO_STACK)
+		return equal;
+	switch (KBPF_REG_BASE(o->type)) {
+	case KBPF_SCALAR_VALUE:
+		if (c->type != KBPF_SCALAR_VALUE)
+			return false;
+		if (env->explore_alu_limits)
+			return false;
+		/* A value that never decided anything on the explored paths. */
+		if (!o->precise)
+			return true;
+		/* Linked scalars must stay linked the same way (stricter than 6.1). */
+		if (o->id && !check_ids(o->id, c->id, map))
+			return false;
+		return range_within(&o->s, &c->s) && kbpf_tnum_in(o->s.var_off, c->s.var_off);
+	case KBPF_PTR_TO_MAP_KEY:
+	case KBPF_PTR_TO_MAP_VALUE:
+		return o->type == c->type && o->off == c->off && o->map == c->map &&
+		       o->ref_obj_id == c->ref_obj_id && range_within(&o->s, &c->s) &&
+		       kbpf_tnum_in(o->s.var_off, c->s.var_off) && check_ids(o->id, c->id, map);
+	case KBPF_PTR_TO_PACKET:
+	case KBPF_PTR_TO_PACKET_META:
+		if (o->type != c->type)
+			return false;
+		if (o->range < 0 || c->range < 0) {
+			if (o->range != c->range)
+				return false;
+		} else if (o->range > c->range) {
+			return false;
+		}
+		if (o->off != c->off)
+			return false;
+		if (o->id && !check_ids(o->id, c->id, map))
+			return false;
+		return range_within(&o->s, &c->s) && kbpf_tnum_in(o->s.var_off, c->s.var_off);
+	default:
+		if (!equal)
+			return false;
+		/* Pointers with ids (null checks, references) must map consistently. */
+		return !o->id || check_ids(o->id, c->id, map);
+	}
+}
+
+static bool stacksafe(struct env *env, const struct frame *o, const struct frame *c, struct idmap *map)
+{
+	for (int i = 0; i < o->allocated; i++) {
+		int spi = i / 8;
+		uint8_t ot = o->stack[spi].type[i % 8];
+		if (ot == STACK_INVALID)
+			continue;
+		if (env->priv && ot == STACK_MISC)
+			continue;
+		if (i >= c->allocated)
+			return false;
+		uint8_t ct = c->stack[spi].type[i % 8];
+		if (ot == STACK_MISC && ct == STACK_ZERO)
+			continue;
+		if (ot != ct)
+			return false;
+		if (i % 8 != 7 || o->stack[spi].type[7] != STACK_SPILL)
+			continue;
+		if (!regsafe(env, &o->stack[spi].spilled, &c->stack[spi].spilled, map))
+			return false;
+	}
+	return true;
+}
+
+static bool refsafe(const struct frame *o, const struct frame *c)
+{
+	if (o->nr_refs != c->nr_refs)
+		return false;
+	for (int i = 0; i < o->nr_refs; i++)
+		if (o->refs[i].id != c->refs[i].id || o->refs[i].insn != c->refs[i].insn)
+			return false;
+	return true;
+}
+
+static bool states_equal(struct env *env, const struct vstate *o, const struct vstate *c)
+{
+	if (o->curframe != c->curframe)
+		return false;
+	if (o->speculative && !c->speculative)
+		return false;
+	if (o->active_spin_lock != c->active_spin_lock)
+		return false;
+	struct idmap map[ID_MAP_SIZE];
+	memset(map, 0, sizeof(map));
+	bool ok = true;
+	for (int f = 0; f <= o->curframe && ok; f++) {
+		const struct frame *of = o->frame[f], *cf = c->frame[f];
+		if (of->callsite != cf->callsite) {
+			ok = false;
+			break;
+		}
+		for (int i = 0; i < MAX_REG && ok; i++)
+			ok = regsafe(env, &of->regs[i], &cf->regs[i], map);
+		ok = ok && stacksafe(env, of, cf, map) && refsafe(of, cf);
+	}
+	return ok;
+}
+
+static bool states_maybe_looping(const struct vstate *o, const struct vstate *c)
+{
+	if (o->curframe != c->curframe)
+		return false;
+	const struct frame *of = o->frame[o->curframe], *cf = c->frame[c->curframe];
+	for (int i = 0; i < MAX_REG; i++)
+		if (!reg_identical(&of->regs[i], &cf->regs[i]))
+			return false;
+	return true;
+}
+
+void update_branch_counts(struct env *env, struct vstate *st)
+{
+	(void)env;
+	while (st) {
+		if (st->branches)
+			st->branches--;
+		if (st->branches)
+			break;
+		st = st->parent;
+	}
+}
+
+int is_state_visited(struct env *env, int insn_idx)
+{
+	struct vstate *cur = env->cur;
+	cur->last_insn_idx = env->prev_insn_idx;
+	if (!env->aux[insn_idx].prune_point)
+		return 0;
+	bool add = env->jmps_processed - env->prev_jmps_processed >= 2 &&
+		   env->insn_processed - env->prev_insn_processed >= 8;
+	int n = 0;
+	struct vstate **pprev = &env->explored[insn_idx], *sl;
+	while ((sl = *pprev)) {
+		n++;
+		if (sl->branches) {
+			if (states_maybe_looping(sl, cur) && states_equal(env, sl, cur)) {
+				vlog(env, "infinite loop detected at insn %d\n", insn_idx);
+				return -EINVAL;
+			}
+			if (env->jmps_processed - env->prev_jmps_processed < 20 &&
+			    env->insn_processed - env->prev_insn_processed < 100)
+				add = false;
+			goto miss;
+		}
+		if (states_equal(env, sl, cur)) {
+			sl->hit++;
+			/* What was precise in the covering state must be in this path too. */
+			for (int f = 0; f <= sl->curframe; f++) {
+				const struct frame *of = sl->frame[f];
+				uint32_t rm = 0;
+				uint64_t sm = 0;
+				for (int i = 0; i < FP_REG; i++)
+					if (of->regs[i].type == KBPF_SCALAR_VALUE && of->regs[i].precise)
+						rm |= 1u << i;
+				for (int i = 0; i < of->allocated / 8; i++)
+					if (of->stack[i].type[7] == STACK_SPILL &&
+					    of->stack[i].spilled.type == KBPF_SCALAR_VALUE && of->stack[i].spilled.precise)
+						sm |= 1ull << i;
+				if ((rm || sm) && env->priv) {
+					int err = mark_chain_precision(env, f, rm, sm);
+					if (err)
+						return err;
+				}
+			}
+			return 1;
+		}
+miss:
+		if (add)
+			sl->miss++;
+		/* Rarely useful: drop it from the search (kept alive for parent links). */
+		if (sl->miss > sl->hit * 3 + 3) {
+			*pprev = sl->next;
+			sl->next = env->free_list;
+			env->free_list = sl;
+			continue;
+		}
+		pprev = &sl->next;
+	}
+	if ((uint32_t)n > env->max_states_per_insn)
+		env->max_states_per_insn = n;
+	if (!env->priv && n > 64)
+		return 0;
+	if (!add || env->total_states >= MAX_STORED_STATES)
+		return 0;
+	struct vstate *nw = state_copy(cur);
+	if (!nw)
+		return -ENOMEM;
+	env->total_states++;
+	env->peak_states++;
+	env->prev_jmps_processed = env->jmps_processed;
+	env->prev_insn_processed = env->insn_processed;
+	nw->insn_idx = insn_idx;
+	nw->branches = 1;
+	nw->parent = cur->parent;
+	if (env->hist_pushed)
+		nw->hist_cnt--; /* the step into insn_idx is not part of nw's segment */
+	nw->next = env->explored[insn_idx];
+	env->explored[insn_idx] = nw;
+	cur->parent = nw;
+	cur->first_insn_idx = insn_idx;
+	cur->hist_cnt = 0;
+	if (env->priv)
+		clear_precision(cur);
+	for (int f = 0; f <= cur->curframe; f++) {
+		cur->frame[f]->written = 0;
+		cur->frame[f]->stack_written = 0;
+	}
+	return 0;
+}
+
+void explored_free(struct env *env)
+{
+	while (env->free_list) {
+		struct vstate *n = env->free_list->next;
+		state_free(env->free_list);
+		env->free_list = n;
+	}
+	if (!env->explored)
+		return;
+	for (int i = 0; i < env->cnt; i++) {
+		struct vstate *s = env->explored[i];
+		while (s) {
+			struct vstate *n = s->next;
+			state_free(s);
+			s = n;
+		}
+	}
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Register, stack and frame states: construction, copies, the basic marks. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "verifier/env.h"
+
+struct vstate *state_new(void)
+{
+	return calloc(1, sizeof(struct vstate));
+}
+
+void state_free(struct vstate *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < KBPF_MAX_CALL_FRAMES; i++)
+		free(st->frame[i]);
+	free(st->hist);
+	free(st);
+}
+
+/* dst becomes a deep copy of src (frames included); list links are not copied. */
+int state_copy_into(struct vstate *dst, const struct vstate *src)
+{
+	for (int i = 0; i < KBPF_MAX_CALL_FRAMES; i++) {
+		if (i <= src->curframe && src->frame[i]) {
+			if (!dst->frame[i] && !(dst->frame[i] = malloc(sizeof(struct frame))))
+				return -ENOMEM;
+			memcpy(dst->frame[i], src->frame[i],
+			       offsetof(struct frame, stack) + (src->frame[i]->allocated / 8) * sizeof(struct stack_slot));
+		} else {
+			free(dst->frame[i]);
+			dst->frame[i] = NULL;
+		}
+	}
+	dst->curframe = src->curframe;
+	dst->active_spin_lock = src->active_spin_lock;
+	dst->speculative = src->speculative;
+	dst->insn_idx = src->insn_idx;
+	dst->parent = src->parent;
+	dst->branches = src->branches;
+	dst->first_insn_idx = src->first_insn_idx;
+	dst->last_insn_idx = src->last_insn_idx;
+	if (src->hist_cnt > dst->hist_cap) {
+		struct hist *h = realloc(dst->hist, src->hist_cnt * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		dst->hist = h;
+		dst->hist_cap = src->hist_cnt;
+	}
+	if (src->hist_cnt)
+		memcpy(dst->hist, src->hist, src->hist_cnt * sizeof(*dst->hist));
+	dst->hist_cnt = src->hist_cnt;
+	return 0;
+}
+
+struct vstate *state_copy(const struct vstate *src)
+{
+	struct vstate *st = state_new();
+	if (!st || state_copy_into(st, src)) {
+		state_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+void reg_mark_known(struct reg *r, uint64_t v)
+{
+	uint32_t type = r->type, frameno = r->frameno;
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->frameno = frameno;
+	kbpf_scalar_mark_known(&r->s, v);
+}
+
+/* Linux's mark_reg_unknown: an unknown scalar; unprivileged scalars are always
+ * precise (no precision tracking without CAP_BPF). */
+void reg_mark_unknown(struct env *env, struct reg *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = KBPF_SCALAR_VALUE;
+	kbpf_scalar_mark_unknown(&r->s);
+	r->precise = env ? !env->priv : false;
+}
+
+void reg_mark_not_init(struct env *env, struct reg *r)
+{
+	reg_mark_unknown(env, r);
+	r->type = KBPF_NOT_INIT;
+}
+
+struct frame *frame_new(int callsite, uint32_t frameno, uint32_t subprogno)
+{
+	struct frame *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	for (int i = 0; i < MAX_REG; i++)
+		reg_mark_not_init(NULL, &f->regs[i]);
+	f->regs[FP_REG].type = KBPF_PTR_TO_STACK;
+	reg_mark_known(&f->regs[FP_REG], 0);
+	f->regs[FP_REG].frameno = frameno;
+	f->callsite = callsite;
+	f->frameno = frameno;
+	f->subprogno = subprogno;
+	return f;
+}
+
+bool reg_is_pointer(const struct reg *r)
+{
+	return r->type != KBPF_SCALAR_VALUE && r->type != KBPF_NOT_INIT;
+}
+
+bool reg_is_pkt(const struct reg *r)
+{
+	return r->type == KBPF_PTR_TO_PACKET || r->type == KBPF_PTR_TO_PACKET_META;
+}
+
+/* Grow the frame's allocated stack to cover size bytes below fp. */
+int stack_grow(struct frame *f, int size)
+{
+	size = (size + 7) & ~7;
+	if (size > KBPF_MAX_STACK)
+		size = KBPF_MAX_STACK;
+	if (size > f->allocated) {
+		memset(&f->stack[f->allocated / 8], 0, (size - f->allocated) / 8 * sizeof(struct stack_slot));
+		f->allocated = size;
+	}
+	return 0;
+}
+
+/* Field-by-field equality (the structs may have padding). */
+bool reg_identical(const struct reg *a, const struct reg *b)
+{
+	return a->type == b->type && a->off == b->off && a->range == b->range && a->map == b->map &&
+	       a->mem_size == b->mem_size && a->btf_id == b->btf_id && a->subprogno == b->subprogno &&
+	       a->id == b->id && a->ref_obj_id == b->ref_obj_id && a->frameno == b->frameno &&
+	       a->s.var_off.value == b->s.var_off.value && a->s.var_off.mask == b->s.var_off.mask &&
+	       a->s.smin_value == b->s.smin_value && a->s.smax_value == b->s.smax_value &&
+	       a->s.umin_value == b->s.umin_value && a->s.umax_value == b->s.umax_value &&
+	       a->s.s32_min_value == b->s.s32_min_value && a->s.s32_max_value == b->s.s32_max_value &&
+	       a->s.u32_min_value == b->s.u32_min_value && a->s.u32_max_value == b->s.u32_max_value;
+}

@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kbpf_prog_verify: the pipeline (Linux 6.1 bpf_check) and the main walk (do_check). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <kbpf/isa.h>
+#include "verifier/env.h"
+
+bool priv_leaks(struct env *env)
+{
+	return env->priv;
+}
+
+int check_reg_read(struct env *env, int regno)
+{
+	if (regno >= MAX_REG) {
+		vlog(env, "R%d is invalid\n", regno);
+		return -EINVAL;
+	}
+	scratch_reg(env, regno);
+	if (cur_regs(env)[regno].type == KBPF_NOT_INIT) {
+		vlog(env, "R%d !read_ok\n", regno);
+		return -EACCES;
+	}
+	return 0;
+}
+
+int check_reg_write_mark(struct env *env, int regno, bool mark)
+{
+	if (regno >= MAX_REG) {
+		vlog(env, "R%d is invalid\n", regno);
+		return -EINVAL;
+	}
+	if (regno == FP_REG) {
+		vlog(env, "frame pointer is read only\n");
+		return -EACCES;
+	}
+	scratch_reg(env, regno);
+	cur_frame(env)->written |= 1u << regno;
+	if (mark)
+		reg_mark_unknown(env, &cur_regs(env)[regno]);
+	return 0;
+}
+
+int check_reg_write(struct env *env, int regno)
+{
+	return check_reg_write_mark(env, regno, true);
+}
+
+struct vstate *push_branch(struct env *env, int insn, int prev, bool speculative, int *err)
+{
+	if (env->stack_len >= env->stack_cap) {
+		int nc = env->stack_cap ? env->stack_cap * 2 : 64;
+		struct branch *b = realloc(env->stack, nc * sizeof(*b));
+		if (!b) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		env->stack = b;
+		env->stack_cap = nc;
+	}
+	struct vstate *st = state_copy(env->cur);
+	if (!st) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	st->insn_idx = insn;
+	st->branches = 1;
+	st->speculative |= speculative;
+	if (st->parent)
+		st->parent->branches++;
+	env->stack[env->stack_len++] = (struct branch){ st, insn, prev, env->log_len };
+	if (env->stack_len > MAX_JMP_SEQ) {
+		vlog(env, "The sequence of %d jumps is too complex.\n", env->stack_len);
+		*err = -E2BIG;
+		return NULL;
+	}
+	return st;
+}
+
+static int pop_branch(struct env *env, int *insn, int *prev)
+{
+	if (!env->stack_len)
+		return -ENOENT;
+	struct branch *b = &env->stack[--env->stack_len];
+	int err = state_copy_into(env->cur, b->st);
+	state_free(b->st);
+	*insn = b->insn;
+	*prev = b->prev;
+	if (!(env->level & KBPF_LOG_LEVEL2))
+		vlog_rewind(env, b->log_pos);
+	return err;
+}
+
+int acquire_ref(struct env *env, int insn)
+{
+	struct frame *f = cur_frame(env);
+	if (f->nr_refs >= MAX_REFS) {
+		vlog(env, "too many references held\n");
+		return -E2BIG;
+	}
+	uint32_t id = ++env->id_gen;
+	f->refs[f->nr_refs++] = (struct ref){ id, insn };
+	return (int)id;
+}
+
+/* Drop reference id from the frame and invalidate every register carrying it. */
+int release_ref(struct env *env, uint32_t id)
+{
+	struct frame *f = cur_frame(env);
+	int i;
+	for (i = 0; i < f->nr_refs; i++)
+		if (f->refs[i].id == id)
+			break;
+	if (i == f->nr_refs)
+		return -EINVAL;
+	f->refs[i] = f->refs[--f->nr_refs];
+	for (int fr = 0; fr <= env->cur->curframe; fr++) {
+		struct frame *ff = env->cur->frame[fr];
+		for (int r = 0; r < MAX_REG; r++)
+			if (ff->regs[r].ref_obj_id == id) {
+				if (env->priv)
+					reg_mark_unknown(env, &ff->regs[r]);
+				else
+					reg_mark_not_init(env, &ff->regs[r]);
+			}
+		for (int s = 0; s < ff->allocated / 8; s++)
+			if (ff->stack[s].type[7] == STACK_SPILL && ff->stack[s].spilled.ref_obj_id == id) {
+				reg_mark_unknown(env, &ff->stack[s].spilled);
+				for (int b = 0; b < 8; b++)
+					ff->stack[s].type[b] = STACK_MISC;
+			}
+	}
+	return 0;
+}
+
+static int check_reference_leak(struct env *env)
+{
+	struct frame *f = cur_frame(env);
+	if (env->cur->curframe && !f->in_callback)
+		return 0;
+	for (int i = 0; i < f->nr_refs; i++)
+		vlog(env, "Unreleased reference id=%u alloc_insn=%d\n", f->refs[i].id, f->refs[i].insn);
+	return f->nr_refs ? -EINVAL : 0;
+}
+
+static void log_insn_state(struct env *env, int insn_idx)
+{
+	if (!(env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2)))
+		return;
+	if (env->scratched) {
+		/* Nothing logged since the last insn line: the state goes on that line. */
+		if (env->last_insn_log_end && env->last_insn_log_end == env->log_len && env->log_len) {
+			int len = env->last_insn_log_len;
+			vlog_rewind(env, env->log_len - 1);
+			int w = len + 4 > 40 ? len + 4 : 40;
+			w = ((w + 7) & ~7) - len - 1;
+			vlog(env, "%*c;", w, ' ');
+		} else {
+			vlog(env, "%d:", insn_idx);
+		}
+		vlog_state(env, cur_frame(env), false);
+	}
+	vlog_insn(env, insn_idx);
+}
+
+/* Linux's print_insn_state at the end of a conditional jump. */
+static void log_insn_state_only(struct env *env, int insn_idx)
+{
+	if (!(env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2)) || !env->scratched)
+		return;
+	if (env->last_insn_log_end && env->last_insn_log_end == env->log_len && env->log_len) {
+		int len = env->last_insn_log_len;
+		vlog_rewind(env, env->log_len - 1);
+		int w = len + 4 > 40 ? len + 4 : 40;
+		w = ((w + 7) & ~7) - len - 1;
+		vlog(env, "%*c;", w, ' ');
+	} else {
+		vlog(env, "%d:", insn_idx);
+	}
+	vlog_state(env, cur_frame(env), false);
+}
+
+static int do_check(struct env *env)
+{
+	const struct bpf_insn *insns = env->insns;
+	bool do_print_state = false;
+	int insn_idx = env->sub[0].start, prev = -1, err;
+
+	mark_all_scratched(env);
+	for (;;) {
+		env->prev_insn_idx = prev;
+		if (insn_idx < 0 || insn_idx >= env->cnt) {
+			vlog(env, "invalid insn idx %d insn_cnt %d\n", insn_idx, env->cnt);
+			return -EFAULT;
+		}
+		env->insn_idx = insn_idx;
+		env->error_insn = insn_idx;
+		const struct bpf_insn *insn = &insns[insn_idx];
+		uint8_t cls = BPF_CLASS(insn->code);
+		if (++env->insn_processed > KBPF_MAX_PROCESSED_INSNS) {
+			vlog(env, "BPF program is too large. Processed %d insn\n", env->insn_processed);
+			return -E2BIG;
+		}
+		/* Non-sequential steps go into the path's history (precision backtracking). */
+		env->hist_pushed = false;
+		if (prev >= 0 && insn_idx != prev + 1 &&
+		    !(insns[prev].code == (BPF_LD | BPF_IMM | BPF_DW) && insn_idx == prev + 2)) {
+			if ((err = push_hist(env->cur, insn_idx, prev)))
+				return err;
+			env->hist_pushed = true;
+		}
+		err = is_state_visited(env, insn_idx);
+		if (err < 0)
+			return err;
+		if (err == 1) {
+			if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2)) {
+				if (do_print_state)
+					vlog(env, "\nfrom %d to %d%s: safe\n", prev, insn_idx,
+					     env->cur->speculative ? " (speculative execution)" : "");
+				else
+					vlog(env, "%d: safe\n", insn_idx);
+			}
+			goto process_exit;
+		}
+		if ((env->level & KBPF_LOG_LEVEL2) && do_print_state) {
+			vlog(env, "\nfrom %d to %d%s:", prev, insn_idx,
+			     env->cur->speculative ? " (speculative execution)" : "");
+			vlog_state(env, cur_frame(env), true);
+			env->last_insn_log_end = 0;
+		}
+		do_print_state = false;
+		log_insn_state(env, insn_idx);
+		env->aux[insn_idx].seen = true;
+
+		switch (cls) {
+		case BPF_ALU:
+		case BPF_ALU64:
+			err = check_alu(env, insn);
+			break;
+		case BPF_LDX:
+		case BPF_STX:
+		case BPF_ST:
+			err = check_ldx_stx(env, insn, insn_idx);
+			break;
+		case BPF_JMP:
+		case BPF_JMP32: {
+			uint8_t op = BPF_OP(insn->code);
+			env->jmps_processed++;
+			if (op == BPF_CALL) {
+				if (BPF_SRC(insn->code) != BPF_K ||
+				    (insn->src_reg != BPF_PSEUDO_KFUNC_CALL && insn->off != 0) ||
+				    (insn->src_reg != 0 && insn->src_reg != BPF_PSEUDO_CALL &&
+				     insn->src_reg != BPF_PSEUDO_KFUNC_CALL) ||
+				    insn->dst_reg != 0 || cls == BPF_JMP32) {
+					vlog(env, "BPF_CALL uses reserved fields\n");
+					return -EINVAL;
+				}
+				if (env->cur->active_spin_lock &&
+				    (insn->src_reg == BPF_PSEUDO_CALL || insn->imm != BPF_FUNC_spin_unlock)) {
+					vlog(env, "function calls are not allowed while holding a lock\n");
+					return -EINVAL;
+				}
+				if (insn->src_reg == BPF_PSEUDO_CALL) {
+					err = check_func_call(env, insn, &insn_idx);
+					if (err)
+						return err;
+					prev = env->insn_idx;
+					do_print_state = true;
+					continue;
+				}
+				if (insn->src_reg == BPF_PSEUDO_KFUNC_CALL) {
+					vlog(env, "calling kernel function kfunc#%d is not allowed\n", insn->imm);
+					return -EACCES;
+				}
+				err = check_helper_call(env, insn, insn_idx);
+			} else if (op == BPF_JA) {
+				if (BPF_SRC(insn->code) != BPF_K || insn->src_reg || insn->dst_reg ||
+				    (cls == BPF_JMP && insn->imm) || (cls == BPF_JMP32 && insn->off)) {
+					vlog(env, "BPF_JA uses reserved fields\n");
+					return -EINVAL;
+				}
+				prev = insn_idx;
+				insn_idx += (cls == BPF_JMP ? insn->off : insn->imm) + 1;
+				continue;
+			} else if (op == BPF_EXIT) {
+				if (BPF_SRC(insn->code) != BPF_K || insn->imm || insn->src_reg || insn->dst_reg ||
+				    cls == BPF_JMP32) {
+					vlog(env, "BPF_EXIT uses reserved fields\n");
+					return -EINVAL;
+				}
+				if (env->cur->active_spin_lock) {
+					vlog(env, "bpf_spin_unlock is missing\n");
+					return -EINVAL;
+				}
+				err = check_reference_leak(env);
+				if (err)
+					return err;
+				if (env->cur->curframe) {
+					prev = insn_idx;
+					err = prepare_func_exit(env, &insn_idx);
+					if (err)
+						return err;
+					do_print_state = true;
+					continue;
+				}
+				err = check_return_code(env);
+				if (err)
+					return err;
+				goto process_exit;
+			} else {
+				int next = insn_idx;
+				err = check_cond_jmp(env, insn, &next);
+				if (err)
+					return err;
+				log_insn_state_only(env, insn_idx);
+				prev = insn_idx;
+				insn_idx = next + 1;
+				continue;
+			}
+			break;
+		}
+		case BPF_LD: {
+			uint8_t mode = BPF_MODE(insn->code);
+			if (mode == BPF_ABS || mode == BPF_IND) {
+				err = check_ld_abs(env, insn);
+			} else if (mode == BPF_IMM) {
+				err = check_ld_imm(env, insn);
+				if (!err) {
+					prev = insn_idx;
+					insn_idx += 2;
+					continue;
+				}
+			} else {
+				vlog(env, "invalid BPF_LD mode\n");
+				return -EINVAL;
+			}
+			break;
+		}
+		default:
+			vlog(env, "unknown insn class %d\n", cls);
+			return -EINVAL;
+		}
+		if (err)
+			return err;
+		prev = insn_idx;
+		insn_idx++;
+		continue;
+process_exit:
+		mark_all_scratched(env);
+		update_branch_counts(env, env->cur);
+		err = pop_branch(env, &insn_idx, &prev);
+		if (err == -ENOENT)
+			return 0;
+		if (err)
+			return err;
+		do_print_state = true;
+		env->last_insn_log_end = 0;
+	}
+}
+
+static int do_check_main(struct env *env)
+{
+	struct vstate *st = state_new();
+	if (!st)
+		return -ENOMEM;
+	st->frame[0] = frame_new(-1, 0, 0);
+	if (!st->frame[0]) {
+		state_free(st);
+		return -ENOMEM;
+	}
+	st->branches = 1;
+	st->first_insn_idx = 0;
+	struct reg *r1 = &st->frame[0]->regs[1];
+	r1->type = KBPF_PTR_TO_CTX;
+	reg_mark_known(r1, 0);
+	env->cur = st;
+	int err = do_check(env);
+	state_free(env->cur);
+	env->cur = NULL;
+	while (env->stack_len)
+		state_free(env->stack[--env->stack_len].st);
+	return err;
+}
+
+static void print_stats(struct env *env, uint64_t ns)
+{
+	if (env->level & KBPF_LOG_STATS) {
+		vlog(env, "verification time %llu usec\n", (unsigned long long)(ns / 1000));
+		vlog(env, "stack depth ");
+		for (int i = 0; i < env->nr_sub; i++)
+			vlog(env, "%s%d", i ? "+" : "", env->sub[i].stack_depth);
+		vlog(env, "\n");
+	}
+	vlog(env, "processed %u insns (limit %u) max_states_per_insn %u total_states %u peak_states %u mark_read %u\n",
+	     env->insn_processed, KBPF_MAX_PROCESSED_INSNS, env->max_states_per_insn, env->total_states,
+	     env->peak_states, 0u);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The caller's buffer gets the log's tail: the reason for a rejection is its last line. */
+static void copy_log(struct env *env)
+{
+	struct kbpf_verify_opts *o = env->opts;
+	if (!o->log_buf || !o->log_size)
+		return;
+	size_t len = env->log_len, room = o->log_size - 1;
+	const char *src = env->log ? env->log : "";
+	if (len > room) {
+		src += len - room;
+		len = room;
+	}
+	memcpy(o->log_buf, src, len);
+	o->log_buf[len] = 0;
+}
+
+int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verify_opts *opts)
+{
+	if (!opts || opts->sz < offsetof(struct kbpf_verify_opts, insns_processed) || !insns)
+		return -EINVAL;
+	if (opts->log_buf && opts->log_size)
+		opts->log_buf[0] = 0;
+	opts->error_insn = -1;
+	if (!cnt || cnt > KBPF_MAX_PROCESSED_INSNS || (opts->unprivileged && cnt > 4096))
+		return -E2BIG;
+	if (!opts->host || !opts->prog_type)
+		return -EINVAL;
+	const struct kbpf_prog_type *type = kbpf_host_prog_type_find(opts->host, opts->prog_type);
+	if (!type)
+		return -ENOENT;
+	if (opts->log_level & ~7u)
+		return -EINVAL;
+
+	struct env *env = calloc(1, sizeof(*env));
+	if (!env)
+		return -ENOMEM;
+	uint64_t t0 = now_ns();
+	env->insns = insns;
+	env->cnt = (int)cnt;
+	env->opts = opts;
+	env->host = opts->host;
+	env->type = type;
+	env->priv = !opts->unprivileged;
+	env->level = opts->log_level;
+	env->error_insn = -1;
+	env->aux = calloc(cnt, sizeof(*env->aux));
+	env->explored = calloc(cnt, sizeof(*env->explored));
+	env->states_cnt = calloc(cnt, sizeof(int));
+	int err = -ENOMEM;
+	if (!env->aux || !env->explored || !env->states_cnt)
+		goto out;
+
+	err = check_subprogs(env);
+	if (!err)
+		err = resolve_ldimm64(env);
+	if (!err)
+		err = check_cfg(env);
+	if (!err) {
+		err = do_check_main(env);
+		if (!err && !(env->level & KBPF_LOG_LEVEL2))
+			vlog_rewind(env, 0);
+	}
+	if (!err)
+		err = check_max_stack_depth(env);
+	if (!err) {
+		/* Belt and braces: anything the structural validator refuses is refused. */
+		char msg[256];
+		if (kbpf_insns_validate(insns, cnt, msg, sizeof(msg))) {
+			const char *m = strstr(msg, ": ");
+			vlog(env, "%s\n", m ? m + 2 : msg);
+			err = -EINVAL;
+		}
+	}
+	uint64_t ns = now_ns() - t0;
+	if (env->level)
+		print_stats(env, ns);
+	opts->insns_processed = env->insn_processed;
+	opts->max_states_per_insn = env->max_states_per_insn;
+	opts->total_states = env->total_states;
+	opts->peak_states = env->peak_states;
+	opts->mark_read = 0;
+	opts->nr_subprogs = env->nr_sub;
+	for (int i = 0; i < env->nr_sub && i < 256; i++)
+		opts->stack_depth[i] = env->sub[i].stack_depth;
+	opts->verify_ns = ns;
+	opts->error_insn = err ? env->error_insn : -1;
+	copy_log(env);
+out:
+	explored_free(env);
+	free(env->aux);
+	free(env->explored);
+	free(env->states_cnt);
+	free(env->stack);
+	free(env->log);
+	free(env);
+	return err;
+}

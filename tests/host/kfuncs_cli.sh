@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# End-to-end tests of `kbpf kfuncs`, run as a user would: auditing the example host's
+# plugin (examples/kfunc-host, shop-kfuncs.so), as text and JSON, by program type, and the
+# errors a user can meet.
+# usage: kfuncs_cli.sh KBPF_BINARY PLUGIN_SO
+set -u
+kbpf=$1
+plugin=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# expect CODE PATTERN -- ARGS...: exit code CODE and PATTERN (grep -E) in stdout+stderr.
+expect() {
+  local code=$1 pat=$2
+  shift 3
+  local out rc
+  out=$("$kbpf" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$code" ]; then
+    bad "kbpf $* exited $rc, expected $code: $(head -c 500 <<<"$out")"
+  elif [ -n "$pat" ] && ! grep -Eq -- "$pat" <<<"$out"; then
+    bad "kbpf $* output lacks /$pat/: $(head -c 500 <<<"$out")"
+  else
+    ok
+  fi
+}
+
+# the host's exports, with prototypes from its BTF
+expect 0 '^/\* program type checkout \*/$' -- kfuncs --host "$plugin"
+expect 0 '^uint32_t shop_discount\(uint32_t price_cents, uint8_t percent\); /\* set shop, btf_id [0-9]+ \*/$' -- kfuncs --host "$plugin"
+expect 0 '^uint64_t shop_ring_up\(struct till \*till, uint32_t price_cents\);' -- kfuncs --host "$plugin"
+expect 0 'shop_ring_up' -- kfuncs --host "$plugin" --type checkout
+# deny by default: another type gets nothing
+expect 0 '^/\* program type tc: no kfuncs \(nothing is callable by default\) \*/$' -- kfuncs --host "$plugin" --type tc
+out=$("$kbpf" kfuncs --host "$plugin" --type tc 2>&1)
+if grep -q shop_ <<<"$out"; then bad "--type tc lists shop kfuncs: $out"; else ok; fi
+# the kbpf command's own host exports nothing
+expect 0 '^/\* no kfuncs registered' -- kfuncs
+# JSON: valid, and says the same
+if "$kbpf" kfuncs --host "$plugin" --json >"$tmp/out.json" 2>&1; then
+  if python3 - "$tmp/out.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["prog_types"]
+assert len(t) == 1 and t[0]["prog_type"] == "checkout", t
+names = sorted(k["name"] for k in t[0]["kfuncs"])
+assert names == ["shop_discount", "shop_ring_up"], names
+k = [k for k in t[0]["kfuncs"] if k["name"] == "shop_discount"][0]
+assert k["prototype"] == "uint32_t shop_discount(uint32_t price_cents, uint8_t percent)", k
+assert k["flags"] == [] and k["set"] == "shop" and k["btf_id"] > 0, k
+PY
+  then ok; else bad "kfuncs --json: $(head -c 800 "$tmp/out.json")"; fi
+else
+  bad "kfuncs --json failed: $(head -c 500 "$tmp/out.json")"
+fi
+if "$kbpf" kfuncs --json >"$tmp/empty.json" 2>&1 && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["prog_types"] == [] and d["host"] is None' "$tmp/empty.json"; then
+  ok
+else
+  bad "kfuncs --json without a host: $(head -c 500 "$tmp/empty.json")"
+fi
+# errors: one line, exit 1; usage errors exit 2
+expect 1 'kbpf kfuncs: /nonexistent/x.so: no such file, or no .BTF section' -- kfuncs --host /nonexistent/x.so
+printf 'not an elf' >"$tmp/junk.so"
+expect 1 "kbpf kfuncs: $tmp/junk.so" -- kfuncs --host "$tmp/junk.so"
+expect 2 'unexpected argument' -- kfuncs extra
+expect 2 '' -- kfuncs --bogus
+expect 0 'usage: kbpf kfuncs' -- kfuncs --help
+expect 0 'kfuncs +list the host functions' -- --help
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Kfunc calls on the interpreter: every argument narrowed/extended to its BTF size and
+ * signedness before the call and R0 after it, whatever the upper bits of the registers
+ * (u8/s8/u16/s16/u32/s32/u64/bool/pointer arguments and results), in fast and checked
+ * runs; a JIT request keeps such a program on the interpreter; disassembly names the
+ * kfunc; a clang-compiled object calls the host, and one whose extern prototype no
+ * longer matches the host's fails to load naming both (the ABI question). The host is
+ * this test binary (tests/host/kfunc_funcs.c, BTF from kbpf_add_host_btf). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <kbpf/kbpf.h>
+#include "test.h"
+
+#ifdef KBPF_TEST_KFUNC_HOST
+#include "kfunc_funcs.h"
+
+static struct kbpf_host *host;
+
+static uint32_t btf_id(const char *name)
+{
+	int id = btf__find_by_name_kind(kbpf_host_btf(host), name, BTF_KIND_FUNC);
+	return id > 0 ? (uint32_t)id : 0;
+}
+
+static const struct kbpf_kfunc test_kfuncs[] = {
+	KBPF_KFUNC(kt_arg_u8, 0),   KBPF_KFUNC(kt_arg_s8, 0),    KBPF_KFUNC(kt_arg_u16, 0),
+	KBPF_KFUNC(kt_arg_s16, 0),  KBPF_KFUNC(kt_arg_u32, 0),   KBPF_KFUNC(kt_arg_s32, 0),
+	KBPF_KFUNC(kt_arg_u64, 0),  KBPF_KFUNC(kt_arg_bool, 0),  KBPF_KFUNC(kt_ret_u8, 0),
+	KBPF_KFUNC(kt_ret_s8, 0),   KBPF_KFUNC(kt_ret_u16, 0),   KBPF_KFUNC(kt_ret_s16, 0),
+	KBPF_KFUNC(kt_ret_u32, 0),  KBPF_KFUNC(kt_ret_s32, 0),   KBPF_KFUNC(kt_ret_bool, 0),
+	KBPF_KFUNC(kt_ptr_read, 0), KBPF_KFUNC(kt_ptr_next, 0),  KBPF_KFUNC(kt_ptr_store, 0),
+	KBPF_KFUNC(kt_mix5, 0),     KBPF_KFUNC(kt_sum5, 0),      KBPF_KFUNC(kt_inc, 0),
+};
+
+/* Run "r1 = arg (64-bit); call name; exit" fast, checked and with a JIT request; all three
+ * must agree. Returns R0. */
+static uint64_t call1(const char *name, uint64_t arg)
+{
+	struct bpf_insn insns[] = {
+		BPF_LD_IMM64(BPF_REG_1, arg),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id(name)),
+		BPF_EXIT_INSN(),
+	};
+	char log[256] = "";
+	struct kbpf_prog_opts o = { .sz = sizeof(o), .host = host, .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog *p = NULL, *pj = NULL;
+	uint64_t r0 = 0xdead, rj = 0xbeef;
+
+	if (kbpf_prog_create(insns, 4, &o, &p)) {
+		fprintf(stderr, "%s: %s\n", name, log);
+		CHECK(0);
+		return 0xdead;
+	}
+	CHECK_EQ_U64(kbpf_prog_run(p, NULL, &r0), 0);
+	struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED };
+	CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro), 0);
+	CHECK_EQ_U64(ro.retval, r0);
+	kbpf_prog_free(p);
+	/* the JIT has no kfunc calls yet: the program stays on the interpreter */
+	o.jit = 1;
+	int ret = kbpf_prog_create(insns, 4, &o, &pj);
+	if (ret == -EOPNOTSUPP)
+		return r0; /* not an x86-64 host */
+	CHECK_EQ_U64(ret, 0);
+	if (pj) {
+		CHECK_EQ_U64(kbpf_prog_is_jited(pj), 0);
+		CHECK_CONTAINS(log, "kfunc");
+		CHECK_EQ_U64(kbpf_prog_run(pj, NULL, &rj), 0);
+		CHECK_EQ_U64(rj, r0);
+		kbpf_prog_free(pj);
+	}
+	return r0;
+}
+
+static void test_narrow_args(void)
+{
+	const uint64_t dirty = 0x123456789abc0000ull;
+
+	CHECK_EQ_U64(call1("kt_arg_u8", dirty | 0xff), 0xff);
+	CHECK_EQ_U64(call1("kt_arg_s8", dirty | 0xff), (uint64_t)-1);
+	CHECK_EQ_U64(call1("kt_arg_s8", dirty | 0x7f), 0x7f);
+	CHECK_EQ_U64(call1("kt_arg_u16", dirty | 0x8001), 0x8001);
+	CHECK_EQ_U64(call1("kt_arg_s16", dirty | 0x8001), (uint64_t)(int64_t)(int16_t)0x8001);
+	CHECK_EQ_U64(call1("kt_arg_u32", 0xfedcba9880000001ull), 0x80000001);
+	CHECK_EQ_U64(call1("kt_arg_s32", 0xfedcba9880000001ull), 0xffffffff80000001ull);
+	CHECK_EQ_U64(call1("kt_arg_u64", 0xfedcba9880000001ull), 0xfedcba9880000001ull);
+	CHECK_EQ_U64(call1("kt_arg_bool", 0x100), 0); /* a bool is its low byte, as in C */
+	CHECK_EQ_U64(call1("kt_arg_bool", 0x101), 1);
+}
+
+static void test_narrow_returns(void)
+{
+	CHECK_EQ_U64(call1("kt_ret_u8", 0x1ff), 0xff);
+	CHECK_EQ_U64(call1("kt_ret_s8", 0x180), 0xffffffffffffff80ull);
+	CHECK_EQ_U64(call1("kt_ret_s8", 0x17f), 0x7f);
+	CHECK_EQ_U64(call1("kt_ret_u16", 0x1ffff), 0xffff);
+	CHECK_EQ_U64(call1("kt_ret_s16", 0x18000), 0xffffffffffff8000ull);
+	CHECK_EQ_U64(call1("kt_ret_u32", 0x1ffffffffull), 0xffffffff);
+	CHECK_EQ_U64(call1("kt_ret_s32", 0x80000000ull), 0xffffffff80000000ull);
+	CHECK_EQ_U64(call1("kt_ret_s32", 0x17fffffffull), 0x7fffffff);
+	CHECK_EQ_U64(call1("kt_ret_bool", 0x100), 1);
+	CHECK_EQ_U64(call1("kt_ret_bool", 0), 0);
+}
+
+static void test_pointers_and_five_args(void)
+{
+	uint64_t cell[2] = { 0x1122334455667788ull, 0 };
+	/* r6 = &cell (a host pointer through the context); kt_ptr_store(r6, 99);
+	 * r0 = kt_ptr_read(kt_ptr_next(r6) - 8) + kt_mix5(dirty registers) */
+	struct bpf_insn insns[] = {
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+		BPF_MOV64_IMM(BPF_REG_2, 99),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id("kt_ptr_store")),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id("kt_ptr_next")),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, -8),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id("kt_ptr_read")),
+		BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),
+		BPF_LD_IMM64(BPF_REG_1, 0xffffffffffffff01ull), /* u8: 1 */
+		BPF_LD_IMM64(BPF_REG_2, 0x123456780000fffeull), /* s16: -2 */
+		BPF_LD_IMM64(BPF_REG_3, 0xdeadbeef00000003ull), /* u32: 3 */
+		BPF_LD_IMM64(BPF_REG_4, 0x00000001fffffffcull), /* s32: -4 */
+		BPF_MOV64_IMM(BPF_REG_5, 7),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id("kt_mix5")),
+		BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_7),
+		BPF_EXIT_INSN(),
+	};
+	size_t cnt = sizeof(insns) / sizeof(insns[0]);
+	char log[256] = "";
+	struct kbpf_prog_opts o = { .sz = sizeof(o), .host = host, .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog *p = NULL;
+	uint64_t r0 = 0;
+
+	CHECK_EQ_U64(kbpf_prog_create(insns, cnt, &o, &p), 0);
+	if (!p) {
+		fprintf(stderr, "%s\n", log);
+		return;
+	}
+	CHECK_EQ_U64(kbpf_prog_run(p, cell, &r0), 0);
+	CHECK_EQ_U64(cell[0], 99);
+	CHECK_EQ_U64(r0, 99 + 1 - 2 + 3 - 4 + 7);
+	/* checked mode: the kfuncs are host code, not checked; the program's own accesses are */
+	struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .args = { (uint64_t)(uintptr_t)cell } };
+	cell[0] = 0;
+	CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro), 0);
+	CHECK_EQ_U64(ro.retval, 99 + 5);
+	kbpf_prog_free(p);
+}
+
+static const char *kfunc_name(void *cookie, int32_t id)
+{
+	return kbpf_host_kfunc_name(cookie, (uint32_t)id);
+}
+
+static void test_disasm_and_weak(void)
+{
+	struct bpf_insn insns[] = {
+		BPF_MOV64_IMM(BPF_REG_1, 1),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id("kt_inc")),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 2, 1),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, 0), /* an absent __weak kfunc */
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_disasm_opts d = { .sz = sizeof(d), .kfunc_name = kfunc_name, .cookie = host };
+	char buf[128], want[64];
+	struct kbpf_prog *p = NULL;
+	struct kbpf_prog_opts o = { .sz = sizeof(o), .host = host };
+	uint64_t r0 = 0;
+
+	CHECK_EQ_U64(kbpf_insn_disasm(insns, 5, 1, &d, buf, sizeof(buf)), 1);
+	snprintf(want, sizeof(want), "call kt_inc#%u", btf_id("kt_inc"));
+	CHECK_STR(buf, want);
+	CHECK_EQ_U64(kbpf_insn_disasm(insns, 5, 3, &d, buf, sizeof(buf)), 1);
+	CHECK_STR(buf, "call kfunc#0");
+	/* imm 0 behind a branch: created, runs while not reached */
+	CHECK_EQ_U64(kbpf_prog_create(insns, 5, &o, &p), 0);
+	CHECK_EQ_U64(kbpf_prog_run(p, NULL, &r0), 0);
+	CHECK_EQ_U64(r0, 2);
+	kbpf_prog_free(p);
+	insns[0].imm = 5; /* now it is reached: a run-time stop */
+	CHECK_EQ_U64(kbpf_prog_create(insns, 5, &o, &p), 0);
+	CHECK_EQ_U64(kbpf_prog_run(p, NULL, &r0), -EINVAL);
+	kbpf_prog_free(p);
+	/* module BTF (off != 0) */
+	insns[1].off = 1;
+	char log[256] = "";
+	o.log_buf = log;
+	o.log_size = sizeof(log);
+	CHECK_EQ_U64(kbpf_prog_create(insns, 5, &o, &p), -EINVAL);
+	CHECK_CONTAINS(log, "insn 1: kfunc call with off 1: module BTF (fd_array) is not supported");
+}
+
+static struct kbpf_object *open_obj(char *log, size_t log_size)
+{
+#ifdef KBPF_TEST_BPF_OBJ_DIR
+	char path[512];
+	struct kbpf_object *obj = NULL;
+	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .log_buf = log, .log_size = log_size };
+
+	snprintf(path, sizeof(path), "%s/kfunc_call.bpf.o", KBPF_TEST_BPF_OBJ_DIR);
+	if (access(path, R_OK))
+		return NULL;
+	CHECK_EQ_U64(kbpf_object_open_file(path, &oo, &obj), 0);
+	return obj;
+#else
+	(void)log;
+	(void)log_size;
+	return NULL;
+#endif
+}
+
+static void test_object(void)
+{
+	char log[2048] = "";
+	struct kbpf_object *obj = open_obj(log, sizeof(log));
+	uint64_t r0 = 0;
+
+	if (!obj) {
+		printf("test_object: skipped (kfunc_call.bpf.o not built: no clang)\n");
+		return;
+	}
+	CHECK_EQ_U64(kbpf_object_load(obj), 0);
+	CHECK_EQ_U64(kbpf_program_run(kbpf_object_find_program(obj, "call_kfuncs"), NULL, &r0), 0);
+	CHECK_EQ_U64(r0, 42);
+	kbpf_object_close(obj);
+
+	/* the ABI question: the object's kt_sum5 is not the host's any more */
+	obj = open_obj(log, sizeof(log));
+	if (!obj)
+		return;
+	kbpf_program_set_autoload(kbpf_object_find_program(obj, "call_kfuncs"), false);
+	kbpf_program_set_autoload(kbpf_object_find_program(obj, "old_abi"), true);
+	CHECK_EQ_U64(kbpf_object_load(obj), -EINVAL);
+	CHECK_CONTAINS(kbpf_object_log(obj), "program 'old_abi': extern (func ksym) 'kt_sum5'");
+	CHECK_CONTAINS(kbpf_object_log(obj), "extern '__u64 kt_sum5(__u64, __u64)' does not match host");
+	CHECK_CONTAINS(kbpf_object_log(obj),
+		       "uint64_t kt_sum5(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)");
+	kbpf_object_close(obj);
+}
+
+int main(void)
+{
+	char log[512] = "";
+	struct kbpf_kfunc_set_opts so = {
+		.sz = sizeof(so), .name = "kfunc_call_test", .funcs = test_kfuncs,
+		.nr_funcs = sizeof(test_kfuncs) / sizeof(test_kfuncs[0]),
+		.prog_types = (const char *const[]){ "tc", NULL }, .log_buf = log, .log_size = sizeof(log),
+	};
+
+	host = kbpf_host_new();
+	if (!host || kbpf_host_btf_load_self(host) || kbpf_host_kfunc_set_register(host, &so, NULL)) {
+		fprintf(stderr, "setting up the host: %s\n", log);
+		return 1;
+	}
+	RUN(test_narrow_args);
+	RUN(test_narrow_returns);
+	RUN(test_pointers_and_five_args);
+	RUN(test_disasm_and_weak);
+	RUN(test_object);
+	kbpf_host_free(host);
+	return test_summary();
+}
+
+#else
+
+int main(void)
+{
+	printf("skipped: no host BTF (KBPF_HOST_BTF=OFF)\n");
+	return 0;
+}
+
+#endif

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kbpf kfuncs: what a host exports to BPF — every kfunc callable per program type, with
+ * its C prototype (from the host's BTF) and flags. A host is audited by loading it the way
+ * it registers its kfuncs: a shared object (built with kbpf_add_host_btf) exporting
+ * `int kbpf_host_init(struct kbpf_host *)`, dlopen'ed with its own BTF loaded first
+ * (docs/kfuncs.md). The plugin calls kbpf's API inside this executable (exported with
+ * -rdynamic), so the registry it fills is the one listed here. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+void usage_kfuncs(void)
+{
+	printf("usage: kbpf kfuncs [--host FILE] [--type T] [--json]\n\n"
+	       "List the host functions BPF programs may call (kfuncs), per program type, with their\n"
+	       "C prototypes and flags: what a host exported to BPF. Nothing else is callable.\n\n"
+	       "  --host FILE   a host plugin: a shared object built with kbpf_add_host_btf that\n"
+	       "                exports int kbpf_host_init(struct kbpf_host *host); kbpf loads its\n"
+	       "                BTF, dlopens it and calls kbpf_host_init, which registers its kfunc\n"
+	       "                sets (docs/kfuncs.md). Without --host: the kbpf command's own host,\n"
+	       "                which exports none.\n"
+	       "  --type T      only the kfuncs of program type T\n"
+	       "  --json        one JSON document instead of text\n");
+}
+
+static const char *const flag_names[] = {
+	"KF_ACQUIRE", "KF_RELEASE", "KF_RET_NULL", "KF_KPTR_GET", "KF_TRUSTED_ARGS", "KF_SLEEPABLE", "KF_DESTRUCTIVE",
+};
+
+struct listing {
+	bool json;
+	const char *last_type; /* the group being printed */
+	bool started, any;
+	size_t n;
+};
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static bool same_type(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static int print_json(const struct kbpf_kfunc_entry *e, struct listing *l)
+{
+	if (!l->started || !same_type(l->last_type, e->prog_type)) {
+		printf("%s\n    {\"prog_type\": ", l->started ? "\n      ]\n    }," : "");
+		if (e->prog_type)
+			json_str(e->prog_type);
+		else
+			printf("null");
+		printf(", \"kfuncs\": [");
+		l->started = true;
+		l->last_type = e->prog_type;
+		l->n = 0;
+	}
+	printf("%s\n        {\"name\": ", l->n++ ? "," : "");
+	json_str(e->name);
+	printf(", \"btf_id\": %u, \"prototype\": ", e->btf_id);
+	json_str(e->decl);
+	printf(", \"flags\": [");
+	for (unsigned b = 0, k = 0; b < sizeof(flag_names) / sizeof(flag_names[0]); b++)
+		if (e->flags & (1u << b))
+			printf("%s\"%s\"", k++ ? ", " : "", flag_names[b]);
+	printf("], \"set\": ");
+	json_str(e->set);
+	printf(", \"filter\": %s, \"check_callback\": %s}", e->filtered ? "true" : "false",
+	       e->by_check ? "true" : "false");
+	return 0;
+}
+
+static int print_text(const struct kbpf_kfunc_entry *e, struct listing *l)
+{
+	if (!l->started || !same_type(l->last_type, e->prog_type)) {
+		if (e->prog_type)
+			printf("%s/* program type %s */\n", l->started ? "\n" : "", e->prog_type);
+		else
+			printf("%s/* for no program type: callable only where a check_kfunc_call allows */\n",
+			       l->started ? "\n" : "");
+		l->started = true;
+		l->last_type = e->prog_type;
+	}
+	printf("%s; /* ", e->decl);
+	for (unsigned b = 0, k = 0; b < sizeof(flag_names) / sizeof(flag_names[0]); b++)
+		if (e->flags & (1u << b))
+			printf("%s%s", k++ ? " | " : "", flag_names[b]);
+	if (e->flags)
+		printf(", ");
+	printf("set %s, btf_id %u%s%s */\n", e->set, e->btf_id, e->filtered ? ", subject to the set's filter" : "",
+	       e->by_check ? ", allowed by check_kfunc_call" : "");
+	return 0;
+}
+
+static int print_entry(const struct kbpf_kfunc_entry *e, void *arg)
+{
+	struct listing *l = arg;
+	l->any = true;
+	return l->json ? print_json(e, l) : print_text(e, l);
+}
+
+/* Load the plugin into host: its BTF, then its kbpf_host_init. */
+static int load_plugin(const char *path, struct kbpf_host *host, void **handle)
+{
+	char rel[4096];
+	kbpf_host_init_fn init;
+	int ret;
+
+	ret = kbpf_host_btf_load_file(host, path);
+	if (ret == -ENOENT)
+		return cli_error(EXIT_FAIL, "kfuncs", "%s: no such file, or no .BTF section (build the host with "
+				 "kbpf_add_host_btf, docs/host-btf.md)", path);
+	if (ret)
+		return cli_error(EXIT_FAIL, "kfuncs", "%s: cannot read its BTF: %s", path, strerror(-ret));
+	/* dlopen searches the library path for a bare name: make it a path */
+	snprintf(rel, sizeof(rel), "%s%s", strchr(path, '/') ? "" : "./", path);
+	*handle = dlopen(rel, RTLD_NOW | RTLD_LOCAL);
+	if (!*handle)
+		return cli_error(EXIT_FAIL, "kfuncs", "%s: %s", path, dlerror());
+	*(void **)&init = dlsym(*handle, KBPF_HOST_INIT_SYMBOL);
+	if (!init)
+		return cli_error(EXIT_FAIL, "kfuncs", "%s: no function " KBPF_HOST_INIT_SYMBOL
+				 " (int kbpf_host_init(struct kbpf_host *host), docs/kfuncs.md)", path);
+	ret = init(host);
+	if (ret)
+		return cli_error(EXIT_FAIL, "kfuncs", "%s: kbpf_host_init failed: %s", path, strerror(ret < 0 ? -ret : ret));
+	return 0;
+}
+
+int cmd_kfuncs(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "host", required_argument, 0, 'H' },
+		{ "type", required_argument, 0, 't' },
+		{ "json", no_argument, 0, 'j' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	const char *host_file = NULL, *type = NULL;
+	struct listing l = { 0 };
+	struct kbpf_host *host;
+	void *handle = NULL;
+	int opt, ret;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'H': host_file = optarg; break;
+		case 't': type = optarg; break;
+		case 'j': l.json = true; break;
+		case 'h': usage_kfuncs(); return EXIT_OK;
+		default:
+			usage_kfuncs();
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cli_error(EXIT_USAGE, "kfuncs", "unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	host = kbpf_host_new();
+	if (!host)
+		return cli_error(EXIT_FAIL, "kfuncs", "out of memory");
+	ret = host_file ? load_plugin(host_file, host, &handle) : 0;
+	if (!ret) {
+		if (l.json) {
+			printf("{\n  \"host\": ");
+			if (host_file)
+				json_str(host_file);
+			else
+				printf("null");
+			printf(",\n  \"prog_types\": [");
+		}
+		ret = kbpf_host_kfunc_foreach(host, type, print_entry, &l);
+		if (ret)
+			ret = cli_error(EXIT_FAIL, "kfuncs", "%s", strerror(-ret));
+		else if (l.json)
+			printf("%s\n  ]\n}\n", l.started ? "\n      ]\n    }" : "");
+		else if (!l.any && type)
+			printf("/* program type %s: no kfuncs (nothing is callable by default) */\n", type);
+		else if (!l.any)
+			printf("/* no kfuncs registered (nothing is callable by default) */\n");
+	}
+	kbpf_host_free(host);
+	/* after the host: the registry kept copies, never pointers into the plugin's data */
+	if (handle)
+		dlclose(handle);
+	return ret;
+}

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kbpf tcp-sim: run congestion controls over a simulated bottleneck (docs/tcp-sim.md),
+ * print a summary, optionally write a per-ACK trace (CSV) and a plot (gnuplot). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <kbpf/tcp_sim.h>
+#include "cli.h"
+
+int cmd_tcp_sim(int argc, char **argv);
+void usage_tcp_sim(void);
+
+#define CMD "tcp-sim"
+#define MAX_FLOWS 64
+
+void usage_tcp_sim(void)
+{
+	printf("usage: kbpf tcp-sim [OPTIONS] --cc NAME [--cc NAME ...]\n"
+	       "Run TCP flows over one simulated bottleneck, each with a congestion control.\n\n"
+	       "  --cc NAME           a flow with native CC NAME: reno, cubic, dctcp, bbr (repeatable)\n"
+	       "  --rate R            bottleneck rate in bit/s, suffix k/M/G (default 20M)\n"
+	       "  --delay D           one-way delay, suffix us/ms/s (default 20ms: 40 ms RTT)\n"
+	       "  --queue N           drop-tail queue limit in packets (default: one BDP)\n"
+	       "  --loss P            random loss probability of data packets, 0..1 or N%% (default 0)\n"
+	       "  --ecn-threshold N   mark ECT packets CE when N packets are queued (default off)\n"
+	       "  --ecn               request ECN (net.ipv4.tcp_ecn=1) for every flow\n"
+	       "  --bytes N           each flow sends N bytes (default: unlimited)\n"
+	       "  --stagger D         start flow i at i*D (default 0)\n"
+	       "  --duration D        simulated time, suffix us/ms/s (default 30s)\n"
+	       "  --seed N            random seed (default 1): same seed, same run\n"
+	       "  --trace FILE        per-ACK CSV: time, flow, cwnd, ssthresh, srtt, pacing rate,\n"
+	       "                      in flight, queue, delivered, lost, retransmits, CA state\n"
+	       "  --plot FILE         cwnd and queue over time through gnuplot (.svg or .png)\n"
+	       "  --quiet             no summary\n");
+}
+
+/* "20M", "1.5G", "100k" (bit/s). */
+static int parse_rate(const char *s, uint64_t *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !(v > 0))
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': v *= 1e3; end++; break;
+	case 'm': case 'M': v *= 1e6; end++; break;
+	case 'g': case 'G': v *= 1e9; end++; break;
+	}
+	if (!strcmp(end, "bit") || !strcmp(end, "bps") || !strcmp(end, "bit/s"))
+		end += strlen(end);
+	if (*end || v < 1e4 || v > 1e12)
+		return -EINVAL;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* "20ms", "500us", "1.5s", "30" (unit when none: def_scale µs). */
+static int parse_time_us(const char *s, uint64_t def_scale, uint64_t *out)
+{
+	char *end;
+	double v = strtod(s, &end), scale = (double)def_scale;
+
+	if (end == s || v < 0 || !isfinite(v))
+		return -EINVAL;
+	if (!strcmp(end, "us"))
+		scale = 1;
+	else if (!strcmp(end, "ms"))
+		scale = 1e3;
+	else if (!strcmp(end, "s"))
+		scale = 1e6;
+	else if (*end)
+		return -EINVAL;
+	v *= scale;
+	if (v > 1e13)
+		return -EINVAL;
+	*out = (uint64_t)llround(v);
+	return 0;
+}
+
+static int parse_loss(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s)
+		return -EINVAL;
+	if (*end == '%') {
+		v /= 100;
+		end++;
+	}
+	if (*end || !(v >= 0 && v <= 1))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static void trace_csv(const struct kbpf_tcp_trace_point *p, void *ctx)
+{
+	fprintf((FILE *)ctx, "%.6f,%u,%u,%u,%u,%llu,%u,%u,%u,%u,%u,%u\n", p->time_us / 1e6, p->flow, p->cwnd,
+		p->ssthresh, p->srtt_us, (unsigned long long)p->pacing_rate, p->inflight, p->queue_pkts, p->delivered,
+		p->lost, p->retrans, p->ca_state);
+}
+
+static int plot(const char *out, const char *csv, char names[][TCP_CA_NAME_MAX], unsigned int n,
+		const struct kbpf_tcp_sim_opts *o)
+{
+	const char *dot = strrchr(out, '.');
+	const char *term;
+	FILE *gp;
+	int rc;
+
+	if (dot && !strcmp(dot, ".svg"))
+		term = "svg size 1000,700 dynamic";
+	else if (dot && !strcmp(dot, ".png"))
+		term = "pngcairo size 1000,700";
+	else
+		return cli_error(EXIT_USAGE, CMD, "--plot %s: the file must end in .svg or .png", out);
+	gp = popen("gnuplot 2>&1", "w");
+	if (!gp)
+		return cli_error(EXIT_FAIL, CMD, "cannot run gnuplot: %s (install gnuplot-nox)", strerror(errno));
+	fprintf(gp, "set terminal %s\nset output '%s'\nset datafile separator ','\n", term, out);
+	fprintf(gp, "set multiplot layout 2,1 title 'kbpf tcp-sim: %.3g Mbit/s, %.3g ms RTT, queue %u pkts'\n",
+		o->rate_bps / 1e6, 2 * o->delay_us / 1e3, o->queue_pkts);
+	fprintf(gp, "set grid\nset key outside right\nset ylabel 'cwnd (segments)'\nplot ");
+	for (unsigned int i = 0; i < n; i++)
+		/* One data stream per flow, so each line is drawn unbroken. */
+		fprintf(gp, "%s\"< grep -E '^[^,]*,%u,' %s\" using 1:3 with lines title '%u %s'", i ? ", " : "", i, csv,
+			i, names[i]);
+	fprintf(gp, "\nset xlabel 'time (s)'\nset ylabel 'queue (packets)'\n");
+	fprintf(gp, "plot '%s' every ::1 using 1:8 with lines lc rgb 'gray30' title 'queue'\n", csv);
+	fprintf(gp, "unset multiplot\n");
+	rc = pclose(gp);
+	if (rc == -1 || !WIFEXITED(rc) || WEXITSTATUS(rc))
+		return cli_error(EXIT_FAIL, CMD, "gnuplot failed (exit %d); is gnuplot installed?",
+				 rc == -1 || !WIFEXITED(rc) ? -1 : WEXITSTATUS(rc));
+	return EXIT_OK;
+}
+
+int cmd_tcp_sim(int argc, char **argv)
+{
+	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
+	       O_TRACE, O_PLOT, O_QUIET, O_HELP };
+	static const struct option longopts[] = {
+		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
+		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
+		{ "loss", required_argument, 0, O_LOSS },     { "ecn-threshold", required_argument, 0, O_ECNT },
+		{ "ecn", no_argument, 0, O_ECN },	     { "bytes", required_argument, 0, O_BYTES },
+		{ "stagger", required_argument, 0, O_STAGGER }, { "duration", required_argument, 0, O_DURATION },
+		{ "seed", required_argument, 0, O_SEED },     { "trace", required_argument, 0, O_TRACE },
+		{ "plot", required_argument, 0, O_PLOT },     { "quiet", no_argument, 0, O_QUIET },
+		{ "help", no_argument, 0, O_HELP },	     { 0, 0, 0, 0 },
+	};
+	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
+	const struct tcp_congestion_ops *ops[MAX_FLOWS];
+	char names[MAX_FLOWS][TCP_CA_NAME_MAX];
+	unsigned int nflows = 0;
+	uint64_t duration = 30000000, bytes = 0, stagger = 0, v;
+	const char *trace_path = NULL, *plot_path = NULL;
+	char tmp_csv[] = "/tmp/kbpf-tcp-sim-XXXXXX";
+	bool quiet = false, ecn = false, tmp_used = false;
+	FILE *trace = NULL;
+	struct kbpf_tcp_sim *sim = NULL;
+	int opt, err, rc = EXIT_FAIL;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case O_CC:
+			if (nflows >= MAX_FLOWS)
+				return cli_error(EXIT_USAGE, CMD, "at most %d flows", MAX_FLOWS);
+			if (strstr(optarg, ".o") || strchr(optarg, ':') || strchr(optarg, '/'))
+				return cli_error(EXIT_FAIL, CMD,
+						 "--cc %s: BPF congestion controls (FILE.o[:MAP]) are not yet supported; "
+						 "native CCs: reno, cubic, dctcp, bbr", optarg);
+			ops[nflows] = kbpf_tcp_cc_find(optarg);
+			if (!ops[nflows])
+				return cli_error(EXIT_USAGE, CMD, "--cc %s: unknown congestion control (reno, cubic, dctcp, bbr)",
+						 optarg);
+			snprintf(names[nflows], TCP_CA_NAME_MAX, "%s", optarg);
+			nflows++;
+			break;
+		case O_RATE:
+			if (parse_rate(optarg, &so.rate_bps))
+				return cli_error(EXIT_USAGE, CMD, "--rate: '%s' is not a rate (e.g. 20M, 1G)", optarg);
+			break;
+		case O_DELAY:
+			if (parse_time_us(optarg, 1000, &v) || !v || v > 10000000)
+				return cli_error(EXIT_USAGE, CMD, "--delay: '%s' is not a delay (e.g. 20ms)", optarg);
+			so.delay_us = (uint32_t)v;
+			break;
+		case O_QUEUE:
+			if (cli_parse_u64(optarg, &v) || !v || v > 1000000)
+				return cli_error(EXIT_USAGE, CMD, "--queue: '%s' is not a packet count (1..1000000)", optarg);
+			so.queue_pkts = (uint32_t)v;
+			break;
+		case O_LOSS:
+			if (parse_loss(optarg, &so.loss))
+				return cli_error(EXIT_USAGE, CMD, "--loss: '%s' is not a probability (e.g. 0.01 or 1%%)", optarg);
+			break;
+		case O_ECNT:
+			if (cli_parse_u64(optarg, &v) || v > 1000000)
+				return cli_error(EXIT_USAGE, CMD, "--ecn-threshold: '%s' is not a packet count", optarg);
+			so.ecn_threshold_pkts = (uint32_t)v;
+			break;
+		case O_ECN:
+			ecn = true;
+			break;
+		case O_BYTES:
+			if (cli_parse_u64(optarg, &bytes))
+				return cli_error(EXIT_USAGE, CMD, "--bytes: '%s' is not a number", optarg);
+			break;
+		case O_STAGGER:
+			if (parse_time_us(optarg, 1000000, &stagger))
+				return cli_error(EXIT_USAGE, CMD, "--stagger: '%s' is not a time (e.g. 2s)", optarg);
+			break;
+		case O_DURATION:
+			if (parse_time_us(optarg, 1000000, &duration) || !duration || duration > 86400ULL * 1000000)
+				return cli_error(EXIT_USAGE, CMD, "--duration: '%s' is not a duration (e.g. 30s)", optarg);
+			break;
+		case O_SEED:
+			if (cli_parse_u64(optarg, &so.seed))
+				return cli_error(EXIT_USAGE, CMD, "--seed: '%s' is not a number", optarg);
+			break;
+		case O_TRACE:
+			trace_path = optarg;
+			break;
+		case O_PLOT:
+			plot_path = optarg;
+			break;
+		case O_QUIET:
+			quiet = true;
+			break;
+		case 'h':
+		case O_HELP:
+			usage_tcp_sim();
+			return EXIT_OK;
+		default:
+			return cli_error(EXIT_USAGE, CMD, "unknown or incomplete option '%s' (see 'kbpf tcp-sim --help')",
+					 argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_error(EXIT_USAGE, CMD, "unexpected argument '%s'", argv[optind]);
+	if (!nflows)
+		return cli_error(EXIT_USAGE, CMD, "no flow: give at least one --cc NAME");
+	if (plot_path) {
+		const char *dot = strrchr(plot_path, '.');
+
+		/* The paths go into a gnuplot script inside quotes. */
+		if (strpbrk(plot_path, "'\"\n") || (trace_path && strpbrk(trace_path, "'\"\n")))
+			return cli_error(EXIT_USAGE, CMD, "--plot/--trace: file names with quotes are not supported");
+
+		if (!dot || (strcmp(dot, ".svg") && strcmp(dot, ".png")))
+			return cli_error(EXIT_USAGE, CMD, "--plot %s: the file must end in .svg or .png", plot_path);
+	}
+
+	if ((err = kbpf_tcp_sim_create(&so, &sim)))
+		return cli_error(EXIT_USAGE, CMD, "bad link parameters: %s", strerror(-err));
+	for (unsigned int i = 0; i < nflows; i++) {
+		struct kbpf_tcp_flow_opts fo = { .sz = sizeof(fo), .start_us = stagger * i, .bytes = bytes };
+
+		if (ecn) {
+			fo.tcp_ecn = 1;
+			fo.tcp_ecn_set = 1;
+		}
+		if ((err = kbpf_tcp_sim_add_flow(sim, ops[i], &fo, NULL))) {
+			cli_error(EXIT_FAIL, CMD, "cannot add flow %u (%s): %s", i, names[i], strerror(-err));
+			goto out;
+		}
+	}
+	if (plot_path && !trace_path) {
+		int fd = mkstemp(tmp_csv);
+
+		if (fd < 0) {
+			cli_error(EXIT_FAIL, CMD, "cannot create a temporary file: %s", strerror(errno));
+			goto out;
+		}
+		trace = fdopen(fd, "w");
+		tmp_used = true;
+	} else if (trace_path) {
+		trace = fopen(trace_path, "w");
+	}
+	if ((trace_path || plot_path) && !trace) {
+		cli_error(EXIT_FAIL, CMD, "cannot write %s: %s", trace_path ? trace_path : tmp_csv, strerror(errno));
+		goto out;
+	}
+	if (trace) {
+		fprintf(trace, "time_s,flow,cwnd,ssthresh,srtt_us,pacing_rate_Bps,inflight,queue_pkts,delivered,lost,"
+			       "retrans,ca_state\n");
+		kbpf_tcp_sim_set_trace(sim, trace_csv, trace);
+	}
+	if ((err = kbpf_tcp_sim_run(sim, duration))) {
+		cli_error(EXIT_FAIL, CMD, "simulation failed: %s", strerror(-err));
+		goto out;
+	}
+	if (trace) {
+		if (fclose(trace)) {
+			trace = NULL;
+			cli_error(EXIT_FAIL, CMD, "writing the trace failed: %s", strerror(errno));
+			goto out;
+		}
+		trace = NULL;
+	}
+
+	if (!quiet) {
+		struct kbpf_tcp_sim_stats st;
+
+		kbpf_tcp_sim_stats(sim, &st);
+		char ecn_thr[32] = "off";
+
+		if (so.ecn_threshold_pkts)
+			snprintf(ecn_thr, sizeof(ecn_thr), "%u packets", so.ecn_threshold_pkts);
+		printf("link: %.6g Mbit/s, RTT %.6g ms, queue %u packets, loss %g, ECN threshold %s; %.6g s, seed %llu\n",
+		       so.rate_bps / 1e6, 2 * so.delay_us / 1e3, st.queue_limit, so.loss, ecn_thr, duration / 1e6,
+		       (unsigned long long)so.seed);
+		printf("%-4s %-11s %10s %9s %6s %8s %7s %9s %9s %4s\n", "flow", "cc", "goodput", "retrans", "rtos", "lost",
+		       "cwnd", "srtt_ms", "minrtt_ms", "ecn");
+		for (unsigned int i = 0; i < nflows; i++) {
+			struct kbpf_tcp_flow_stats fs;
+
+			kbpf_tcp_sim_flow_stats(sim, i, &fs);
+			printf("%-4u %-11s %5.2f Mb/s %9llu %6llu %8llu %7u %9.2f %9.2f %4s", i, fs.cc, fs.goodput_bps / 1e6,
+			       (unsigned long long)fs.retransmits, (unsigned long long)fs.rtos, (unsigned long long)fs.lost,
+			       fs.cwnd, fs.srtt_us / 1e3, fs.min_rtt_us / 1e3, fs.ecn_ok ? "yes" : "no");
+			if (fs.completion_us)
+				printf("  done at %.3f s", fs.completion_us / 1e6);
+			printf("\n");
+		}
+		printf("queue (packets at arrival): p50 %u, p95 %u, p99 %u, max %u; drops %llu (queue) + %llu (random); "
+		       "CE marks %llu\n",
+		       st.queue_p50, st.queue_p95, st.queue_p99, st.queue_max, (unsigned long long)st.drops_queue,
+		       (unsigned long long)st.drops_random, (unsigned long long)st.ce_marks);
+		printf("Jain fairness index: %.4f\n", st.jain);
+	}
+	if (plot_path) {
+		struct kbpf_tcp_sim_opts eff = so;
+		struct kbpf_tcp_sim_stats st;
+
+		kbpf_tcp_sim_stats(sim, &st);
+		eff.queue_pkts = st.queue_limit;
+		rc = plot(plot_path, trace_path ? trace_path : tmp_csv, names, nflows, &eff);
+		if (rc != EXIT_OK)
+			goto out;
+		if (!quiet)
+			printf("plot: %s\n", plot_path);
+	}
+	rc = EXIT_OK;
+out:
+	if (trace)
+		fclose(trace);
+	if (tmp_used)
+		unlink(tmp_csv);
+	kbpf_tcp_sim_free(sim);
+	return rc;
+}

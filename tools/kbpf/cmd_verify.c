@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kbpf verify: run the verifier on a program (raw, assembly text, or a program of a BPF
+ * object) and print its log, Linux-style. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <kbpf/prog_type.h>
+#include <kbpf/verifier.h>
+#include "cli.h"
+
+int cmd_verify(int argc, char **argv);
+void usage_verify(void);
+
+void usage_verify(void)
+{
+	printf("usage: kbpf verify [OPTIONS] FILE\n"
+	       "       kbpf verify [OPTIONS] FILE.o [PROG]\n\n"
+	       "Verify the program in FILE (raw instructions or assembly text, '-' for stdin), or\n"
+	       "the programs of BPF object FILE.o (only PROG if given), as Linux's verifier would,\n"
+	       "and print the verifier log. Exit status 0 if every program is safe, 1 if not.\n\n"
+	       "  --type T          program type (socket_filter, sched_cls, xdp, tracepoint, ...;\n"
+	       "                    'help' lists them). Default: from the section name for objects,\n"
+	       "                    socket_filter for FILE\n"
+	       "  --log-level N     Linux's log level bits: 1 the failing path, 2 every insn with\n"
+	       "                    its state, 4 statistics (default 1; 0: only the error line)\n"
+	       "  --unpriv          Linux's rules for loads without CAP_BPF/CAP_PERFMON\n"
+	       "  --license L       license for GPL-only helpers (default GPL, or the object's)\n"
+	       "  --map T:K:V:N     FILE only: create a map (type name, key/value size, entries);\n"
+	       "                    the first is map[idx:0] in the program, the next map[idx:1]...\n"
+	       "  --dialect D       assembly dialect: auto, pseudo-c, conformance\n"
+	       "objects only:\n" CLI_HOST_USAGE);
+}
+
+static void list_type(const struct kbpf_prog_type *t, void *arg)
+{
+	(void)arg;
+	printf("%s\n", t->name);
+}
+
+#define MAX_CLI_MAPS 64
+
+static int parse_map(const char *arg, struct kbpf_map_def *d)
+{
+	char tname[64];
+	unsigned k, v, n;
+	if (sscanf(arg, "%63[^:]:%u:%u:%u", tname, &k, &v, &n) != 4)
+		return -EINVAL;
+	memset(d, 0, sizeof(*d));
+	d->sz = sizeof(*d);
+	d->key_size = k;
+	d->value_size = v;
+	d->max_entries = n;
+	for (uint32_t t = 1; t < 64; t++) {
+		const char *name = cli_map_type_name(t);
+		if (name && !strcmp(name, tname)) {
+			d->type = t;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+struct verify_args {
+	const char *type, *license;
+	unsigned level;
+	int unpriv;
+};
+
+static int verify_one(const char *cmd, const char *what, const struct bpf_insn *insns, size_t cnt,
+		      struct kbpf_host *host, const char *type, struct kbpf_map *const *maps, size_t nr_maps,
+		      const struct verify_args *a, const char *license)
+{
+	size_t log_size = 16u << 20;
+	char *log = malloc(log_size);
+	if (!log)
+		return cli_error(EXIT_FAIL, cmd, "out of memory");
+	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = type, .maps = maps,
+				      .nr_maps = nr_maps, .license = license, .unprivileged = a->unpriv,
+				      .log_level = a->level, .log_buf = log, .log_size = log_size, .prog_name = what };
+	log[0] = 0;
+	int ret = kbpf_prog_verify(insns, cnt, &o);
+	if (ret == -ENOENT) {
+		free(log);
+		return cli_error(EXIT_USAGE, cmd, "unknown program type '%s' (--type help lists them)", type);
+	}
+	fputs(log, stdout);
+	if (ret)
+		printf("%s: rejected as %s (%s)\n", what, type, strerror(-ret));
+	else
+		printf("%s: safe as %s\n", what, type);
+	free(log);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}
+
+static int verify_object(const char *path, const char *prog_name, const struct verify_args *a,
+			 const struct cli_host_opts *hopts)
+{
+	const char *cmd = "verify";
+	struct kbpf_host *host = cli_host_new(cmd, hopts);
+	if (!host)
+		return EXIT_FAIL;
+	struct kbpf_object *obj = NULL;
+	char *olog = calloc(1, 1 << 16);
+	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .log_buf = olog, .log_size = 1 << 16 };
+	int ret = kbpf_object_open_file(path, &oo, &obj), rc = EXIT_OK;
+	if (ret) {
+		cli_error(EXIT_FAIL, cmd, "%s: %s", path, olog && olog[0] ? olog : strerror(-ret));
+		goto out;
+	}
+	/* Load unverified (type UNSPEC) so that every program is linked and relocated and
+	 * the maps exist; then verify each one here with the full log. */
+	uint32_t types[1024];
+	struct kbpf_program *progs[1024];
+	size_t n = 0;
+	for (struct kbpf_program *p = kbpf_object_next_program(obj, NULL); p && n < 1024;
+	     p = kbpf_object_next_program(obj, p)) {
+		if (prog_name && strcmp(kbpf_program_name(p), prog_name)) {
+			kbpf_program_set_autoload(p, false);
+			continue;
+		}
+		if (prog_name)
+			kbpf_program_set_autoload(p, true);
+		if (!kbpf_program_autoload(p))
+			continue;
+		progs[n] = p;
+		types[n++] = kbpf_program_type(p);
+		kbpf_program_set_type(p, 0);
+	}
+	if (prog_name && !n) {
+		rc = cli_error(EXIT_FAIL, cmd, "%s: no program '%s'", path, prog_name);
+		goto out;
+	}
+	ret = kbpf_object_load(obj);
+	if (ret) {
+		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, olog && olog[0] ? olog : strerror(-ret));
+		goto out;
+	}
+	struct kbpf_map *maps[MAX_CLI_MAPS];
+	size_t nr_maps = 0;
+	for (struct kbpf_map *m = kbpf_object_next_map(obj, NULL); m && nr_maps < MAX_CLI_MAPS;
+	     m = kbpf_object_next_map(obj, m))
+		maps[nr_maps++] = m;
+	for (size_t i = 0; i < n; i++) {
+		const char *tname = a->type;
+		char buf[64];
+		if (!tname) {
+			tname = cli_prog_type_name(types[i]);
+			if (!tname || !types[i]) {
+				printf("%s: no program type (section '%s'): not verified\n", kbpf_program_name(progs[i]),
+				       kbpf_program_section_name(progs[i]));
+				continue;
+			}
+			snprintf(buf, sizeof(buf), "%s", tname);
+			tname = buf;
+		}
+		size_t cnt;
+		const struct bpf_insn *insns = kbpf_program_insns(progs[i], &cnt);
+		const char *lic = a->license ? a->license : kbpf_object_license(obj);
+		int r = verify_one(cmd, kbpf_program_name(progs[i]), insns, cnt, host, tname, maps, nr_maps, a, lic);
+		if (r == EXIT_USAGE) {
+			rc = r;
+			break;
+		}
+		if (r)
+			rc = EXIT_FAIL;
+	}
+out:
+	kbpf_object_close(obj);
+	kbpf_host_free(host);
+	free(olog);
+	return rc;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "type", required_argument, 0, 't' },	{ "log-level", required_argument, 0, 'l' },
+		{ "unpriv", no_argument, 0, 'u' },	{ "license", required_argument, 0, 'L' },
+		{ "map", required_argument, 0, 'm' },	{ "dialect", required_argument, 0, 'd' },
+		{ "help", no_argument, 0, 'h' },	CLI_HOST_LONGOPTS,
+		{ 0, 0, 0, 0 },
+	};
+	struct verify_args a = { .level = 1 };
+	struct cli_host_opts hopts = { 0 };
+	enum kbpf_asm_dialect dialect = KBPF_ASM_AUTO;
+	struct kbpf_map_def defs[MAX_CLI_MAPS];
+	size_t nr_defs = 0;
+	uint64_t v;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			a.type = optarg;
+			break;
+		case 'l':
+			if (cli_parse_u64(optarg, &v) || v > 7)
+				return cli_error(EXIT_USAGE, "verify", "--log-level: expected 0..7, got '%s'", optarg);
+			a.level = (unsigned)v;
+			break;
+		case 'u':
+			a.unpriv = 1;
+			break;
+		case 'L':
+			a.license = optarg;
+			break;
+		case 'm':
+			if (nr_defs == MAX_CLI_MAPS || parse_map(optarg, &defs[nr_defs]))
+				return cli_error(EXIT_USAGE, "verify", "--map: expected TYPE:KEY:VALUE:ENTRIES, got '%s'",
+						 optarg);
+			nr_defs++;
+			break;
+		case 'd':
+			if (cli_parse_dialect(optarg, &dialect))
+				return cli_error(EXIT_USAGE, "verify", "--dialect: unknown dialect '%s'", optarg);
+			break;
+		case 'h':
+			usage_verify();
+			return EXIT_OK;
+		case CLI_OPT_HOST:
+		case CLI_OPT_KCONFIG:
+			if ((rc = cli_host_option("verify", c, optarg, &hopts)))
+				return rc;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (a.type && !strcmp(a.type, "help")) {
+		struct kbpf_host *host = cli_host_new("verify", &hopts);
+		if (!host)
+			return EXIT_FAIL;
+		kbpf_host_prog_type_foreach(host, list_type, NULL);
+		kbpf_host_free(host);
+		return EXIT_OK;
+	}
+	if (optind >= argc)
+		return cli_error(EXIT_USAGE, "verify", "missing FILE (see 'kbpf verify --help')");
+	const char *path = argv[optind];
+	if (strcmp(path, "-") && cli_is_elf_file(path)) {
+		if (optind + 2 < argc)
+			return cli_error(EXIT_USAGE, "verify", "too many arguments");
+		return verify_object(path, optind + 1 < argc ? argv[optind + 1] : NULL, &a, &hopts);
+	}
+	if (optind + 1 < argc)
+		return cli_error(EXIT_USAGE, "verify", "too many arguments");
+
+	struct bpf_insn *insns = NULL;
+	size_t cnt = 0;
+	if ((rc = cli_load_program("verify", path, dialect, &insns, &cnt)))
+		return rc;
+	struct kbpf_host *host = cli_host_new("verify", &hopts);
+	struct kbpf_map *maps[MAX_CLI_MAPS] = { 0 };
+	rc = host ? EXIT_OK : EXIT_FAIL;
+	for (size_t i = 0; !rc && i < nr_defs; i++) {
+		int r = kbpf_map_create(&defs[i], &maps[i]);
+		if (r)
+			rc = cli_error(EXIT_FAIL, "verify", "--map #%zu: %s", i, strerror(-r));
+	}
+	if (!rc)
+		rc = verify_one("verify", path, insns, cnt, host, a.type ? a.type : "socket_filter", maps, nr_defs, &a,
+				a.license ? a.license : "GPL");
+	for (size_t i = 0; i < nr_defs; i++)
+		kbpf_map_free(maps[i]);
+	kbpf_host_free(host);
+	free(insns);
+	return rc;
+}
