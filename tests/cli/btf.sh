@@ -5,50 +5,7 @@
 set -u
 kbpf=$1
 host=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# expect CODE PATTERN -- ARGS...: exit code CODE and PATTERN (grep -E) in stdout+stderr.
-expect() {
-  local code=$1 pat=$2
-  shift 3
-  local out rc
-  out=$("$kbpf" "$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$code" ]; then
-    bad "kbpf $* exited $rc, expected $code: $(head -c 500 <<<"$out")"
-  elif [ -n "$pat" ] && ! grep -Eq -- "$pat" <<<"$out"; then
-    bad "kbpf $* output lacks /$pat/: $(head -c 500 <<<"$out")"
-  else
-    ok
-  fi
-}
-
-# expect_error CODE PATTERN -- ARGS...: as expect, and the output is one line on stderr only.
-expect_error() {
-  local code=$1 pat=$2
-  shift 3
-  local out err rc
-  out=$("$kbpf" "$@" 2>"$tmp/stderr")
-  rc=$?
-  err=$(cat "$tmp/stderr")
-  if [ "$rc" != "$code" ]; then
-    bad "kbpf $* exited $rc, expected $code: $err"
-  elif [ -n "$out" ]; then
-    bad "kbpf $* printed on stdout: $(head -c 300 <<<"$out")"
-  elif [ "$(wc -l <"$tmp/stderr")" != 1 ]; then
-    bad "kbpf $* printed $(wc -l <"$tmp/stderr") lines, not one: $err"
-  elif ! grep -Eq -- "$pat" <<<"$err"; then
-    bad "kbpf $* error lacks /$pat/: $err"
-  else
-    ok
-  fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # --- help and usage ---
 expect 0 "usage: kbpf btf dump" -- btf --help
@@ -153,5 +110,4 @@ if [ -w /dev/full ]; then
   if [ "$rc" = 1 ] && grep -q "error writing the output" <<<"$out"; then ok; else bad "dump to /dev/full: $rc $out"; fi
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

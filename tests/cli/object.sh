@@ -6,33 +6,8 @@
 set -u
 kbpf=$1
 objs=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# expect CODE PATTERN -- ARGS...: exit code CODE and PATTERN (grep -E) in stdout+stderr;
-# a failure is exactly one line on stderr.
-expect() {
-  local code=$1 pat=$2
-  shift 3
-  local out err rc
-  out=$("$kbpf" "$@" 2>"$tmp/stderr")
-  rc=$?
-  err=$(cat "$tmp/stderr")
-  if [ "$rc" != "$code" ]; then
-    bad "kbpf $* exited $rc, expected $code: $out $err"
-  elif [ -n "$pat" ] && ! grep -Eq -- "$pat" <<<"$out$err"; then
-    bad "kbpf $* output lacks /$pat/: $out $err"
-  elif [ "$rc" != 0 ] && [ "$(wc -l <"$tmp/stderr")" != 1 ]; then
-    bad "kbpf $* printed $(wc -l <"$tmp/stderr") lines on stderr, expected one: $err"
-  else
-    ok
-  fi
-}
+one_line_errors=1
+. "$(dirname "$0")/lib.sh"
 
 o() { echo "$objs/$1.bpf.o"; }
 
@@ -152,5 +127,4 @@ head -c 700 "$(o maps)" >"$tmp/truncated.o"
 expect 1 "truncated.o: " -- prog list "$tmp/truncated.o"
 expect 1 "--host $tmp/nope: cannot read its BTF" -- prog list --host "$tmp/nope" "$(o maps)"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

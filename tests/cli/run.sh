@@ -6,29 +6,7 @@ set -u
 kbpf=$1
 tests=$2
 root=$(cd "$tests/.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# expect CODE PATTERN -- ARGS...: exit code CODE and PATTERN (grep -E) in stdout+stderr.
-expect() {
-  local code=$1 pat=$2
-  shift 3
-  local out rc
-  out=$("$kbpf" "$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$code" ]; then
-    bad "kbpf $* exited $rc, expected $code: $out"
-  elif [ -n "$pat" ] && ! grep -Eq -- "$pat" <<<"$out"; then
-    bad "kbpf $* output lacks /$pat/: $out"
-  else
-    ok
-  fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # --- help, usage and exit codes ---
 expect 0 "usage: kbpf" -- --help
@@ -109,5 +87,4 @@ done
 [ $rt_fail = 0 ] && ok
 echo "round trip: $rt_count conformance programs"
 
-echo "$passed passed, $failed failed"
-[ $failed = 0 ]
+finish

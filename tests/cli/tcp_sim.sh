@@ -4,29 +4,7 @@
 # usage: tcp_sim.sh KBPF_BINARY
 set -u
 kbpf=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# expect CODE PATTERN -- ARGS...: exit code CODE and PATTERN (grep -E) in stdout+stderr.
-expect() {
-  local code=$1 pat=$2
-  shift 3
-  local out rc
-  out=$("$kbpf" "$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$code" ]; then
-    bad "kbpf $* exited $rc, expected $code: $(head -c 500 <<<"$out")"
-  elif [ -n "$pat" ] && ! grep -Eq -- "$pat" <<<"$out"; then
-    bad "kbpf $* output lacks /$pat/: $(head -c 500 <<<"$out")"
-  else
-    ok
-  fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # --- help and usage errors ---
 expect 0 "usage: kbpf tcp-sim" -- tcp-sim --help
@@ -74,5 +52,4 @@ else
   echo "gnuplot not installed: plot tests skipped (scripts/install-deps installs it)"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

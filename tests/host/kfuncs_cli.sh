@@ -7,29 +7,7 @@
 set -u
 kbpf=$1
 plugin=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# expect CODE PATTERN -- ARGS...: exit code CODE and PATTERN (grep -E) in stdout+stderr.
-expect() {
-  local code=$1 pat=$2
-  shift 3
-  local out rc
-  out=$("$kbpf" "$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$code" ]; then
-    bad "kbpf $* exited $rc, expected $code: $(head -c 500 <<<"$out")"
-  elif [ -n "$pat" ] && ! grep -Eq -- "$pat" <<<"$out"; then
-    bad "kbpf $* output lacks /$pat/: $(head -c 500 <<<"$out")"
-  else
-    ok
-  fi
-}
+. "$(dirname "$0")/../cli/lib.sh"
 
 # the host's exports, with prototypes from its BTF
 expect 0 '^/\* program type checkout \*/$' -- kfuncs --host "$plugin"
@@ -73,5 +51,4 @@ expect 2 '' -- kfuncs --bogus
 expect 0 'usage: kbpf kfuncs' -- kfuncs --help
 expect 0 'kfuncs +list the host functions' -- --help
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish
