@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# `kbpf verify` on clang-compiled programs with the mistakes users make
+# (tests/bpf/unsafe.bpf.c): each is refused with Linux 6.1's message, exit 1; the
+# corrected program is accepted, exit 0.
+# usage: verify.sh KBPF_BINARY BPF_OBJECT_DIR
+set -u
+kbpf=$1
+objs=$2
+. "$(dirname "$0")/lib.sh"
+obj=$objs/unsafe.bpf.o
+
+expect 0 "usage: kbpf verify" -- verify --help
+expect 1 "invalid access to map value, value_size=8 off=8 size=8" -- verify "$obj" oob_map_value
+expect 1 "R0 invalid mem access 'map_value_or_null'" -- verify "$obj" null_deref
+expect 1 "invalid read from stack R10 off=-8 size=8" -- verify --unpriv "$obj" uninit_stack
+expect 1 "Unreleased reference id=[0-9]+ alloc_insn=[0-9]+" -- verify "$obj" leaked_ref
+expect 0 "safe: safe as socket_filter" -- verify "$obj" safe
+# Linux's statistics line, at every log level that asks for it
+expect 0 "^processed [0-9]+ insns \(limit 1000000\) max_states_per_insn [0-9]+ total_states [0-9]+ peak_states [0-9]+ mark_read [0-9]+$" -- verify --log-level 4 "$obj" safe
+# level 2: every instruction with its register state
+expect 0 "R0_w=map_value_or_null\(id=[0-9]+,off=0,ks=4,vs=8,imm=0\)" -- verify --log-level 2 "$obj" safe
+# without PROG: the programs libbpf would load ("?socket" ones are not autoloaded)
+expect 0 "safe: safe as socket_filter" -- verify "$obj"
+expect 2 "" -- verify --log-level x "$obj"
+expect 1 "no program 'nope'" -- verify "$obj" nope
+finish
