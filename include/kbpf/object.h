@@ -44,6 +44,10 @@ struct kbpf_object_open_opts {
 	 * a program the JIT does not take stays on the interpreter, with a line in the
 	 * log saying why. Load fails with -EOPNOTSUPP on a host that is not x86-64. */
 	int jit;
+	/* Verifier log level for the programs load verifies (KBPF_LOG_* of
+	 * <kbpf/verifier.h>: 1 the path to the error, 2 every insn, 4 statistics); 0 keeps
+	 * only the error line. A failing program's log goes to log_buf. */
+	unsigned log_level;
 };
 
 /* Open an ELF object from a file or from memory (copied: buf may be freed after).

@@ -199,6 +199,12 @@ struct kbpf_prog_type {
 	void *priv;                 /* for the callbacks */
 	unsigned load_caps;         /* KBPF_CAP_*: needed to load a program of this type at all
 				     * (Linux: all but socket_filter/cgroup_skb need CAP_BPF) */
+	/* Writes through a PTR_TO_BTF_ID pointer to struct btf_id (host BTF) at byte off of
+	 * size bytes (Linux's btf_struct_access op, for writes only: reads always walk the
+	 * BTF). Return 0 to allow, or a negative errno with the reason in msg (one line, no
+	 * newline; empty: "only read is supported"). NULL: every such write is refused. */
+	int (*btf_struct_access)(const struct kbpf_prog_type *type, uint32_t btf_id, int off, int size,
+				 char *msg, size_t msg_size);
 };
 /* direct_packet_access values. */
 #define KBPF_PKT_ACCESS_NONE    0

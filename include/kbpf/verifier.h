@@ -46,6 +46,17 @@ struct kbpf_verify_opts {
 	uint32_t nr_subprogs;
 	uint64_t verify_ns;          /* wall time of the verification */
 	int64_t error_insn;          /* instruction the error is about, else -1 */
+	/* in/out: NULL, or room for cnt insns that receive, when the program is safe, the
+	 * program as it must run (Linux's "xlated" program): context accesses converted to
+	 * the run-time context's layout (kbpf_ctx_access_info.conv_off/conv_size). Rewrites
+	 * keep the instruction count, so insn indexes, line info and jumps stay valid. */
+	struct bpf_insn *xlated_insns;
+	uint32_t nr_ctx_conv;        /* out: accesses the conversion rewrote */
+	/* Kfuncs (docs/kfuncs.md): a sleepable program may call KF_SLEEPABLE kfuncs; with
+	 * no_destructive the loader lacks Linux's CAP_SYS_BOOT and KF_DESTRUCTIVE kfuncs are
+	 * refused ("destructive kfunc calls require CAP_SYS_BOOT capabilities"). */
+	int sleepable;
+	int no_destructive;
 };
 
 /* Verify insns as a program of opts->prog_type. Returns 0 if the program is safe,

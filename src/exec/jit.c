@@ -300,7 +300,31 @@ static int emit_pass(struct jit_ctx *c)
 	return 0;
 }
 
-static int install(struct jit_ctx *c, struct kbpf_jit **out)
+/* Emit pass after pass until two layouts agree. Every jump of a pass is sized and aimed
+ * with the previous layout; when a pass produces that very layout, the code is right as
+ * it stands. Continues from c->prev when called again (after c->base changed). */
+static int converge(struct jit_ctx *c)
+{
+	for (int pass = 0; pass < JIT_MAX_PASSES; pass++) {
+		int ret = emit_pass(c);
+
+		if (ret)
+			return ret;
+		if (!c->pass0 && layout_equal(&c->prev, &c->cur, c->cnt, c->nr_funcs))
+			return 0;
+		struct jit_layout t = c->prev;
+		c->prev = c->cur;
+		c->cur = t;
+		c->pass0 = false;
+	}
+	return jit_refuse(c, 0, "code layout did not converge in %d passes", JIT_MAX_PASSES);
+}
+
+/* Place the code: reserve its mapping first (near the first host function the program
+ * calls, else near kbpf itself, which calls the entry; both usually in the host
+ * executable), so that the passes can turn host calls within reach into call rel32
+ * (code only shrinks, so it still fits), then copy it in and make it read+exec. */
+static int place(struct jit_ctx *c, struct kbpf_jit **out)
 {
 	struct kbpf_jit *jit = calloc(1, sizeof(*jit));
 	int ret;
@@ -312,17 +336,25 @@ static int install(struct jit_ctx *c, struct kbpf_jit **out)
 		free(jit);
 		return -ENOMEM;
 	}
-	/* Near the first helper the program calls, else near kbpf itself (which calls the
-	 * entry); both are usually in the host executable. */
 	if (!c->near)
 		c->near = (uintptr_t)&kbpf_jit_compile;
-	ret = jit_mem_install(c->buf.p, c->buf.len, c->near, &jit->map, &jit->map_size);
+	ret = jit_mem_reserve(c->buf.len, c->near, &jit->map, &jit->map_size);
 	if (ret) {
 		snprintf(c->err, c->err_size, "cannot map executable memory: %s", strerror(-ret));
-		free(jit->lines);
-		free(jit);
-		return ret;
+		goto fail;
 	}
+	c->base = (uintptr_t)jit->map;
+	c->base_size = jit->map_size;
+	ret = converge(c);
+	if (!ret && c->buf.len > jit->map_size)
+		ret = jit_refuse(c, 0, "code grew after placement"); /* cannot happen: it only shrinks */
+	if (!ret) {
+		ret = jit_mem_seal(jit->map, jit->map_size, c->buf.p, c->buf.len);
+		if (ret)
+			snprintf(c->err, c->err_size, "cannot make JIT memory executable: %s", strerror(-ret));
+	}
+	if (ret)
+		goto fail;
 	jit->code = (const uint8_t *)jit->map + JIT_ENTRY_PAD;
 	jit->code_size = c->cur.size - JIT_ENTRY_PAD;
 	/* An object pointer to a function pointer: how every JIT hands out its code. */
@@ -334,6 +366,11 @@ static int install(struct jit_ctx *c, struct kbpf_jit **out)
 	jit->insn_cnt = c->cnt;
 	*out = jit;
 	return 0;
+fail:
+	jit_mem_release(jit->map, jit->map_size);
+	free(jit->lines);
+	free(jit);
+	return ret;
 }
 
 int kbpf_jit_compile(const struct kbpf_prog *prog, unsigned flags, struct kbpf_jit **out, char *err,
@@ -343,7 +380,6 @@ int kbpf_jit_compile(const struct kbpf_prog *prog, unsigned flags, struct kbpf_j
 		.prog = prog, .insns = prog->insns, .cnt = prog->insn_cnt, .flags = flags,
 		.err = err, .err_size = err_size,
 	};
-	bool converged = false;
 	int ret;
 
 	*out = NULL;
@@ -368,25 +404,10 @@ int kbpf_jit_compile(const struct kbpf_prog *prog, unsigned flags, struct kbpf_j
 	if (!ret)
 		ret = layout_alloc(&c.cur, c.cnt, c.nr_funcs);
 	c.pass0 = true;
-	for (int pass = 0; !ret && pass < JIT_MAX_PASSES; pass++) {
-		ret = emit_pass(&c);
-		if (ret)
-			break;
-		/* Every jump of this pass was sized and aimed with the previous layout; when
-		 * this pass produced that very layout, the code is right as it stands. */
-		if (!c.pass0 && layout_equal(&c.prev, &c.cur, c.cnt, c.nr_funcs)) {
-			converged = true;
-			break;
-		}
-		struct jit_layout t = c.prev;
-		c.prev = c.cur;
-		c.cur = t;
-		c.pass0 = false;
-	}
-	if (!ret && !converged)
-		ret = jit_refuse(&c, 0, "code layout did not converge in %d passes", JIT_MAX_PASSES);
 	if (!ret)
-		ret = install(&c, out);
+		ret = converge(&c);
+	if (!ret)
+		ret = place(&c, out);
 
 	layout_free(&c.prev);
 	layout_free(&c.cur);

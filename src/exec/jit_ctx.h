@@ -57,6 +57,11 @@ struct jit_ctx {
 
 	kbpf_helper_fn *callx_table; /* indexed by helper id */
 	uintptr_t near;              /* host code the program calls: the code goes near it */
+	/* Where the code will be mapped (0: not known yet, every host call is movabs + call
+	 * rax) and how many bytes it may grow to: calls within rel32 reach of the whole
+	 * mapping become one call rel32. */
+	uintptr_t base;
+	size_t base_size;
 	size_t nr_callx;
 
 	struct jit_layout prev, cur;
@@ -83,6 +88,12 @@ void jit_emit_abort_stubs(struct jit_ctx *c);
  * read+exec and never writable and executable at once, placed near the address near
  * if possible (0: anywhere). Returns 0, or -errno. */
 int jit_mem_install(const uint8_t *code, size_t len, uintptr_t near, void **map, size_t *map_size);
+/* The same in two steps, for code that must know its address while it is generated
+ * (direct call rel32 to host functions): reserve a read+write mapping of at least len
+ * bytes near near, then copy code (len <= *map_size) into it and make it read+exec. A
+ * failed seal leaves the mapping to jit_mem_release. */
+int jit_mem_reserve(size_t len, uintptr_t near, void **map, size_t *map_size);
+int jit_mem_seal(void *map, size_t map_size, const uint8_t *code, size_t len);
 void jit_mem_release(void *map, size_t map_size);
 
 /* "reason" into ctx->err; returns -EOPNOTSUPP. */

@@ -222,6 +222,21 @@ void x86_call_reg(struct jit_buf *b, unsigned reg)
 	x86_rr(b, 0, 0xff, 2, reg);
 }
 
+void x86_extend(struct jit_buf *b, unsigned reg, uint8_t size, bool is_signed)
+{
+	switch (size) {
+	case 1:
+		x86_rr(b, (is_signed ? XF_W : 0) | XF_BRM, is_signed ? 0x0fbe : 0x0fb6, reg, reg);
+		break;
+	case 2:
+		x86_rr(b, is_signed ? XF_W : 0, is_signed ? 0x0fbf : 0x0fb7, reg, reg);
+		break;
+	case 4:
+		x86_rr(b, is_signed ? XF_W : 0, is_signed ? 0x63 : 0x89, reg, reg); /* movsxd / mov r32 */
+		break;
+	}
+}
+
 void x86_jcc8(struct jit_buf *b, enum x86_cc cc, int8_t rel)
 {
 	jb_byte(b, (uint8_t)(0x70 | cc));

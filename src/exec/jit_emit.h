@@ -75,6 +75,9 @@ void x86_bswap(struct jit_buf *b, bool is64, unsigned reg);
 void x86_push(struct jit_buf *b, unsigned reg);
 void x86_pop(struct jit_buf *b, unsigned reg);
 void x86_call_reg(struct jit_buf *b, unsigned reg);
+/* Extend reg in place from its low size bytes (1, 2, 4; 8: nothing) to 64 bits, signed
+ * or not: movzx/movsx/mov r32/movsxd. */
+void x86_extend(struct jit_buf *b, unsigned reg, uint8_t size, bool is_signed);
 
 /* Jumps. rel is from the end of the emitted instruction. */
 void x86_jcc8(struct jit_buf *b, enum x86_cc cc, int8_t rel);

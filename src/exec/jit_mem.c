@@ -55,7 +55,7 @@ static void *map_near(uintptr_t anchor, size_t size)
 	return MAP_FAILED;
 }
 
-int jit_mem_install(const uint8_t *code, size_t len, uintptr_t near, void **map, size_t *map_size)
+int jit_mem_reserve(size_t len, uintptr_t near, void **map, size_t *map_size)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t size;
@@ -69,19 +69,37 @@ int jit_mem_install(const uint8_t *code, size_t len, uintptr_t near, void **map,
 		p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	memcpy(p, code, len);
-	/* The tail of the last page traps (int3) if anything ever jumps there. */
-	memset((uint8_t *)p + len, 0xcc, size - len);
-	if (mprotect(p, size, PROT_READ | PROT_EXEC)) {
-		int ret = -errno;
-		munmap(p, size);
-		return ret;
-	}
-	/* x86 keeps instruction fetch coherent with stores; other targets would need this. */
-	__builtin___clear_cache((char *)p, (char *)p + size);
 	*map = p;
 	*map_size = size;
 	return 0;
+}
+
+int jit_mem_seal(void *map, size_t map_size, const uint8_t *code, size_t len)
+{
+	if (len > map_size)
+		return -EINVAL;
+	memcpy(map, code, len);
+	/* The tail of the last page traps (int3) if anything ever jumps there. */
+	memset((uint8_t *)map + len, 0xcc, map_size - len);
+	if (mprotect(map, map_size, PROT_READ | PROT_EXEC))
+		return -errno;
+	/* x86 keeps instruction fetch coherent with stores; other targets would need this. */
+	__builtin___clear_cache((char *)map, (char *)map + map_size);
+	return 0;
+}
+
+int jit_mem_install(const uint8_t *code, size_t len, uintptr_t near, void **map, size_t *map_size)
+{
+	int ret = jit_mem_reserve(len, near, map, map_size);
+
+	if (ret)
+		return ret;
+	ret = jit_mem_seal(*map, *map_size, code, len);
+	if (ret) {
+		munmap(*map, *map_size);
+		*map = NULL;
+	}
+	return ret;
 }
 
 void jit_mem_release(void *map, size_t map_size)

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include "exec/jit_ctx.h"
+#include "exec/kfunc_call.h"
 #include "exec/tail_call.h"
 #include "host/host_internal.h"
 
@@ -204,14 +205,14 @@ static int jmp_cc(uint8_t op)
 	return -1;
 }
 
-static int emit_cond_jump(struct jit_ctx *c, size_t i)
+/* The compare of conditional jump i, then a jcc on cc (or its inverse) to target. */
+static int emit_cond_jump_to(struct jit_ctx *c, size_t i, bool invert, uint32_t target)
 {
 	const struct bpf_insn *in = &c->insns[i];
 	struct jit_buf *b = &c->buf;
 	bool is64 = BPF_CLASS(in->code) == BPF_JMP, x = BPF_SRC(in->code) == BPF_X;
 	unsigned d = jit_reg[in->dst_reg], s = jit_reg[in->src_reg];
 	int cc = jmp_cc(BPF_OP(in->code));
-	uint32_t target = c->prev.start[i + 1 + in->off];
 	int64_t rel;
 
 	if (cc < 0)
@@ -230,8 +231,40 @@ static int emit_cond_jump(struct jit_ctx *c, size_t i)
 	} else {
 		x86_alu_imm(b, is64, ALU_CMP, d, in->imm);
 	}
-	emit_jump(c, i, cc, target);
+	emit_jump(c, i, invert ? cc ^ 1 : cc, target); /* x86 condition codes pair up in the low bit */
 	return 0;
+}
+
+static int emit_cond_jump(struct jit_ctx *c, size_t i)
+{
+	return emit_cond_jump_to(c, i, false, c->prev.start[i + 1 + c->insns[i].off]);
+}
+
+/* "if cond goto +1; goto L" (how clang closes loops whose exit test comes first) as one
+ * "if !cond goto L", when nothing jumps to the goto itself. */
+static bool is_cond_jump(const struct bpf_insn *in)
+{
+	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
+
+	return (cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_JA && op != BPF_CALL && op != BPF_EXIT &&
+	       jmp_cc(op) >= 0;
+}
+
+static bool fuse_jcc_ja(struct jit_ctx *c, size_t f, size_t i, int *ret)
+{
+	const struct bpf_insn *jc = &c->insns[i], *ja = jc + 1;
+	int64_t off;
+
+	if (!is_cond_jump(jc) || jc->off != 1 || i + 1 >= c->funcs[f].end || c->jump_target[i + 1])
+		return false;
+	if (ja->code == (BPF_JMP | BPF_JA))
+		off = ja->off;
+	else if (ja->code == (BPF_JMP32 | BPF_JA))
+		off = ja->imm;
+	else
+		return false;
+	*ret = emit_cond_jump_to(c, i, true, c->prev.start[(int64_t)i + 2 + off]);
+	return true;
 }
 
 /* --- ALU ------------------------------------------------------------------------ */
@@ -626,6 +659,49 @@ static int emit_atomic(struct jit_ctx *c, size_t i)
 
 /* --- calls ------------------------------------------------------------------------ */
 
+/* A call of host code at an absolute address: call rel32 when the address is within
+ * reach of every byte of the (placed) mapping, so the choice does not depend on where in
+ * it the call lands and the layout can converge; else movabs rax + call rax (before
+ * placement, and for code more than 2 GiB away). rax is R0, which the call clobbers. */
+static void emit_host_call(struct jit_ctx *c, uintptr_t target)
+{
+	struct jit_buf *b = &c->buf;
+	int64_t lo = (int64_t)(target - c->base), hi = lo - (int64_t)c->base_size;
+
+	if (c->base && fits_s32(lo) && fits_s32(hi)) {
+		x86_call32(b, (int32_t)((int64_t)target - (int64_t)(c->base + b->len + X86_CALL32_LEN)));
+	} else {
+		x86_mov_imm64(b, X_RAX, (uint64_t)target);
+		x86_call_reg(b, X_RAX);
+	}
+	if (!c->near)
+		c->near = target;
+}
+
+/* A kfunc call: R1..R5 are the SysV argument registers already; each is narrowed in
+ * place (the call clobbers them anyway) to its BTF parameter, then one call, then R0 is
+ * extended from the BTF return type (void: 0, as the interpreter gives). */
+static int emit_kfunc_call(struct jit_ctx *c, size_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	const struct kbpf_kfunc_desc *k = kbpf_prog_kfunc_find(c->prog, (uint32_t)in->imm);
+	struct jit_buf *b = &c->buf;
+
+	if (!k) /* create pins every kfunc it calls before the JIT runs */
+		return jit_refuse(c, i, "kfunc btf id %d is not pinned by the program", in->imm);
+	for (unsigned a = 0; a < k->model.nr_args && a < KBPF_KFUNC_MAX_ARGS; a++)
+		/* what a C caller does to a narrow argument: SysV leaves the upper bits to the
+		 * caller, and clang's callees rely on the extension */
+		x86_extend(b, jit_reg[BPF_REG_1 + a], k->model.arg_size[a],
+			   k->model.arg_flags[a] & KBPF_FMODEL_SIGNED);
+	emit_host_call(c, (uintptr_t)k->addr);
+	if (k->model.ret_size)
+		x86_extend(b, X_RAX, k->model.ret_size, k->model.ret_flags & KBPF_FMODEL_SIGNED);
+	else
+		x86_mov_imm32(b, X_RAX, 0);
+	return 0;
+}
+
 /* bpf_tail_call(R1 ctx, R2 map, R3 index): kbpf_jit_tail_call finds the target and
  * runs it; this function then returns what it returned (Linux's semantics: the target
  * replaces the function that made the call, a subprogram's caller receives its R0), or
@@ -650,8 +726,7 @@ static int emit_tail_call(struct jit_ctx *c, size_t f)
 		x86_jcc8(b, CC_NE, (int8_t)((int64_t)loop - (int64_t)(b->len + X86_JCC8_LEN)));
 		x86_rm(b, XF_W, 0x8b, X_RCX, X_RCX, c->tail_ptr_off);
 	}
-	x86_mov_imm64(b, X_RAX, (uint64_t)(uintptr_t)&kbpf_jit_tail_call);
-	x86_call_reg(b, X_RAX);
+	emit_host_call(c, (uintptr_t)&kbpf_jit_tail_call);
 	x86_alu_imm(b, true, ALU_CMP, X_RDX, KBPF_JIT_TAIL_FALLTHROUGH);
 	to_next = x86_jfwd8(b, CC_E);
 	x86_mov_rr(b, false, X_R11, X_RDX);
@@ -696,10 +771,7 @@ static int emit_call(struct jit_ctx *c, size_t f, size_t i)
 		}
 		/* Absolute: the host's code can be anywhere relative to this mapping. R1-R5
 		 * already sit in the argument registers, R0 receives rax. */
-		x86_mov_imm64(b, X_RAX, (uint64_t)(uintptr_t)fn);
-		x86_call_reg(b, X_RAX);
-		if (!c->near)
-			c->near = (uintptr_t)fn;
+		emit_host_call(c, (uintptr_t)fn);
 		return 0;
 	}
 	case BPF_PSEUDO_CALL: {
@@ -715,9 +787,9 @@ static int emit_call(struct jit_ctx *c, size_t f, size_t i)
 			x86_jmp32(b, rel_from_here(c, c->prev.abort_einval, X86_JMP32_LEN));
 			return 0;
 		}
-		break;
+		return emit_kfunc_call(c, i);
 	}
-	return jit_refuse(c, i, "kfunc calls are not supported by the JIT yet");
+	return jit_refuse(c, i, "call with src_reg %d is not supported", in->src_reg);
 }
 
 /* --- one instruction --------------------------------------------------------------- */
@@ -800,6 +872,8 @@ int jit_emit_insn(struct jit_ctx *c, size_t f, size_t i)
 
 	if (fuse_mov_add(c, f, i))
 		return 2;
+	if (fuse_jcc_ja(c, f, i, &ret))
+		return ret ? ret : 2;
 	ret = emit_one(c, f, i);
 	if (ret)
 		return ret;

@@ -65,6 +65,7 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	char *log = OPTS_GET(opts, log_buf, NULL);
 	size_t log_size = log ? OPTS_GET(opts, log_size, 0) : 0;
 	struct kbpf_prog *prog;
+	struct bpf_insn *xlated = NULL; /* the verifier's rewrite (ctx conversion), if verified */
 	int ret;
 
 	if (!out)
@@ -84,20 +85,33 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 			.log_level = OPTS_GET(opts, log_level, 0), .log_buf = log, .log_size = log_size,
 			.prog_name = OPTS_GET(opts, name, NULL),
 		};
+		xlated = malloc(cnt * sizeof(*insns));
+		if (!xlated)
+			return -ENOMEM;
+		vo.xlated_insns = xlated;
 		ret = kbpf_prog_verify(insns, cnt, &vo);
-		if (ret)
+		if (ret) {
+			free(xlated);
 			return ret;
+		}
+		insns = xlated; /* same count: what runs is the converted program */
 	}
 
 	prog = calloc(1, sizeof(*prog));
-	if (!prog)
-		return -ENOMEM;
-	prog->insns = malloc(cnt * sizeof(*insns));
-	if (!prog->insns) {
-		free(prog);
+	if (!prog) {
+		free(xlated);
 		return -ENOMEM;
 	}
-	memcpy(prog->insns, insns, cnt * sizeof(*insns));
+	if (xlated) {
+		prog->insns = xlated;
+	} else {
+		prog->insns = malloc(cnt * sizeof(*insns));
+		if (!prog->insns) {
+			free(prog);
+			return -ENOMEM;
+		}
+		memcpy(prog->insns, insns, cnt * sizeof(*insns));
+	}
 	prog->insn_cnt = cnt;
 	prog->host = OPTS_GET(opts, host, NULL);
 	size_t nr_maps = OPTS_GET(opts, maps, NULL) ? OPTS_GET(opts, nr_maps, 0) : 0;

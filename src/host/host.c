@@ -10,7 +10,14 @@ struct kbpf_host *kbpf_host_new(void)
 {
 	struct kbpf_host *host = calloc(1, sizeof(struct kbpf_host));
 
-	if (host && kbpf_host_kfunc_init(host)) {
+	if (!host)
+		return NULL;
+	if (pthread_rwlock_init(&host->prog_types_lock, NULL)) {
+		free(host);
+		return NULL;
+	}
+	if (kbpf_host_kfunc_init(host)) {
+		pthread_rwlock_destroy(&host->prog_types_lock);
 		free(host);
 		return NULL;
 	}
@@ -28,6 +35,7 @@ void kbpf_host_free(struct kbpf_host *host)
 	free(host->helpers);
 	kbpf_host_btf_release(host);
 	kbpf_host_kconfig_release(host);
+	pthread_rwlock_destroy(&host->prog_types_lock);
 	free(host);
 }
 

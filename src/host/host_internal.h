@@ -2,6 +2,7 @@
 #ifndef KBPF_SRC_HOST_HOST_INTERNAL_H
 #define KBPF_SRC_HOST_HOST_INTERNAL_H
 
+#include <pthread.h>
 #include <kbpf/host.h>
 #include <kbpf/prog_type.h>
 
@@ -33,6 +34,9 @@ struct kbpf_host {
 	struct kbpf_prog_type **prog_types; /* src/host/prog_type.c; heap copies, so the
 					     * pointers find() hands out stay valid */
 	size_t nr_prog_types;
+	/* Types are registered while other threads verify (plugins): the table grows
+	 * under the write lock, lookups take the read lock. Entries are never removed. */
+	pthread_rwlock_t prog_types_lock;
 	struct kbpf_proto_entry *protos;    /* sorted by id */
 	size_t nr_protos, cap_protos;
 	struct kbpf_kfunc_registry *kfuncs; /* src/host/kfunc_set.c: sets, checks, pins */

@@ -106,6 +106,15 @@ static struct kbpf_prog_type *type_copy(const struct kbpf_prog_type *type, size_
 	return t;
 }
 
+/* Caller holds prog_types_lock. */
+static const struct kbpf_prog_type *type_find_locked(const struct kbpf_host *host, const char *name)
+{
+	for (size_t i = 0; i < host->nr_prog_types; i++)
+		if (!strcmp(host->prog_types[i]->name, name))
+			return host->prog_types[i];
+	return NULL;
+}
+
 int kbpf_host_prog_type_register(struct kbpf_host *host, const struct kbpf_prog_type *type)
 {
 	/* sz lets a caller built against an older, shorter struct register (the missing
@@ -123,36 +132,51 @@ int kbpf_host_prog_type_register(struct kbpf_host *host, const struct kbpf_prog_
 		return -EINVAL;
 	if (tmp.has_ret_range && tmp.ret_min > tmp.ret_max)
 		return -EINVAL;
-	if (kbpf_host_prog_type_find(host, tmp.name))
-		return -EEXIST;
-	struct kbpf_prog_type **arr = realloc(host->prog_types, (host->nr_prog_types + 1) * sizeof(*arr));
-	if (!arr)
-		return -ENOMEM;
-	host->prog_types = arr;
 	struct kbpf_prog_type *copy = type_copy(&tmp, sizeof(tmp));
 	if (!copy)
 		return -ENOMEM;
-	host->prog_types[host->nr_prog_types++] = copy;
-	return 0;
+	int ret = 0;
+	pthread_rwlock_wrlock(&host->prog_types_lock);
+	if (type_find_locked(host, tmp.name)) {
+		ret = -EEXIST;
+	} else {
+		struct kbpf_prog_type **arr = realloc(host->prog_types, (host->nr_prog_types + 1) * sizeof(*arr));
+		if (!arr) {
+			ret = -ENOMEM;
+		} else {
+			host->prog_types = arr;
+			host->prog_types[host->nr_prog_types++] = copy;
+			copy = NULL;
+		}
+	}
+	pthread_rwlock_unlock(&host->prog_types_lock);
+	free(copy);
+	return ret;
 }
 
 const struct kbpf_prog_type *kbpf_host_prog_type_find(const struct kbpf_host *host, const char *name)
 {
 	if (!host || !name)
 		return NULL;
-	for (size_t i = 0; i < host->nr_prog_types; i++)
-		if (!strcmp(host->prog_types[i]->name, name))
-			return host->prog_types[i];
-	return NULL;
+	/* the lock is the host's internal state, not part of what const promises */
+	pthread_rwlock_t *lock = (pthread_rwlock_t *)&host->prog_types_lock;
+	pthread_rwlock_rdlock(lock);
+	const struct kbpf_prog_type *t = type_find_locked(host, name);
+	pthread_rwlock_unlock(lock);
+	return t; /* entries are never freed before the host: valid after unlocking */
 }
 
+/* fn must not register program types (it runs under the read lock). */
 void kbpf_host_prog_type_foreach(const struct kbpf_host *host,
 				 void (*fn)(const struct kbpf_prog_type *type, void *arg), void *arg)
 {
 	if (!host || !fn)
 		return;
+	pthread_rwlock_t *lock = (pthread_rwlock_t *)&host->prog_types_lock;
+	pthread_rwlock_rdlock(lock);
 	for (size_t i = 0; i < host->nr_prog_types; i++)
 		fn(host->prog_types[i], arg);
+	pthread_rwlock_unlock(lock);
 }
 
 void kbpf_host_prog_type_release(struct kbpf_host *host)

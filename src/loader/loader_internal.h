@@ -226,6 +226,7 @@ struct kbpf_object {
 	bool own_host;
 	bool loaded, load_tried;
 	bool jit;                 /* open opts: load JIT-compiles the programs */
+	unsigned log_level;       /* open opts: verifier log level */
 	struct obj_log log;
 
 	struct btf *btf;

@@ -117,6 +117,7 @@ static int open_image(char *image, size_t size, const char *name, const struct k
 	obj->name = strdup(name);
 	obj->host = OPTS_GET(opts, host, NULL);
 	obj->jit = OPTS_GET(opts, jit, 0) != 0;
+	obj->log_level = OPTS_GET(opts, log_level, 0);
 	if (!obj->host) {
 		obj->host = kbpf_host_new();
 		obj->own_host = true;
@@ -266,14 +267,12 @@ static const char *verify_type_name(struct kbpf_host *host, uint32_t linux_type)
 	return l.name;
 }
 
-/* kfunc calls and callbacks are not checked by kbpf's verifier yet: such programs load
- * unverified, as before (docs/verifier.md). */
+/* Callbacks (ld_imm64 of a function) are not checked by kbpf's verifier yet: such
+ * programs load unverified, as before (docs/verifier.md). Kfunc calls are verified. */
 static bool verifiable(const struct kbpf_program *p)
 {
 	for (size_t i = 0; i < p->insn_cnt; i++) {
 		const struct bpf_insn *in = &p->insns[i];
-		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_KFUNC_CALL)
-			return false;
 		if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC)
 			return false;
 	}
@@ -296,28 +295,47 @@ int kbpf_object_load(struct kbpf_object *obj)
 		ret = obj_maps_create(obj);
 	for (size_t i = 0; !ret && i < obj->nr_progs; i++) {
 		struct kbpf_program *p = &obj->progs[i];
-		char log[512] = "";
+		/* a verifier log at a level asked for can be long; the error line alone is short */
+		size_t log_size = obj->log_level ? 1u << 20 : 512;
+		char *log = calloc(1, log_size);
 
-		if (!p->autoload)
-			continue;
-		ret = obj_program_link(obj, p);
-		if (ret)
+		if (!log) {
+			ret = -ENOMEM;
 			break;
+		}
+
+		if (!p->autoload) {
+			free(log);
+			continue;
+		}
+		ret = obj_program_link(obj, p);
+		if (ret) {
+			free(log);
+			break;
+		}
 		struct kbpf_prog_opts po = {
-			.sz = sizeof(po), .host = obj->host, .name = p->name, .log_buf = log, .log_size = sizeof(log),
+			.sz = sizeof(po), .host = obj->host, .name = p->name, .log_buf = log, .log_size = log_size,
+			.log_level = obj->log_level,
 			.maps = obj->map_table, .nr_maps = obj->nr_maps, .jit = obj->jit,
 			/* verified when the host knows the section's program type */
 			.prog_type = verifiable(p) ? verify_type_name(obj->host, p->type) : NULL,
 			.license = obj->license,
 		};
 		ret = kbpf_prog_create(p->insns, p->insn_cnt, &po, &p->prog);
-		if (ret) {
+		if (ret && obj->log_level && strchr(log, '\n')) {
+			/* the whole verifier log, then the usual one-line summary */
+			p->prog = NULL;
+			obj_log(&obj->log, "program '%s': verifier log:", p->name);
+			obj_log_text(&obj->log, log);
+			obj_log(&obj->log, "program '%s': %s", p->name, strerror(-ret));
+		} else if (ret) {
 			p->prog = NULL;
 			obj_log(&obj->log, "program '%s': %s", p->name, log[0] ? log : strerror(-ret));
 		} else if (obj->jit && !kbpf_prog_is_jited(p->prog)) {
 			/* not an error: the program runs, on the interpreter */
 			obj_log(&obj->log, "program '%s': %s", p->name, log[0] ? log : "JIT: not compiled");
 		}
+		free(log);
 	}
 	if (!ret)
 		ret = obj_maps_init_prog_arrays(obj);

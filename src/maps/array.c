@@ -132,7 +132,7 @@ static int array_sys_lookup(struct kbpf_map *map, const void *key, void *value)
 
 	if (!elem)
 		return -ENOENT;
-	memcpy(value, elem, map->value_size);
+	kbpf_map_copy_value(value, elem, map->value_size);
 	return 0;
 }
 
@@ -156,8 +156,8 @@ static int percpu_array_sys_lookup(struct kbpf_map *map, const void *key, void *
 	if (index >= map->max_entries)
 		return -ENOENT;
 	for (unsigned cpu = 0; cpu < array->nr_cpus; cpu++)
-		memcpy((char *)value + (size_t)array->elem_size * cpu, elem_ptr(array, index, cpu),
-		       array->elem_size);
+		kbpf_map_copy_value((char *)value + (size_t)array->elem_size * cpu, elem_ptr(array, index, cpu),
+				    array->elem_size);
 	return 0;
 }
 
@@ -175,8 +175,8 @@ static int percpu_array_sys_update(struct kbpf_map *map, const void *key, const 
 	if (flags == BPF_NOEXIST)
 		return -EEXIST;
 	for (unsigned cpu = 0; cpu < array->nr_cpus; cpu++)
-		memcpy(elem_ptr(array, index, cpu), (const char *)value + (size_t)array->elem_size * cpu,
-		       array->elem_size);
+		kbpf_map_copy_value(elem_ptr(array, index, cpu),
+				    (const char *)value + (size_t)array->elem_size * cpu, array->elem_size);
 	return 0;
 }
 

@@ -152,12 +152,13 @@ static void elem_set_value(struct kbpf_htab *htab, struct htab_elem *e, const vo
 		dst = htab_elem_value(htab, e, 0);
 		kbpf_map_copy_value(dst, value, vs);
 		if (new_elem)
-			memset(dst + vs, 0, vs8 - vs); /* no stale bytes of a previous key */
+			kbpf_map_zero_value(dst + vs, vs8 - vs); /* no stale bytes of a previous key */
 		return;
 	}
 	if (all_cpus) {
 		for (unsigned cpu = 0; cpu < htab->nr_cpus; cpu++)
-			memcpy(htab_elem_value(htab, e, cpu), (const char *)value + (size_t)vs8 * cpu, vs8);
+			kbpf_map_copy_value(htab_elem_value(htab, e, cpu), (const char *)value + (size_t)vs8 * cpu,
+					    vs8);
 		return;
 	}
 	unsigned self = kbpf_cpu_id();
@@ -165,8 +166,8 @@ static void elem_set_value(struct kbpf_htab *htab, struct htab_elem *e, const vo
 	if (new_elem) {
 		for (unsigned cpu = 0; cpu < htab->nr_cpus; cpu++)
 			if (cpu != self)
-				memset(htab_elem_value(htab, e, cpu), 0, vs8);
-		memset(htab_elem_value(htab, e, self) + vs, 0, vs8 - vs);
+				kbpf_map_zero_value(htab_elem_value(htab, e, cpu), vs8);
+		kbpf_map_zero_value(htab_elem_value(htab, e, self) + vs, vs8 - vs);
 	}
 	kbpf_map_copy_value(htab_elem_value(htab, e, self), value, vs);
 }
@@ -341,10 +342,10 @@ static int htab_sys_lookup(struct kbpf_map *map, const void *key, void *value)
 	if (e) {
 		if (htab->percpu) {
 			for (unsigned cpu = 0; cpu < htab->nr_cpus; cpu++)
-				memcpy((char *)value + (size_t)htab->value_size8 * cpu,
-				       htab_elem_value(htab, e, cpu), htab->value_size8);
+				kbpf_map_copy_value((char *)value + (size_t)htab->value_size8 * cpu,
+						    htab_elem_value(htab, e, cpu), htab->value_size8);
 		} else {
-			memcpy(value, htab_elem_value(htab, e, 0), map->value_size);
+			kbpf_map_copy_value(value, htab_elem_value(htab, e, 0), map->value_size);
 		}
 	}
 	kbpf_spin_unlock(&b->lock);

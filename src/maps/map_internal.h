@@ -87,11 +87,54 @@ static inline bool kbpf_map_flags_access_ok(uint32_t flags)
 	       (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG);
 }
 
-/* Copy a value that may overlap its destination (a program may pass a pointer into
- * the very element it updates). */
+/* One 8-byte chunk (len bytes) of a value copy: an aligned word as one relaxed atomic,
+ * anything else byte by byte (relaxed atomics too). */
+static inline void kbpf_map_copy_chunk(char *d, const char *s, size_t len)
+{
+	if (len == 8 && !(((uintptr_t)d | (uintptr_t)s) & 7)) {
+		__atomic_store_n((uint64_t *)d, __atomic_load_n((const uint64_t *)s, __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+		return;
+	}
+	char w[8];
+	for (size_t j = 0; j < len; j++)
+		w[j] = __atomic_load_n(s + j, __ATOMIC_RELAXED);
+	for (size_t j = 0; j < len; j++)
+		__atomic_store_n(d + j, w[j], __ATOMIC_RELAXED);
+}
+
+/* Copy a value into or out of a map.  Programs may be changing or reading the map side
+ * at the same time with BPF_ATOMIC operations (counters a host polls, say), so the copy
+ * is made of relaxed atomic accesses, word by word: as in Linux (copy_map_value) a
+ * concurrent copy may be torn between words, but it is not a C data race (nor a TSan
+ * report).  The two may overlap (a program may pass a pointer into the very element it
+ * updates): then the copy runs in memmove's direction, each chunk read before written. */
 static inline void kbpf_map_copy_value(void *dst, const void *src, size_t size)
 {
-	memmove(dst, src, size);
+	char *d = dst;
+	const char *s = src;
+
+	if (d == s)
+		return;
+	if (d > s && d < s + size) {
+		for (size_t i = size; i > 0;) {
+			size_t len = i % 8 ? i % 8 : 8;
+			i -= len;
+			kbpf_map_copy_chunk(d + i, s + i, len);
+		}
+		return;
+	}
+	for (size_t i = 0; i < size; i += 8)
+		kbpf_map_copy_chunk(d + i, s + i, size - i < 8 ? size - i : 8);
+}
+
+/* Zero bytes of a map value programs may be touching (see kbpf_map_copy_value). */
+static inline void kbpf_map_zero_value(void *dst, size_t size)
+{
+	static const uint64_t zero;
+
+	for (size_t i = 0; i < size; i += 8)
+		kbpf_map_copy_chunk((char *)dst + i, (const char *)&zero, size - i < 8 ? size - i : 8);
 }
 
 #endif /* KBPF_MAP_INTERNAL_H */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "verifier/env.h"
+#include "verifier/kfunc.h"
 
 static bool is_pseudo_call(const struct bpf_insn *in)
 {
@@ -73,12 +74,13 @@ int check_subprogs(struct env *env)
 			return -EPERM;
 		}
 		if (is_kfunc_call(&insn[i])) {
-			/* kbpf's verifier does not check kfunc calls yet: refuse rather than
-			 * accept an unchecked call into the host. */
-			vlog(env, "calling kernel function kfunc#%d is not allowed\n", insn[i].imm);
-			return -EACCES;
+			/* Pass A: descriptors before the walk (kfunc.c) */
+			ret = kfunc_add(env, i);
+			if (ret)
+				return ret;
+			continue;
 		}
-		ret = add_subprog(env, i + insn[i].imm + 1);
+		ret = add_subprog(env, insn_target(i, insn[i].imm));
 		if (ret)
 			return ret;
 	}
@@ -96,7 +98,7 @@ int check_subprogs(struct env *env)
 			env->sub[cur].has_ld_abs = true;
 		if ((BPF_CLASS(code) == BPF_JMP || BPF_CLASS(code) == BPF_JMP32) && BPF_OP(code) != BPF_EXIT &&
 		    BPF_OP(code) != BPF_CALL) {
-			int t = code == (BPF_JMP32 | BPF_JA) ? i + insn[i].imm + 1 : i + insn[i].off + 1;
+			int t = insn_target(i, code == (BPF_JMP32 | BPF_JA) ? insn[i].imm : insn[i].off);
 			if (t < start || t >= end) {
 				vlog(env, "jump out of range from insn %d to %d\n", i, t);
 				return -EINVAL;
@@ -280,7 +282,7 @@ static int visit_call(struct env *env, struct cfg *c, int t, bool visit_callee)
 	mark_prune(env, t + sz);
 	if (visit_callee) {
 		mark_prune(env, t);
-		ret = push_insn(env, c, t, t + in->imm + 1, BRANCH, is_pseudo_func(in));
+		ret = push_insn(env, c, t, insn_target(t, in->imm), BRANCH, is_pseudo_func(in));
 	}
 	return ret;
 }
@@ -305,10 +307,10 @@ static int visit_insn(struct env *env, struct cfg *c, int t)
 		if (BPF_SRC(in->code) != BPF_K)
 			return -EINVAL;
 		int off = cls == BPF_JMP ? in->off : in->imm;
-		int ret = push_insn(env, c, t, t + off + 1, FALLTHROUGH, true);
+		int ret = push_insn(env, c, t, insn_target(t, off), FALLTHROUGH, true);
 		if (ret)
 			return ret;
-		mark_prune(env, t + off + 1);
+		mark_prune(env, insn_target(t, off));
 		return ret;
 	}
 	default: {
@@ -395,7 +397,7 @@ cont:
 			continue;
 		ret_insn[frame] = i + 1;
 		ret_prog[frame] = idx;
-		int next = i + insn[i].imm + 1, sidx = find_subprog(env, next);
+		int next = insn_target(i, insn[i].imm), sidx = find_subprog(env, next);
 		if (sidx < 0)
 			return -EFAULT;
 		i = next;

@@ -61,6 +61,12 @@ struct frame {
 	bool in_callback;
 	uint16_t written;       /* regs written since the last checkpoint (log: "_w") */
 	uint64_t stack_written; /* slots fully written since the last checkpoint */
+	/* Liveness (Linux's REG_LIVE_READ, prune.c): in a checkpoint, the regs some path
+	 * below it read before writing them; in any state, born = this frame was pushed
+	 * (by a call) since the last checkpoint, so its regs have no parents there. */
+	uint16_t live_read;
+	uint64_t stack_live_read; /* the same for stack slots (bit spi) */
+	bool born;
 	int nr_refs;
 	struct ref refs[MAX_REFS];
 	/* Last: copies take only the allocated slots; the rest is garbage until
@@ -104,6 +110,12 @@ struct insn_aux {
 	bool prune_point, jmp_point;
 	int map_idx;         /* ld_imm64: maps table index */
 	uint32_t alu_state, alu_limit; /* unprivileged pointer-ALU sanitation seen here */
+	struct kbpf_map *tail_map;    /* tail call: the prog array seen here */
+	bool tail_map_poison;         /* ... and a different one on another path */
+	/* ctx access conversion (fixup.c): where this access really goes at run time */
+	bool ctx_conv;
+	uint8_t ctx_conv_size;
+	int32_t ctx_conv_off;
 };
 
 struct env {
@@ -140,9 +152,24 @@ struct env {
 	bool explore_alu_limits; /* no scalar pruning (unprivileged variable pointer ALU) */ /* the current insn's arrival was recorded in the history */
 	uint32_t scratched_regs;
 	uint64_t scratched_stack;
+	uint32_t longest_mark_read_walk; /* Linux's "mark_read" statistic */
 	int last_insn_log_len; /* length of the last printed insn line, for padding */
 	size_t last_insn_log_end;
+	/* kfunc.c: Pass A's table of the distinct kfunc BTF ids called (at most 256) */
+	bool kfunc_tab;
+	int nr_kfuncs;
+	uint32_t kfunc_ids[256];
 };
+
+/* i + delta + 1 with Linux's 32-bit wrap-around, without C overflow. */
+static inline int insn_target(int i, int64_t delta)
+{
+	return (int)(uint32_t)(uint64_t)((int64_t)i + delta + 1);
+}
+
+/* fixup.c: ctx access conversion (Linux's convert_ctx_accesses, same-count rewrites) */
+int fixup_note_ctx(struct env *env, int insn_idx, int off, int size, const struct kbpf_ctx_access_info *info);
+int fixup_apply(struct env *env, struct bpf_insn *out);
 
 /* log.c */
 void vlog(struct env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -231,6 +258,8 @@ void clear_precision(struct vstate *st);
 
 /* prune.c */
 int is_state_visited(struct env *env, int insn_idx);
+void mark_reg_read(struct env *env, struct vstate *st, int frameno, int regno);
+void mark_stack_slot_read(struct env *env, struct vstate *st, int frameno, int spi);
 void update_branch_counts(struct env *env, struct vstate *st);
 void explored_free(struct env *env);
 

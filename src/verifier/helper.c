@@ -6,6 +6,7 @@
 #include <string.h>
 #include <kbpf/isa.h>
 #include "verifier/env.h"
+#include "verifier/kfunc.h"
 #include "verifier/stack.h"
 
 int check_mem_region(struct env *env, int regno, int off, int size, uint32_t mem_size, bool zero_ok);
@@ -30,6 +31,8 @@ static const uint32_t sock_types[] = { KBPF_PTR_TO_SOCK_COMMON, KBPF_PTR_TO_SOCK
 				       KBPF_PTR_TO_XDP_SOCK, 0 };
 static const uint32_t fullsock_types[] = { KBPF_PTR_TO_SOCKET, 0 };
 static const uint32_t btf_types[] = { KBPF_PTR_TO_BTF_ID, 0 };
+static const uint32_t btf_sock_common_types[] = { KBPF_PTR_TO_SOCK_COMMON, KBPF_PTR_TO_SOCKET, KBPF_PTR_TO_TCP_SOCK,
+						  KBPF_PTR_TO_XDP_SOCK, KBPF_PTR_TO_BTF_ID, 0 };
 static const uint32_t map_value_types[] = { KBPF_PTR_TO_MAP_VALUE, 0 };
 static const uint32_t mem_types[] = { KBPF_PTR_TO_STACK, KBPF_PTR_TO_PACKET, KBPF_PTR_TO_PACKET_META,
 				      KBPF_PTR_TO_MAP_KEY, KBPF_PTR_TO_MAP_VALUE, KBPF_PTR_TO_MEM,
@@ -59,8 +62,9 @@ static const uint32_t *compatible(uint32_t arg)
 		return sock_types;
 	case KBPF_ARG_PTR_TO_SOCKET:
 		return fullsock_types;
-	case KBPF_ARG_PTR_TO_BTF_ID:
 	case KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON:
+		return btf_sock_common_types;
+	case KBPF_ARG_PTR_TO_BTF_ID:
 	case KBPF_ARG_PTR_TO_PERCPU_BTF_ID:
 		return btf_types;
 	case KBPF_ARG_PTR_TO_SPIN_LOCK:
@@ -173,6 +177,15 @@ static int helper_mem(struct env *env, int regno, int size, bool zero_ok, struct
 		int err = stack_range_init(env, regno, r->off, size, zero_ok, STACK_HELPER, &rawm, true);
 		return err;
 	}
+	case KBPF_PTR_TO_CTX:
+		/* 6.1: a type without ctx conversion (syscall: the ctx is the caller's
+		 * buffer) checks the last byte touched like a program's own access */
+		if (env->type->linux_type == BPF_PROG_TYPE_SYSCALL) {
+			if (size == 0)
+				return zero_ok ? 0 : -EACCES;
+			return check_mem_access(env, env->insn_idx, regno, size - 1, 1, raw, -1, false);
+		}
+		/* fall through */
 	default:
 		if (zero_ok && size == 0 && reg_is_null(r))
 			return 0;
@@ -203,6 +216,25 @@ static int check_mem_size(struct env *env, int regno, bool zero_ok, struct call_
 	if (!err)
 		err = mark_precise(env, regno);
 	return err;
+}
+
+/* For kfunc.c (Linux's check_mem_reg and check_kfunc_mem_size_reg): the memory must
+ * allow a read, then a write, of size bytes (or of the size register's range). */
+int kfunc_check_mem(struct env *env, int regno, int size_regno, int size)
+{
+	struct call_meta meta;
+	int err;
+	for (int pass = 0; pass < 2; pass++) {
+		memset(&meta, 0, sizeof(meta));
+		meta.raw_mode = pass == 1;
+		if (size_regno >= 0)
+			err = check_mem_size(env, size_regno, true, &meta);
+		else
+			err = helper_mem(env, regno, size, true, &meta);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int check_func_arg(struct env *env, int arg, struct call_meta *meta, const struct kbpf_helper_proto *fn)
@@ -377,6 +409,14 @@ static void clear_pkt_pointers(struct env *env)
 	}
 }
 
+/* 6.1 is_ptr_cast_function: R0 carries the argument's reference. */
+static bool is_ptr_cast(int32_t id)
+{
+	return id == BPF_FUNC_tcp_sock || id == BPF_FUNC_sk_fullsock || id == BPF_FUNC_skc_to_tcp_sock ||
+	       id == BPF_FUNC_skc_to_tcp6_sock || id == BPF_FUNC_skc_to_udp6_sock || id == BPF_FUNC_skc_to_mptcp_sock ||
+	       id == BPF_FUNC_skc_to_tcp_timewait_sock || id == BPF_FUNC_skc_to_tcp_request_sock;
+}
+
 #define LINUX_FUNC_MAX_ID 211 /* __BPF_FUNC_MAX_ID in Linux 6.1 */
 
 /* Helpers bpf_base_func_proto hides from loads without CAP_BPF / CAP_PERFMON. */
@@ -533,9 +573,26 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 			return rid;
 		r0->id = (uint32_t)rid;
 		r0->ref_obj_id = (uint32_t)rid;
-	} else if (reg_is_pointer(r0) && meta.ref_obj_id && !meta.release_regno) {
+	} else if (is_ptr_cast(id)) {
 		/* cast helpers (tcp_sock, sk_fullsock, skc_to_*) keep the reference */
 		r0->ref_obj_id = meta.ref_obj_id;
+	}
+	if (id == BPF_FUNC_get_stack || id == BPF_FUNC_get_task_stack || id == BPF_FUNC_probe_read_str ||
+	    id == BPF_FUNC_probe_read_kernel_str || id == BPF_FUNC_probe_read_user_str) {
+		/* 6.1 do_refine_retval_range: at most the size argument, or -errno */
+		r0->s.smax_value = (int64_t)meta.msize_max;
+		r0->s.s32_max_value = (int32_t)meta.msize_max;
+		r0->s.smin_value = -4095;
+		r0->s.s32_min_value = -4095;
+		kbpf_scalar_bounds_sync(&r0->s);
+	}
+	if (id == BPF_FUNC_tail_call && meta.map) {
+		/* 6.1 record_func_map: one insn, one prog array, for unprivileged loads */
+		struct insn_aux *a = &env->aux[insn_idx];
+		if (!a->tail_map)
+			a->tail_map = meta.map;
+		else if (a->tail_map != meta.map)
+			a->tail_map_poison = true;
 	}
 	if ((err = map_func_compat(env, meta.map, id, name)))
 		return err;
@@ -547,7 +604,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 {
 	struct vstate *st = env->cur;
-	int target = *insn_idx + insn->imm + 1;
+	int target = insn_target(*insn_idx, insn->imm);
 	int sub = find_subprog(env, target);
 	if (sub < 0) {
 		vlog(env, "verifier bug. No program starts at insn %d\n", target);
@@ -563,10 +620,16 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		return -ENOMEM;
 	callee->nr_refs = caller->nr_refs;
 	memcpy(callee->refs, caller->refs, sizeof(callee->refs));
-	for (int i = 1; i <= 5; i++)
+	for (int i = 1; i <= 5; i++) {
+		/* liveness: the callee's frame has no parents, so its arguments count as
+		 * read here (Linux follows each one; kbpf marks all five, never fewer) */
+		if (caller->regs[i].type != KBPF_NOT_INIT)
+			mark_reg_read(env, st, st->curframe, i);
 		callee->regs[i] = caller->regs[i];
+	}
 	for (int i = 0; i <= 5; i++)
 		reg_mark_not_init(env, &caller->regs[i]);
+	caller->written |= 0x3f;
 	free(st->frame[st->curframe + 1]);
 	st->frame[++st->curframe] = callee;
 	if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2)) {
@@ -590,7 +653,10 @@ int prepare_func_exit(struct env *env, int *insn_idx)
 		return -EINVAL;
 	}
 	struct frame *caller = st->frame[st->curframe - 1];
+	/* liveness: R0 goes on in the caller's frame, which has other parents */
+	mark_reg_read(env, st, st->curframe, 0);
 	caller->regs[0] = *r0;
+	caller->written |= 1;
 	caller->nr_refs = callee->nr_refs;
 	memcpy(caller->refs, callee->refs, sizeof(caller->refs));
 	*insn_idx = callee->callsite + 1;

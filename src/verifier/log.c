@@ -7,6 +7,7 @@
 #include <string.h>
 #include <kbpf/isa.h>
 #include "verifier/env.h"
+#include "verifier/kfunc.h"
 
 void vlog(struct env *env, const char *fmt, ...)
 {
@@ -199,11 +200,18 @@ static const char *helper_name_cb(void *cookie, int32_t id)
 	return p ? p->name : NULL;
 }
 
+/* Linux's disasm_kfunc_name: the BTF name ("call bpf_kfunc_call_test1#12345"). */
+static const char *kfunc_name_cb(void *cookie, int32_t id)
+{
+	return kfunc_btf_name(cookie, id);
+}
+
 /* "%d: " and the instruction text, as print_bpf_insn. */
 void vlog_insn(struct env *env, int idx)
 {
 	char buf[256];
-	struct kbpf_disasm_opts o = { .sz = sizeof(o), .helper_name = helper_name_cb, .cookie = env };
+	struct kbpf_disasm_opts o = { .sz = sizeof(o), .helper_name = helper_name_cb, .kfunc_name = kfunc_name_cb,
+				      .cookie = env };
 	if (kbpf_insn_disasm(env->insns, env->cnt, idx, &o, buf, sizeof(buf)) < 0)
 		snprintf(buf, sizeof(buf), "?");
 	size_t start = env->log_len;

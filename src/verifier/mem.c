@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 #include "verifier/env.h"
+#include "verifier/kfunc.h"
 #include "verifier/stack.h"
 
 static int bpf_size_to_bytes(int sz)
@@ -170,8 +171,8 @@ static bool sock_access_ok(uint32_t type, int off, int size)
 {
 	if (off < 0 || size <= 0 || off % size)
 		return false;
-	if (type == KBPF_PTR_TO_TCP_SOCK)
-		return off + size <= 112 && (size == 4 || size == 8);
+	if (type == KBPF_PTR_TO_TCP_SOCK) /* bytes_received and bytes_acked are u64 */
+		return off + size <= 112 && (off == 80 || off == 88 ? size == 8 : size == 4);
 	if (type == KBPF_PTR_TO_XDP_SOCK)
 		return off == 0 && size == 4; /* queue_id */
 	if (off + size > 80)
@@ -277,6 +278,8 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 			return err;
 		if ((err = check_ctx_access(env, off, size, write, &info)))
 			return err;
+		if ((err = fixup_note_ctx(env, insn_idx, off, size, &info)))
+			return err;
 		if (!write && value_regno >= 0) {
 			struct reg *d = &regs[value_regno];
 			uint32_t base = KBPF_REG_BASE(info.reg_type);
@@ -312,7 +315,8 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 		break;
 	case KBPF_PTR_TO_PACKET:
 	case KBPF_PTR_TO_PACKET_META:
-		if (write && !env->type->direct_packet_access) {
+		/* cgroup_skb, lwt_in/out…: read-only (may_access_direct_pkt_data) */
+		if (write && env->type->direct_packet_access != KBPF_PKT_ACCESS_RW) {
 			vlog(env, "cannot write into packet\n");
 			return -EACCES;
 		}
@@ -344,6 +348,10 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 		}
 		if (value_regno >= 0)
 			reg_mark_unknown(env, &regs[value_regno]);
+		break;
+	case KBPF_PTR_TO_BTF_ID:
+		if ((err = check_btf_access(env, regno, off, size, write, value_regno)))
+			return err;
 		break;
 	default:
 		vlog(env, "R%d invalid mem access '%s'\n", regno, reg_type_str(env, r->type));
@@ -427,12 +435,6 @@ static int check_atomic(struct env *env, const struct bpf_insn *insn, int idx)
 		}
 	}
 	if (is_pointer_value(env, insn->src_reg)) {
-		vlog(env, "R%d leaks addr into mem\n", insn->src_reg);
-		return -EACCES;
-	}
-	/* kbpf: a pointer stored atomically could not be tracked; refuse it even when
-	 * privileged (stricter than Linux, which makes the slot misc). */
-	if (reg_is_pointer(&cur_regs(env)[insn->src_reg])) {
 		vlog(env, "R%d leaks addr into mem\n", insn->src_reg);
 		return -EACCES;
 	}

@@ -2,9 +2,11 @@
 /* State pruning (Linux 6.1 is_state_visited, states_equal): checkpoints at prune
  * points, and a path is cut when a fully explored checkpoint covers it.
  *
- * kbpf does not track liveness or precision yet, so every register and stack byte
- * counts and every scalar is compared as if precise: fewer paths are pruned than in
- * Linux (more "processed" insns), never a path Linux would have to explore. */
+ * Register liveness (Linux's REG_LIVE_READ/WRITTEN, mark_reg_read, propagate_liveness):
+ * a read marks the register in every checkpoint above the current path up to the
+ * segment that wrote it; a register no path below a checkpoint read is dead there and
+ * is not compared. Stack slots are not tracked: every stack byte counts, so a few more
+ * paths are walked than in Linux, never one Linux would prune unsafely. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,10 +92,61 @@ static bool regsafe(const struct env *env, const struct reg *o, const struct reg
 	}
 }
 
+/* Linux's mark_reg_read: regno of frame frameno was read in st. Walk up the
+ * checkpoints until the segment that defined the value: a segment that wrote the
+ * register, or that pushed the frame (its arguments were marked at the call). */
+void mark_reg_read(struct env *env, struct vstate *st, int frameno, int regno)
+{
+	uint16_t bit = (uint16_t)(1u << regno);
+	uint32_t walk = 0;
+	if (regno >= FP_REG)
+		return; /* the frame pointer never changes */
+	for (struct vstate *child = st; child->parent; child = child->parent) {
+		const struct frame *cf = frameno <= child->curframe ? child->frame[frameno] : NULL;
+		if (!cf || cf->born || (cf->written & bit))
+			break;
+		struct vstate *p = child->parent;
+		struct frame *pf = frameno <= p->curframe ? p->frame[frameno] : NULL;
+		if (!pf || (pf->live_read & bit))
+			break;
+		pf->live_read |= bit;
+		walk++;
+	}
+	if (walk > env->longest_mark_read_walk)
+		env->longest_mark_read_walk = walk;
+}
+
+/* The same for stack slot spi of frame frameno: a segment that wrote all 8 bytes of the
+ * slot defined it. */
+void mark_stack_slot_read(struct env *env, struct vstate *st, int frameno, int spi)
+{
+	uint64_t bit = 1ull << spi;
+	uint32_t walk = 0;
+	if (spi < 0 || spi >= STACK_SLOTS)
+		return;
+	for (struct vstate *child = st; child->parent; child = child->parent) {
+		const struct frame *cf = frameno <= child->curframe ? child->frame[frameno] : NULL;
+		if (!cf || cf->born || (cf->stack_written & bit))
+			break;
+		struct vstate *p = child->parent;
+		struct frame *pf = frameno <= p->curframe ? p->frame[frameno] : NULL;
+		if (!pf || spi >= pf->allocated / 8 || (pf->stack_live_read & bit))
+			break;
+		pf->stack_live_read |= bit;
+		walk++;
+	}
+	if (walk > env->longest_mark_read_walk)
+		env->longest_mark_read_walk = walk;
+}
+
 static bool stacksafe(struct env *env, const struct frame *o, const struct frame *c, struct idmap *map)
 {
 	for (int i = 0; i < o->allocated; i++) {
 		int spi = i / 8;
+		if (!(o->stack_live_read & (1ull << spi))) {
+			i += 7; /* dead in the explored state */
+			continue;
+		}
 		uint8_t ot = o->stack[spi].type[i % 8];
 		if (ot == STACK_INVALID)
 			continue;
@@ -141,8 +194,12 @@ static bool states_equal(struct env *env, const struct vstate *o, const struct v
 			ok = false;
 			break;
 		}
-		for (int i = 0; i < MAX_REG && ok; i++)
+		for (int i = 0; i < MAX_REG && ok; i++) {
+			/* dead in the explored state: no path below it read the value */
+			if (i < FP_REG && !(of->live_read & (1u << i)))
+				continue;
 			ok = regsafe(env, &of->regs[i], &cf->regs[i], map);
+		}
 		ok = ok && stacksafe(env, of, cf, map) && refsafe(of, cf);
 	}
 	return ok;
@@ -195,6 +252,16 @@ int is_state_visited(struct env *env, int insn_idx)
 		}
 		if (states_equal(env, sl, cur)) {
 			sl->hit++;
+			/* Linux's propagate_liveness: what the paths below sl read, the paths
+			 * below cur would have read too; cur's checkpoints must know it. */
+			for (int f = 0; f <= sl->curframe; f++)
+				for (int i = 0; i < FP_REG; i++)
+					if (sl->frame[f]->live_read & (1u << i))
+						mark_reg_read(env, cur, f, i);
+			for (int f = 0; f <= sl->curframe; f++)
+				for (int i = 0; i < sl->frame[f]->allocated / 8; i++)
+					if (sl->frame[f]->stack_live_read & (1ull << i))
+						mark_stack_slot_read(env, cur, f, i);
 			/* What was precise in the covering state must be in this path too. */
 			for (int f = 0; f <= sl->curframe; f++) {
 				const struct frame *of = sl->frame[f];
@@ -245,6 +312,8 @@ miss:
 	nw->parent = cur->parent;
 	if (env->hist_pushed)
 		nw->hist_cnt--; /* the step into insn_idx is not part of nw's segment */
+	for (int f = 0; f <= nw->curframe; f++)
+		nw->frame[f]->live_read = 0, nw->frame[f]->stack_live_read = 0; /* filled in below it */
 	nw->next = env->explored[insn_idx];
 	env->explored[insn_idx] = nw;
 	cur->parent = nw;
@@ -255,6 +324,9 @@ miss:
 	for (int f = 0; f <= cur->curframe; f++) {
 		cur->frame[f]->written = 0;
 		cur->frame[f]->stack_written = 0;
+		cur->frame[f]->born = false;
+		cur->frame[f]->live_read = 0;
+		cur->frame[f]->stack_live_read = 0;
 	}
 	return 0;
 }

@@ -220,6 +220,7 @@ static int read_fixed(struct env *env, struct frame *f, int off, int size, int d
 	const uint8_t *st = sl->type;
 
 	scratch_slot(env, spi);
+	mark_stack_slot_read(env, env->cur, (int)f->frameno, spi); /* liveness (prune.c) */
 
 	if (st[7] == STACK_SPILL) {
 		const struct reg *r = &sl->spilled;
@@ -340,6 +341,7 @@ int stack_range_init(struct env *env, int regno, int off, int size, bool zero_ok
 		int slot = -i - 1;
 		struct stack_slot *sl = &f->stack[slot / 8];
 		uint8_t *t = &sl->type[slot % 8];
+		mark_stack_slot_read(env, env->cur, (int)f->frameno, slot / 8); /* liveness (prune.c) */
 		if (*t == STACK_MISC)
 			continue;
 		if (*t == STACK_ZERO) {

@@ -102,6 +102,7 @@ struct frame *frame_new(int callsite, uint32_t frameno, uint32_t subprogno)
 	f->regs[FP_REG].frameno = frameno;
 	f->callsite = callsite;
 	f->frameno = frameno;
+	f->born = true; /* no parent registers until the next checkpoint (prune.c) */
 	f->subprogno = subprogno;
 	return f;
 }

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <kbpf/isa.h>
 #include "verifier/env.h"
+#include "verifier/kfunc.h"
 
 bool priv_leaks(struct env *env)
 {
@@ -23,6 +24,7 @@ int check_reg_read(struct env *env, int regno)
 		vlog(env, "R%d !read_ok\n", regno);
 		return -EACCES;
 	}
+	mark_reg_read(env, env->cur, env->cur->curframe, regno);
 	return 0;
 }
 
@@ -271,10 +273,14 @@ static int do_check(struct env *env)
 					continue;
 				}
 				if (insn->src_reg == BPF_PSEUDO_KFUNC_CALL) {
-					vlog(env, "calling kernel function kfunc#%d is not allowed\n", insn->imm);
-					return -EACCES;
+					/* liveness: the kfunc's arguments are read (all five: never fewer) */
+					for (int a = 1; a <= 5; a++)
+						if (cur_regs(env)[a].type != KBPF_NOT_INIT)
+							mark_reg_read(env, env->cur, env->cur->curframe, a);
+					err = check_kfunc_call(env, insn, insn_idx);
+				} else {
+					err = check_helper_call(env, insn, insn_idx);
 				}
-				err = check_helper_call(env, insn, insn_idx);
 			} else if (op == BPF_JA) {
 				if (BPF_SRC(insn->code) != BPF_K || insn->src_reg || insn->dst_reg ||
 				    (cls == BPF_JMP && insn->imm) || (cls == BPF_JMP32 && insn->off)) {
@@ -282,7 +288,7 @@ static int do_check(struct env *env)
 					return -EINVAL;
 				}
 				prev = insn_idx;
-				insn_idx += (cls == BPF_JMP ? insn->off : insn->imm) + 1;
+				insn_idx = insn_target(insn_idx, cls == BPF_JMP ? insn->off : insn->imm);
 				continue;
 			} else if (op == BPF_EXIT) {
 				if (BPF_SRC(insn->code) != BPF_K || insn->imm || insn->src_reg || insn->dst_reg ||
@@ -395,7 +401,7 @@ static void print_stats(struct env *env, uint64_t ns)
 	}
 	vlog(env, "processed %u insns (limit %u) max_states_per_insn %u total_states %u peak_states %u mark_read %u\n",
 	     env->insn_processed, KBPF_MAX_PROCESSED_INSNS, env->max_states_per_insn, env->total_states,
-	     env->peak_states, 0u);
+	     env->peak_states, env->longest_mark_read_walk);
 }
 
 static uint64_t now_ns(void)
@@ -437,6 +443,8 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 		return -ENOENT;
 	if (opts->log_level & ~7u)
 		return -EINVAL;
+	if (opts->sz >= offsetof(struct kbpf_verify_opts, nr_ctx_conv) + sizeof(opts->nr_ctx_conv))
+		opts->nr_ctx_conv = 0;
 
 	struct env *env = calloc(1, sizeof(*env));
 	if (!env)
@@ -469,15 +477,20 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	}
 	if (!err)
 		err = check_max_stack_depth(env);
-	if (!err) {
-		/* Belt and braces: anything the structural validator refuses is refused. */
-		char msg[256];
-		if (kbpf_insns_validate(insns, cnt, msg, sizeof(msg))) {
-			const char *m = strstr(msg, ": ");
-			vlog(env, "%s\n", m ? m + 2 : msg);
+	if (!err)
+		err = kfunc_fixup_check(env);
+	for (int i = 0; !err && !env->priv && i < env->cnt; i++) {
+		if (env->aux[i].tail_map_poison) {
+			/* 6.1 do_misc_fixups: the index mask needs one map per insn */
+			vlog(env, "tail_call abusing map_ptr\n");
 			err = -EINVAL;
 		}
 	}
+	/* The program as it must run: only for a safe program, and only if the caller's
+	 * opts are recent enough to have the field. */
+	bool want_xlated = opts->sz >= offsetof(struct kbpf_verify_opts, nr_ctx_conv) + sizeof(opts->nr_ctx_conv);
+	if (!err && want_xlated && opts->xlated_insns)
+		opts->nr_ctx_conv = (uint32_t)fixup_apply(env, opts->xlated_insns);
 	uint64_t ns = now_ns() - t0;
 	if (env->level)
 		print_stats(env, ns);
@@ -485,7 +498,7 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	opts->max_states_per_insn = env->max_states_per_insn;
 	opts->total_states = env->total_states;
 	opts->peak_states = env->peak_states;
-	opts->mark_read = 0;
+	opts->mark_read = env->longest_mark_read_walk;
 	opts->nr_subprogs = env->nr_sub;
 	for (int i = 0; i < env->nr_sub && i < 256; i++)
 		opts->stack_depth[i] = env->sub[i].stack_depth;

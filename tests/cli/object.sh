@@ -103,7 +103,7 @@ expect 0 "[0-9]+ bytes of x86-64 code" -- prog dump --jited "$(o tail_call)" ent
 out=$("$kbpf" prog dump --jited "$(o tail_call)" entry 2>&1)
 order=("; prologue" "endbr64" "push rbp" "^ +0: \(61\) r2 = \*\(u32 \*\)\(r1 \+48\)" "mov esi, dword ptr \[rdi \+ 0x30\]"
        "^ +1: \(63\) \*\(u32 \*\)\(r1 \+52\) = r2" "mov dword ptr \[rdi \+ 0x34\], esi"
-       "^ +5: \(85\) call bpf_tail_call#12" "call rax" "^ +7: \(95\) exit" "ret$")
+       "^ +5: \(85\) call bpf_tail_call#12" "call (rax|0x[0-9a-f]+)" "^ +7: \(95\) exit" "ret$")
 last=0
 for pat in "${order[@]}"; do
   n=$(grep -nE -- "$pat" <<<"$out" | awk -F: -v l="$last" '$1 > l { print $1; exit }')

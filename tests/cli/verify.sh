@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# `kbpf verify` on clang-compiled programs with the mistakes users make
-# (tests/bpf/unsafe.bpf.c): each is refused with Linux 6.1's message, exit 1; the
+# `kbpf verify` and `kbpf prog load` on clang-compiled programs with the mistakes users
+# make (tests/bpf/unsafe.bpf.c): each is refused with Linux 6.1's message, exit 1; the
 # corrected program is accepted, exit 0.
 # usage: verify.sh KBPF_BINARY BPF_OBJECT_DIR
 set -u
@@ -24,4 +24,10 @@ expect 0 "R0_w=map_value_or_null\(id=[0-9]+,off=0,ks=4,vs=8,imm=0\)" -- verify -
 expect 0 "safe: safe as socket_filter" -- verify "$obj"
 expect 2 "" -- verify --log-level x "$obj"
 expect 1 "no program 'nope'" -- verify "$obj" nope
+# kbpf prog load: the verifier's last lines and exit 1, or what was loaded
+expect 1 "7: \(79\) r0 = \*\(u64 \*\)\(r0 \+0\)" -- prog load "$obj" null_deref
+expect 1 "R0 invalid mem access 'map_value_or_null'" -- prog load "$obj" null_deref
+expect 1 "load failed: Permission denied" -- prog load "$obj" null_deref
+expect 0 "unsafe.bpf.o: 1 program loaded" -- prog load "$obj"
+expect 0 "safe: section socket, type socket_filter" -- prog load "$obj" safe
 finish

@@ -363,6 +363,59 @@ static void test_mov_add_fusion(void)
 			 BPF_EXIT_INSN()), 42);
 }
 
+/* "if cond goto +1; goto L" becomes one inverted jcc to L: every condition, both
+ * widths, register and immediate forms, edge values, gotol; not when a jump lands on
+ * the goto. */
+static void test_jcc_ja_fusion(void)
+{
+	struct bpf_insn p[16];
+
+	for (size_t k = 0; k < ARRAY_SIZE(jmp_ops); k++)
+		for (int is64 = 0; is64 < 2; is64++)
+			for (size_t a = 0; a < ARRAY_SIZE(edge64); a += 3)
+				for (size_t b = 0; b < ARRAY_SIZE(edge64); b += 2)
+					for (int form = 0; form < 3; form++) {
+						size_t n = 0;
+						uint8_t cls = is64 ? BPF_JMP : BPF_JMP32;
+						struct bpf_insn l1[2] = { BPF_LD_IMM64(BPF_REG_1, edge64[a]) };
+						struct bpf_insn l2[2] = { BPF_LD_IMM64(BPF_REG_2, edge64[b]) };
+
+						p[n++] = BPF_MOV64_IMM(BPF_REG_0, 0);
+						p[n++] = l1[0], p[n++] = l1[1];
+						p[n++] = l2[0], p[n++] = l2[1];
+						if (form == 1) /* immediate form */
+							p[n++] = BPF_RAW_INSN(cls | jmp_ops[k] | BPF_K, BPF_REG_1, 0, 1,
+									      (int32_t)edge64[b]);
+						else
+							p[n++] = BPF_RAW_INSN(cls | jmp_ops[k] | BPF_X, BPF_REG_1, BPF_REG_2, 1, 0);
+						p[n++] = form == 2 ? BPF_JMP32_A(2) : BPF_JMP_A(2);
+						p[n++] = BPF_MOV64_IMM(BPF_REG_0, 1); /* taken */
+						p[n++] = BPF_EXIT_INSN();
+						p[n++] = BPF_MOV64_IMM(BPF_REG_0, 2); /* not taken */
+						p[n++] = BPF_EXIT_INSN();
+						uint64_t r = check_prog(p, n, __LINE__);
+						CHECK(r == 1 || r == 2);
+					}
+	/* a backward loop closed by the pair: 5 rounds */
+	CHECK_EQ_U64(JR0(BPF_MOV64_IMM(BPF_REG_0, 0), BPF_MOV64_IMM(BPF_REG_1, 0),
+			 BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 3), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 1),
+			 BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 5, 1), BPF_JMP_A(-4), BPF_EXIT_INSN()), 15);
+	/* the goto is itself a jump target: R1 == 0 jumps straight to it */
+	const struct bpf_insn target[] = {
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 1),
+		BPF_JMP_IMM(BPF_JGT, BPF_REG_1, 10, 1),
+		BPF_JMP_A(2),
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+		BPF_MOV64_IMM(BPF_REG_0, 2),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(jit_check_at(target, ARRAY_SIZE(target), &(struct jit_run){ 0 }, __LINE__), 2);
+	CHECK_EQ_U64(jit_check_at(target, ARRAY_SIZE(target), &(struct jit_run){ .args = { 11 } }, __LINE__), 1);
+	CHECK_EQ_U64(jit_check_at(target, ARRAY_SIZE(target), &(struct jit_run){ .args = { 5 } }, __LINE__), 2);
+}
+
 /* Loads and stores: every size, sign-extending loads, every base and value register,
  * displacements of 0, 8 and 32 bits, and the stack. */
 static void test_memory(void)
@@ -836,6 +889,7 @@ int main(void)
 	RUN(test_jumps);
 	RUN(test_long_jumps);
 	RUN(test_mov_add_fusion);
+	RUN(test_jcc_ja_fusion);
 	RUN(test_memory);
 	RUN(test_atomics);
 	RUN(test_lddw);

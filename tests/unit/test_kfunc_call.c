@@ -2,7 +2,8 @@
 /* Kfunc calls on the interpreter: every argument narrowed/extended to its BTF size and
  * signedness before the call and R0 after it, whatever the upper bits of the registers
  * (u8/s8/u16/s16/u32/s32/u64/bool/pointer arguments and results), in fast and checked
- * runs; a JIT request keeps such a program on the interpreter; disassembly names the
+ * runs and on the JIT (direct calls, same results, also on random arguments and dirty
+ * registers: a focused differential test); disassembly names the
  * kfunc; a clang-compiled object calls the host, and one whose extern prototype no
  * longer matches the host's fails to load naming both (the ABI question). The host is
  * this test binary (tests/host/kfunc_funcs.c, BTF from kbpf_add_host_btf). */
@@ -60,15 +61,14 @@ static uint64_t call1(const char *name, uint64_t arg)
 	CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro), 0);
 	CHECK_EQ_U64(ro.retval, r0);
 	kbpf_prog_free(p);
-	/* the JIT has no kfunc calls yet: the program stays on the interpreter */
+	/* the JIT calls the kfunc directly, narrowing as the interpreter does */
 	o.jit = 1;
 	int ret = kbpf_prog_create(insns, 4, &o, &pj);
 	if (ret == -EOPNOTSUPP)
 		return r0; /* not an x86-64 host */
 	CHECK_EQ_U64(ret, 0);
 	if (pj) {
-		CHECK_EQ_U64(kbpf_prog_is_jited(pj), 0);
-		CHECK_CONTAINS(log, "kfunc");
+		CHECK_EQ_U64(kbpf_prog_is_jited(pj), 1);
 		CHECK_EQ_U64(kbpf_prog_run(pj, NULL, &rj), 0);
 		CHECK_EQ_U64(rj, r0);
 		kbpf_prog_free(pj);
@@ -151,6 +151,99 @@ static void test_pointers_and_five_args(void)
 	CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro), 0);
 	CHECK_EQ_U64(ro.retval, 99 + 5);
 	kbpf_prog_free(p);
+
+	o.jit = 1;
+	p = NULL;
+	CHECK_EQ_U64(kbpf_prog_create(insns, cnt, &o, &p), 0);
+	if (!p)
+		return;
+	CHECK_EQ_U64(kbpf_prog_is_jited(p), 1);
+	cell[0] = 0;
+	r0 = 0;
+	CHECK_EQ_U64(kbpf_prog_run(p, cell, &r0), 0);
+	CHECK_EQ_U64(cell[0], 99);
+	CHECK_EQ_U64(r0, 99 + 5);
+	kbpf_prog_free(p);
+}
+
+/* xorshift64*: reproducible random values for the differential test */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dull;
+}
+
+/* Differential: random chains of kfunc calls with random (dirty) 64-bit arguments on the
+ * interpreter and the JIT; R0 of every call is folded into R6 (rotate-xor), so a single
+ * differing bit of any argument narrowing or result extension shows. */
+static void test_jit_differential(void)
+{
+	static const char *const fns[] = {
+		"kt_arg_u8", "kt_arg_s8", "kt_arg_u16", "kt_arg_s16", "kt_arg_u32", "kt_arg_s32", "kt_arg_u64",
+		"kt_arg_bool", "kt_ret_u8", "kt_ret_s8", "kt_ret_u16", "kt_ret_s16", "kt_ret_u32", "kt_ret_s32",
+		"kt_ret_bool", "kt_mix5", "kt_sum5", "kt_inc",
+	};
+	const size_t nfns = sizeof(fns) / sizeof(fns[0]);
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	unsigned progs = 0, jited = 0;
+
+	for (int round = 0; round < 300; round++) {
+		struct bpf_insn insns[8 * 16 + 8];
+		size_t n = 0;
+		unsigned calls = 1 + (unsigned)(rnd(&seed) % 8);
+
+		insns[n++] = BPF_MOV64_IMM(BPF_REG_6, 0);
+		for (unsigned k = 0; k < calls; k++) {
+			for (int r = BPF_REG_1; r <= BPF_REG_5; r++) {
+				uint64_t v = rnd(&seed);
+				/* bias towards the edges where narrowing matters */
+				switch (rnd(&seed) % 4) {
+				case 0: v = (v & ~0xffull) | 0x80; break;
+				case 1: v = (v & ~0xffffull) | 0x8000; break;
+				case 2: v = (v & ~0xffffffffull) | 0x80000000ull; break;
+				}
+				struct bpf_insn ld[2] = { BPF_LD_IMM64(r, v) };
+				insns[n++] = ld[0];
+				insns[n++] = ld[1];
+			}
+			insns[n++] = BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0,
+						  (int32_t)btf_id(fns[rnd(&seed) % nfns]));
+			insns[n++] = BPF_ALU64_IMM(BPF_LSH, BPF_REG_6, 7);
+			insns[n++] = BPF_ALU64_REG(BPF_XOR, BPF_REG_6, BPF_REG_0);
+		}
+		insns[n++] = BPF_MOV64_REG(BPF_REG_0, BPF_REG_6);
+		insns[n++] = BPF_EXIT_INSN();
+
+		char log[256] = "";
+		struct kbpf_prog_opts o = { .sz = sizeof(o), .host = host, .log_buf = log, .log_size = sizeof(log) };
+		struct kbpf_prog *pi = NULL, *pj = NULL;
+		uint64_t ri = 1, rj = 2;
+
+		CHECK_EQ_U64(kbpf_prog_create(insns, n, &o, &pi), 0);
+		o.jit = 1;
+		int ret = kbpf_prog_create(insns, n, &o, &pj);
+		if (ret == -EOPNOTSUPP) {
+			kbpf_prog_free(pi);
+			return;
+		}
+		CHECK_EQ_U64(ret, 0);
+		if (pi && pj) {
+			progs++;
+			jited += (unsigned)kbpf_prog_is_jited(pj);
+			CHECK_EQ_U64(kbpf_prog_run(pi, NULL, &ri), 0);
+			CHECK_EQ_U64(kbpf_prog_run(pj, NULL, &rj), 0);
+			if (ri != rj)
+				fprintf(stderr, "round %d: interpreter %#llx, JIT %#llx\n", round,
+					(unsigned long long)ri, (unsigned long long)rj);
+			CHECK_EQ_U64(rj, ri);
+		}
+		kbpf_prog_free(pi);
+		kbpf_prog_free(pj);
+	}
+	CHECK_EQ_U64(jited, progs);
+	printf("test_jit_differential: %u random kfunc programs, interpreter == JIT\n", progs);
 }
 
 static const char *kfunc_name(void *cookie, int32_t id)
@@ -196,12 +289,13 @@ static void test_disasm_and_weak(void)
 	CHECK_CONTAINS(log, "insn 1: kfunc call with off 1: module BTF (fd_array) is not supported");
 }
 
-static struct kbpf_object *open_obj(char *log, size_t log_size)
+static struct kbpf_object *open_obj_jit(char *log, size_t log_size, int jit)
 {
 #ifdef KBPF_TEST_BPF_OBJ_DIR
 	char path[512];
 	struct kbpf_object *obj = NULL;
-	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .log_buf = log, .log_size = log_size };
+	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .log_buf = log, .log_size = log_size,
+					    .jit = jit };
 
 	snprintf(path, sizeof(path), "%s/kfunc_call.bpf.o", KBPF_TEST_BPF_OBJ_DIR);
 	if (access(path, R_OK))
@@ -211,8 +305,14 @@ static struct kbpf_object *open_obj(char *log, size_t log_size)
 #else
 	(void)log;
 	(void)log_size;
+	(void)jit;
 	return NULL;
 #endif
+}
+
+static struct kbpf_object *open_obj(char *log, size_t log_size)
+{
+	return open_obj_jit(log, log_size, 0);
 }
 
 static void test_object(void)
@@ -229,6 +329,17 @@ static void test_object(void)
 	CHECK_EQ_U64(kbpf_program_run(kbpf_object_find_program(obj, "call_kfuncs"), NULL, &r0), 0);
 	CHECK_EQ_U64(r0, 42);
 	kbpf_object_close(obj);
+
+	/* the same object on the JIT: clang's code calling the host directly */
+	obj = open_obj_jit(log, sizeof(log), 1);
+	if (obj) {
+		r0 = 0;
+		CHECK_EQ_U64(kbpf_object_load(obj), 0);
+		CHECK_EQ_U64(kbpf_prog_is_jited(kbpf_program_prog(kbpf_object_find_program(obj, "call_kfuncs"))), 1);
+		CHECK_EQ_U64(kbpf_program_run(kbpf_object_find_program(obj, "call_kfuncs"), NULL, &r0), 0);
+		CHECK_EQ_U64(r0, 42);
+		kbpf_object_close(obj);
+	}
 
 	/* the ABI question: the object's kt_sum5 is not the host's any more */
 	obj = open_obj(log, sizeof(log));
@@ -261,6 +372,7 @@ int main(void)
 	RUN(test_narrow_args);
 	RUN(test_narrow_returns);
 	RUN(test_pointers_and_five_args);
+	RUN(test_jit_differential);
 	RUN(test_disasm_and_weak);
 	RUN(test_object);
 	kbpf_host_free(host);

@@ -84,6 +84,25 @@ static void test_atomics(void)
 	       "misaligned value access off (0x0; 0x0)+0+2 size 8");
 }
 
+/* Liveness across bpf2bpf calls: an argument the callee reads, or R0 it returns, is
+ * live in the checkpoints before the call, so paths differing in it are not pruned. */
+static void test_call_liveness(void)
+{
+	REJECT("r6 = *(u32 *)(r1 +0)\nr1 = -600\nif r6 > 0x5 goto +1\nr1 = -8\nr7 = 0\nr8 = 0\nr9 = 0\n"
+	       "if r6 > 0x3 goto +0\ncall f\nr0 = 0\nexit\n"
+	       "f: r2 = r10\nr2 += r1\nr0 = *(u8 *)(r2 +0)\nexit",
+	       "off=-600 size=1");
+	REJECT("r6 = *(u32 *)(r1 +0)\nr1 = -600\nif r6 > 0x5 goto +1\nr1 = -8\nr7 = 0\nr8 = 0\nr9 = 0\n"
+	       "if r6 > 0x3 goto +0\ncall f\nr2 = r10\nr2 += r0\nr0 = *(u8 *)(r2 +0)\nexit\n"
+	       "f: r0 = r1\nexit",
+	       "off=-600 size=1");
+	ACCEPT_RUN("t_plain", 0,
+		   "r6 = *(u32 *)(r1 +0)\nr1 = -16\nif r6 > 0x5 goto +1\nr1 = -8\nr7 = 0\nr8 = 0\nr9 = 0\n"
+		   "if r6 > 0x3 goto +0\ncall f\nr2 = r10\nr2 += r0\nr0 = *(u8 *)(r2 +0)\nexit\n"
+		   "f: *(u64 *)(r10 -16) = r1\nr0 = r1\nr3 = r10\nr3 += -16\nr4 = *(u64 *)(r3 +0)\n"
+		   "*(u64 *)(r10 -16) = r4\n*(u64 *)(r10 -8) = r4\nexit");
+}
+
 int main(void)
 {
 	tv_setup();
@@ -91,6 +110,7 @@ int main(void)
 	RUN(test_ringbuf_refs);
 	RUN(test_bpf2bpf);
 	RUN(test_atomics);
+	RUN(test_call_liveness);
 	tv_teardown();
 	return test_summary();
 }

@@ -41,12 +41,37 @@ static void test_loop_counts(void)
 	ACCEPT_RUN("t_plain", 0, "r6 = *(u32 *)(r1 +0)\nr1 = 0\nl:\nr1 += 1\nr6 += 1\nif r1 < 0x14 goto l\nr0 = 0\nexit");
 }
 
+static void test_liveness(void)
+{
+	/* Linux's search_pruning.c "allocated_stack" (its get_prandom_u32 call a ctx load
+	 * here): the spills of one path are dead at the join, so the other path is pruned
+	 * there (Linux: 15 processed). */
+	CHECK(tv_verify("r6 = r1\nr0 = *(u32 *)(r1 +0)\nr7 = r0\nif r0 == 0x0 goto +5\nr0 = 0\n"
+			"*(u64 *)(r10 -8) = r6\nr6 = *(u64 *)(r10 -8)\n*(u8 *)(r10 -9) = r7\nr7 = *(u8 *)(r10 -9)\n"
+			"if r0 != 0x0 goto +0\nif r0 != 0x0 goto +0\nif r0 != 0x0 goto +0\nif r0 != 0x0 goto +0\nexit",
+			"t_plain", 6, 0) == 0);
+	CHECK_CONTAINS(tv_log, "10: safe"); /* the stack differs: fp-8, fp-16 dead */
+	CHECK_EQ_U64(tv_last.insns_processed, 16); /* the call's next insn is no prune point here */
+	CHECK(tv_last.mark_read >= 1);
+	CHECK_CONTAINS(tv_log, "mark_read ");
+	/* a pointer on one path and a scalar on the other, never read after the join */
+	CHECK(tv_verify(DIAMOND "r7 = r10\nr8 = r1\nr0 = 0\nr0 += 1\nr0 += 1\nexit", "t_plain", 2, 0) == 0);
+	CHECK_CONTAINS(tv_log, "safe");
+	/* ... but read after the join: both paths walked, and a wrong one caught */
+	REJECT(DIAMOND "r0 = 0\nif r7 == 0x2 goto +1\nr0 = *(u64 *)(r1 +64)\nexit", "invalid bpf_context access");
+	/* a value read below a checkpoint through a spill stays live there */
+	REJECT("r6 = *(u32 *)(r1 +0)\nr7 = 0\nif r6 > 0x5 goto +1\nr7 = 64\n*(u64 *)(r10 -8) = r7\nr7 = 0\nr8 = 0\n"
+	       "r9 = 0\nif r6 > 0x3 goto +0\nr2 = *(u64 *)(r10 -8)\nr3 = r1\nr3 += r2\nr0 = *(u64 *)(r3 +0)\nexit",
+	       NULL);
+}
+
 int main(void)
 {
 	tv_setup();
 	RUN(test_imprecise_prunes);
 	RUN(test_precise_does_not_prune);
 	RUN(test_loop_counts);
+	RUN(test_liveness);
 	tv_teardown();
 	return test_summary();
 }

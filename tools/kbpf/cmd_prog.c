@@ -17,9 +17,13 @@
 void usage_prog(void)
 {
 	printf("usage: kbpf prog list [OPTIONS] FILE.o\n"
-	       "       kbpf prog dump [OPTIONS] FILE.o [PROG] [--raw | --jited]\n\n"
+	       "       kbpf prog dump [OPTIONS] FILE.o [PROG] [--raw | --jited]\n"
+	       "       kbpf prog load [OPTIONS] FILE.o [PROG]\n\n"
 	       "list: each program of the object: name, section, type (from the section name, as\n"
 	       "      libbpf guesses it), instruction count, whether load creates it.\n"
+	       "load: load the object as libbpf would (maps, relocations, verification of the\n"
+	       "      programs of known types, JIT with --jited) and say what was loaded; if it\n"
+	       "      fails, print the last lines of the verifier log and exit 1.\n"
 	       "dump: load the object and print each loaded program (or PROG, loaded even if its\n"
 	       "      section starts with '?') as it will run:\n"
 	       "      relocated, with the subprograms it calls appended, helper and kfunc names,\n"
@@ -268,6 +272,70 @@ static int dump(struct prog_args *a, struct kbpf_host *host)
 	return EXIT_OK;
 }
 
+/* Print the last n lines of log to stderr (the verifier's path to the error and the
+ * statistics line end there, as libbpf users see them). */
+static void print_log_tail(const char *log, int n)
+{
+	const char *p = log + strlen(log);
+
+	while (p > log && p[-1] == '\n')
+		p--;
+	const char *end = p;
+	while (p > log && n > 0) {
+		p--;
+		if (*p == '\n' && --n == 0) {
+			p++;
+			break;
+		}
+	}
+	fprintf(stderr, "%.*s\n", (int)(end - p), p);
+}
+
+static int load(struct prog_args *a, struct kbpf_host *host)
+{
+	static char log[1 << 20];
+	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log,
+					      .log_size = sizeof(log), .jit = a->jited, .log_level = 1 };
+	struct kbpf_object *obj = NULL;
+	struct kbpf_program *p = NULL;
+	int ret, loaded = 0;
+
+	ret = kbpf_object_open_file(a->path, &opts, &obj);
+	if (ret) {
+		print_log_tail(log, 1);
+		return cli_error(EXIT_FAIL, "prog load", "%s: cannot open: %s", a->path, strerror(-ret));
+	}
+	if (a->prog) {
+		p = kbpf_object_find_program(obj, a->prog);
+		if (!p) {
+			kbpf_object_close(obj);
+			return cli_error(EXIT_FAIL, "prog load", "%s: no program '%s'", a->path, a->prog);
+		}
+		/* only the named program, even if its section starts with '?' */
+		for (struct kbpf_program *q = NULL; (q = kbpf_object_next_program(obj, q));)
+			kbpf_program_set_autoload(q, q == p);
+		p = NULL;
+	}
+	ret = kbpf_object_load(obj);
+	if (ret) {
+		/* the verifier's last lines: the path to the error, the error, the statistics */
+		print_log_tail(kbpf_object_log(obj), 8);
+		kbpf_object_close(obj);
+		return cli_error(EXIT_FAIL, "prog load", "%s: load failed: %s", a->path, strerror(-ret));
+	}
+	while ((p = kbpf_object_next_program(obj, p))) {
+		const struct kbpf_prog *prog = kbpf_program_prog(p);
+		if (!prog)
+			continue;
+		loaded++;
+		printf("%s: section %s, type %s%s\n", kbpf_program_name(p), kbpf_program_section_name(p),
+		       cli_prog_type_name(kbpf_program_type(p)), kbpf_prog_is_jited(prog) ? ", JIT-compiled" : "");
+	}
+	printf("%s: %d program%s loaded\n", a->path, loaded, loaded == 1 ? "" : "s");
+	kbpf_object_close(obj);
+	return EXIT_OK;
+}
+
 int cmd_prog(int argc, char **argv)
 {
 	struct prog_args a = { 0 };
@@ -276,30 +344,30 @@ int cmd_prog(int argc, char **argv)
 	int ret;
 
 	if (argc < 2)
-		return cli_error(EXIT_USAGE, "prog", "expected 'list' or 'dump' (see 'kbpf prog --help')");
+		return cli_error(EXIT_USAGE, "prog", "expected 'list', 'dump' or 'load' (see 'kbpf prog --help')");
 	if (cli_is_help(argv[1])) {
 		usage_prog();
 		return EXIT_OK;
 	}
 	verb = argv[1];
-	if (strcmp(verb, "list") && strcmp(verb, "dump"))
-		return cli_error(EXIT_USAGE, "prog", "unknown subcommand '%s' (list, dump)", verb);
+	if (strcmp(verb, "list") && strcmp(verb, "dump") && strcmp(verb, "load"))
+		return cli_error(EXIT_USAGE, "prog", "unknown subcommand '%s' (list, dump, load)", verb);
 	ret = parse(argc - 1, argv + 1, &a);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	int npos = argc - 1 - optind;
 	char **pos = argv + 1 + optind;
-	if (npos < 1 || npos > (verb[0] == 'd' ? 2 : 1))
+	if (npos < 1 || npos > (verb[1] == 'i' ? 1 : 2))
 		return cli_error(EXIT_USAGE, "prog", "%s: expected FILE.o%s (see 'kbpf prog --help')", verb,
-				 verb[0] == 'd' ? " [PROG]" : "");
+				 verb[1] == 'i' ? "" : " [PROG]");
 	if (a.raw && verb[0] == 'l')
 		return cli_error(EXIT_USAGE, "prog", "--raw goes with 'dump'");
-	if (a.jited && verb[0] == 'l')
-		return cli_error(EXIT_USAGE, "prog", "--jited goes with 'dump'");
+	if (a.jited && !strcmp(verb, "list"))
+		return cli_error(EXIT_USAGE, "prog", "--jited goes with 'dump' or 'load'");
 	if (a.jited && a.raw)
 		return cli_error(EXIT_USAGE, "prog", "--raw and --jited exclude each other");
 #ifndef KBPF_HAVE_CAPSTONE
-	if (a.jited)
+	if (a.jited && verb[0] == 'd')
 		return cli_error(EXIT_FAIL, "prog", "--jited: this kbpf was built without capstone (libcapstone-dev)");
 #endif
 	a.path = pos[0];
@@ -307,7 +375,7 @@ int cmd_prog(int argc, char **argv)
 	host = cli_host_new("prog", &a.host);
 	if (!host)
 		return EXIT_FAIL;
-	ret = verb[0] == 'l' ? list(&a, host) : dump(&a, host);
+	ret = !strcmp(verb, "list") ? list(&a, host) : !strcmp(verb, "load") ? load(&a, host) : dump(&a, host);
 	kbpf_host_free(host);
 	return ret;
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <kbpf/linux.h>
 #include "cli.h"
 
 void usage_run(void)
@@ -33,6 +35,15 @@ void usage_run(void)
 	       "                    not take runs on the interpreter, with a note saying why)\n"
 	       "  --repeat N        run N times and print the mean duration\n"
 	       "  --mem-out FILE    write the memory (--mem/--ctx) as it is after the run\n"
+	       "  --packet FILE     run as Linux's BPF_PROG_TEST_RUN does: FILE is the packet (from\n"
+	       "                    its Ethernet header), R1 the context of the program's type\n"
+	       "                    (xdp: struct xdp_md; tc, socket filter, cgroup_skb: struct\n"
+	       "                    __sk_buff); prints the return value, the packet after the run\n"
+	       "                    and the mean duration. With --packet, --ctx FILE gives the\n"
+	       "                    context's initial bytes (__sk_buff fields such as mark, cb[])\n"
+	       "  --packet-out FILE write the packet after the run to FILE instead of a hex dump\n"
+	       "  --type TYPE       with --packet: the program type (xdp, sched_cls, sched_act,\n"
+	       "                    socket_filter, cgroup_skb); objects default to their section's\n"
 	       "  --dialect D       assembly dialect: auto, pseudo-c, conformance\n"
 	       "objects only:\n" CLI_HOST_USAGE);
 }
@@ -71,6 +82,7 @@ static double now_ns(void)
 
 struct run_args {
 	const char *prog_path, *mem_path, *mem_hex, *ctx_path, *mem_out;
+	const char *packet_path, *packet_out, *type; /* --packet mode */
 	const char *obj_prog; /* PROG of FILE.o */
 	struct cli_host_opts host;
 	enum kbpf_asm_dialect dialect;
@@ -86,7 +98,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "checked", no_argument, 0, 'k' },       { "max-insns", required_argument, 0, 'M' },
 		{ "repeat", required_argument, 0, 'r' },  { "mem-out", required_argument, 0, 'o' },
 		{ "dialect", required_argument, 0, 'd' }, { "help", no_argument, 0, 'h' },
-		{ "jit", no_argument, 0, 'j' },
+		{ "jit", no_argument, 0, 'j' },           { "packet", required_argument, 0, 'p' },
+		{ "packet-out", required_argument, 0, 'P' }, { "type", required_argument, 0, 't' },
 		CLI_HOST_LONGOPTS,                        { 0, 0, 0, 0 },
 	};
 	int c;
@@ -100,6 +113,9 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case 'o': a->mem_out = optarg; break;
 		case 'k': a->checked = 1; break;
 		case 'j': a->jit = 1; break;
+		case 'p': a->packet_path = optarg; break;
+		case 'P': a->packet_out = optarg; break;
+		case 't': a->type = optarg; break;
 		case 'a':
 			if (a->nargs == 5)
 				return cli_error(EXIT_USAGE, "run", "at most 5 --arg values (R1..R5)");
@@ -131,6 +147,10 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 	}
 	if (optind != argc - 1 && optind != argc - 2)
 		return cli_error(EXIT_USAGE, "run", "expected one program FILE, or FILE.o [PROG] (see 'kbpf run --help')");
+	if (a->packet_path && (a->mem_path || a->mem_hex || a->mem_out))
+		return cli_error(EXIT_USAGE, "run", "--packet excludes --mem, --mem-hex and --mem-out");
+	if ((a->packet_out || a->type) && !a->packet_path)
+		return cli_error(EXIT_USAGE, "run", "--packet-out and --type need --packet");
 	if (!!a->mem_path + !!a->mem_hex + !!a->ctx_path > 1)
 		return cli_error(EXIT_USAGE, "run", "--mem, --mem-hex and --ctx exclude each other");
 	if (a->mem_out && !a->mem_path && !a->mem_hex && !a->ctx_path)
@@ -192,6 +212,229 @@ static int execute(struct kbpf_prog *prog, struct run_args *a, char *mem, size_t
 	return EXIT_OK;
 }
 
+/* --- --packet: Linux's BPF_PROG_TEST_RUN for networking programs ------------------- */
+
+/* Where the program's packet starts: XDP and tc see it from the Ethernet header; socket
+ * filters and cgroup_skb after it (Linux's test_run pulls the header for them). */
+enum pkt_kind { PKT_NONE, PKT_XDP, PKT_SKB_L2, PKT_SKB_L3 };
+
+static enum pkt_kind pkt_kind_of_linux(uint32_t type)
+{
+	switch (type) {
+	case BPF_PROG_TYPE_XDP: return PKT_XDP;
+	case BPF_PROG_TYPE_SCHED_CLS:
+	case BPF_PROG_TYPE_SCHED_ACT: return PKT_SKB_L2;
+	case BPF_PROG_TYPE_SOCKET_FILTER:
+	case BPF_PROG_TYPE_CGROUP_SKB: return PKT_SKB_L3;
+	default: return PKT_NONE;
+	}
+}
+
+static enum pkt_kind pkt_kind_of_name(const char *name)
+{
+	if (!strcmp(name, "xdp"))
+		return PKT_XDP;
+	if (!strcmp(name, "sched_cls") || !strcmp(name, "sched_act") || !strcmp(name, "tc"))
+		return PKT_SKB_L2;
+	if (!strcmp(name, "socket_filter") || !strcmp(name, "cgroup_skb"))
+		return PKT_SKB_L3;
+	return PKT_NONE;
+}
+
+#define PKT_ETH_HLEN 14
+#define PKT_SKB_HEADROOM 64 /* Linux's NET_SKB_PAD */
+#define PKT_TAILROOM 256
+
+struct pkt_run {
+	uint8_t *buf;
+	size_t buf_size;
+	int mapped;
+	struct kbpf_linux_skb skb;
+	struct kbpf_linux_xdp xdp;
+	void *ctx;
+	size_t ctx_size;
+};
+
+/* The packet buffer lies below 4 GiB where the system allows it (MAP_32BIT): then the
+ * 32-bit data/data_end/data_meta fields of the program's view can hold the real
+ * pointers too, so a program's u32 load of them works whether or not the verifier has
+ * rewritten that load into one of the 64-bit pointers of struct kbpf_linux_skb/_xdp. */
+static uint8_t *pkt_alloc(size_t size, int *mapped)
+{
+#ifdef MAP_32BIT
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	if (p != MAP_FAILED) {
+		*mapped = 1;
+		return p;
+	}
+#endif
+	*mapped = 0;
+	return calloc(1, size);
+}
+
+static uint32_t low32(const void *p)
+{
+	uintptr_t v = (uintptr_t)p;
+	return v >> 32 ? 0 : (uint32_t)v; /* 0 where the buffer is above 4 GiB */
+}
+
+static int pkt_setup(struct pkt_run *r, enum pkt_kind kind, const char *pkt, size_t len,
+		     const char *ctx_in, size_t ctx_len)
+{
+	size_t head = kind == PKT_XDP ? KBPF_LINUX_XDP_HEADROOM : PKT_SKB_HEADROOM;
+
+	memset(r, 0, sizeof(*r));
+	if (kind == PKT_SKB_L3 && len < PKT_ETH_HLEN)
+		return cli_error(EXIT_FAIL, "run", "--packet: %zu bytes, shorter than an Ethernet header", len);
+	r->buf_size = head + len + PKT_TAILROOM;
+	r->buf = pkt_alloc(r->buf_size, &r->mapped);
+	if (!r->buf)
+		return cli_error(EXIT_FAIL, "run", "out of memory");
+	memcpy(r->buf + head, pkt, len);
+	if (kind == PKT_XDP) {
+		if (ctx_in)
+			memcpy(&r->xdp.md, ctx_in, ctx_len < sizeof(r->xdp.md) ? ctx_len : sizeof(r->xdp.md));
+		struct xdp_md md = r->xdp.md;
+		if (kbpf_linux_xdp_init(&r->xdp, r->buf, head + len + PKT_TAILROOM, head, len))
+			return cli_error(EXIT_FAIL, "run", "--packet: cannot set up the XDP context");
+		r->xdp.md.ingress_ifindex = md.ingress_ifindex ? md.ingress_ifindex : 1; /* loopback */
+		r->xdp.md.rx_queue_index = md.rx_queue_index;
+		r->xdp.md.data = low32(r->xdp.data);
+		r->xdp.md.data_end = low32(r->xdp.data_end);
+		r->xdp.md.data_meta = low32(r->xdp.data_meta);
+		r->ctx = &r->xdp;
+		r->ctx_size = sizeof(r->xdp);
+		return 0;
+	}
+	size_t off = kind == PKT_SKB_L3 ? PKT_ETH_HLEN : 0;
+	struct __sk_buff md = { 0 };
+	uint16_t proto;
+
+	if (ctx_in)
+		memcpy(&md, ctx_in, ctx_len < sizeof(md) ? ctx_len : sizeof(md));
+	if (kbpf_linux_skb_init(&r->skb, r->buf, r->buf_size, head + off, len - off))
+		return cli_error(EXIT_FAIL, "run", "--packet: cannot set up the skb context");
+	uint32_t pkt_len = r->skb.md.len;
+	r->skb.md = md;
+	r->skb.md.len = pkt_len;
+	/* eth_type_trans: the EtherType as stored, or 802.3 / 802.2 for a length field */
+	proto = 0;
+	if (len >= PKT_ETH_HLEN) {
+		memcpy(&proto, pkt + 12, 2);
+		if (((uint8_t)pkt[12] << 8 | (uint8_t)pkt[13]) < 1536)
+			proto = len >= 16 && (uint8_t)pkt[14] == 0xff && (uint8_t)pkt[15] == 0xff ?
+				htobe16(0x0001) : htobe16(0x0004);
+	}
+	r->skb.md.protocol = proto;
+	if (!r->skb.md.ifindex)
+		r->skb.md.ifindex = 1;
+	r->skb.md.data = low32(r->skb.data);
+	r->skb.md.data_end = low32(r->skb.data_end);
+	r->skb.md.data_meta = low32(r->skb.data_meta);
+	r->ctx = &r->skb;
+	r->ctx_size = sizeof(r->skb);
+	return 0;
+}
+
+static void pkt_free(struct pkt_run *r)
+{
+	if (r->mapped)
+		munmap(r->buf, r->buf_size);
+	else
+		free(r->buf);
+}
+
+/* The packet as test_run returns it: from the Ethernet header (pushed back for the
+ * types that saw the packet after it) to the end. */
+static void pkt_out(const struct pkt_run *r, enum pkt_kind kind, const uint8_t **p, size_t *len)
+{
+	const uint8_t *start = kind == PKT_XDP ? r->xdp.data : r->skb.data;
+	const uint8_t *end = kind == PKT_XDP ? r->xdp.data_end : r->skb.data_end;
+
+	if (kind == PKT_SKB_L3 && start - PKT_ETH_HLEN >= r->buf)
+		start -= PKT_ETH_HLEN;
+	*p = start;
+	*len = end > start ? (size_t)(end - start) : 0;
+}
+
+static void hex_dump(const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i < len; i += 16) {
+		printf("  %04zx:", i);
+		for (size_t k = i; k < i + 16 && k < len; k++)
+			printf(" %02x", p[k]);
+		printf("\n");
+	}
+}
+
+static int write_file(const char *path, const char *data, size_t len);
+
+/* Run as BPF_PROG_TEST_RUN: repeat times on the same packet and context, as Linux does;
+ * print R0 of the last run, the packet and the mean duration. */
+static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_kind kind,
+			  const char *ctx_in, size_t ctx_len)
+{
+	char *pkt = NULL, err[256] = "";
+	size_t pkt_len = 0;
+	struct pkt_run r;
+	int code;
+
+	if (kind == PKT_NONE)
+		return cli_error(EXIT_USAGE, "run", "--packet needs a networking program type (--type xdp, "
+				 "sched_cls, sched_act, socket_filter, cgroup_skb)");
+	if (cli_read_file("run", a->packet_path, &pkt, &pkt_len))
+		return EXIT_FAIL;
+	code = pkt_setup(&r, kind, pkt, pkt_len, ctx_in, ctx_len);
+	free(pkt);
+	if (code)
+		return code;
+
+	struct kbpf_mem_region regions[2] = {
+		{ r.ctx, r.ctx_size, KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" },
+		{ r.buf, r.buf_size, KBPF_MEM_READ | KBPF_MEM_WRITE, "packet" },
+	};
+	struct kbpf_run_opts ro = {
+		.sz = sizeof(ro), .flags = a->checked ? KBPF_RUN_CHECKED : 0, .regions = regions,
+		.nr_regions = 2, .max_insns = a->max_insns, .err = err, .err_size = sizeof(err),
+	};
+	uint64_t runs = a->repeat ? a->repeat : 1;
+	int ret = 0;
+
+	ro.args[0] = (uint64_t)(uintptr_t)r.ctx;
+	for (int i = 0; i < a->nargs && i < 4; i++)
+		ro.args[1 + i] = a->args[i];
+	double t0 = now_ns();
+	for (uint64_t i = 0; i < runs && !ret; i++)
+		ret = kbpf_prog_run_opts(prog, &ro);
+	double elapsed = now_ns() - t0;
+	if (ret) {
+		pkt_free(&r);
+		return cli_error(EXIT_FAIL, "run", "program stopped: %s", err[0] ? err : strerror(-ret));
+	}
+
+	const uint8_t *out;
+	size_t out_len;
+
+	pkt_out(&r, kind, &out, &out_len);
+	printf("retval: 0x%" PRIx64 " (%" PRId64 ")\n", ro.retval & 0xffffffffu, (int64_t)(int32_t)ro.retval);
+	if (a->checked)
+		printf("insns executed: %" PRIu64 "\n", ro.insns_executed);
+	code = EXIT_OK;
+	if (a->packet_out) {
+		if (write_file(a->packet_out, (const char *)out, out_len))
+			code = cli_error(EXIT_FAIL, "run", "cannot write %s", a->packet_out);
+		else
+			printf("packet out: %zu bytes written to %s\n", out_len, a->packet_out);
+	} else {
+		printf("packet out: %zu bytes\n", out_len);
+		hex_dump(out, out_len);
+	}
+	printf("duration: %.1f ns/run (%" PRIu64 " run%s%s)\n", elapsed / runs, runs, runs == 1 ? "" : "s",
+	       a->checked ? ", checked mode" : kbpf_prog_is_jited(prog) ? ", JIT" : "");
+	pkt_free(&r);
+	return code;
+}
+
 static int write_file(const char *path, const char *data, size_t len)
 {
 	FILE *f = fopen(path, "wb");
@@ -223,7 +466,7 @@ static void jit_note(const struct run_args *a, const struct kbpf_object *obj, co
 
 /* FILE.o [PROG]: the object's program, loaded on the CLI host. */
 static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct kbpf_object **obj,
-			    struct kbpf_prog **prog)
+			    struct kbpf_prog **prog, uint32_t *type)
 {
 	struct kbpf_program *p = NULL, *only = NULL;
 	int loaded = 0, ret;
@@ -239,6 +482,7 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 		if (!p)
 			return cli_error(EXIT_FAIL, "run", "%s: no program '%s'", a->prog_path, a->obj_prog);
 		*prog = kbpf_program_prog(p);
+		*type = kbpf_program_type(p);
 		jit_note(a, *obj, p);
 		return 0;
 	}
@@ -252,6 +496,7 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 		return cli_error(EXIT_USAGE, "run", "%s: %d programs loaded: name one (see 'kbpf prog list %s')",
 				 a->prog_path, loaded, a->prog_path);
 	*prog = kbpf_program_prog(only);
+	*type = kbpf_program_type(only);
 	jit_note(a, *obj, only);
 	return 0;
 }
@@ -269,14 +514,21 @@ int cmd_run(int argc, char **argv)
 		return ret < 0 ? EXIT_OK : ret;
 	if (a.mem_hex && parse_hex_bytes(a.mem_hex, &mem, &mem_len))
 		return cli_error(EXIT_USAGE, "run", "--mem-hex: expected hex byte pairs, got '%s'", a.mem_hex);
+	if (a.type && pkt_kind_of_name(a.type) == PKT_NONE)
+		return cli_error(EXIT_USAGE, "run", "--type: '%s' has no packet (xdp, sched_cls, sched_act, "
+				 "socket_filter, cgroup_skb)", a.type);
 	if ((a.mem_path || a.ctx_path) && cli_read_file("run", a.mem_path ? a.mem_path : a.ctx_path, &mem, &mem_len))
 		return EXIT_FAIL;
 	if (cli_is_elf_file(a.prog_path)) {
 		struct kbpf_host *host = NULL;
 
 		struct kbpf_object *obj = NULL;
-		int code = load_object_prog(&a, &host, &obj, &prog);
-		if (!code) {
+		uint32_t type = 0;
+		int code = load_object_prog(&a, &host, &obj, &prog, &type);
+		if (!code && a.packet_path) {
+			code = execute_packet(prog, &a, a.type ? pkt_kind_of_name(a.type) : pkt_kind_of_linux(type),
+					      mem, mem_len);
+		} else if (!code) {
 			code = execute(prog, &a, mem, mem_len);
 			if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
 				code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);
@@ -291,20 +543,30 @@ int cmd_run(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 
+	/* --packet: the program may call Linux's helpers (skb_load_bytes, xdp_adjust_head…) */
+	struct kbpf_host *host = a.packet_path ? cli_host_new("run", &a.host) : NULL;
+	if (a.packet_path && !host) {
+		free(insns);
+		free(mem);
+		return EXIT_FAIL;
+	}
 	struct kbpf_prog_opts po = { .sz = sizeof(po), .name = a.prog_path, .log_buf = log, .log_size = sizeof(log),
-				     .jit = a.jit };
+				     .jit = a.jit, .host = host };
 	ret = kbpf_prog_create(insns, cnt, &po, &prog);
 	free(insns);
 	if (ret) {
+		kbpf_host_free(host);
 		free(mem);
 		return cli_error(EXIT_FAIL, "run", "%s: %s", a.prog_path, log[0] ? log : strerror(-ret));
 	}
 	if (a.jit && !kbpf_prog_is_jited(prog))
 		fprintf(stderr, "kbpf run: note: %s\n", log[0] ? log : "not JIT-compiled; running on the interpreter");
-	int code = execute(prog, &a, mem, mem_len);
+	int code = a.packet_path ? execute_packet(prog, &a, pkt_kind_of_name(a.type ? a.type : ""), mem, mem_len)
+				 : execute(prog, &a, mem, mem_len);
 	if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
 		code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);
 	kbpf_prog_free(prog);
+	kbpf_host_free(host);
 	free(mem);
 	return code;
 }

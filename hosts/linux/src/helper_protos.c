@@ -106,7 +106,7 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(get_hash_recalc, F(get_hash_recalc), INT, 0, 0, CTX),
 	H(set_hash_invalid, NULL, INT, 0, 0, CTX),
 	H(set_hash, NULL, INT, 0, 0, CTX, ANY),
-	H(sk_fullsock, F(sk_cast), SOCKET_OR_NULL, 0, 0, KBPF_ARG_PTR_TO_SOCK_COMMON),
+	H(sk_fullsock, F(sk_fullsock), SOCKET_OR_NULL, 0, 0, KBPF_ARG_PTR_TO_SOCK_COMMON),
 	H(tcp_sock, F(sk_cast), KBPF_RET_PTR_TO_TCP_SOCK | KBPF_RET_MAYBE_NULL, 0, 0, KBPF_ARG_PTR_TO_SOCK_COMMON),
 	H(get_listener_sock, F(sk_cast), SOCKET_OR_NULL, 0, 0, KBPF_ARG_PTR_TO_SOCK_COMMON),
 	SK_LOOKUP(sk_lookup_tcp, SOCKET_OR_NULL),

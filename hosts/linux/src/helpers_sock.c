@@ -17,7 +17,16 @@ KBPF_LINUX_HELPER(sk_release)
 	return 0;
 }
 
-/* sk_fullsock, tcp_sock, get_listener_sock. */
+/* bpf_sk_fullsock: a socket a host puts in a context (struct __sk_buff's sk) is one of
+ * its own full sockets (kbpf hosts have no request or time-wait minisockets), so it is
+ * returned as it is, as Linux returns a full socket; NULL stays NULL. */
+KBPF_LINUX_HELPER(sk_fullsock)
+{
+	LINUX_UNUSED5(r2, r3, r4, r5, 0);
+	return r1;
+}
+
+/* tcp_sock, get_listener_sock. */
 KBPF_LINUX_HELPER(sk_cast)
 {
 	LINUX_UNUSED5(r1, r2, r3, r4, r5);

@@ -74,6 +74,7 @@ KBPF_LINUX_HELPER(skb_vlan_pop);
 KBPF_LINUX_HELPER(sk_lookup);
 KBPF_LINUX_HELPER(sk_release);
 KBPF_LINUX_HELPER(sk_cast);
+KBPF_LINUX_HELPER(sk_fullsock);
 KBPF_LINUX_HELPER(get_socket_cookie);
 KBPF_LINUX_HELPER(get_socket_uid);
 KBPF_LINUX_HELPER(xdp_adjust_head);

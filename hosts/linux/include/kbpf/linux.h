@@ -78,6 +78,16 @@ int kbpf_linux_skb_init(struct kbpf_linux_skb *skb, void *buf, size_t buf_size, 
 /* Same for xdp (data_hard_end = buf + buf_size). */
 int kbpf_linux_xdp_init(struct kbpf_linux_xdp *xdp, void *buf, size_t buf_size, size_t headroom, size_t len);
 
+/* The test kfuncs of Linux 6.1's net/bpf/test_run.c (bpf_kfunc_call_test1/2/3, acquire/
+ * release, get_rdwr_mem, pass_ctx, fail1/2/3, mem_len_*, destructive, …) and their types
+ * (struct prog_test_ref_kfunc, prog_test_pass1, …), registered as one set for sched_cls,
+ * tracing and syscall with Linux's flags: what Linux's kfunc selftests call
+ * (tests/linux-kfunc, docs/kfuncs.md). In the separate library kbpf_linux_test_kfuncs
+ * (its struct sock is the TCP host's, so it links kbpf_tcp). Needs the host's BTF loaded
+ * first, from a binary that links the library (kbpf_add_host_btf). Returns 0 or
+ * kbpf_host_kfunc_set_register's error, the reason in log_buf. */
+int kbpf_linux_host_add_test_kfuncs(struct kbpf_host *host, char *log_buf, size_t log_size);
+
 #ifdef __cplusplus
 }
 #endif

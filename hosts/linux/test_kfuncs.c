@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The test kfuncs of Linux 6.1's net/bpf/test_run.c as a kbpf host, written from their
+ * documented behaviour (kfunc-spec.md §4.1): what Linux's kfunc selftests call. Most do
+ * nothing: the selftests test the verifier's argument and reference rules, and only
+ * test1/2/3, acquire/release and the get_mem pair have results a program can see. */
+#include <errno.h>
+#include <stdio.h>
+#include <kbpf/kfunc.h>
+#include <kbpf/linux.h>
+#include "test_kfuncs.h"
+
+/* Linux has one static instance too (prog_test_struct): the kfuncs get no host pointer,
+ * so a per-host object could not be found. Its count is atomic because programs may run
+ * on several threads. */
+static struct prog_test_ref_kfunc test_object = {
+	.a = 42,
+	.b = 108,
+	.next = &test_object,
+	.cnt = { { 1 } },
+};
+/* Linux WARNs when a kfunc that a correct verifier never lets run does run. */
+static unsigned test_warnings;
+
+struct prog_test_ref_kfunc *kbpf_linux_test_kfunc_object(void)
+{
+	return &test_object;
+}
+
+unsigned kbpf_linux_test_kfunc_warnings(void)
+{
+	return __atomic_load_n(&test_warnings, __ATOMIC_RELAXED);
+}
+
+static void warn_once(const char *fn)
+{
+	if (__atomic_fetch_add(&test_warnings, 1, __ATOMIC_RELAXED) == 0)
+		fprintf(stderr, "kbpf: test kfunc %s ran: the verifier should have refused the call\n", fn);
+}
+
+uint64_t bpf_kfunc_call_test1(struct sock *sk, uint32_t a, uint64_t b, uint32_t c, uint64_t d)
+{
+	(void)sk;
+	return a + b + c + d;
+}
+
+int bpf_kfunc_call_test2(struct sock *sk, uint32_t a, uint32_t b)
+{
+	(void)sk;
+	return (int)(a + b);
+}
+
+struct sock *bpf_kfunc_call_test3(struct sock *sk)
+{
+	return sk;
+}
+
+struct prog_test_ref_kfunc *bpf_kfunc_call_test_acquire(unsigned long *scalar_ptr)
+{
+	(void)scalar_ptr;
+	__atomic_fetch_add(&test_object.cnt.refs.counter, 1, __ATOMIC_RELAXED);
+	return &test_object;
+}
+
+struct prog_test_member *bpf_kfunc_call_memb_acquire(void)
+{
+	warn_once(__func__);
+	return NULL;
+}
+
+void bpf_kfunc_call_test_release(struct prog_test_ref_kfunc *p)
+{
+	if (!p)
+		return;
+	__atomic_fetch_sub(&p->cnt.refs.counter, 1, __ATOMIC_RELEASE);
+}
+
+void bpf_kfunc_call_memb_release(struct prog_test_member *p)
+{
+	(void)p;
+}
+
+void bpf_kfunc_call_memb1_release(struct prog_test_member1 *p)
+{
+	(void)p;
+	warn_once(__func__);
+}
+
+/* The first size bytes of the object as memory (a and b): NULL beyond 8 bytes. */
+static int *test_get_mem(struct prog_test_ref_kfunc *p, int size)
+{
+	if (size > (int)(2 * sizeof(int)))
+		return NULL;
+	return (int *)p;
+}
+
+int *bpf_kfunc_call_test_get_rdwr_mem(struct prog_test_ref_kfunc *p, const int rdwr_buf_size)
+{
+	return test_get_mem(p, rdwr_buf_size);
+}
+
+int *bpf_kfunc_call_test_get_rdonly_mem(struct prog_test_ref_kfunc *p, const int rdonly_buf_size)
+{
+	return test_get_mem(p, rdonly_buf_size);
+}
+
+/* Invalid by design (an acquire kfunc returning memory): the verifier must refuse it. */
+int *bpf_kfunc_call_test_acq_rdonly_mem(struct prog_test_ref_kfunc *p, const int rdonly_buf_size)
+{
+	return test_get_mem(p, rdonly_buf_size);
+}
+
+void bpf_kfunc_call_int_mem_release(int *p)
+{
+	(void)p;
+}
+
+struct prog_test_ref_kfunc *bpf_kfunc_call_test_kptr_get(struct prog_test_ref_kfunc **pp, int a, int b)
+{
+	struct prog_test_ref_kfunc *p = __atomic_load_n(pp, __ATOMIC_RELAXED);
+
+	(void)a, (void)b;
+	if (!p)
+		return NULL;
+	__atomic_fetch_add(&p->cnt.refs.counter, 1, __ATOMIC_RELAXED);
+	return p;
+}
+
+void bpf_kfunc_call_test_pass_ctx(struct __sk_buff *skb)
+{
+	(void)skb;
+}
+
+void bpf_kfunc_call_test_pass1(struct prog_test_pass1 *p)
+{
+	(void)p;
+}
+
+void bpf_kfunc_call_test_pass2(struct prog_test_pass2 *p)
+{
+	(void)p;
+}
+
+void bpf_kfunc_call_test_fail1(struct prog_test_fail1 *p)
+{
+	(void)p;
+}
+
+void bpf_kfunc_call_test_fail2(struct prog_test_fail2 *p)
+{
+	(void)p;
+}
+
+void bpf_kfunc_call_test_fail3(struct prog_test_fail3 *p)
+{
+	(void)p;
+}
+
+void bpf_kfunc_call_test_mem_len_pass1(void *mem, int mem__sz)
+{
+	(void)mem, (void)mem__sz;
+}
+
+void bpf_kfunc_call_test_mem_len_fail1(void *mem, int len)
+{
+	(void)mem, (void)len;
+}
+
+void bpf_kfunc_call_test_mem_len_fail2(uint64_t *mem, int len)
+{
+	(void)mem, (void)len;
+}
+
+void bpf_kfunc_call_test_ref(struct prog_test_ref_kfunc *p)
+{
+	(void)p;
+}
+
+void bpf_kfunc_call_test_destructive(void)
+{
+}
+
+/* Linux's set bpf_prog_test_kfunc_set, flags as in its BTF_ID_FLAGS lines. */
+static const struct kbpf_kfunc test_kfuncs[] = {
+	KBPF_KFUNC(bpf_kfunc_call_test1, 0),
+	KBPF_KFUNC(bpf_kfunc_call_test2, 0),
+	KBPF_KFUNC(bpf_kfunc_call_test3, 0),
+	KBPF_KFUNC(bpf_kfunc_call_test_acquire, KF_ACQUIRE | KF_RET_NULL),
+	KBPF_KFUNC(bpf_kfunc_call_memb_acquire, KF_ACQUIRE | KF_RET_NULL),
+	KBPF_KFUNC(bpf_kfunc_call_test_release, KF_RELEASE),
+	KBPF_KFUNC(bpf_kfunc_call_memb_release, KF_RELEASE),
+	KBPF_KFUNC(bpf_kfunc_call_memb1_release, KF_RELEASE),
+	KBPF_KFUNC(bpf_kfunc_call_test_get_rdwr_mem, KF_RET_NULL),
+	KBPF_KFUNC(bpf_kfunc_call_test_get_rdonly_mem, KF_RET_NULL),
+	KBPF_KFUNC(bpf_kfunc_call_test_acq_rdonly_mem, KF_ACQUIRE | KF_RET_NULL),
+	KBPF_KFUNC(bpf_kfunc_call_int_mem_release, KF_RELEASE),
+	KBPF_KFUNC(bpf_kfunc_call_test_kptr_get, KF_ACQUIRE | KF_RET_NULL | KF_KPTR_GET),
+	KBPF_KFUNC(bpf_kfunc_call_test_pass_ctx, 0),
+	KBPF_KFUNC(bpf_kfunc_call_test_pass1, 0),
+	KBPF_KFUNC(bpf_kfunc_call_test_pass2, 0),
+	KBPF_KFUNC(bpf_kfunc_call_test_fail1, 0),
+	KBPF_KFUNC(bpf_kfunc_call_test_fail2, 0),
+	KBPF_KFUNC(bpf_kfunc_call_test_fail3, 0),
+	KBPF_KFUNC(bpf_kfunc_call_test_mem_len_pass1, 0),
+	KBPF_KFUNC(bpf_kfunc_call_test_mem_len_fail1, 0),
+	KBPF_KFUNC(bpf_kfunc_call_test_mem_len_fail2, 0),
+	KBPF_KFUNC(bpf_kfunc_call_test_ref, KF_TRUSTED_ARGS),
+	KBPF_KFUNC(bpf_kfunc_call_test_destructive, KF_DESTRUCTIVE),
+};
+
+/* Linux registers the set for BPF_PROG_TYPE_SCHED_CLS, _TRACING and _SYSCALL. kbpf has
+ * no "tracing" (fentry/fexit) type yet; the name is registered anyway, so the set is
+ * ready when one appears and `kbpf kfuncs` shows Linux's registration. */
+static const char *const test_kfunc_types[] = { "sched_cls", "tracing", "syscall", NULL };
+
+int kbpf_linux_host_add_test_kfuncs(struct kbpf_host *host, char *log_buf, size_t log_size)
+{
+	struct kbpf_kfunc_set_opts opts = {
+		.sz = sizeof(opts),
+		.name = "bpf_prog_test_kfunc_set",
+		.funcs = test_kfuncs,
+		.nr_funcs = sizeof(test_kfuncs) / sizeof(test_kfuncs[0]),
+		.prog_types = test_kfunc_types,
+		.log_buf = log_buf,
+		.log_size = log_size,
+	};
+
+	if (!host)
+		return -EINVAL;
+	return kbpf_host_kfunc_set_register(host, &opts, NULL);
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Context access conversion: Linux 6.1's convert_ctx_accesses, driven by data. A program
+ * type's is_valid_access says, per field, where the value really lives in the run-time
+ * context (kbpf_ctx_access_info.conv_off/conv_size); the walk records that per insn and,
+ * once the program is proven safe, the accesses are rewritten in a copy of the program.
+ * Every rewrite is one insn for one insn (a u32 LDX of __sk_buff.data becomes a u64 LDX
+ * of struct kbpf_linux_skb.data), so jumps, subprogram starts, line info and the JIT's
+ * insn map need no adjusting. */
+#include <errno.h>
+#include <string.h>
+#include "verifier/env.h"
+
+static int size_code(int size)
+{
+	switch (size) {
+	case 1: return BPF_B;
+	case 2: return BPF_H;
+	case 4: return BPF_W;
+	case 8: return BPF_DW;
+	default: return -1;
+	}
+}
+
+/* Called for every ctx access the walk allows; the same insn may be reached on many
+ * paths, and because a ctx pointer cannot be moved (check_ptr_off_reg) it always has the
+ * same offset there: a different conversion would be a bug in the type's callback. */
+int fixup_note_ctx(struct env *env, int insn_idx, int off, int size, const struct kbpf_ctx_access_info *info)
+{
+	struct insn_aux *a = &env->aux[insn_idx];
+	int32_t new_off = off;
+	int new_size = size;
+
+	if (info->conv_size) {
+		uint32_t field = info->ctx_field_size;
+		int start = field ? off & ~(int)(field - 1) : off;
+		/* A full-field access takes the run-time field's width; a narrow load keeps its
+		 * width and its byte position inside the field (little-endian, as the host). */
+		if (!field || (uint32_t)size == field) {
+			new_size = (int)info->conv_size;
+			new_off = (int32_t)info->conv_off;
+		} else {
+			new_off = (int32_t)info->conv_off + (off - start);
+		}
+		if (size_code(new_size) < 0 || new_off < INT16_MIN || new_off > INT16_MAX ||
+		    (uint64_t)new_off + new_size > UINT32_MAX) {
+			vlog(env, "bpf verifier is misconfigured\n");
+			return -EINVAL;
+		}
+	} else if (!a->ctx_conv) {
+		return 0; /* the program's offset is the run-time one */
+	}
+	if (a->ctx_conv && (a->ctx_conv_off != new_off || a->ctx_conv_size != new_size)) {
+		vlog(env, "bpf verifier is misconfigured\n");
+		return -EINVAL;
+	}
+	a->ctx_conv = true;
+	a->ctx_conv_off = new_off;
+	a->ctx_conv_size = (uint8_t)new_size;
+	return 0;
+}
+
+/* out receives the program (env->cnt insns) with the recorded accesses converted.
+ * Returns the number of rewritten insns. */
+int fixup_apply(struct env *env, struct bpf_insn *out)
+{
+	int n = 0;
+	memcpy(out, env->insns, (size_t)env->cnt * sizeof(*out));
+	for (int i = 0; i < env->cnt; i++) {
+		const struct insn_aux *a = &env->aux[i];
+		if (!a->ctx_conv)
+			continue;
+		struct bpf_insn *in = &out[i];
+		uint8_t cls = BPF_CLASS(in->code);
+		if ((cls != BPF_LDX && cls != BPF_STX && cls != BPF_ST) || BPF_MODE(in->code) != BPF_MEM)
+			continue; /* only loads and stores reach check_ctx_access */
+		in->code = (uint8_t)(cls | BPF_MEM | size_code(a->ctx_conv_size));
+		in->off = (int16_t)a->ctx_conv_off;
+		n++;
+	}
+	return n;
+}

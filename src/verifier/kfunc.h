@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Kfunc calls in the verifier (src/verifier/kfunc.c): Linux 6.1's add_kfunc_call (before
+ * the walk), check_kfunc_call (at each reachable call) and fixup_kfunc_call (after it),
+ * plus loads through PTR_TO_BTF_ID pointers (check_ptr_to_btf_access) — kfunc-spec.md §1-§2. */
+#ifndef KBPF_VERIFIER_KFUNC_H
+#define KBPF_VERIFIER_KFUNC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct env;
+struct bpf_insn;
+
+/* Linux's MAX_KFUNC_DESCS: distinct kfuncs one program may call. */
+#define KFUNC_MAX_DESCS 256
+
+/* Pass A for the kfunc call at insn idx (called by check_subprogs). 0 or a negative errno
+ * with Linux's message logged. */
+int kfunc_add(struct env *env, int idx);
+/* Pass B: the call at insn_idx on the current path. */
+int check_kfunc_call(struct env *env, const struct bpf_insn *insn, int insn_idx);
+/* After a successful walk: an imm == 0 call that was reached is an error. */
+int kfunc_fixup_check(struct env *env);
+/* LDX/STX/ST through PTR_TO_BTF_ID register regno at byte off (the register's fixed
+ * offset included). Reads walk the host BTF; writes need the type's btf_struct_access. */
+int check_btf_access(struct env *env, int regno, int off, int size, bool write, int value_regno);
+/* The kfunc's name in the host BTF, for the log (NULL if id is not a FUNC there). */
+const char *kfunc_btf_name(struct env *env, int32_t id);
+
+/* helper.c: Linux's check_mem_reg (size_regno < 0: size bytes) and
+ * check_kfunc_mem_size_reg (size from size_regno): read, then write access. */
+int kfunc_check_mem(struct env *env, int regno, int size_regno, int size);
+
+#endif

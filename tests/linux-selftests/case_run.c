@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* One selftest case, as Linux's test_verifier does_test_single runs it (verifier-notes
+ * §10.4): fixups and maps, verification with Linux's log level, the verdict and the
+ * message substrings, the processed-insn count, then BPF_PROG_TEST_RUN-style runs of an
+ * accepted program, on the checked interpreter and on the JIT, each with fresh maps. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/mman.h>
+#include <linux/if_ether.h>
+#include <kbpf/linux.h>
+#include <kbpf/verifier.h>
+#include "selftests.h"
+
+static const struct {
+	enum bpf_prog_type type;
+	const char *linux_name, *kbpf_name;
+} prog_types[] = {
+	{ BPF_PROG_TYPE_UNSPEC, "SOCKET_FILTER", "socket_filter" },
+	{ BPF_PROG_TYPE_SOCKET_FILTER, "SOCKET_FILTER", "socket_filter" },
+	{ BPF_PROG_TYPE_KPROBE, "KPROBE", "kprobe" },
+	{ BPF_PROG_TYPE_SCHED_CLS, "SCHED_CLS", "sched_cls" },
+	{ BPF_PROG_TYPE_SCHED_ACT, "SCHED_ACT", "sched_act" },
+	{ BPF_PROG_TYPE_TRACEPOINT, "TRACEPOINT", "tracepoint" },
+	{ BPF_PROG_TYPE_XDP, "XDP", "xdp" },
+	{ BPF_PROG_TYPE_PERF_EVENT, "PERF_EVENT", NULL },
+	{ BPF_PROG_TYPE_CGROUP_SKB, "CGROUP_SKB", "cgroup_skb" },
+	{ BPF_PROG_TYPE_CGROUP_SOCK, "CGROUP_SOCK", "cgroup_sock" },
+	{ BPF_PROG_TYPE_LWT_IN, "LWT_IN", NULL },
+	{ BPF_PROG_TYPE_LWT_OUT, "LWT_OUT", NULL },
+	{ BPF_PROG_TYPE_LWT_XMIT, "LWT_XMIT", NULL },
+	{ BPF_PROG_TYPE_SOCK_OPS, "SOCK_OPS", NULL },
+	{ BPF_PROG_TYPE_SK_SKB, "SK_SKB", NULL },
+	{ BPF_PROG_TYPE_CGROUP_DEVICE, "CGROUP_DEVICE", NULL },
+	{ BPF_PROG_TYPE_SK_MSG, "SK_MSG", NULL },
+	{ BPF_PROG_TYPE_RAW_TRACEPOINT, "RAW_TRACEPOINT", "raw_tracepoint" },
+	{ BPF_PROG_TYPE_CGROUP_SOCK_ADDR, "CGROUP_SOCK_ADDR", NULL },
+	{ BPF_PROG_TYPE_LWT_SEG6LOCAL, "LWT_SEG6LOCAL", NULL },
+	{ BPF_PROG_TYPE_LIRC_MODE2, "LIRC_MODE2", NULL },
+	{ BPF_PROG_TYPE_SK_REUSEPORT, "SK_REUSEPORT", NULL },
+	{ BPF_PROG_TYPE_FLOW_DISSECTOR, "FLOW_DISSECTOR", NULL },
+	{ BPF_PROG_TYPE_CGROUP_SYSCTL, "CGROUP_SYSCTL", NULL },
+	{ BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE, "RAW_TRACEPOINT_WRITABLE", NULL },
+	{ BPF_PROG_TYPE_CGROUP_SOCKOPT, "CGROUP_SOCKOPT", NULL },
+	{ BPF_PROG_TYPE_TRACING, "TRACING", NULL },
+	{ BPF_PROG_TYPE_STRUCT_OPS, "STRUCT_OPS", NULL },
+	{ BPF_PROG_TYPE_EXT, "EXT", NULL },
+	{ BPF_PROG_TYPE_LSM, "LSM", NULL },
+	{ BPF_PROG_TYPE_SK_LOOKUP, "SK_LOOKUP", NULL },
+	{ BPF_PROG_TYPE_SYSCALL, "SYSCALL", "syscall" },
+};
+
+const char *st_prog_type_name(enum bpf_prog_type type)
+{
+	for (size_t i = 0; i < sizeof(prog_types) / sizeof(prog_types[0]); i++)
+		if (prog_types[i].type == type)
+			return prog_types[i].kbpf_name;
+	return NULL;
+}
+
+const char *st_prog_type_linux_name(enum bpf_prog_type type)
+{
+	for (size_t i = 0; i < sizeof(prog_types) / sizeof(prog_types[0]); i++)
+		if (prog_types[i].type == type)
+			return prog_types[i].linux_name;
+	return "unknown";
+}
+
+static int set(struct st_outcome *out, int rc, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int set(struct st_outcome *out, int rc, const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	out->rc = rc;
+	snprintf(out->kind, sizeof(out->kind), "%s", kind);
+	va_start(ap, fmt);
+	vsnprintf(out->why, sizeof(out->why), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* Linux's probe_filter_length: up to the last instruction with a code or an imm. */
+static size_t prog_len(const struct bpf_test *t)
+{
+	if (t->prog_len)
+		return (size_t)t->prog_len;
+	/* at least one instruction: an empty test is one zero instruction */
+	int i = MAX_INSNS - 1;
+
+	while (i > 0 && !t->insns[i].code && !t->insns[i].imm)
+		i--;
+	return (size_t)i + 1;
+}
+
+/* Linux's cmp_str_seq: the tab-separated parts of exp appear in log in order. */
+static int str_seq_match(const char *log, const char *exp, char *missing, size_t missing_size)
+{
+	while (exp && *exp) {
+		const char *tab = strchr(exp, '\t');
+		size_t len = tab ? (size_t)(tab - exp) : strlen(exp);
+		char needle[256];
+		const char *q;
+
+		if (!len || len >= sizeof(needle)) {
+			snprintf(missing, missing_size, "(test bug: empty or long part)");
+			return 0;
+		}
+		memcpy(needle, exp, len);
+		needle[len] = 0;
+		q = strstr(log, needle);
+		if (!q) {
+			snprintf(missing, missing_size, "%s", needle);
+			return 0;
+		}
+		log = q + len;
+		exp = tab ? tab + 1 : exp + len;
+	}
+	return 1;
+}
+
+/* The last line of a log (the reason of a rejection), skipping the statistics lines. */
+static void log_reason(const char *log, char *buf, size_t size)
+{
+	const char *end = log + strlen(log), *line_end, *start;
+
+	buf[0] = 0;
+	while (end > log) {
+		while (end > log && end[-1] == '\n')
+			end--;
+		line_end = end;
+		start = end;
+		while (start > log && start[-1] != '\n')
+			start--;
+		end = start;
+		if (!strncmp(start, "processed ", 10) || !strncmp(start, "verification time", 17) ||
+		    !strncmp(start, "stack depth", 11) || !strncmp(start, "max_states_per_insn", 19))
+			continue;
+		snprintf(buf, size, "%.*s", (int)(line_end - start), start);
+		return;
+	}
+}
+
+/* BPF_PROG_TEST_RUN's context for one run: the 64 data bytes as a packet. */
+#define RUN_BUF_SIZE (KBPF_LINUX_XDP_HEADROOM + TEST_DATA_LEN + 64)
+struct run_ctx {
+	uint8_t *buf; /* RUN_BUF_SIZE bytes */
+	struct kbpf_linux_skb skb;
+	struct kbpf_linux_xdp xdp;
+	void *ctx;
+	size_t ctx_size;
+};
+
+/* Returns 0, or -EOPNOTSUPP for types Linux's test_run does not run with data_in. */
+static uint32_t low32(const void *p)
+{
+	return (uintptr_t)p >> 32 ? 0 : (uint32_t)(uintptr_t)p;
+}
+
+/* --low-packet (a diagnosis, off by default): the packet lies below 4 GiB and the u32
+ * data/data_end/data_meta fields of the program's view hold the real pointers, so the
+ * programs run as if the verifier had rewritten those context loads. */
+static void run_ctx_low_pointers(struct run_ctx *rc, int xdp)
+{
+	if (xdp) {
+		rc->xdp.md.data = low32(rc->xdp.data);
+		rc->xdp.md.data_end = low32(rc->xdp.data_end);
+		rc->xdp.md.data_meta = low32(rc->xdp.data_meta);
+	} else {
+		rc->skb.md.data = low32(rc->skb.data);
+		rc->skb.md.data_end = low32(rc->skb.data_end);
+		rc->skb.md.data_meta = low32(rc->skb.data_meta);
+	}
+}
+
+static int run_ctx_init(struct run_ctx *rc, uint8_t *buf, const char *type, const uint8_t *data)
+{
+	memset(rc, 0, sizeof(*rc));
+	memset(buf, 0, RUN_BUF_SIZE);
+	rc->buf = buf;
+	if (!strcmp(type, "xdp")) {
+		memcpy(rc->buf + KBPF_LINUX_XDP_HEADROOM, data, TEST_DATA_LEN);
+		if (kbpf_linux_xdp_init(&rc->xdp, rc->buf, KBPF_LINUX_XDP_HEADROOM + TEST_DATA_LEN,
+					KBPF_LINUX_XDP_HEADROOM, TEST_DATA_LEN))
+			return -EINVAL;
+		rc->xdp.md.ingress_ifindex = 1; /* Linux runs it on loopback's rx queue 0 */
+		rc->ctx = &rc->xdp;
+		rc->ctx_size = sizeof(rc->xdp);
+		return 0;
+	}
+	int tc = !strcmp(type, "sched_cls") || !strcmp(type, "sched_act");
+	if (tc || !strcmp(type, "socket_filter") || !strcmp(type, "cgroup_skb")) {
+		const size_t head = 32; /* NET_SKB_PAD-like headroom */
+		uint16_t proto;
+
+		memcpy(rc->buf + head, data, TEST_DATA_LEN);
+		/* tc sees the packet from its MAC header; the others after the Ethernet header */
+		if (kbpf_linux_skb_init(&rc->skb, rc->buf, head + TEST_DATA_LEN + 64,
+					tc ? head : head + ETH_HLEN, tc ? TEST_DATA_LEN : TEST_DATA_LEN - ETH_HLEN))
+			return -EINVAL;
+		/* eth_type_trans: the EtherType as stored, or 802.3/802.2 for length fields */
+		memcpy(&proto, data + 12, 2);
+		if (ntohs(proto) < 1536)
+			proto = data[14] == 0xff && data[15] == 0xff ? htons(0x0001) : htons(0x0004);
+		rc->skb.md.protocol = proto;
+		rc->skb.md.ifindex = 1;
+		rc->ctx = &rc->skb;
+		rc->ctx_size = sizeof(rc->skb);
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+/* Whether the program loads data/data_end/data_meta from its context: those loads need
+ * the verifier's context rewrite to give real pointers at run time. */
+static int reads_packet_pointers(const struct bpf_insn *insns, size_t cnt, const char *type)
+{
+	int xdp = !strcmp(type, "xdp");
+
+	for (size_t i = 0; i < cnt; i++) {
+		const struct bpf_insn *in = &insns[i];
+
+		if (in->code != (BPF_LDX | BPF_MEM | BPF_W))
+			continue;
+		if (xdp ? in->off <= 8 && in->off % 4 == 0 :
+			  in->off == offsetof(struct __sk_buff, data) ||
+			  in->off == offsetof(struct __sk_buff, data_end) ||
+			  in->off == offsetof(struct __sk_buff, data_meta))
+			return 1;
+	}
+	return 0;
+}
+
+/* Run an accepted program as test_run does, on one engine, with fresh maps. */
+static int run_engine(struct kbpf_host *host, const struct st_case *c, const char *type,
+		      const struct bpf_insn *orig, size_t cnt, const uint32_t *fill_retval, int jit,
+		      struct st_outcome *out)
+{
+	const struct bpf_test *t = c->test;
+	const char *engine = jit ? "jit" : "interp";
+	struct bpf_insn *insns = malloc(cnt * sizeof(*insns));
+	struct st_maps m;
+	struct kbpf_prog *prog = NULL;
+	char log[512] = "", why[256] = "";
+	int runs = t->runs ? t->runs : 1, rc = ST_PASS;
+	uint8_t *buf = c->low_packet ? mmap(NULL, RUN_BUF_SIZE, PROT_READ | PROT_WRITE,
+					     MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0)
+				     : malloc(RUN_BUF_SIZE);
+
+	if (buf == MAP_FAILED)
+		buf = NULL;
+	if (!insns || !buf) {
+		free(insns);
+		if (buf && !c->low_packet)
+			free(buf);
+		else if (buf)
+			munmap(buf, RUN_BUF_SIZE);
+		return set(out, ST_FAIL, "harness", "out of memory");
+	}
+	memcpy(insns, orig, cnt * sizeof(*insns));
+	if (st_maps_create(host, t, insns, cnt, &m, why, sizeof(why))) {
+		rc = set(out, ST_FAIL, "harness", "%s: maps: %s", engine, why);
+		goto out;
+	}
+	struct kbpf_prog_opts popts = {
+		.sz = sizeof(popts), .host = host, .name = t->descr, .log_buf = log,
+		.log_size = sizeof(log), .maps = m.maps, .nr_maps = m.nr, .jit = jit,
+		/* verified again: kbpf_prog_create takes the type's rules (LD_ABS…) from it */
+		.prog_type = type, .license = "GPL", .unprivileged = c->unpriv,
+	};
+	if (kbpf_prog_create(insns, cnt, &popts, &prog)) {
+		int helper;
+
+		if (strstr(log, "LD_ABS/LD_IND need")) {
+			rc = set(out, ST_SKIP, "ld_abs-run", "LD_ABS/LD_IND: no run-time implementation");
+			goto out;
+		}
+
+		if (sscanf(strstr(log, "unknown helper #") ? strstr(log, "unknown helper #") : "",
+			   "unknown helper #%d", &helper) == 1) {
+			rc = set(out, ST_SKIP, "helper-run",
+				 "helper #%d: prototype only, no run-time implementation", helper);
+			goto out;
+		}
+		rc = set(out, ST_FAIL, jit ? "jit-create" : "create", "%s: kbpf_prog_create: %.300s",
+			 engine, log);
+		goto out;
+	}
+	if (jit && !kbpf_prog_is_jited(prog)) {
+		rc = set(out, ST_FAIL, "jit-refused", "jit: not JIT-compiled: %.300s", log);
+		goto out;
+	}
+	for (int i = 0; i < runs && i < MAX_TEST_RUNS; i++) {
+		uint32_t expected = fill_retval ? *fill_retval :
+			c->unpriv && t->retvals[i].retval_unpriv ?
+			t->retvals[i].retval_unpriv : t->retvals[i].retval;
+		struct run_ctx rcx;
+		uint64_t r0 = 0;
+		int err;
+
+		if (run_ctx_init(&rcx, buf, type, t->retvals[i].data))
+			break; /* Linux: "Did not run the program (not supported)" */
+		if (c->low_packet)
+			run_ctx_low_pointers(&rcx, !strcmp(type, "xdp"));
+		if (jit) {
+			err = kbpf_prog_run(prog, rcx.ctx, &r0);
+			if (err) {
+				rc = set(out, ST_FAIL, "run-error", "jit: run %d: %s", i + 1, strerror(-err));
+				goto out;
+			}
+		} else {
+			char err_msg[256] = "";
+			struct kbpf_mem_region regions[2] = {
+				{ rcx.ctx, rcx.ctx_size, KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" },
+				{ rcx.buf, RUN_BUF_SIZE, KBPF_MEM_READ | KBPF_MEM_WRITE, "packet" },
+			};
+			struct kbpf_run_opts ropts = {
+				.sz = sizeof(ropts), .flags = KBPF_RUN_CHECKED, .regions = regions,
+				.nr_regions = 2, .max_insns = 50000000, .err = err_msg,
+				.err_size = sizeof(err_msg),
+			};
+
+			ropts.args[0] = (uint64_t)(uintptr_t)rcx.ctx;
+			err = kbpf_prog_run_opts(prog, &ropts);
+			if (err) {
+				rc = set(out, ST_FAIL, "run-fault",
+					 "interp (checked): run %d stopped at insn %lld: %.300s", i + 1,
+					 (long long)ropts.fault_insn, err_msg);
+				goto out;
+			}
+			r0 = ropts.retval;
+		}
+		if (expected != (uint32_t)POINTER_VALUE && (uint32_t)r0 != expected) {
+			int pkt = reads_packet_pointers(orig, cnt, type);
+
+			rc = set(out, ST_FAIL, pkt ? "retval-pkt" : jit ? "retval-jit" : "retval-interp",
+				 "%s: run %d returned %u (0x%x), expected %u (0x%x)%s", engine, i + 1,
+				 (uint32_t)r0, (uint32_t)r0, expected, expected,
+				 pkt ? " (reads packet pointers from ctx)" : "");
+			goto out;
+		}
+	}
+out:
+	kbpf_prog_free(prog);
+	st_maps_free(&m);
+	free(insns);
+	if (buf && c->low_packet)
+		munmap(buf, RUN_BUF_SIZE);
+	else
+		free(buf);
+	return rc;
+}
+
+static int has_insns(const struct bpf_insn *insns, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (insns[i].code || insns[i].imm)
+			return 1;
+	return 0;
+}
+
+static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, size_t log_size,
+		    int verbose, struct st_outcome *out)
+{
+	const struct bpf_test *t = c->test;
+	const char *type = st_prog_type_name(t->prog_type);
+	int expect = c->unpriv && t->result_unpriv != UNDEF ? (int)t->result_unpriv : (int)t->result;
+	const char *errstr = c->unpriv && t->errstr_unpriv ? t->errstr_unpriv : t->errstr;
+	size_t cnt = prog_len(t);
+	struct bpf_insn *insns = NULL, *filled = NULL;
+	const struct bpf_insn *src = t->insns;
+	uint32_t fill_retval = 0;
+	struct st_maps m;
+	char why[256] = "", reason[300], missing[256];
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	if (!type || !kbpf_host_prog_type_find(host, type))
+		return set(out, ST_SKIP, "prog type", "program type %s not modelled",
+			   st_prog_type_linux_name(t->prog_type));
+	if (t->fill_helper) {
+		const char *unsupported;
+		int err = st_fill(c->table, t, &filled, &cnt, &fill_retval, &unsupported);
+
+		if (err == -EOPNOTSUPP)
+			return set(out, ST_SKIP, "fill_helper", "generated program: %s", unsupported);
+		if (err)
+			return set(out, ST_FAIL, "harness", "generator: %s", strerror(-err));
+		src = filled;
+	}
+	if (t->fixup_kfunc_btf_id[0].kfunc)
+		return set(out, ST_SKIP, "kfunc", "calls Linux's test kfuncs (%s): not registered",
+			   t->fixup_kfunc_btf_id[0].kfunc);
+	if (has_insns(t->expected_insns, MAX_EXPECTED_INSNS) ||
+	    has_insns(t->unexpected_insns, MAX_UNEXPECTED_INSNS))
+		return set(out, ST_SKIP, "xlated", "checks the rewritten (xlated) program: not exposed");
+	insns = malloc(cnt * sizeof(*insns));
+	if (!insns) {
+		free(filled);
+		return set(out, ST_FAIL, "harness", "out of memory");
+	}
+	memcpy(insns, src, cnt * sizeof(*insns));
+	rc = st_maps_create(host, t, insns, cnt, &m, why, sizeof(why));
+	if (rc) {
+		set(out, rc == -EOPNOTSUPP ? ST_SKIP : ST_FAIL, "map", "%s", why);
+		goto out;
+	}
+
+	struct kbpf_verify_opts vo = {
+		.sz = sizeof(vo), .host = host, .prog_type = type, .maps = m.maps, .nr_maps = m.nr,
+		.license = "GPL", .unprivileged = c->unpriv,
+		/* Linux's test_verifier: statistics only, level 2 for VERBOSE_ACCEPT */
+		.log_level = expect == VERBOSE_ACCEPT ? KBPF_LOG_LEVEL2 : KBPF_LOG_STATS,
+		.log_buf = log, .log_size = log_size, .prog_name = t->descr,
+	};
+	log[0] = 0;
+	rc = kbpf_prog_verify(insns, cnt, &vo);
+	log_reason(log, reason, sizeof(reason));
+	if (rc == -EOPNOTSUPP || rc == -524) {
+		set(out, ST_SKIP, "unsupported", "verifier: unsupported feature: %s", reason);
+		goto out;
+	}
+	/* Linux would know the helper: kbpf has no prototype for it */
+	const char *unknown = strstr(reason, "unknown func ");
+	if (rc && unknown && !(errstr && strstr(errstr, "unknown func"))) {
+		char fn[80] = "";
+
+		sscanf(unknown, "unknown func %79s", fn);
+		set(out, ST_SKIP, "helper", "helper %s not modelled", fn);
+		goto out;
+	}
+	if (expect == ACCEPT || expect == VERBOSE_ACCEPT) {
+		if (rc) {
+			set(out, ST_FAIL, "rejected", "expected accept, got reject (%s): %s",
+			    strerror(-rc), reason);
+			goto out;
+		}
+		if (expect == VERBOSE_ACCEPT && !str_seq_match(log, errstr, missing, sizeof(missing))) {
+			set(out, ST_FAIL, "errstr", "accepted, but the level-2 log lacks \"%s\"", missing);
+			goto out;
+		}
+	} else {
+		if (!rc) {
+			set(out, ST_FAIL, "accepted", "expected reject with \"%s\", got accept",
+			    errstr ? errstr : "");
+			goto out;
+		}
+		if (!errstr || !str_seq_match(log, errstr, missing, sizeof(missing))) {
+			set(out, ST_FAIL, "errstr", "expected \"%s\", got \"%s\"",
+			    errstr ? missing : "(no errstr)", reason);
+			if (verbose)
+				fprintf(stderr, "---- log of %s:\n%s----\n", c->name, log);
+			goto out;
+		}
+	}
+	if (!c->unpriv && t->insn_processed && vo.insns_processed != t->insn_processed) {
+		set(out, ST_FAIL, "insn_processed", "processed %u insns, expected %u",
+		    vo.insns_processed, t->insn_processed);
+		goto out;
+	}
+	set(out, ST_PASS, "", "%s", "");
+	if (!rc && t->runs >= 0) {
+		/* both engines from the unpatched copy: each patches its own fresh maps in */
+		const uint32_t *fr = filled ? &fill_retval : NULL;
+
+		memcpy(insns, src, cnt * sizeof(*insns));
+		if (run_engine(host, c, type, insns, cnt, fr, 0, out) == ST_PASS)
+			run_engine(host, c, type, insns, cnt, fr, 1, out);
+	}
+out:
+	st_maps_free(&m);
+	free(insns);
+	free(filled);
+	return out->rc;
+}
+
+int st_case_run(struct kbpf_host *host, const struct st_case *c, char *log, size_t log_size,
+		int verbose, struct st_outcome *out)
+{
+	/* Linux loads these with BPF_F_STRICT_ALIGNMENT, which kbpf cannot be asked for:
+	 * they count as skipped unless they pass anyway. */
+	if (case_run(host, c, log, log_size, verbose, out) == ST_FAIL &&
+	    (c->test->flags & F_LOAD_WITH_STRICT_ALIGNMENT)) {
+		set(out, ST_SKIP, "strict-align",
+		    "loads with BPF_F_STRICT_ALIGNMENT: kbpf_verify_opts has no such flag");
+	}
+	return out->rc;
+}

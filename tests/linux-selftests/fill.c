@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kbpf's own generators for the suite's long programs. Linux's test_verifier.c builds
+ * them at run time (a test names its generator in .fill_helper, and the test's retval
+ * picks a variant or a size); these write programs of the same shape, from the
+ * description of what each test exercises, and the value the program must return. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "selftests.h"
+
+#define FILL_MAX_INSNS 1000000 /* Linux's MAX_TEST_INSNS */
+#define JMP_SEQ 8192           /* jumps in a scale test */
+
+/* A fixed sequence of "semi-random" 64-bit values (xorshift64): the tests only need values
+ * the verifier cannot predict and the generator knows. */
+static uint64_t rand_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* ld_dw: n/3 LDDW constants xored into r0, folded to 32 bits. */
+static size_t fill_rand_ld_dw(struct bpf_insn *p, uint32_t n, uint32_t *retval)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ull, acc = 0;
+	size_t i = 0;
+
+	p[i++] = (struct bpf_insn)BPF_MOV32_IMM(BPF_REG_0, 0);
+	while (i < n) {
+		uint64_t v = rand_next(&seed);
+		struct bpf_insn ld[2] = { BPF_LD_IMM64(BPF_REG_1, v) };
+
+		acc ^= v;
+		p[i++] = ld[0];
+		p[i++] = ld[1];
+		p[i++] = (struct bpf_insn)BPF_ALU64_REG(BPF_XOR, BPF_REG_0, BPF_REG_1);
+	}
+	p[i++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_1, BPF_REG_0);
+	p[i++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_RSH, BPF_REG_1, 32);
+	p[i++] = (struct bpf_insn)BPF_ALU64_REG(BPF_XOR, BPF_REG_0, BPF_REG_1);
+	p[i++] = (struct bpf_insn)BPF_EXIT_INSN();
+	*retval = (uint32_t)(acc ^ (acc >> 32));
+	return i;
+}
+
+/* scale: 8192 unpredictable branches around stack stores (in the main program, or in the
+ * innermost of 8 nested functions), then enough "r0 = 42" to make about 1M insns. */
+static size_t fill_scale(struct bpf_insn *p, int nested, uint32_t *retval)
+{
+	const int depth = 7, slots = nested ? 64 - 4 * depth : 64;
+	uint64_t seed = 0x2545f4914f6cdd1dull;
+	size_t i = 0;
+
+	for (int k = 0; nested && k < depth; k++) {
+		p[i++] = (struct bpf_insn)BPF_CALL_REL(1);
+		p[i++] = (struct bpf_insn)BPF_EXIT_INSN();
+	}
+	p[i++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	for (int k = 1; k <= JMP_SEQ; k++) {
+		p[i++] = (struct bpf_insn)BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32);
+		p[i++] = (struct bpf_insn)BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, (int32_t)rand_next(&seed), 2);
+		p[i++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_1, BPF_REG_10);
+		p[i++] = (struct bpf_insn)BPF_STX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, -8 * (k % slots + 1));
+	}
+	while (i < FILL_MAX_INSNS - JMP_SEQ * 4)
+		p[i++] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 42);
+	p[i++] = (struct bpf_insn)BPF_EXIT_INSN();
+	*retval = 42;
+	return i;
+}
+
+/* Jumps whose encodings stress a JIT's size convergence: 128 conditional jumps over 128
+ * unconditional ones that chain back to the end (short forms), returning 1. */
+static size_t torture_short(struct bpf_insn *p)
+{
+	const int half = 128, len = 2 * half + 3;
+
+	p[0] = (struct bpf_insn)BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32);
+	for (int k = 1; k <= half; k++) {
+		p[k] = (struct bpf_insn)BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, k, half);
+		p[k + half] = (struct bpf_insn)BPF_JMP_A(half - k);
+	}
+	p[len - 2] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 1);
+	p[len - 1] = (struct bpf_insn)BPF_EXIT_INSN();
+	return (size_t)len;
+}
+
+/* ...and long forms: 2048 conditional jumps 2048 ahead into runs of 16 jumps that each
+ * land on the run's end, returning 2. */
+static size_t torture_long(struct bpf_insn *p)
+{
+	const int off = 2048, len = 2 * off + 4;
+	int k;
+
+	p[0] = (struct bpf_insn)BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32);
+	for (k = 1; k <= off; k++)
+		p[k] = (struct bpf_insn)BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, k, off);
+	p[k++] = (struct bpf_insn)BPF_JMP_A(off);
+	for (; k <= 2 * off + 1; k += 16)
+		for (int j = 0; j < 16; j++)
+			p[k + j] = (struct bpf_insn)BPF_JMP_A(16 - j - 1);
+	p[len - 2] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 2);
+	p[len - 1] = (struct bpf_insn)BPF_EXIT_INSN();
+	return (size_t)len;
+}
+
+static size_t fill_torturous(struct bpf_insn *p, uint32_t variant, uint32_t *retval)
+{
+	size_t i = 0;
+
+	*retval = variant;
+	switch (variant) {
+	case 1: return torture_short(p);
+	case 2: return torture_long(p);
+	case 3:
+		/* both as subprograms of a main that returns 3 */
+		p[i++] = (struct bpf_insn)BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 4);
+		p[i++] = (struct bpf_insn)BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0,
+						       2 * 128 + 3 + 3);
+		p[i++] = (struct bpf_insn)BPF_ST_MEM(BPF_B, BPF_REG_10, -32, 0);
+		p[i++] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 3);
+		p[i++] = (struct bpf_insn)BPF_EXIT_INSN();
+		i += torture_short(p + i);
+		i += torture_long(p + i);
+		return i;
+	default:
+		return 0;
+	}
+}
+
+void *st_table_sym(void *table, const char *name)
+{
+	return dlsym(table, name);
+}
+
+int st_fill(void *table, const struct bpf_test *t, struct bpf_insn **insns, size_t *cnt,
+	    uint32_t *retval, const char **unsupported)
+{
+	void (*fn)(struct bpf_test *) = t->fill_helper;
+	struct bpf_insn *p;
+	size_t n = 0;
+
+	*unsupported = NULL;
+#define IS(name) (table && fn == (void (*)(struct bpf_test *))st_table_sym(table, #name))
+	if (!IS(bpf_fill_rand_ld_dw) && !IS(bpf_fill_scale) && !IS(bpf_fill_torturous_jumps)) {
+		*unsupported = "its generator (LD_ABS chains, bpf_loop inlining) is not reimplemented";
+		return -EOPNOTSUPP;
+	}
+	p = calloc(FILL_MAX_INSNS, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (IS(bpf_fill_rand_ld_dw))
+		n = fill_rand_ld_dw(p, t->retval, retval);
+	else if (IS(bpf_fill_scale))
+		n = t->retval == 1 || t->retval == 2 ? fill_scale(p, t->retval == 2, retval) : 0;
+	else
+		n = fill_torturous(p, t->retval, retval);
+#undef IS
+	if (!n) {
+		free(p);
+		*unsupported = "unknown generator variant";
+		return -EOPNOTSUPP;
+	}
+	*insns = p;
+	*cnt = n;
+	return 0;
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The maps a selftest's fixup_* arrays ask for (verifier-notes §10.3), created with
+ * kbpf's map API. Linux patches each listed instruction's imm with a map fd; kbpf has no
+ * fds, so the imm becomes the map's index in the table given to the verifier. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "selftests.h"
+
+struct map_kind {
+	const char *name;
+	size_t fixup_off; /* offsetof(struct bpf_test, fixup_…) */
+	uint32_t type, key_size, value_size, max_entries, flags;
+	int needs_btf;    /* Linux gives the map BTF (spin lock, timer, kptr): kbpf maps have none */
+};
+
+#define K(field, t, k, v, n, f, btf) { #field, offsetof(struct bpf_test, fixup_##field), t, k, v, n, f, btf }
+/* Linux's create order does not matter: each kind is one map. */
+static const struct map_kind kinds[] = {
+	K(map_hash_8b, BPF_MAP_TYPE_HASH, 8, 8, 1, BPF_F_NO_PREALLOC, 0),
+	K(map_hash_48b, BPF_MAP_TYPE_HASH, 8, 48, 1, BPF_F_NO_PREALLOC, 0),
+	K(map_hash_16b, BPF_MAP_TYPE_HASH, 8, 16, 1, BPF_F_NO_PREALLOC, 0),
+	K(map_array_48b, BPF_MAP_TYPE_ARRAY, 4, 48, 1, 0, 0),
+	K(map_sockmap, BPF_MAP_TYPE_SOCKMAP, 4, 4, 1, 0, 0),
+	K(map_sockhash, BPF_MAP_TYPE_SOCKHASH, 4, 4, 1, 0, 0),
+	K(map_xskmap, BPF_MAP_TYPE_XSKMAP, 4, 4, 1, 0, 0),
+	K(map_stacktrace, BPF_MAP_TYPE_STACK_TRACE, 4, 8, 1, 0, 0),
+	K(prog1, BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 4, 0, 0),
+	K(prog2, BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 8, 0, 0),
+	K(map_in_map, BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, 4, 1, 0, 0),
+	K(cgroup_storage, BPF_MAP_TYPE_CGROUP_STORAGE, 16, 64, 0, 0, 0),
+	K(percpu_cgroup_storage, BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, 16, 64, 0, 0, 0),
+	K(map_spin_lock, BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0, 1),
+	K(map_array_ro, BPF_MAP_TYPE_ARRAY, 4, 48, 1, BPF_F_RDONLY_PROG, 0),
+	K(map_array_wo, BPF_MAP_TYPE_ARRAY, 4, 48, 1, BPF_F_WRONLY_PROG, 0),
+	K(map_array_small, BPF_MAP_TYPE_ARRAY, 4, 1, 1, 0, 0),
+	K(sk_storage_map, BPF_MAP_TYPE_SK_STORAGE, 4, 8, 0, BPF_F_NO_PREALLOC, 1),
+	K(map_event_output, BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 1, 0, 0),
+	K(map_reuseport_array, BPF_MAP_TYPE_REUSEPORT_SOCKARRAY, 4, 8, 1, 0, 0),
+	K(map_ringbuf, BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0, 0),
+	K(map_timer, BPF_MAP_TYPE_ARRAY, 4, 16, 1, 0, 1),
+	K(map_kptr, BPF_MAP_TYPE_ARRAY, 4, 24, 1, 0, 1),
+};
+
+/* A program for a prog-array slot, unverified (it is trivially safe): r0 = ret, or a
+ * tail call into slot idx of the array first. */
+static int slot_prog(struct kbpf_host *host, const char *type, struct kbpf_map *array, int tail_idx,
+		     int ret, struct kbpf_prog **prog, char *log, size_t log_size)
+{
+	struct bpf_insn simple[] = { BPF_MOV64_IMM(BPF_REG_0, ret), BPF_EXIT_INSN() };
+	struct bpf_insn loop[] = {
+		BPF_MOV64_IMM(BPF_REG_3, tail_idx),
+		BPF_LD_MAP_FD(BPF_REG_2, 0),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_tail_call),
+		BPF_MOV64_IMM(BPF_REG_0, ret),
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_map *maps[1] = { array };
+	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .host = host, .maps = maps, .nr_maps = 1,
+				       .prog_type = type, .license = "GPL", .log_buf = log,
+				       .log_size = log_size };
+
+	if (tail_idx < 0)
+		return kbpf_prog_create(simple, 2, &opts, prog);
+	return kbpf_prog_create(loop, sizeof(loop) / sizeof(loop[0]), &opts, prog);
+}
+
+/* Linux's prog arrays: slots p1, p2, p3 hold "return 42", "tail call slot p2, return
+ * 41" and "return 24". */
+static int prog_array_fill(struct kbpf_host *host, const char *type, struct st_maps *m,
+			   struct kbpf_map *array, int p1, int p2, int p3, char *log, size_t log_size)
+{
+	const int keys[3] = { p1, p2, p3 };
+
+	for (int i = 0; i < 3; i++) {
+		struct kbpf_prog *p = NULL;
+		int err = slot_prog(host, type, array, i == 1 ? p2 : -1, i == 0 ? 42 : i == 1 ? 41 : 24, &p,
+				    log, log_size);
+
+		if (err)
+			return err;
+		m->progs[m->nr_progs++] = p;
+		err = kbpf_map_update(array, &keys[i], &p, BPF_ANY);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int st_maps_create(struct kbpf_host *host, const struct bpf_test *t, struct bpf_insn *insns,
+		   size_t cnt, struct st_maps *m, char *why, size_t why_size)
+{
+	memset(m, 0, sizeof(*m));
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		const int *fix = (const int *)((const char *)t + kinds[k].fixup_off);
+		struct kbpf_map_def def = {
+			.sz = sizeof(def), .type = kinds[k].type, .key_size = kinds[k].key_size,
+			.value_size = kinds[k].value_size, .max_entries = kinds[k].max_entries,
+			.map_flags = kinds[k].flags, .name = kinds[k].name,
+		};
+		struct kbpf_map *map = NULL;
+		int err;
+
+		if (!fix[0])
+			continue;
+		if (kinds[k].needs_btf) {
+			snprintf(why, why_size, "fixup_%s: a map with BTF (bpf_spin_lock/bpf_timer/kptr fields)",
+				 kinds[k].name);
+			return -EOPNOTSUPP;
+		}
+		err = kbpf_map_create(&def, &map);
+		if (err) {
+			snprintf(why, why_size, "fixup_%s: map type %u: %s", kinds[k].name, kinds[k].type,
+				 strerror(-err));
+			return err == -EINVAL ? -EOPNOTSUPP : err;
+		}
+		m->maps[m->nr] = map;
+		if (kinds[k].type == BPF_MAP_TYPE_ARRAY && kinds[k].value_size == 48) {
+			/* element 0 of the 48-byte arrays: index 28, foo[6] = 0xabcdef12 */
+			uint8_t val[48] = { 0 };
+			uint32_t key = 0, idx = 28, foo6 = 0xabcdef12;
+
+			memcpy(val, &idx, 4);
+			memcpy(val + 4 + 6 * 4, &foo6, 4);
+			kbpf_map_update(map, &key, val, BPF_ANY);
+		}
+		if (kinds[k].type == BPF_MAP_TYPE_PROG_ARRAY) {
+			int is2 = kinds[k].max_entries == 8;
+
+			char log[256] = "";
+
+			err = prog_array_fill(host, st_prog_type_name(t->prog_type), m, map, is2 ? 7 : 0,
+					      1, 2, log, sizeof(log));
+			if (err) {
+				m->nr++;
+				snprintf(why, why_size, "fixup_%s: cannot fill: %s: %s", kinds[k].name,
+					 strerror(-err), log);
+				return err;
+			}
+		}
+		for (int i = 0; i < MAX_FIXUPS && fix[i]; i++)
+			if ((size_t)fix[i] < cnt)
+				insns[fix[i]].imm = (int32_t)m->nr;
+		m->nr++;
+	}
+	return 0;
+}
+
+void st_maps_free(struct st_maps *m)
+{
+	/* programs first: a prog array does not own its slots */
+	for (size_t i = 0; i < m->nr; i++)
+		if (kbpf_map_type(m->maps[i]) == BPF_MAP_TYPE_PROG_ARRAY)
+			for (uint32_t k = 0; k < kbpf_map_max_entries(m->maps[i]); k++)
+				kbpf_map_delete(m->maps[i], &k);
+	for (size_t i = 0; i < m->nr_progs; i++)
+		kbpf_prog_free(m->progs[i]);
+	for (size_t i = 0; i < m->nr; i++)
+		kbpf_map_free(m->maps[i]);
+	memset(m, 0, sizeof(*m));
+}
