@@ -11,6 +11,8 @@
 #include <arpa/inet.h>
 #include <sys/mman.h>
 #include <linux/if_ether.h>
+#include <bpf/btf.h>
+#include <kbpf/host.h>
 #include <kbpf/linux.h>
 #include <kbpf/verifier.h>
 #include "selftests.h"
@@ -362,6 +364,28 @@ static int has_insns(const struct bpf_insn *insns, int n)
 	return 0;
 }
 
+/* The BTF id of a test kfunc in the host's BTF, or <= 0 without one. */
+static int kfunc_btf_id(const struct kbpf_host *host, const char *name)
+{
+	const struct btf *btf = kbpf_host_btf(host);
+
+	return btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -ENOENT;
+}
+
+/* test_verifier.c's fixup_kfunc_btf_id: the call at insn_idx gets the kfunc's BTF id. */
+static int kfunc_fixup(const struct kbpf_host *host, const struct bpf_test *t, struct bpf_insn *insns,
+		       size_t cnt)
+{
+	for (int i = 0; i < MAX_FIXUPS && t->fixup_kfunc_btf_id[i].kfunc; i++) {
+		int idx = t->fixup_kfunc_btf_id[i].insn_idx;
+
+		if (idx < 0 || (size_t)idx >= cnt)
+			return -ERANGE;
+		insns[idx].imm = kfunc_btf_id(host, t->fixup_kfunc_btf_id[i].kfunc);
+	}
+	return 0;
+}
+
 static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, size_t log_size,
 		    int verbose, struct st_outcome *out)
 {
@@ -391,18 +415,29 @@ static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, 
 			return set(out, ST_FAIL, "harness", "generator: %s", strerror(-err));
 		src = filled;
 	}
-	if (t->fixup_kfunc_btf_id[0].kfunc)
-		return set(out, ST_SKIP, "kfunc", "calls Linux's test kfuncs (%s): not registered",
-			   t->fixup_kfunc_btf_id[0].kfunc);
+	/* each named test kfunc must be in the host BTF (main.c registers them when this
+	 * binary has its own BTF); its id replaces the call's imm below */
+	for (int i = 0; i < MAX_FIXUPS && t->fixup_kfunc_btf_id[i].kfunc; i++)
+		if (kfunc_btf_id(host, t->fixup_kfunc_btf_id[i].kfunc) <= 0) {
+			free(filled);
+			return set(out, ST_SKIP, "kfunc", "calls Linux's test kfuncs (%s): not registered",
+				   t->fixup_kfunc_btf_id[i].kfunc);
+		}
 	if (has_insns(t->expected_insns, MAX_EXPECTED_INSNS) ||
-	    has_insns(t->unexpected_insns, MAX_UNEXPECTED_INSNS))
+	    has_insns(t->unexpected_insns, MAX_UNEXPECTED_INSNS)) {
+		free(filled);
 		return set(out, ST_SKIP, "xlated", "checks the rewritten (xlated) program: not exposed");
+	}
 	insns = malloc(cnt * sizeof(*insns));
 	if (!insns) {
 		free(filled);
 		return set(out, ST_FAIL, "harness", "out of memory");
 	}
 	memcpy(insns, src, cnt * sizeof(*insns));
+	if (kfunc_fixup(host, t, insns, cnt)) {
+		set(out, ST_FAIL, "harness", "a kfunc fixup lies beyond the program");
+		goto out;
+	}
 	rc = st_maps_create(host, t, insns, cnt, &m, why, sizeof(why));
 	if (rc) {
 		set(out, rc == -EOPNOTSUPP ? ST_SKIP : ST_FAIL, "map", "%s", why);
@@ -467,6 +502,7 @@ static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, 
 		const uint32_t *fr = filled ? &fill_retval : NULL;
 
 		memcpy(insns, src, cnt * sizeof(*insns));
+		kfunc_fixup(host, t, insns, cnt); /* checked above */
 		if (run_engine(host, c, type, insns, cnt, fr, 0, out) == ST_PASS)
 			run_engine(host, c, type, insns, cnt, fr, 1, out);
 	}

@@ -285,6 +285,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot set up a host with Linux's program types\n");
 		return 1;
 	}
+#ifdef KBPF_SELFTEST_KFUNCS
+	/* calls.c's kfunc cases name Linux's test kfuncs by BTF id (fixup_kfunc_btf_id): this
+	 * executable links them and carries its own BTF; without it those cases are skipped. */
+	{
+		char err[256] = "";
+		int ret = kbpf_host_btf_load_self(host);
+
+		if (!ret)
+			ret = kbpf_linux_host_add_test_kfuncs(host, err, sizeof(err));
+		if (ret)
+			fprintf(stderr, "test kfuncs not registered (%s): their cases are skipped\n",
+				err[0] ? err : strerror(-ret));
+	}
+#endif
 	/* Linux's order: a test's /u run, then its /p run */
 	for (int f = 0; f < *nr_files; f++)
 		for (int i = 0; i < files[f].nr; i++) {
