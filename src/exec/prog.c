@@ -11,6 +11,7 @@
 #include "exec/jit.h"
 #include "exec/kfunc_call.h"
 #include "exec/prog_internal.h"
+#include "isa/validate.h"
 
 /* The option struct's field is usable if the caller's struct is large enough to hold it. */
 #define OPTS_HAS(opts, field) \
@@ -73,7 +74,10 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	*out = NULL;
 	if (opts && opts->sz < sizeof(size_t))
 		return -EINVAL;
-	ret = kbpf_insns_validate(insns, cnt, log, log_size);
+	/* A program to verify may write R10 in dead code (Linux accepts that): the
+	 * verifier refuses reachable writes, and its output is checked in full below. */
+	ret = OPTS_GET(opts, prog_type, NULL) ? kbpf_insns_validate_before_verify(insns, cnt, log, log_size)
+					      : kbpf_insns_validate(insns, cnt, log, log_size);
 	if (ret)
 		return ret;
 	if (OPTS_GET(opts, prog_type, NULL)) {
@@ -95,6 +99,11 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 			return ret;
 		}
 		insns = xlated; /* same count: what runs is the converted program */
+		ret = kbpf_insns_validate(insns, cnt, log, log_size);
+		if (ret) {
+			free(xlated);
+			return ret;
+		}
 	}
 
 	prog = calloc(1, sizeof(*prog));

@@ -77,5 +77,19 @@ int fixup_apply(struct env *env, struct bpf_insn *out)
 		in->off = (int16_t)a->ctx_conv_off;
 		n++;
 	}
+	/* Dead code: instructions no path reached become "goto -1" (Linux's
+	 * sanitize_dead_code), so nothing unverified is left to run or to JIT, and what
+	 * the structural check refuses there (a write to R10) is gone. An ld_imm64 is
+	 * judged by its first half. */
+	for (int i = 0; i < env->cnt; i++) {
+		bool wide = env->insns[i].code == (BPF_LD | BPF_IMM | BPF_DW) && i + 1 < env->cnt;
+		if (!env->aux[i].seen) {
+			out[i] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = -1 };
+			if (wide)
+				out[i + 1] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = -1 };
+		}
+		if (wide)
+			i++;
+	}
 	return n;
 }

@@ -194,6 +194,43 @@ static void test_pkt_rdonly(void)
 	ACCEPT_T("t_conv_ro", PKT_LEN_PROG);
 }
 
+/* Linux accepts a write to R10 on a path no run can take; the dead instructions become
+ * "goto -1" (an ld_imm64 both halves), and kbpf_prog_create takes the program — the
+ * structural check alone, without a program type, still refuses it. */
+static void test_dead_code(void)
+{
+	const char *text = "r0 = 1\nif r0 == 1 goto out\nr10 = 5\nr2 = 0x1122334455667788 ll\nr0 = 7\nout:\nexit";
+	struct bpf_insn x[16];
+	size_t cnt = 0;
+	CHECK(verify_xlated(text, "t_conv", x, &cnt) == 0);
+	CHECK_EQ_U64(cnt, 7);
+	for (int i = 2; i <= 5; i++) {
+		CHECK_EQ_U64(x[i].code, BPF_JMP | BPF_JA);
+		CHECK_EQ_U64(x[i].off, -1);
+	}
+	CHECK_EQ_U64(x[1].code, BPF_JMP | BPF_JEQ | BPF_K); /* live code untouched */
+	CHECK_EQ_U64(x[6].code, BPF_JMP | BPF_EXIT);
+
+	struct bpf_insn *insns = NULL;
+	char err[256];
+	CHECK(kbpf_asm(text, KBPF_ASM_PSEUDO_C, &insns, &cnt, err, sizeof(err)) == 0);
+	struct kbpf_prog *prog = NULL;
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .host = tv_host, .prog_type = "t_conv",
+				     .log_buf = tv_log, .log_size = sizeof(tv_log) };
+	CHECK(kbpf_prog_create(insns, cnt, &po, &prog) == 0);
+	uint64_t r0 = 0;
+	struct conv_rt ctx = { 0 };
+	CHECK(prog && kbpf_prog_run(prog, &ctx, &r0) == 0);
+	CHECK_EQ_U64(r0, 1);
+	kbpf_prog_free(prog);
+	po.prog_type = NULL; /* unverified: the structural rule applies */
+	CHECK(kbpf_prog_create(insns, cnt, &po, &prog) == -EINVAL);
+	CHECK(strstr(tv_log, "frame pointer is read only") != NULL);
+	/* reachable, the verifier refuses it with Linux's message */
+	REJECT_T("t_conv", "r0 = 1\nr10 = 5\nexit", "frame pointer is read only");
+	free(insns);
+}
+
 int main(void)
 {
 	tv_setup();
@@ -202,6 +239,7 @@ int main(void)
 	RUN(test_rejected_or_old_callers);
 	RUN(test_end_to_end);
 	RUN(test_pkt_rdonly);
+	RUN(test_dead_code);
 	tv_teardown();
 	return test_summary();
 }

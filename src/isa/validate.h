@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef KBPF_SRC_ISA_VALIDATE_H
+#define KBPF_SRC_ISA_VALIDATE_H
+
+#include <stddef.h>
+#include <kbpf/insn.h>
+
+/* kbpf_insns_validate without the R10-write rule, for programs the verifier walks next:
+ * it refuses such writes where they are reachable, as Linux does. */
+int kbpf_insns_validate_before_verify(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size);
+
+#endif
