@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/mman.h>
 #include <kbpf/linux.h>
 #include "cli.h"
 
@@ -248,35 +247,11 @@ static enum pkt_kind pkt_kind_of_name(const char *name)
 struct pkt_run {
 	uint8_t *buf;
 	size_t buf_size;
-	int mapped;
 	struct kbpf_linux_skb skb;
 	struct kbpf_linux_xdp xdp;
 	void *ctx;
 	size_t ctx_size;
 };
-
-/* The packet buffer lies below 4 GiB where the system allows it (MAP_32BIT): then the
- * 32-bit data/data_end/data_meta fields of the program's view can hold the real
- * pointers too, so a program's u32 load of them works whether or not the verifier has
- * rewritten that load into one of the 64-bit pointers of struct kbpf_linux_skb/_xdp. */
-static uint8_t *pkt_alloc(size_t size, int *mapped)
-{
-#ifdef MAP_32BIT
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
-	if (p != MAP_FAILED) {
-		*mapped = 1;
-		return p;
-	}
-#endif
-	*mapped = 0;
-	return calloc(1, size);
-}
-
-static uint32_t low32(const void *p)
-{
-	uintptr_t v = (uintptr_t)p;
-	return v >> 32 ? 0 : (uint32_t)v; /* 0 where the buffer is above 4 GiB */
-}
 
 static int pkt_setup(struct pkt_run *r, enum pkt_kind kind, const char *pkt, size_t len,
 		     const char *ctx_in, size_t ctx_len)
@@ -287,7 +262,9 @@ static int pkt_setup(struct pkt_run *r, enum pkt_kind kind, const char *pkt, siz
 	if (kind == PKT_SKB_L3 && len < PKT_ETH_HLEN)
 		return cli_error(EXIT_FAIL, "run", "--packet: %zu bytes, shorter than an Ethernet header", len);
 	r->buf_size = head + len + PKT_TAILROOM;
-	r->buf = pkt_alloc(r->buf_size, &r->mapped);
+	/* the verifier rewrites the program's u32 data/data_end loads into loads of the
+	 * context's real 64-bit pointers (src/verifier/fixup.c): the buffer can be anywhere */
+	r->buf = calloc(1, r->buf_size);
 	if (!r->buf)
 		return cli_error(EXIT_FAIL, "run", "out of memory");
 	memcpy(r->buf + head, pkt, len);
@@ -299,9 +276,6 @@ static int pkt_setup(struct pkt_run *r, enum pkt_kind kind, const char *pkt, siz
 			return cli_error(EXIT_FAIL, "run", "--packet: cannot set up the XDP context");
 		r->xdp.md.ingress_ifindex = md.ingress_ifindex ? md.ingress_ifindex : 1; /* loopback */
 		r->xdp.md.rx_queue_index = md.rx_queue_index;
-		r->xdp.md.data = low32(r->xdp.data);
-		r->xdp.md.data_end = low32(r->xdp.data_end);
-		r->xdp.md.data_meta = low32(r->xdp.data_meta);
 		r->ctx = &r->xdp;
 		r->ctx_size = sizeof(r->xdp);
 		return 0;
@@ -328,9 +302,6 @@ static int pkt_setup(struct pkt_run *r, enum pkt_kind kind, const char *pkt, siz
 	r->skb.md.protocol = proto;
 	if (!r->skb.md.ifindex)
 		r->skb.md.ifindex = 1;
-	r->skb.md.data = low32(r->skb.data);
-	r->skb.md.data_end = low32(r->skb.data_end);
-	r->skb.md.data_meta = low32(r->skb.data_meta);
 	r->ctx = &r->skb;
 	r->ctx_size = sizeof(r->skb);
 	return 0;
@@ -338,10 +309,7 @@ static int pkt_setup(struct pkt_run *r, enum pkt_kind kind, const char *pkt, siz
 
 static void pkt_free(struct pkt_run *r)
 {
-	if (r->mapped)
-		munmap(r->buf, r->buf_size);
-	else
-		free(r->buf);
+	free(r->buf);
 }
 
 /* The packet as test_run returns it: from the Ethernet header (pushed back for the
@@ -550,8 +518,11 @@ int cmd_run(int argc, char **argv)
 		free(mem);
 		return EXIT_FAIL;
 	}
+	/* With a program type the program is verified, as BPF_PROG_TEST_RUN's are, and the
+	 * verifier converts its ctx accesses (data/data_end become the real pointers). */
+	const char *type = a.packet_path && a.type ? (strcmp(a.type, "tc") ? a.type : "sched_cls") : NULL;
 	struct kbpf_prog_opts po = { .sz = sizeof(po), .name = a.prog_path, .log_buf = log, .log_size = sizeof(log),
-				     .jit = a.jit, .host = host };
+				     .jit = a.jit, .host = host, .prog_type = type, .license = "GPL" };
 	ret = kbpf_prog_create(insns, cnt, &po, &prog);
 	free(insns);
 	if (ret) {
