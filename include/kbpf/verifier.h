@@ -57,6 +57,9 @@ struct kbpf_verify_opts {
 	 * refused ("destructive kfunc calls require CAP_SYS_BOOT capabilities"). */
 	int sleepable;
 	int no_destructive;
+	/* Linux's BPF_F_TEST_STATE_FREQ: a checkpoint at every prune point instead of after
+	 * at least 2 jumps and 8 instructions (tests of pruning and precision use it). */
+	int test_state_freq;
 };
 
 /* Verify insns as a program of opts->prog_type. Returns 0 if the program is safe,

@@ -144,6 +144,7 @@ struct env {
 	uint32_t id_gen;
 	uint32_t insn_processed, prev_insn_processed;
 	uint32_t jmps_processed, prev_jmps_processed;
+	bool test_state_freq; /* Linux's BPF_F_TEST_STATE_FREQ (kbpf_verify_opts) */
 	uint32_t total_states, peak_states, cur_states, max_states_per_insn;
 	int insn_idx, prev_insn_idx;
 	int error_insn;
@@ -187,6 +188,7 @@ static inline void scratch_slot(struct env *env, int spi)
 	env->scratched = true;
 }
 void vlog_insn(struct env *env, int idx);
+void vlog_insn_text(struct env *env, int idx);
 const char *reg_type_str(struct env *env, uint32_t type);
 void vlog_rewind(struct env *env, size_t pos);
 

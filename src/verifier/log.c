@@ -206,16 +206,22 @@ static const char *kfunc_name_cb(void *cookie, int32_t id)
 	return kfunc_btf_name(cookie, id);
 }
 
-/* "%d: " and the instruction text, as print_bpf_insn. */
-void vlog_insn(struct env *env, int idx)
+/* "%d: (%02x) " and the instruction text, as print_bpf_insn. */
+void vlog_insn_text(struct env *env, int idx)
 {
 	char buf[256];
 	struct kbpf_disasm_opts o = { .sz = sizeof(o), .helper_name = helper_name_cb, .kfunc_name = kfunc_name_cb,
 				      .cookie = env };
 	if (kbpf_insn_disasm(env->insns, env->cnt, idx, &o, buf, sizeof(buf)) < 0)
 		snprintf(buf, sizeof(buf), "?");
-	size_t start = env->log_len;
 	vlog(env, "%d: (%02x) %s\n", idx, env->insns[idx].code, buf);
+}
+
+/* The instruction line of the walk: remembered so the state can join it. */
+void vlog_insn(struct env *env, int idx)
+{
+	size_t start = env->log_len;
+	vlog_insn_text(env, idx);
 	env->last_insn_log_len = (int)(env->log_len - start);
 	env->last_insn_log_end = env->log_len;
 }

@@ -57,6 +57,11 @@ static int backtrack_insn(struct env *env, int idx, uint32_t *regs, uint64_t *st
 	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code), mode = BPF_MODE(in->code);
 	uint32_t d = 1u << in->dst_reg, s = 1u << in->src_reg;
 
+	if (env->level & KBPF_LOG_LEVEL2) {
+		/* Linux's "regs=%x stack=%llx before %d: (%02x) insn" */
+		vlog(env, "regs=%x stack=%llx before ", *regs, (unsigned long long)*stack);
+		vlog_insn_text(env, idx);
+	}
 	if (cls == BPF_ALU || cls == BPF_ALU64) {
 		if (!(*regs & d))
 			return BT_OK;
@@ -167,6 +172,8 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 	bool skip_first = true;
 	for (;;) {
 		int hist = st->hist_cnt;
+		if (env->level & KBPF_LOG_LEVEL2)
+			vlog(env, "last_idx %d first_idx %d\n", last, first);
 		for (int i = last;;) {
 			if (skip_first)
 				skip_first = false;
@@ -219,6 +226,11 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 			if (!r->precise)
 				new_marks = true;
 			r->precise = true;
+		}
+		if (env->level & KBPF_LOG_LEVEL2) {
+			vlog(env, "parent %s regs=%x stack=%llx marks:", new_marks ? "didn't have" : "already had", regs,
+			     (unsigned long long)stack);
+			vlog_state(env, fr, true);
 		}
 		if (!new_marks || (!regs && !stack))
 			break;

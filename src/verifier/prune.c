@@ -234,8 +234,8 @@ int is_state_visited(struct env *env, int insn_idx)
 	cur->last_insn_idx = env->prev_insn_idx;
 	if (!env->aux[insn_idx].prune_point)
 		return 0;
-	bool add = env->jmps_processed - env->prev_jmps_processed >= 2 &&
-		   env->insn_processed - env->prev_insn_processed >= 8;
+	bool add = env->test_state_freq || (env->jmps_processed - env->prev_jmps_processed >= 2 &&
+					     env->insn_processed - env->prev_insn_processed >= 8);
 	int n = 0;
 	struct vstate **pprev = &env->explored[insn_idx], *sl;
 	while ((sl = *pprev)) {
@@ -300,6 +300,10 @@ miss:
 		return 0;
 	if (!add || env->total_states >= MAX_STORED_STATES)
 		return 0;
+	/* Linux forgets inherited precision before the copy: the checkpoint too starts
+	 * imprecise, and mark_chain_precision marks it when a later path needs it. */
+	if (env->priv)
+		clear_precision(cur);
 	struct vstate *nw = state_copy(cur);
 	if (!nw)
 		return -ENOMEM;
@@ -319,8 +323,6 @@ miss:
 	cur->parent = nw;
 	cur->first_insn_idx = insn_idx;
 	cur->hist_cnt = 0;
-	if (env->priv)
-		clear_precision(cur);
 	for (int f = 0; f <= cur->curframe; f++) {
 		cur->frame[f]->written = 0;
 		cur->frame[f]->stack_written = 0;

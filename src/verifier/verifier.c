@@ -456,6 +456,7 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	env->host = opts->host;
 	env->type = type;
 	env->priv = !opts->unprivileged;
+	env->test_state_freq = opts->sz > offsetof(struct kbpf_verify_opts, test_state_freq) && opts->test_state_freq;
 	env->level = opts->log_level;
 	env->error_insn = -1;
 	env->aux = calloc(cnt, sizeof(*env->aux));

@@ -450,6 +450,9 @@ static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, 
 		/* Linux's test_verifier: statistics only, level 2 for VERBOSE_ACCEPT */
 		.log_level = expect == VERBOSE_ACCEPT ? KBPF_LOG_LEVEL2 : KBPF_LOG_STATS,
 		.log_buf = log, .log_size = log_size, .prog_name = t->descr,
+		/* test_verifier passes flags above its own two as program flags:
+		 * BPF_F_TEST_STATE_FREQ (1 << 3) is the one kbpf models */
+		.test_state_freq = (t->flags & (1u << 3)) != 0,
 	};
 	log[0] = 0;
 	rc = kbpf_prog_verify(insns, cnt, &vo);
@@ -475,6 +478,8 @@ static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, 
 		}
 		if (expect == VERBOSE_ACCEPT && !str_seq_match(log, errstr, missing, sizeof(missing))) {
 			set(out, ST_FAIL, "errstr", "accepted, but the level-2 log lacks \"%s\"", missing);
+			if (verbose)
+				fprintf(stderr, "---- log of %s:\n%s----\n", c->name, log);
 			goto out;
 		}
 	} else {
