@@ -52,6 +52,13 @@ expect 0 "#endif /\* __VMLINUX_H__ \*/" -- btf dump --host "$host" --format c
 expect 0 "" -- btf dump --host "$host" --format c -o "$tmp/o.h"
 if cmp -s "$tmp/stdout.h" "$tmp/o.h"; then ok; else bad "-o output differs from stdout"; fi
 expect_error 1 "kbpf btf: cannot create $tmp/no/such/dir/x.h.tmp" -- btf dump --host "$host" -o "$tmp/no/such/dir/x.h"
+# -o onto something that is not a regular file (a FIFO here, /dev/null for users) writes
+# into it: the temporary-file-and-rename path would replace it with a regular file.
+mkfifo "$tmp/fifo"
+timeout 10 cat "$tmp/fifo" >"$tmp/fifo.out" &
+expect 0 "" -- btf dump --host "$host" --format c -o "$tmp/fifo"
+wait
+if [ -p "$tmp/fifo" ] && cmp -s "$tmp/stdout.h" "$tmp/fifo.out"; then ok; else bad "-o FIFO: replaced or not written"; fi
 
 # --- kbpf's own BTF (the default) ---
 expect 0 "STRUCT 'kbpf_host' size=" -- btf dump

@@ -373,14 +373,27 @@ static int dump(const char *host_path, int as_c, FILE *out)
 }
 
 /* Dump into a temporary file next to out_path and rename it over out_path when
- * complete, so that a build rule never sees a half-written header. */
+ * complete, so that a build rule never sees a half-written header. An existing
+ * out_path that is not a regular file (/dev/null, a pipe) is written in place: a
+ * rename would replace the device node with a file. */
 static int dump_to_file(const char *host_path, int as_c, const char *out_path)
 {
 	size_t len = strlen(out_path) + sizeof(".tmp");
-	char *tmp = malloc(len);
+	char *tmp;
+	struct stat st;
 	FILE *f;
 	int ret;
 
+	if (!stat(out_path, &st) && !S_ISREG(st.st_mode)) {
+		f = fopen(out_path, "w");
+		if (!f)
+			return cli_error(EXIT_FAIL, "btf", "cannot open %s: %s", out_path, strerror(errno));
+		ret = dump(host_path, as_c, f);
+		if (fclose(f) && ret == EXIT_OK)
+			ret = cli_error(EXIT_FAIL, "btf", "error writing %s: %s", out_path, strerror(errno));
+		return ret;
+	}
+	tmp = malloc(len);
 	if (!tmp)
 		return cli_error(EXIT_FAIL, "btf", "out of memory");
 	snprintf(tmp, len, "%s.tmp", out_path);
