@@ -30,6 +30,63 @@ if [ "$status" -ne 0 ]; then
 	exit "$status"
 fi
 
+# The TCP simulator's section (bench/tcp_bpf_cc.c): a BPF congestion control's cost, Linux's
+# own bpf_cubic.o and bpf_dctcp.o (scripts/linux-tcp-objects, from linux-source-6.1) on the
+# interpreter and the JIT against the native CC, on issue 8's run. Skipped (with a line
+# saying why) when the objects or the bench cannot be built here.
+tcp=$(mktemp)
+trap 'rm -f "$table" "$tcp"' EXIT
+{
+	echo
+	echo "## TCP simulator: BPF congestion controls"
+	echo
+	echo "Issue 8's run: 30 s of one flow at 20 Mbit/s, 40 ms RTT (seed 1), simulated with the CC"
+	echo "named natively, then with Linux's selftest object (compiled unchanged from linux-source-6.1"
+	echo "by \`scripts/linux-tcp-objects\`) on kbpf's interpreter and JIT; wall time per run, best of"
+	echo "the runs (the three interleaved), and the speed-up over real time. Each cell: wall / thread"
+	echo "CPU time (the CPU time is the steadier figure on a loaded machine; on an idle one they agree)."
+	echo "Goal: the BPF CC on the JIT ≤ 0.3 s and ≤ 1.2× native."
+	echo "Command: \`build-bench/bench/kbpf-bench-tcp-bpf --md OBJ MAP NATIVE 20\`."
+	echo
+	if cmake --build "$build" --target kbpf-bench-tcp-bpf -j"$(nproc 2>/dev/null || echo 2)" >/dev/null 2>&1 &&
+	   "$root/scripts/linux-tcp-objects" "$build/linux-tcp-objects" --only bpf_cubic,bpf_dctcp --quiet >/dev/null 2>&1; then
+		echo "| object (map) | native CC | native, wall / CPU (× real time) | BPF interpreter | BPF JIT | interp/native, wall / CPU | JIT/native, wall / CPU | runs |"
+		echo "|---|---|---:|---:|---:|---:|---:|---:|"
+		for cc in cubic dctcp; do
+			"$build/bench/kbpf-bench-tcp-bpf" --md "$build/linux-tcp-objects/bpf_$cc.o" "$cc" "$cc" 20 ||
+				echo "| bpf_$cc.o | $cc | failed | | | | | |"
+		done
+	else
+		echo "(not measured: kbpf-bench-tcp-bpf or Linux's objects could not be built here)"
+	fi
+} >"$tcp"
+cat "$tcp"
+
+# The hardening options' cost (bench/harden.c, docs/reliability.md "Hardening"): each
+# program per engine plain and with each option, ns per run and the ratio to plain.
+harden=$(mktemp)
+trap 'rm -f "$table" "$tcp" "$harden"' EXIT
+{
+	echo
+	echo "## Hardening options"
+	echo
+	echo "What each option of docs/reliability.md's *Hardening* costs per run: every program"
+	echo "created once per configuration and run through \`kbpf_prog_run()\`, rounds of the"
+	echo "configurations interleaved, best of 41 rounds of ≥ 2 ms of the thread's CPU time each (so"
+	echo "that other jobs on the machine weigh little); in brackets the ratio to the same engine"
+	echo "without options. *budget* is a run budget of 2^40 (never reached: the cost measured is"
+	echo "the counting), *guard* the stack guard, *blind* JIT constant blinding, *all* the three."
+	echo "Command: \`build-bench/bench/kbpf-bench-harden --rounds 41 --round-ms 2\`."
+	echo
+	if cmake --build "$build" --target kbpf-bench-harden -j"$(nproc 2>/dev/null || echo 2)" >/dev/null 2>&1; then
+		"$build/bench/kbpf-bench-harden" --rounds 41 --round-ms 2 ||
+			echo "(kbpf-bench-harden failed: a configuration did not return the interpreter's result)"
+	else
+		echo "(not measured: kbpf-bench-harden could not be built here)"
+	fi
+} >"$harden"
+cat "$harden"
+
 first_line() { "$@" 2>/dev/null | head -n 1 || true; }
 cpu=$(LC_ALL=C lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
 [ -n "$cpu" ] || cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1)
@@ -100,5 +157,7 @@ EOF
 	echo "- command: \`$cmd\` (runs \`kbpf-bench --format md${*:+ $*}\` from a Release build)"
 	echo
 	cat "$table"
+	cat "$tcp"
+	cat "$harden"
 } >"$out"
 echo "run.sh: wrote $out" >&2

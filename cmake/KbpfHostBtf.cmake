@@ -128,3 +128,18 @@ function(kbpf_add_host_btf target)
     COMMENT "pahole -J: adding .BTF to ${target}"
     VERBATIM)
 endfunction()
+
+# kbpf_host_percpu_section(<target>): variables a host exports to typed `__ksym` externs
+# must be BTF VARs, and pahole 1.24 encodes VARs only for the variables of a
+# ".data..percpu" section (KBPF_HOST_PERCPU, <kbpf/kfunc.h>). The default linker script
+# merges that section into .data; cmake/percpu.ld keeps it apart. On a static library the
+# option goes to every executable or shared library that links it.
+set(_KBPF_PERCPU_LD ${CMAKE_CURRENT_LIST_DIR}/percpu.ld)
+function(kbpf_host_percpu_section target)
+  get_target_property(_type ${target} TYPE)
+  if(_type STREQUAL "STATIC_LIBRARY" OR _type STREQUAL "INTERFACE_LIBRARY")
+    target_link_options(${target} INTERFACE "LINKER:-T,${_KBPF_PERCPU_LD}")
+  else()
+    target_link_options(${target} PRIVATE "LINKER:-T,${_KBPF_PERCPU_LD}")
+  endif()
+endfunction()

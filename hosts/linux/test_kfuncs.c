@@ -179,6 +179,13 @@ void bpf_kfunc_call_test_destructive(void)
 {
 }
 
+/* Linux's per-CPU counter of running tracing programs (kernel/bpf/syscall.c), which
+ * kfunc_call_test_subprog.c reads through a typed __ksym and bpf_per_cpu_ptr. No
+ * program type here counts into it: it stays 0 (a tc program sees 0 in Linux too). */
+KBPF_HOST_PERCPU int bpf_prog_active;
+
+static const struct kbpf_host_var test_vars[] = { KBPF_HOST_VAR(bpf_prog_active) };
+
 /* Linux's set bpf_prog_test_kfunc_set, flags as in its BTF_ID_FLAGS lines. */
 static const struct kbpf_kfunc test_kfuncs[] = {
 	KBPF_KFUNC(bpf_kfunc_call_test1, 0),
@@ -224,7 +231,13 @@ int kbpf_linux_host_add_test_kfuncs(struct kbpf_host *host, char *log_buf, size_
 		.log_size = log_size,
 	};
 
+	int ret;
+
 	if (!host)
 		return -EINVAL;
-	return kbpf_host_kfunc_set_register(host, &opts, NULL);
+	ret = kbpf_host_kfunc_set_register(host, &opts, NULL);
+	if (!ret)
+		ret = kbpf_host_var_register(host, test_vars, sizeof(test_vars) / sizeof(test_vars[0]), log_buf,
+					     log_size);
+	return ret;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim_internal.h"
+#include "tcp_host_internal.h"
 
 __u64 sim_rand(struct sim *s)
 {
@@ -226,6 +227,7 @@ void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim)
 
 	if (!s)
 		return;
+	const __u64 *saved_clock = kbpf_tcp_clock_enter(&s->now);
 	for (unsigned int i = 0; i < s->nr_flows; i++) {
 		struct sim_flow *f = s->flows[i];
 
@@ -234,12 +236,17 @@ void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim)
 			f->snd.inet_conn.icsk_ca_ops->release((struct sock *)&f->snd);
 		if (f->rcv.inet_conn.icsk_ca_initialized && f->rcv.inet_conn.icsk_ca_ops->release)
 			f->rcv.inet_conn.icsk_ca_ops->release((struct sock *)&f->rcv);
+		/* the sockets go: so do their local-storage values */
+		kbpf_tcp_sk_storage_release((struct sock *)&f->snd);
+		kbpf_tcp_sk_storage_release((struct sock *)&f->rcv);
 		free(f->segs);
 		free(f->ooo);
 		free(f->rtxq);
 		free(f);
 	}
+	kbpf_tcp_clock_leave(saved_clock);
 	free(s->flows);
+	free(s->ccs);
 	free(s->heap);
 	free(s->q);
 	free(s->q_hist);
@@ -275,7 +282,8 @@ int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_
 		memcpy(&f->opts, opts, sizeof(f->opts) < opts->sz ? sizeof(f->opts) : opts->sz);
 	f->opts.sz = sizeof(f->opts);
 	f->tcp_ecn = f->opts.tcp_ecn_set ? f->opts.tcp_ecn : 2;
-	if (f->tcp_ecn < 0 || f->tcp_ecn > 2) {
+	f->peer_ops = f->opts.peer_ops ? f->opts.peer_ops : ops;
+	if (f->tcp_ecn < 0 || f->tcp_ecn > 2 || kbpf_tcp_cc_validate(f->peer_ops)) {
 		free(f);
 		return -EINVAL;
 	}
@@ -332,6 +340,8 @@ int kbpf_tcp_sim_run(struct kbpf_tcp_sim *sim, uint64_t duration_us)
 	if (!s)
 		return -EINVAL;
 	end = SIM_T0_NS + duration_us * NSEC_PER_USEC;
+	/* BPF CCs read the simulated clocks through helpers that get no socket (bpf_jiffies64) */
+	const __u64 *saved_clock = kbpf_tcp_clock_enter(&s->now);
 	while (s->nr_ev && s->heap[0].t <= end && !s->oom) {
 		struct sim_event ev = sim_pop(s);
 		struct sim_flow *f = s->flows[ev.flow];
@@ -355,6 +365,7 @@ int kbpf_tcp_sim_run(struct kbpf_tcp_sim *sim, uint64_t duration_us)
 			break;
 		}
 	}
+	kbpf_tcp_clock_leave(saved_clock);
 	if (s->oom)
 		return -ENOMEM;
 	if (s->now < end)

@@ -83,6 +83,7 @@ struct sim_flow {
 	struct sim *sim;
 	unsigned int id;
 	const struct tcp_congestion_ops *ops;
+	const struct tcp_congestion_ops *peer_ops; /* the receiver's */
 	struct kbpf_tcp_flow_opts opts;
 	struct tcp_sock snd; /* the sender's socket */
 	struct tcp_sock rcv; /* the receiver's socket */
@@ -136,6 +137,9 @@ struct sim {
 	size_t nr_ev, cap_ev;
 	struct sim_flow **flows;
 	unsigned int nr_flows;
+	/* CCs registered by name beside the native ones (BPF CCs: kbpf_tcp_sim_register_cc) */
+	const struct tcp_congestion_ops **ccs;
+	unsigned int nr_ccs;
 	kbpf_tcp_trace_fn trace;
 	void *trace_ctx;
 	int oom;

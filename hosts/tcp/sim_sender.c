@@ -42,7 +42,8 @@ static int seg_reserve(struct sim_flow *f)
 	return 0;
 }
 
-static void sock_defaults(struct sim_flow *f, struct tcp_sock *tp, __u32 own_isn, __u32 peer_isn)
+static void sock_defaults(struct sim_flow *f, struct tcp_sock *tp, const struct tcp_congestion_ops *ops,
+			  __u32 own_isn, __u32 peer_isn)
 {
 	struct sock *sk = SK(tp);
 
@@ -53,7 +54,7 @@ static void sock_defaults(struct sim_flow *f, struct tcp_sock *tp, __u32 own_isn
 	sk->sk_pacing_shift = 10;
 	sk->sk_gso_max_size = 65536 - 1 - 320;
 	sk->sk_gso_max_segs = 65535;
-	tp->inet_conn.icsk_ca_ops = f->ops;
+	tp->inet_conn.icsk_ca_ops = ops;
 	tp->inet_conn.icsk_rto = SIM_RTO_INIT_J;
 	tp->mss_cache = f->mss;
 	tp->snd_cwnd = TCP_INIT_CWND;
@@ -71,7 +72,7 @@ static void sock_defaults(struct sim_flow *f, struct tcp_sock *tp, __u32 own_isn
 	if (f->ecn_ok)
 		tp->ecn_flags = TCP_ECN_OK;
 	/* tcp_assign_congestion_control: NEEDS_ECN sockets send ECT from the SYN on. */
-	if (f->ops->flags & TCP_CONG_NEEDS_ECN)
+	if (ops->flags & TCP_CONG_NEEDS_ECN)
 		tp->inet_conn.icsk_inet.tos |= INET_ECN_ECT_0;
 }
 
@@ -108,17 +109,20 @@ void sim_sender_start(struct sim_flow *f)
 	if (!f->started) {
 		f->started = true;
 		f->start_ns = s->now;
-		/* SYN with ECE|CWR if tcp_ecn = 1 or NEEDS_ECN; the peer (same CC) accepts an ECT
-		 * SYN only with NEEDS_ECN, a Not-ECT one if its tcp_ecn ≠ 0. */
-		f->ecn_ok = needs_ecn || f->tcp_ecn == 1;
+		/* SYN with ECE|CWR if tcp_ecn = 1 or NEEDS_ECN (and ECT with NEEDS_ECN); the
+		 * peer accepts an ECT SYN only with a NEEDS_ECN CC, a Not-ECT one if its tcp_ecn
+		 * ≠ 0 or its CC needs ECN (tcp_ecn_create_request). */
+		bool peer_needs = f->peer_ops->flags & TCP_CONG_NEEDS_ECN;
+		bool accepted = needs_ecn ? peer_needs : (f->tcp_ecn != 0 || peer_needs);
+		f->ecn_ok = (needs_ecn || f->tcp_ecn == 1) && accepted;
 		f->isn = (__u32)sim_rand(s);
 		sim_push(s, s->now + rtt_ns, EV_FLOW_START, f->id, 0, 0, 0);
 		return;
 	}
 	peer_isn = (__u32)sim_rand(s);
 	sim_flow_clock(f);
-	sock_defaults(f, &f->snd, f->isn, peer_isn);
-	sock_defaults(f, &f->rcv, peer_isn, f->isn);
+	sock_defaults(f, &f->snd, f->ops, f->isn, peer_isn);
+	sock_defaults(f, &f->rcv, f->peer_ops, peer_isn, f->isn);
 	f->rcv.kbpf.send_ack = sim_receiver_send_ack_hook;
 	/* The SYN/SYN-ACK exchange is the first RTT sample of both ends. */
 	sim_rtt_update(f, (long)(rtt_ns / NSEC_PER_USEC), (long)(rtt_ns / NSEC_PER_USEC));

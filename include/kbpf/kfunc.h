@@ -146,6 +146,38 @@ int kbpf_host_kfunc_foreach(struct kbpf_host *host, const char *prog_type,
 /* The name of a registered kfunc (for disassembly), or NULL. Valid while its set is. */
 const char *kbpf_host_kfunc_name(struct kbpf_host *host, uint32_t btf_id);
 
+/* --- Host variables: what typed `extern T name __ksym;` resolves to ----------------------
+ * Linux lets a program take the address of a kernel variable: the loader puts the
+ * variable's BTF VAR id in an ld_imm64 (BPF_PSEUDO_BTF_ID) and the verifier types the
+ * register from the VAR (Linux 6.1 check_pseudo_btf_id): a per-CPU variable (its VAR in
+ * the BTF's ".data..percpu" DATASEC) as a per-CPU BTF pointer, usable only through
+ * bpf_per_cpu_ptr / bpf_this_cpu_ptr; a struct as PTR_TO_BTF_ID; anything else as
+ * read-only memory of the type's size. A kbpf host exports its own globals the same way:
+ * each must be a VAR of the host's BTF and is registered with its address, taken from the
+ * same identifier as its name (KBPF_HOST_VAR), never looked up in a symbol table. pahole
+ * 1.24 (Debian 12) encodes VARs only for the variables of a ".data..percpu" section, as
+ * for vmlinux: define them with KBPF_HOST_PERCPU and keep that section in the executable
+ * (cmake: kbpf_host_percpu_section(target)). kbpf has no per-CPU areas: a per-CPU host
+ * variable has one copy, which bpf_per_cpu_ptr (for any cpu < kbpf_nr_cpus()) and
+ * bpf_this_cpu_ptr return (docs/kfuncs.md, "Host variables"). */
+struct kbpf_host_var {
+	const char *name; /* a VAR of the host's BTF */
+	void *addr;       /* the variable itself */
+};
+/* { "v", &v }: name and address from the one identifier. */
+#define KBPF_HOST_VAR(v) { #v, (void *)&(v) }
+/* Put a variable in the section pahole encodes VARs of (Linux's per-CPU section). */
+#define KBPF_HOST_PERCPU __attribute__((section(".data..percpu"), used))
+
+/* Register nr variables. Returns 0, or -EINVAL (no name or address, not a VAR of the
+ * host's BTF), -ENOENT (the host has no BTF), -EEXIST (registered already, or twice in
+ * vars), -ENOMEM — with one line in log_buf naming the variable; nothing is registered
+ * then. Registered variables stay until the host is freed. */
+int kbpf_host_var_register(struct kbpf_host *host, const struct kbpf_host_var *vars, size_t nr, char *log_buf,
+			   size_t log_size);
+/* The address registered for the VAR btf_id of the host's BTF, or NULL. */
+void *kbpf_host_var_addr(const struct kbpf_host *host, uint32_t btf_id);
+
 /* What a host plugin exports for `kbpf kfuncs --host plugin.so` (docs/kfuncs.md): called
  * with the plugin's own BTF already loaded into host, it registers the plugin's sets.
  * Returns 0 or a negative errno. */

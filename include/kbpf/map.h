@@ -147,6 +147,23 @@ long kbpf_ringbuf_output(struct kbpf_map *map, const void *data, uint64_t size, 
  * BPF_RB_PROD_POS; 0 for anything else. */
 uint64_t kbpf_ringbuf_query(struct kbpf_map *map, uint64_t flags);
 
+/* --- Local storage (BPF_MAP_TYPE_SK_STORAGE, src/maps/sk_storage.c) ----------------
+ * One value per owner (a socket: any object whose address the helpers are given), as
+ * Linux's sk local storage. Created with key_size 4, max_entries 0 and BPF_F_NO_PREALLOC.
+ * The bpf(2)-style calls above (keyed by a socket fd in Linux) are -EOPNOTSUPP: the host
+ * names the owner itself. Values stay valid memory until kbpf_map_free. */
+/* bpf_sk_storage_get: the owner's value; if absent and flags is
+ * BPF_SK_STORAGE_GET_F_CREATE, a new one initialised from value (zeroes if NULL). NULL:
+ * absent, bad flags, not such a map, or out of memory. */
+void *kbpf_local_storage_get(struct kbpf_map *map, const void *owner, const void *value, uint64_t flags);
+/* bpf_sk_storage_delete, and what the owning host calls when an owner goes away:
+ * 0, -ENOENT (no value), -EINVAL. */
+long kbpf_local_storage_delete(struct kbpf_map *map, const void *owner);
+/* Host side (Linux: bpf_map_update_elem / lookup_elem with the socket's fd as key):
+ * flags BPF_ANY, BPF_NOEXIST, BPF_EXIST; errnos as kbpf_map_update / kbpf_map_lookup. */
+int kbpf_local_storage_update(struct kbpf_map *map, const void *owner, const void *value, uint64_t flags);
+int kbpf_local_storage_lookup(struct kbpf_map *map, const void *owner, void *value);
+
 /* --- Ring buffer consumer (host side) ----------------------------------------------
  * libbpf's ring_buffer__consume: call cb for each submitted record in order, skipping
  * discarded ones, until the ring is empty or a record is still being written.  A

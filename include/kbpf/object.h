@@ -48,6 +48,15 @@ struct kbpf_object_open_opts {
 	 * <kbpf/verifier.h>: 1 the path to the error, 2 every insn, 4 statistics); 0 keeps
 	 * only the error line. A failing program's log goes to log_buf. */
 	unsigned log_level;
+	/* The loader's capabilities for the programs load verifies (kbpf_verify_opts.caps:
+	 * KBPF_CAP_* of <kbpf/prog_type.h>; 0: every one; KBPF_CAP_NONE: none). Without
+	 * KBPF_CAP_SYS_BOOT a program calling a KF_DESTRUCTIVE kfunc does not load (-EACCES,
+	 * "destructive kfunc calls require CAP_SYS_BOOT capabilities"), as in Linux. */
+	unsigned caps;
+	/* Hardening of every program load creates (kbpf_prog_opts.harden and .run_budget:
+	 * KBPF_HARDEN_* flags, the per-run budget of backward jumps and calls). */
+	unsigned harden;
+	uint64_t run_budget;
 };
 
 /* Open an ELF object from a file or from memory (copied: buf may be freed after).
@@ -112,6 +121,16 @@ int kbpf_program_run(const struct kbpf_program *prog, void *ctx, uint64_t *retva
  * (insn_off in instructions, as bpf(BPF_PROG_LOAD) takes them; type ids and strings
  * refer to kbpf_object_btf). NULL and *cnt = 0 if the object has none. */
 const struct bpf_func_info *kbpf_program_func_info(const struct kbpf_program *prog, size_t *cnt);
+/* How a struct_ops program is verified (kbpf_object_load does this for every one): the
+ * loader's checks run (a program fills one member; GPL-compatible licence; the member is
+ * a function pointer of the host struct; the host's check_member), each refusal logged
+ * in the object log as Linux/libbpf word it. Then *prog_type is the program type the
+ * host registered for the struct (kbpf_host_struct_ops_register), *attach_btf_id the
+ * host member's type (kbpf_verify_opts.attach_btf_id) and *member its name; *prog_type
+ * NULL: not verified (it fills no member, or the host has no rules for its struct).
+ * The object must be open on a host with BTF. Returns 0 or a negative errno. */
+int kbpf_program_struct_ops_attach(struct kbpf_object *obj, struct kbpf_program *prog, const char **prog_type,
+				   uint32_t *attach_btf_id, const char **member);
 const struct bpf_line_info *kbpf_program_line_info(const struct kbpf_program *prog, size_t *cnt);
 
 /* Source position of instruction insn_idx: the line_info record in force there (the last

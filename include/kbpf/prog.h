@@ -15,6 +15,9 @@ extern "C" {
 struct kbpf_prog;
 struct kbpf_map;
 
+struct btf;
+struct bpf_func_info;
+
 struct kbpf_prog_opts {
 	size_t sz;              /* sizeof(struct kbpf_prog_opts) */
 	struct kbpf_host *host; /* helpers come from here; NULL: no helpers */
@@ -40,7 +43,44 @@ struct kbpf_prog_opts {
 	const char *license;    /* "GPL"…: GPL-only helpers; NULL: not GPL */
 	unsigned log_level;     /* KBPF_LOG_* of <kbpf/verifier.h> */
 	int unprivileged;       /* Linux's rules without CAP_BPF/CAP_PERFMON */
+	/* A BTF-typed context (Linux's struct_ops / tracing programs): a FUNC_PROTO (or FUNC,
+	 * or pointer to either) in the host BTF; the context is the u64 array of its
+	 * arguments, read-only, typed as Linux's btf_ctx_access types it. 0: none. Passed to
+	 * the verifier (docs/verifier.md). */
+	uint32_t attach_btf_id;
+	/* The struct_ops member the program fills ("ssthresh"), or NULL: the program type's
+	 * get_func_proto_member sees it. */
+	const char *attach_member;
+	/* BTF func_info for the verifier (kbpf_verify_opts of <kbpf/verifier.h>): the
+	 * program's BTF and one record per subprogram. NULL/0: none. */
+	const struct btf *prog_btf;
+	const struct bpf_func_info *func_info;
+	uint32_t nr_func_info;
+	/* Hardening (docs/reliability.md, "Hardening"): KBPF_HARDEN_* flags (others: create
+	 * fails with -EINVAL). Each costs a little per run (figures in docs/performance.md);
+	 * 0 is the fast default. */
+	unsigned harden;
+	/* Nonzero: each run may execute at most this many backward jumps and BPF-to-BPF
+	 * calls (on both engines, counted alike); the next one stops the run with -ETIME.
+	 * Bounds even an unverified looping program. Values above KBPF_RUN_BUDGET_MAX count
+	 * as that. */
+	uint64_t run_budget;
+	/* The loader's capabilities for verification (kbpf_verify_opts.caps: KBPF_CAP_*; 0:
+	 * every one unless unprivileged; KBPF_CAP_NONE: none). */
+	unsigned caps;
 };
+
+/* Constant blinding in the JIT (Linux's bpf_jit_harden): no immediate of the program
+ * appears in executable memory; each is loaded XORed with a random per-instruction key
+ * and then XORed back. No effect on the interpreter. */
+#define KBPF_HARDEN_BLIND 0x1u
+/* Guard bytes around every program stack frame (both engines), checked when a function
+ * returns: a write just outside the 512-byte frame stops the run with -EFAULT before
+ * the corrupted frame is used, instead of silently corrupting the host. */
+#define KBPF_HARDEN_STACK_GUARD 0x2u
+#define KBPF_HARDEN_ALL (KBPF_HARDEN_BLIND | KBPF_HARDEN_STACK_GUARD)
+/* The most run_budget counts. */
+#define KBPF_RUN_BUDGET_MAX ((1ull << 48) - 1)
 
 /* Copy and structurally validate insns, resolve helper calls against the host and
  * pre-decode for the interpreter.  Returns 0 and *prog, or a negative errno
@@ -52,6 +92,9 @@ void kbpf_prog_free(struct kbpf_prog *prog);
 const struct bpf_insn *kbpf_prog_insns(const struct kbpf_prog *prog, size_t *cnt);
 const char *kbpf_prog_name(const struct kbpf_prog *prog);
 
+/* Linux's max_ctx_offset: the end of the furthest context byte the verified program
+ * touches (kbpf_verify_opts.max_ctx_offset); 0 for a program created unverified. */
+uint32_t kbpf_prog_max_ctx_offset(const struct kbpf_prog *prog);
 /* 1 if the program runs as JIT-compiled native code, else 0. */
 int kbpf_prog_is_jited(const struct kbpf_prog *prog);
 /* The JIT-generated machine code (read-only, x86-64) and its size in *size, or NULL

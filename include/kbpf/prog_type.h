@@ -51,6 +51,8 @@ enum kbpf_reg_type {
 #define KBPF_MEM_ALLOC       (1u << 10)
 #define KBPF_PTR_UNTRUSTED   (1u << 11)
 #define KBPF_PTR_TRUSTED     (1u << 12) /* kfunc KF_TRUSTED_ARGS bookkeeping */
+#define KBPF_MEM_PERCPU      (1u << 13) /* a per-CPU host variable (typed __ksym): only
+					 * bpf_per_cpu_ptr / bpf_this_cpu_ptr take it */
 
 /* Helper argument kinds, Linux's enum bpf_arg_type base values. */
 enum kbpf_arg_type {
@@ -72,7 +74,7 @@ enum kbpf_arg_type {
 	KBPF_ARG_PTR_TO_ALLOC_MEM,    /* ringbuf record */
 	KBPF_ARG_CONST_ALLOC_SIZE_OR_ZERO,
 	KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON,
-	KBPF_ARG_PTR_TO_PERCPU_BTF_ID,
+	KBPF_ARG_PTR_TO_PERCPU_BTF_ID, /* a per-CPU host variable (KBPF_MEM_PERCPU, typed __ksym) */
 	KBPF_ARG_PTR_TO_FUNC,
 	KBPF_ARG_PTR_TO_STACK,
 	KBPF_ARG_PTR_TO_CONST_STR,
@@ -102,12 +104,14 @@ enum kbpf_ret_type {
 	KBPF_RET_PTR_TO_TCP_SOCK,
 	KBPF_RET_PTR_TO_SOCK_COMMON,
 	KBPF_RET_PTR_TO_ALLOC_MEM,    /* mem of the CONST_ALLOC_SIZE argument's size (ringbuf) */
-	KBPF_RET_PTR_TO_MEM_OR_BTF_ID,
+	KBPF_RET_PTR_TO_MEM_OR_BTF_ID, /* the host variable of the PERCPU_BTF_ID argument: memory
+				       * of its type's size, or a BTF pointer to its struct */
 	KBPF_RET_PTR_TO_BTF_ID,       /* ret_btf_id in the host BTF */
 	KBPF_RET_TYPE_MAX,
 };
 #define KBPF_RET_BASE(t)        ((t) & 0xffu)
 #define KBPF_RET_MAYBE_NULL     (1u << 8)
+#define KBPF_RET_MEM_RDONLY     (1u << 9)  /* KBPF_RET_PTR_TO_MEM_OR_BTF_ID: memory read-only */
 
 /* Capabilities of whoever loads a program (Linux's CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN,
  * CAP_SYS_ADMIN). The verifier is told which ones the loader holds; types, helpers and
@@ -116,6 +120,12 @@ enum kbpf_ret_type {
 #define KBPF_CAP_PERFMON        (1u << 1)
 #define KBPF_CAP_NET_ADMIN      (1u << 2)
 #define KBPF_CAP_SYS_ADMIN      (1u << 3)  /* implies the three others, as in Linux */
+#define KBPF_CAP_SYS_BOOT       (1u << 4)  /* destructive kfuncs (KF_DESTRUCTIVE); not implied */
+#define KBPF_CAP_ALL            0x1fu
+/* In a caps option (kbpf_verify_opts, kbpf_prog_opts, kbpf_object_open_opts.caps): the
+ * loader holds exactly the other bits given, possibly none. A caps option of 0 is the
+ * default: every capability (a privileged loader), or none when unprivileged is set. */
+#define KBPF_CAP_NONE           (1u << 31)
 
 /* Helper flags. */
 #define KBPF_HELPER_GPL_ONLY    (1u << 0)  /* only from GPL-compatible programs */
@@ -205,6 +215,17 @@ struct kbpf_prog_type {
 	 * newline; empty: "only read is supported"). NULL: every such write is refused. */
 	int (*btf_struct_access)(const struct kbpf_prog_type *type, uint32_t btf_id, int off, int size,
 				 char *msg, size_t msg_size);
+	/* After the generic typing of argument arg of an attach_btf_id context (see
+	 * kbpf_verify_opts.attach_btf_id): may change *info (e.g. promote struct sock to
+	 * struct tcp_sock: Linux's bpf_tcp_ca_is_valid_access); return 1 to allow, 0 to refuse
+	 * ("invalid bpf_context access off=%d size=%d"). NULL: the generic typing stands. */
+	int (*ctx_arg_access)(const struct kbpf_prog_type *type, const struct kbpf_host *host,
+			      uint32_t arg, struct kbpf_ctx_access_info *info);
+	/* Like get_func_proto, knowing the struct_ops member the program fills (NULL if none):
+	 * used instead of get_func_proto when set (tcp: no bpf_setsockopt from `release`). */
+	const struct kbpf_helper_proto *(*get_func_proto_member)(const struct kbpf_prog_type *type,
+								 const struct kbpf_host *host, int32_t id,
+								 const char *attach_member);
 };
 /* direct_packet_access values. */
 #define KBPF_PKT_ACCESS_NONE    0

@@ -14,6 +14,10 @@
  * sets becomes the trampoline of its program, data members are copied from the
  * variable (matched by name, as libbpf does against the kernel's struct).
  *
+ * A host that registers its struct (kbpf_host_struct_ops_register) with a program type
+ * gets the programs filling its members verified at kbpf_object_load, each with the host
+ * member's prototype as its context, as Linux verifies struct_ops programs.
+ *
  *   struct kbpf_struct_ops_inst *inst;
  *   kbpf_object_load(obj);
  *   kbpf_struct_ops_instantiate(obj, "my_ops", host, NULL, &inst);
@@ -72,8 +76,12 @@ void kbpf_trampoline_free(struct kbpf_trampoline *t);
 struct kbpf_struct_ops_type {
 	size_t sz;             /* sizeof(struct kbpf_struct_ops_type) */
 	const char *name;      /* the host struct, e.g. "tcp_congestion_ops" (must match the object's) */
-	const char *prog_type; /* the program type its programs are verified as (documentation; may be NULL) */
-	/* each function-pointer member the object fills, before its trampoline is made */
+	const char *prog_type; /* the registered program type its programs are verified as at
+				* load (kbpf_host_struct_ops_register); NULL: loaded unverified */
+	/* each function-pointer member the object fills: at kbpf_object_load when prog_type
+	 * is set (the program is not loaded yet: kbpf_program_prog is NULL; a refusal is
+	 * Linux's "attach to unsupported member %s of struct %s"), and at instantiate,
+	 * before its trampoline is made */
 	int (*check_member)(void *cookie, const char *member, const struct kbpf_program *prog, char *msg,
 			    size_t msg_size);
 	/* the filled instance (data members copied, trampolines in place) */
@@ -81,9 +89,22 @@ struct kbpf_struct_ops_type {
 	void *cookie;
 };
 
+/* Register a struct_ops type on host (the struct and its two strings are copied; cookie
+ * must outlive the host). type->prog_type, if set, names the registered program type the
+ * programs filling its members are verified as, when an object is loaded (each with the
+ * host struct member's prototype as attach_btf_id; docs/struct-ops.md). type->sz may be
+ * smaller than today's struct (missing fields read as zero). Returns 0, -EINVAL (no name,
+ * bad sz), -EEXIST (name taken), -ENOMEM. */
+int kbpf_host_struct_ops_register(struct kbpf_host *host, const struct kbpf_struct_ops_type *type);
+/* The struct_ops type registered for the host struct name, or NULL. */
+const struct kbpf_struct_ops_type *kbpf_host_struct_ops_find(const struct kbpf_host *host,
+							     const char *name);
+
 struct kbpf_struct_ops_opts {
 	size_t sz;                               /* sizeof(struct kbpf_struct_ops_opts) */
-	const struct kbpf_struct_ops_type *type; /* NULL: no host rules */
+	/* NULL: the type registered on the host for the struct's name
+	 * (kbpf_host_struct_ops_find), or no host rules if there is none */
+	const struct kbpf_struct_ops_type *type;
 	/* Where to build the instance: at least the host struct's size, zeroed first. NULL:
 	 * allocated (and freed with the instance). */
 	void *data;

@@ -15,6 +15,8 @@ extern "C" {
 #endif
 
 struct kbpf_map;
+struct btf;
+struct bpf_func_info;
 
 /* Log levels, Linux's bits: 1 = the path to the error (and the statistics line),
  * 2 = every instruction with its register state, 4 = statistics only. */
@@ -57,9 +59,36 @@ struct kbpf_verify_opts {
 	 * refused ("destructive kfunc calls require CAP_SYS_BOOT capabilities"). */
 	int sleepable;
 	int no_destructive;
+	/* A BTF-typed context: a FUNC_PROTO (or FUNC, or pointer to either) in the host BTF.
+	 * The context is then the u64 array of its arguments (ctx_size = 8 * nargs), typed as
+	 * Linux 6.1's btf_ctx_access types it: read-only, 8-byte slots (narrower reads of a
+	 * slot's low bytes for scalars), pointer-to-struct arguments load as PTR_TO_BTF_ID of
+	 * the struct, other arguments as scalars; the program type's ctx_arg_access may then
+	 * adjust or refuse. No ctx conversion. 0: the program type's own context. */
+	uint32_t attach_btf_id;
+	/* The struct_ops member the program fills ("ssthresh"), or NULL: passed to the program
+	 * type's get_func_proto_member and named in messages. */
+	const char *attach_member;
+	/* BTF func_info (Linux's prog_btf_fd + func_info): the program's own BTF (libbpf's
+	 * struct btf) and one record per subprogram, insn_off in instructions. With them,
+	 * global functions (BTF_FUNC_GLOBAL) are verified on their own, typed from their
+	 * prototype, and callbacks (ld_imm64 BPF_PSEUDO_FUNC) are allowed. NULL/0: none. */
+	const struct btf *prog_btf;
+	const struct bpf_func_info *func_info;
+	uint32_t nr_func_info;
 	/* Linux's BPF_F_TEST_STATE_FREQ: a checkpoint at every prune point instead of after
 	 * at least 2 jumps and 8 instructions (tests of pruning and precision use it). */
 	int test_state_freq;
+	/* The loader's capabilities (KBPF_CAP_* of <kbpf/prog_type.h>; 0: the default, every
+	 * one unless unprivileged). Without KBPF_CAP_SYS_BOOT, KF_DESTRUCTIVE kfuncs are refused
+	 * as no_destructive refuses them; without KBPF_CAP_BPF (or SYS_ADMIN) the program is
+	 * verified as unprivileged. KBPF_CAP_NONE: none at all. Nonzero caps decide alone
+	 * (unprivileged is then ignored). */
+	unsigned caps;
+	/* out: Linux's max_ctx_offset, the end of the furthest context byte the program
+	 * reads or writes (directly or through a helper/kfunc memory argument); a syscall
+	 * program's test run refuses a shorter context (kbpf_linux_test_run_syscall). */
+	uint32_t max_ctx_offset;
 };
 
 /* Verify insns as a program of opts->prog_type. Returns 0 if the program is safe,

@@ -10,20 +10,28 @@
 
 #define KBPF_INTERP_FN interp_loop_fast
 #define KBPF_INTERP_CHECKED 0
+#define KBPF_INTERP_HARDENED 0
 #include "exec/interp_body.h"
 #undef KBPF_INTERP_FN
 #undef KBPF_INTERP_CHECKED
+#undef KBPF_INTERP_HARDENED
 
 #define KBPF_INTERP_FN interp_loop_checked
 #define KBPF_INTERP_CHECKED 1
+#define KBPF_INTERP_HARDENED 0
 #include "exec/interp_body.h"
 #undef KBPF_INTERP_FN
 #undef KBPF_INTERP_CHECKED
+#undef KBPF_INTERP_HARDENED
 
-void kbpf_interp_labels(const void *const **fast, const void *const **checked)
+/* The hardened loop (a run budget, stack guards) is in interp_hardened.c. */
+#define interp_loop_hardened kbpf_interp_loop_hardened
+
+void kbpf_interp_labels(const void *const **fast, const void *const **checked, const void *const **hardened)
 {
 	interp_loop_fast(NULL, NULL, fast);
 	interp_loop_checked(NULL, NULL, checked);
+	interp_loop_hardened(NULL, NULL, hardened);
 }
 
 kbpf_helper_fn kbpf_interp_callx_find(const struct kbpf_interp *ip, uint64_t id)
@@ -44,13 +52,26 @@ kbpf_helper_fn kbpf_interp_callx_find(const struct kbpf_interp *ip, uint64_t id)
 
 int kbpf_interp_run_from(const struct kbpf_prog *prog, struct kbpf_interp_run *run)
 {
+	if (prog->interp->hardened)
+		return interp_loop_hardened(prog->interp, run, NULL);
 	return interp_loop_fast(prog->interp, run, NULL);
+}
+
+int kbpf_interp_run_at(const struct kbpf_prog *prog, size_t start, const uint64_t args[5], uint64_t *retval)
+{
+	struct kbpf_interp_run run = { .args = args, .start = start < prog->insn_cnt ? start : 0 };
+	int ret = kbpf_interp_run_from(prog, &run); /* the loop the program was decoded for */
+
+	if (retval)
+		*retval = run.retval;
+	return ret;
 }
 
 int kbpf_interp_run(const struct kbpf_prog *prog, const uint64_t args[5], uint64_t *retval)
 {
 	struct kbpf_interp_run run = { .args = args };
-	int ret = interp_loop_fast(prog->interp, &run, NULL);
+	int ret = __builtin_expect(prog->interp->hardened, 0) ? interp_loop_hardened(prog->interp, &run, NULL)
+							    : interp_loop_fast(prog->interp, &run, NULL);
 
 	if (retval)
 		*retval = run.retval;

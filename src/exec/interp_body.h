@@ -74,7 +74,30 @@ struct kbpf_interp_frame {
 	uint64_t saved[4]; /* the caller's R6..R9 */
 };
 
+/* A tail call's target decoded for the other unchecked loop (hardened or not): run it
+ * there, nested; its result is the caller's. Out of line and cold: rare, and it keeps
+ * the loops' hot code as it was. */
+static __attribute__((noinline, cold)) int kbpf_interp_tail_nested(const struct kbpf_prog *t, uint64_t r1, uint64_t r2,
+								  uint64_t r3, uint64_t r4, uint64_t r5,
+								  uint32_t *tail_cnt, uint64_t *r0)
+{
+	const uint64_t args[5] = { r1, r2, r3, r4, r5 };
+	struct kbpf_interp_run sub = { .args = args, .tail_calls = *tail_cnt };
+	int ret = kbpf_interp_run_from(t, &sub);
+
+	*tail_cnt = sub.tail_calls;
+	*r0 = sub.retval;
+	return ret;
+}
+
 #endif /* KBPF_INTERP_BODY_ONCE */
+
+#ifndef KBPF_INTERP_HARDENED
+#define KBPF_INTERP_HARDENED 0
+#endif
+/* The hardened loop puts guard bytes between frames and at both ends of the block. */
+#define KBPF_INTERP_GUARD (KBPF_INTERP_HARDENED ? KBPF_INTERP_GUARD_BYTES : 0)
+#define KBPF_INTERP_STRIDE (KBPF_STACK_SIZE + KBPF_INTERP_GUARD)
 
 #define DST R[pc->dst]
 #define SRC R[pc->src]
@@ -113,6 +136,20 @@ struct kbpf_interp_frame {
 #define MEMCHK(addr, size, need, base) ((void)0)
 #define ATOMCHK(addr, size, base) ((void)0)
 #endif
+#if KBPF_INTERP_HARDENED
+/* The run budget: a jump to itself or backwards spends one unit whether it is taken or
+ * not (the JIT counts the same instructions the same way). */
+#define BACKEDGE()                                                    \
+	do {                                                          \
+		if (pc->x.target <= pc) {                             \
+			if (__builtin_expect(!budget_left, 0))        \
+				goto out_run_budget;                  \
+			budget_left--;                                \
+		}                                                     \
+	} while (0)
+#else
+#define BACKEDGE() ((void)0)
+#endif
 #define NEXT()            \
 	do {              \
 		pc++;     \
@@ -145,6 +182,7 @@ struct kbpf_interp_frame {
  * go on than one merged site. */
 #define JMPS(NAME)                                                          \
 	L_JMP_##NAME##_K : {                                                \
+		BACKEDGE();                                                  \
 		const uint64_t d = DST, s = IMM64;                          \
 		if (KBPF_C_##NAME(d, s, int64_t)) {                         \
 			pc = pc->x.target;                                  \
@@ -153,6 +191,7 @@ struct kbpf_interp_frame {
 		NEXT();                                                     \
 	}                                                                   \
 	L_JMP_##NAME##_X : {                                                \
+		BACKEDGE();                                                  \
 		const uint64_t d = DST, s = SRC;                            \
 		if (KBPF_C_##NAME(d, s, int64_t)) {                         \
 			pc = pc->x.target;                                  \
@@ -161,6 +200,7 @@ struct kbpf_interp_frame {
 		NEXT();                                                     \
 	}                                                                   \
 	L_JMP32_##NAME##_K : {                                              \
+		BACKEDGE();                                                  \
 		const uint32_t d = (uint32_t)DST, s = IMM32;                \
 		if (KBPF_C_##NAME(d, s, int32_t)) {                         \
 			pc = pc->x.target;                                  \
@@ -169,6 +209,7 @@ struct kbpf_interp_frame {
 		NEXT();                                                     \
 	}                                                                   \
 	L_JMP32_##NAME##_X : {                                              \
+		BACKEDGE();                                                  \
 		const uint32_t d = (uint32_t)DST, s = (uint32_t)SRC;        \
 		if (KBPF_C_##NAME(d, s, int32_t)) {                         \
 			pc = pc->x.target;                                  \
@@ -242,11 +283,12 @@ static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip
 
 	/* All frames' stacks in one block: frame k's R10 is the block's top minus k*512,
 	 * so the live frames are always one contiguous range. */
-	_Alignas(16) uint8_t stack[KBPF_STACK_SIZE * KBPF_MAX_CALL_FRAMES];
+	_Alignas(16) uint8_t stack[KBPF_INTERP_GUARD + KBPF_INTERP_STRIDE * KBPF_MAX_CALL_FRAMES];
+	uint8_t *const stack_top = stack + sizeof(stack) - KBPF_INTERP_GUARD;
 	struct kbpf_interp_frame frames[KBPF_MAX_CALL_FRAMES - 1];
 	unsigned depth = 0;
 	uint64_t R[MAX_BPF_REG];
-	const struct kbpf_di *pc = ip->code;
+	const struct kbpf_di *pc = ip->code + run->start;
 	uint32_t tail_cnt = run->tail_calls;
 	int ret;
 
@@ -254,11 +296,26 @@ static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip
 	for (int i = 0; i < 5; i++)
 		R[1 + i] = run->args[i];
 	R[6] = R[7] = R[8] = R[9] = 0;
-	R[10] = (uint64_t)(uintptr_t)(stack + sizeof(stack));
+	R[10] = (uint64_t)(uintptr_t)stack_top;
+#if KBPF_INTERP_HARDENED
+	uint64_t budget_left = ip->prog->run_budget ? ip->prog->run_budget : UINT64_MAX;
+	const bool guard = ip->prog->harden & KBPF_HARDEN_STACK_GUARD;
+
+	/* The guards above and below the main frame now; each call fills the one below its
+	 * new frame (the one above is its caller's below). */
+	if (guard) {
+		kbpf_interp_guard_fill(stack_top, KBPF_INTERP_GUARD, ip->canary);
+		kbpf_interp_guard_fill(stack_top - KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, ip->canary);
+	}
+	/* The guards above and below the current frame, intact? (R10 itself may be lost.) */
+#define FRAME_GUARDS_OK()                                                                           \
+	(!guard || (kbpf_interp_guard_ok(stack_top - depth * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, ip->canary) && \
+		    kbpf_interp_guard_ok(stack_top - (depth + 1) * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, ip->canary)))
+#endif
 
 #if KBPF_INTERP_CHECKED
 	struct kbpf_run_opts *opts = run->opts;
-	const uintptr_t stack_hi = (uintptr_t)(stack + sizeof(stack));
+	const uintptr_t stack_hi = (uintptr_t)stack_top;
 	const uint64_t budget = opts->max_insns ? opts->max_insns : UINT64_MAX;
 	uint64_t count = 0;
 	uint64_t f_addr = 0;
@@ -363,6 +420,7 @@ L_SWAP64:
 	JMPS(JSLE)
 	JMPS(JSET)
 L_JA:
+	BACKEDGE();
 	pc = pc->x.target;
 	DISPATCH();
 
@@ -404,21 +462,34 @@ L_CALLX: {
 	NEXT();
 }
 L_CALL_LOCAL:
+#if KBPF_INTERP_HARDENED
+	if (__builtin_expect(!budget_left, 0))
+		goto out_run_budget;
+	budget_left--;
+#endif
 	if (depth == KBPF_MAX_CALL_FRAMES - 1)
 		goto out_depth;
 	frames[depth].ret = pc + 1;
 	frames[depth].ip = ip;
 	memcpy(frames[depth].saved, &R[6], sizeof(frames[depth].saved));
 	depth++;
-	R[10] -= KBPF_STACK_SIZE;
+	R[10] -= KBPF_INTERP_STRIDE;
+#if KBPF_INTERP_HARDENED
+	if (guard)
+		kbpf_interp_guard_fill(stack_top - (depth + 1) * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, ip->canary);
+#endif
 	pc = pc->x.target;
 	DISPATCH();
 L_EXIT:
+#if KBPF_INTERP_HARDENED
+	if (__builtin_expect(!FRAME_GUARDS_OK(), 0))
+		goto out_guard;
+#endif
 	if (!depth)
 		goto out_done;
 	depth--;
 	memcpy(&R[6], frames[depth].saved, sizeof(frames[depth].saved));
-	R[10] += KBPF_STACK_SIZE;
+	R[10] += KBPF_INTERP_STRIDE;
 	pc = frames[depth].ret;
 	ip = frames[depth].ip;
 	DISPATCH();
@@ -435,6 +506,24 @@ L_TAIL_CALL: {
 		kbpf_tail_call_target((const struct kbpf_map *)(uintptr_t)R[2], (uint32_t)R[3], &tail_cnt);
 	if (!t)
 		NEXT();
+#if !KBPF_INTERP_CHECKED
+	if (t->interp->hardened != KBPF_INTERP_HARDENED) {
+		/* The target was decoded for the other unchecked loop (hardened or not): run it
+		 * there, nested, and return what it returns as its exit would. */
+		uint64_t r0 = 0;
+
+		/* R1..R5 by value: R's address must not escape (the loop keeps R in registers) */
+		ret = kbpf_interp_tail_nested(t, R[1], R[2], R[3], R[4], R[5], &tail_cnt, &r0);
+		if (ret)
+			goto out_stop;
+		R[0] = r0;
+		goto L_EXIT;
+	}
+#endif
+#if KBPF_INTERP_HARDENED
+	/* as in the JIT, where the target's entry sets its own budget */
+	budget_left = t->run_budget ? t->run_budget : UINT64_MAX;
+#endif
 #if KBPF_INTERP_CHECKED
 	ret = kbpf_interp_checked_enter(run, t);
 	if (ret)
@@ -454,6 +543,15 @@ out_done:
 	run->retval = R[0];
 	ret = 0;
 	goto out;
+#if KBPF_INTERP_HARDENED
+out_run_budget:
+	ret = -ETIME;
+	goto out_stop;
+out_guard:
+	ret = -EFAULT; /* a write just outside the frame: the stack guard caught it */
+	goto out_stop;
+#undef FRAME_GUARDS_OK
+#endif
 out_depth:
 	ret = -E2BIG;
 #if KBPF_INTERP_CHECKED
@@ -525,6 +623,9 @@ out:
 #undef MEMCHK
 #undef ATOMCHK
 #undef NEXT
+#undef BACKEDGE
+#undef KBPF_INTERP_GUARD
+#undef KBPF_INTERP_STRIDE
 #undef ALU64
 #undef ALU32
 #undef JMPS

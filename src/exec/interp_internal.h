@@ -72,10 +72,15 @@ struct kbpf_callx_entry {
 
 struct kbpf_interp {
 	const struct kbpf_prog *prog; /* whose code this is (a tail call switches programs) */
+	/* Decoded for the hardened loop (a run budget or the stack guard): the fast handler
+	 * labels are that loop's. canary: what the stack guard bytes hold. */
+	bool hardened;
+	uint64_t canary;
 	struct kbpf_callx_entry *callx;
 	size_t nr_callx;
 	size_t cnt;              /* instructions; code[cnt] is a FELL_OFF sentinel */
-	struct kbpf_di code[];
+	/* 32-byte entries from a 32-byte boundary of the 64-byte aligned block: none straddles a cache line */
+	_Alignas(32) struct kbpf_di code[];
 };
 
 /* What one run needs and reports, shared by the fast and checked loops. */
@@ -83,6 +88,7 @@ struct kbpf_interp_run {
 	const uint64_t *args; /* R1..R5 */
 	uint64_t retval;
 	uint32_t tail_calls;  /* in: made before this run (a JIT tail call), out: made in all */
+	size_t start;         /* the first insn (0; a callback's subprogram) */
 	/* checked mode only */
 	struct kbpf_run_opts *opts;   /* what the loop checks against: the caller's, or ck->view */
 	struct kbpf_interp_checked *ck;
@@ -108,8 +114,34 @@ int kbpf_interp_run_from(const struct kbpf_prog *prog, struct kbpf_interp_run *r
  * run->opts at the caller's regions plus prog's maps. Returns 0, -EINVAL, -ENOMEM. */
 int kbpf_interp_checked_enter(struct kbpf_interp_run *run, const struct kbpf_prog *prog);
 
-/* The label tables of both loops, indexed by enum kbpf_interp_handler. */
-void kbpf_interp_labels(const void *const **fast, const void *const **checked);
+/* The label tables of the loops, indexed by enum kbpf_interp_handler. */
+void kbpf_interp_labels(const void *const **fast, const void *const **checked, const void *const **hardened);
+
+/* The fast loop plus a run budget and stack guards (interp_hardened.c: its own
+ * translation unit, so that the fast loop's code is what it is without it). Called as
+ * the loops of interp.c are. */
+int kbpf_interp_loop_hardened(const struct kbpf_interp *ip, struct kbpf_interp_run *run,
+			      const void *const **labels_out);
+
+/* The hardened loop's stack guard: bytes between and around its frames. */
+#define KBPF_INTERP_GUARD_BYTES 32
+
+static inline void kbpf_interp_guard_fill(uint8_t *p, size_t n, uint64_t canary)
+{
+	for (size_t k = 0; k < n; k += sizeof(canary))
+		__builtin_memcpy(p + k, &canary, sizeof(canary));
+}
+
+static inline bool kbpf_interp_guard_ok(const uint8_t *p, size_t n, uint64_t canary)
+{
+	uint64_t v, diff = 0;
+
+	for (size_t k = 0; k < n; k += sizeof(canary)) {
+		__builtin_memcpy(&v, p + k, sizeof(v));
+		diff |= v ^ canary;
+	}
+	return !diff;
+}
 
 /* The helper callx reaches for id, or NULL. */
 kbpf_helper_fn kbpf_interp_callx_find(const struct kbpf_interp *ip, uint64_t id);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include "btf/core.h" /* KBPF_CORE_POISON_HELPER */
 #include "exec/interp_internal.h"
 #include "exec/tail_call.h"
@@ -290,13 +291,13 @@ static int snapshot_helpers(struct kbpf_interp *ip, const struct kbpf_host *host
 
 int kbpf_interp_prepare(struct kbpf_prog *prog, char *err, size_t err_size)
 {
-	const void *const *fast, *const *checked;
+	const void *const *fast, *const *checked, *const *hardened;
 	size_t n = prog->insn_cnt, bytes;
 	struct kbpf_interp *ip;
 	bool has_callx = false;
 	int ret = 0;
 
-	kbpf_interp_labels(&fast, &checked);
+	kbpf_interp_labels(&fast, &checked, &hardened);
 	/* Cache-line alignment keeps every 32-byte entry inside one line. */
 	bytes = sizeof(*ip) + (n + 1) * sizeof(ip->code[0]);
 	bytes = (bytes + 63) & ~(size_t)63;
@@ -306,6 +307,13 @@ int kbpf_interp_prepare(struct kbpf_prog *prog, char *err, size_t err_size)
 	memset(ip, 0, bytes);
 	ip->cnt = n;
 	ip->prog = prog;
+	if (prog->run_budget || (prog->harden & KBPF_HARDEN_STACK_GUARD)) {
+		/* the hardened loop's labels stand in for the fast loop's */
+		ip->hardened = true;
+		fast = hardened;
+		if (getrandom(&ip->canary, sizeof(ip->canary), GRND_NONBLOCK) != (ssize_t)sizeof(ip->canary))
+			ip->canary = (uint64_t)(uintptr_t)ip * 0x9e3779b97f4a7c15ull ^ 0x5bd1e9955bd1e995ull;
+	}
 
 	for (size_t i = 0; i < n; i++) {
 		int h = decode_one(prog, ip, i, err, err_size);

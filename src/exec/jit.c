@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/random.h>
 #include "exec/jit_ctx.h"
 #include "exec/tail_call.h"
 #include "host/host_internal.h"
@@ -24,6 +26,23 @@ bool kbpf_jit_arch_supported(void)
 #else
 	return false;
 #endif
+}
+
+/* A fresh random seed per compile: blinding keys and the guard canary derive from it,
+ * so neither can be predicted from the program or from another program's code. */
+static void jit_seed(struct jit_ctx *c)
+{
+	uint64_t seed = 0;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed)) {
+		/* no entropy yet (early boot): still unpredictable enough to differ per program */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		seed = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 32 ^ (uint64_t)(uintptr_t)c;
+	}
+	c->seed = seed;
+	c->canary = jit_key64(c, SIZE_MAX);
 }
 
 /* --- analysis ------------------------------------------------------------------- */
@@ -141,7 +160,8 @@ static int plan_functions(struct jit_ctx *c)
 	uint16_t all_used = 0;
 
 	/* A tail call's target may stop the run: it needs the stop stubs (and r12). */
-	c->need_abort = c->has_local_calls || c->has_callx || c->has_stop_calls || c->has_tail_calls;
+	c->need_abort = c->has_local_calls || c->has_callx || c->has_stop_calls || c->has_tail_calls || c->guard ||
+			c->budget;
 	for (size_t f = 0; f < c->nr_funcs; f++) {
 		struct jit_func *fn = &c->funcs[f];
 		size_t last = fn->first;
@@ -185,6 +205,10 @@ static int plan_functions(struct jit_ctx *c)
 			fn->frame = true; /* the abort stub walks the rbp chain */
 		}
 		fn->stack = uses_fp ? KBPF_STACK_SIZE : 0;
+		if (c->guard && uses_fp) {
+			fn->guard_lo = -(int32_t)fn->stack - JIT_GUARD_BYTES;
+			fn->stack += JIT_GUARD_BYTES;
+		}
 		if (f == 0 && c->has_tail_calls) {
 			/* below the BPF stack: the run's tail call counter and a pointer to it
 			 * (this frame's counter, or the one of the run that tail-called us) */
@@ -194,7 +218,7 @@ static int plan_functions(struct jit_ctx *c)
 		}
 		/* The caller's call left rsp 8 below a 16-byte boundary; calls from here need
 		 * it on one. */
-		below_ret = (fn->frame ? 8 : 0) + fn->stack + 8 * fn->npush;
+		below_ret = (fn->frame ? 8 + (uint32_t)c->link : 0) + fn->stack + 8 * fn->npush;
 		if (fn->calls && (8 + below_ret) % 16)
 			fn->stack += 8;
 	}
@@ -234,7 +258,8 @@ static int layout_alloc(struct jit_layout *l, size_t cnt, size_t nr_funcs)
 	l->end = calloc(cnt, sizeof(*l->end));
 	l->entry = calloc(nr_funcs, sizeof(*l->entry));
 	l->epi = calloc(nr_funcs, sizeof(*l->epi));
-	return l->start && l->end && l->entry && l->epi ? 0 : -ENOMEM;
+	l->jform = calloc(cnt, sizeof(*l->jform));
+	return l->start && l->end && l->entry && l->epi && l->jform ? 0 : -ENOMEM;
 }
 
 static void layout_free(struct jit_layout *l)
@@ -243,12 +268,13 @@ static void layout_free(struct jit_layout *l)
 	free(l->end);
 	free(l->entry);
 	free(l->epi);
+	free(l->jform);
 }
 
 static bool layout_equal(const struct jit_layout *a, const struct jit_layout *b, size_t cnt, size_t nr_funcs)
 {
 	return a->size == b->size && a->abort_depth == b->abort_depth && a->abort_einval == b->abort_einval &&
-	       a->abort_err == b->abort_err &&
+	       a->abort_err == b->abort_err && a->abort_fault == b->abort_fault && a->abort_time == b->abort_time &&
 	       a->table == b->table && !memcmp(a->start, b->start, cnt * sizeof(*a->start)) &&
 	       !memcmp(a->end, b->end, cnt * sizeof(*a->end)) &&
 	       !memcmp(a->entry, b->entry, nr_funcs * sizeof(*a->entry)) &&
@@ -306,7 +332,14 @@ static int emit_pass(struct jit_ctx *c)
 static int converge(struct jit_ctx *c)
 {
 	for (int pass = 0; pass < JIT_MAX_PASSES; pass++) {
-		int ret = emit_pass(c);
+		int ret;
+
+		/* Sizes only shrink, but a chain of jumps each waiting for the next one to
+		 * shrink can take a pass per jump; from here on nothing shrinks any more, and
+		 * every form stays valid because distances never grow. */
+		c->freeze = !c->pass0 && c->passes >= JIT_FREEZE_PASSES;
+		c->passes++;
+		ret = emit_pass(c);
 
 		if (ret)
 			return ret;
@@ -392,6 +425,12 @@ int kbpf_jit_compile(const struct kbpf_prog *prog, unsigned flags, struct kbpf_j
 #if defined(__x86_64__)
 	c.bmi2 = !(flags & KBPF_JIT_NO_BMI2) && __builtin_cpu_supports("bmi2");
 #endif
+	c.blind = flags & KBPF_JIT_BLIND;
+	c.guard = flags & KBPF_JIT_STACK_GUARD;
+	c.budget = prog->run_budget;
+	c.link = c.guard ? JIT_GUARD_BYTES : 0;
+	if (c.blind || c.guard)
+		jit_seed(&c);
 	c.func_of = calloc(c.cnt, sizeof(*c.func_of));
 	c.jump_target = calloc(c.cnt, sizeof(*c.jump_target));
 	ret = c.func_of && c.jump_target ? find_functions(&c) : -ENOMEM;

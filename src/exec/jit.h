@@ -42,6 +42,16 @@ struct kbpf_jit {
 
 /* Compile flags (tests use them to reach the fallback paths). */
 #define KBPF_JIT_NO_BMI2 0x1u /* use shl/shr/sar by cl even when the CPU has shlx */
+#define KBPF_JIT_BLIND 0x2u       /* constant blinding (KBPF_HARDEN_BLIND) */
+#define KBPF_JIT_STACK_GUARD 0x4u /* guarded frames (KBPF_HARDEN_STACK_GUARD) */
+
+/* The compile flags of a program's KBPF_HARDEN_* options (the run budget is read from
+ * the program itself). */
+static inline unsigned kbpf_jit_harden_flags(unsigned harden)
+{
+	return (harden & KBPF_HARDEN_BLIND ? KBPF_JIT_BLIND : 0) |
+	       (harden & KBPF_HARDEN_STACK_GUARD ? KBPF_JIT_STACK_GUARD : 0);
+}
 
 /* True when this build can generate and run native code (x86-64 hosts). */
 bool kbpf_jit_arch_supported(void);

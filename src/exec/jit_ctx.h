@@ -14,6 +14,15 @@
 /* Code before the entry: int3 filler. Keeps the entry off the start of the mapping
  * (a sanitizer's function-type check reads bytes just before a called function). */
 #define JIT_ENTRY_PAD 16
+/* Stack guard mode: canary bytes above R10 (between the frame's BPF stack and its saved
+ * rbp) and below the 512-byte BPF stack. 16 keeps the frame's alignment. */
+#define JIT_GUARD_BYTES 16
+/* Forms of a jump between instructions (jit_layout.jform). */
+enum jit_jump_form { JIT_JUMP_NONE, JIT_JUMP_SHORT, JIT_JUMP_LONG };
+/* After this many passes jumps stop shrinking (see jit_ctx.freeze). */
+#define JIT_FREEZE_PASSES 16
+/* Run budget mode: r12 holds the call depth in bits 0-15 and the budget left above. */
+#define JIT_BUDGET_SHIFT 16
 
 /* One BPF function: the main program or a subprogram (a BPF-to-BPF call target). Each
  * becomes a native function with its own frame. */
@@ -25,6 +34,7 @@ struct jit_func {
 	uint32_t stack;      /* bytes of "sub rsp": the 512-byte BPF stack (if R10 is used) + alignment */
 	uint8_t push[6];     /* callee-saved registers pushed after the sub, in push order */
 	unsigned npush;
+	int32_t guard_lo;    /* stack guard mode: the guard below the BPF stack, from rbp (0: none) */
 };
 
 /* Code offsets (from the start of the buffer) of one pass. Jumps are sized from the
@@ -34,7 +44,9 @@ struct jit_layout {
 	uint32_t *entry, *epi; /* per function: prologue, epilogue */
 	uint32_t abort_depth, abort_einval; /* run-time stop stubs: -E2BIG, -EINVAL */
 	uint32_t abort_err;    /* the stop stub for the errno in r11d (a tail call's target stopped) */
+	uint32_t abort_fault, abort_time; /* hardening: -EFAULT (a stack guard), -ETIME (the budget) */
 	uint32_t table;        /* the callx helper table */
+	uint8_t *jform;        /* per instruction: its jump's form (enum jit_jump_form) */
 	uint32_t size;
 };
 
@@ -54,6 +66,11 @@ struct jit_ctx {
 	bool has_tail_calls; /* call 12: bpf_tail_call */
 	int32_t tail_cnt_off, tail_ptr_off; /* their slots in the main frame, from rbp */
 	bool need_abort; /* a run-time stop is possible: the depth counter lives in r12 */
+	/* hardening (docs/jit.md): blinding keys and the guard canary derive from seed */
+	bool blind, guard;
+	uint64_t budget; /* run budget (0: none): backward jumps + local calls */
+	uint64_t seed, canary;
+	int32_t link;    /* where a frame's saved rbp lies, from its rbp (the guard moves it) */
 
 	kbpf_helper_fn *callx_table; /* indexed by helper id */
 	uintptr_t near;              /* host code the program calls: the code goes near it */
@@ -66,6 +83,10 @@ struct jit_ctx {
 
 	struct jit_layout prev, cur;
 	bool pass0; /* no previous layout yet: every jump between instructions is long */
+	/* Passes so far; from JIT_FREEZE_PASSES on, every jump keeps the form it had in the
+	 * previous pass, so the layout stops changing and the passes end. */
+	unsigned passes;
+	bool freeze;
 	struct jit_buf buf;
 
 	char *err;
@@ -95,6 +116,10 @@ int jit_mem_install(const uint8_t *code, size_t len, uintptr_t near, void **map,
 int jit_mem_reserve(size_t len, uintptr_t near, void **map, size_t *map_size);
 int jit_mem_seal(void *map, size_t map_size, const uint8_t *code, size_t len);
 void jit_mem_release(void *map, size_t map_size);
+
+/* Blinding key of instruction i (SIZE_MAX: the stack guard canary): a mix of the
+ * compile's seed, the same in every pass so that code sizes converge. */
+uint64_t jit_key64(const struct jit_ctx *c, size_t i);
 
 /* "reason" into ctx->err; returns -EOPNOTSUPP. */
 int jit_refuse(struct jit_ctx *c, size_t insn, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -135,6 +135,13 @@ void x86_mov_imm64(struct jit_buf *b, unsigned dst, uint64_t v)
 	}
 }
 
+void x86_movabs(struct jit_buf *b, unsigned dst, uint64_t v)
+{
+	jb_byte(b, (uint8_t)(0x48 | (dst & 8 ? 1 : 0)));
+	jb_byte(b, (uint8_t)(0xb8 | (dst & 7)));
+	jb_imm64(b, v);
+}
+
 /* The register form "op r/m, reg" of each group-1 operation. */
 static const uint8_t alu_rr_opcode[8] = {
 	[ALU_ADD] = 0x01, [ALU_OR] = 0x09, [ALU_AND] = 0x21, [ALU_SUB] = 0x29, [ALU_XOR] = 0x31, [ALU_CMP] = 0x39,

@@ -59,6 +59,8 @@ void x86_mov_rr(struct jit_buf *b, bool is64, unsigned dst, unsigned src);
 /* dst = v, in the shortest form (xor, mov r32, sign-extended mov, movabs). Clobbers
  * flags when v is 0. */
 void x86_mov_imm64(struct jit_buf *b, unsigned dst, uint64_t v);
+/* movabs dst, v: always the 10-byte form, whatever v is. */
+void x86_movabs(struct jit_buf *b, unsigned dst, uint64_t v);
 /* dst = v zero-extended (mov r32, imm32 or xor). */
 void x86_mov_imm32(struct jit_buf *b, unsigned dst, uint32_t v);
 /* op dst, src for op in enum x86_alu (add/or/and/sub/xor/cmp). */

@@ -47,6 +47,98 @@ static int32_t rel_from_here(const struct jit_ctx *c, uint32_t target, unsigned 
 	return (int32_t)((int64_t)target - (int64_t)(c->buf.len + len));
 }
 
+/* --- hardening ------------------------------------------------------------------ */
+
+uint64_t jit_key64(const struct jit_ctx *c, size_t i)
+{
+	/* splitmix64 of seed + i: cheap, and every key looks unrelated to its neighbours */
+	uint64_t z = c->seed + (uint64_t)i * 0x9e3779b97f4a7c15ull + 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return z ? z : 0x5bd1e9955bd1e995ull; /* a zero key would leave the constant in clear */
+}
+
+/* reg = imm sign-extended (is64) or zero-extended, without imm in the code: mov the
+ * blinded value imm ^ key, then xor the key back (Linux's BPF_REG_AX rewrite, done at
+ * emit time into a scratch register). The 64-bit forms sign-extend both halves, and
+ * sext(a) ^ sext(b) == sext(a ^ b). Fixed-size forms: the layout converges as usual. */
+static void emit_blinded_imm(struct jit_ctx *c, size_t i, unsigned reg, int32_t imm, bool is64)
+{
+	struct jit_buf *b = &c->buf;
+	uint32_t key = (uint32_t)jit_key64(c, i);
+
+	if (!key)
+		key = 0x5bd1e995u;
+	x86_rr(b, is64 ? XF_W : 0, 0xc7, 0, reg); /* mov r/m, imm32 */
+	jb_imm32(b, (uint32_t)imm ^ key);
+	x86_rr(b, is64 ? XF_W : 0, 0x81, ALU_XOR, reg); /* xor r/m, imm32 (never the imm8 form) */
+	jb_imm32(b, key);
+}
+
+/* The same for an LDDW's 64-bit value. */
+static void emit_blinded_imm64(struct jit_ctx *c, size_t i, unsigned reg, uint64_t v)
+{
+	struct jit_buf *b = &c->buf;
+	uint64_t key = jit_key64(c, i);
+
+	/* movabs reg, v ^ key; movabs r10, key; xor reg, r10 (fixed 10-byte forms) */
+	x86_movabs(b, reg, v ^ key);
+	x86_movabs(b, X_R10, key);
+	x86_alu_rr(b, true, ALU_XOR, reg, X_R10);
+}
+
+/* Stack guard: the canary into r10. */
+static void emit_canary(struct jit_ctx *c)
+{
+	x86_movabs(&c->buf, X_R10, c->canary);
+}
+
+/* Fill a frame's guards (prologue) or check them (before it returns): the two qwords
+ * above R10, and the two below its BPF stack if it has one. A check that fails stops
+ * the run with -EFAULT through the abort stub, which never returns through this frame. */
+static void emit_guard(struct jit_ctx *c, const struct jit_func *fn, bool check)
+{
+	struct jit_buf *b = &c->buf;
+	int32_t at[4] = { 0, 8, fn->guard_lo, fn->guard_lo + 8 };
+	unsigned n = fn->guard_lo ? 4 : 2;
+
+	emit_canary(c);
+	for (unsigned k = 0; k < n; k++) {
+		if (!check) {
+			x86_rm(b, XF_W, 0x89, X_R10, X_RBP, at[k]); /* mov [rbp + at], r10 */
+			continue;
+		}
+		x86_rm(b, XF_W, 0x39, X_R10, X_RBP, at[k]); /* cmp [rbp + at], r10 */
+		x86_jcc32(b, CC_NE, rel_from_here(c, c->prev.abort_fault, X86_JCC32_LEN));
+	}
+}
+
+/* Leave a frame: rsp = the saved rbp's slot, pop rbp (leave, when no guard sits between). */
+static void emit_leave(struct jit_ctx *c)
+{
+	struct jit_buf *b = &c->buf;
+
+	if (c->link) {
+		x86_rm(b, XF_W, 0x8d, X_RSP, X_RBP, c->link); /* lea rsp, [rbp + link] */
+		x86_pop(b, X_RBP);
+	} else {
+		jb_byte(b, 0xc9); /* leave: rsp = rbp; pop rbp */
+	}
+}
+
+/* Budget mode: one backward jump or local call is spent; none left stops the run. The
+ * budget sits above the depth in r12, so a borrow out of it is the carry flag. */
+static void emit_budget_spend(struct jit_ctx *c, int32_t amount)
+{
+	struct jit_buf *b = &c->buf;
+
+	x86_rr(b, XF_W, 0x81, ALU_SUB, X_DEPTH); /* sub r12, imm32 */
+	jb_imm32(b, (uint32_t)amount);
+	x86_jcc32(b, CC_B, rel_from_here(c, c->prev.abort_time, X86_JCC32_LEN));
+}
+
 /* --- prologue / epilogue ------------------------------------------------------ */
 
 int jit_emit_prologue(struct jit_ctx *c, size_t f)
@@ -60,9 +152,17 @@ int jit_emit_prologue(struct jit_ctx *c, size_t f)
 	}
 	if (fn->frame) {
 		x86_push(b, X_RBP);
+		if (c->link)
+			x86_alu_imm(b, true, ALU_SUB, X_RSP, c->link); /* the guard above R10 */
 		x86_mov_rr(b, true, X_RBP, X_RSP);
 	}
-	if (f != 0) {
+	if (f != 0 && c->budget) {
+		/* budget - 1 and depth + 1 at once; the depth check as below, on bits 0-15 */
+		emit_budget_spend(c, (1 << JIT_BUDGET_SHIFT) - 1);
+		x86_rr(b, 0, 0x0fb7, X_R11, X_DEPTH); /* movzx r11d, r12w */
+		x86_alu_imm(b, false, ALU_CMP, X_R11, KBPF_MAX_CALL_FRAMES);
+		x86_jcc32(b, CC_AE, rel_from_here(c, c->prev.abort_depth, X86_JCC32_LEN));
+	} else if (f != 0) {
 		/* One more frame: the interpreter allows 8 in all (main + 7 nested). */
 		x86_rr(b, 0, 0xff, 0, X_DEPTH); /* inc r12d */
 		x86_alu_imm(b, false, ALU_CMP, X_DEPTH, KBPF_MAX_CALL_FRAMES);
@@ -91,7 +191,11 @@ int jit_emit_prologue(struct jit_ctx *c, size_t f)
 		x86_mov_imm32(b, X_RAX, 0);
 		for (unsigned k = 0; k < fn->npush; k++)
 			x86_mov_imm32(b, fn->push[k], 0);
+		if (c->budget)
+			x86_mov_imm64(b, X_DEPTH, c->budget << JIT_BUDGET_SHIFT);
 	}
+	if (c->guard && fn->frame)
+		emit_guard(c, fn, false);
 	return 0;
 }
 
@@ -101,16 +205,18 @@ static void emit_restore_and_ret(struct jit_ctx *c, const struct jit_func *fn, b
 {
 	struct jit_buf *b = &c->buf;
 
+	if (c->guard && fn->frame)
+		emit_guard(c, fn, true);
 	for (unsigned k = fn->npush; k-- > 0;)
 		x86_pop(b, fn->push[k]);
 	if (fn->frame)
-		jb_byte(b, 0xc9); /* leave: rsp = rbp; pop rbp */
+		emit_leave(c);
 	else if (fn->stack)
 		x86_alu_imm(b, true, ALU_ADD, X_RSP, (int32_t)fn->stack);
 	if (is_main)
 		x86_mov_imm32(b, X_RDX, 0);
 	else
-		x86_rr(b, 0, 0xff, 1, X_DEPTH); /* dec r12d */
+		x86_rr(b, c->budget ? XF_W : 0, 0xff, 1, X_DEPTH); /* dec r12d (r12: the budget above) */
 	jb_byte(b, 0xc3);
 }
 
@@ -128,19 +234,28 @@ void jit_emit_abort_stubs(struct jit_ctx *c)
 {
 	const struct jit_func *main_fn = &c->funcs[0];
 	struct jit_buf *b = &c->buf;
-	size_t to_common, to_main, loop;
+	size_t to_common[3], to_main, loop;
 
 	c->cur.abort_einval = (uint32_t)b->len;
 	x86_mov_imm32(b, X_R11, (uint32_t)-EINVAL);
-	to_common = x86_jfwd8(b, -1);
+	to_common[0] = x86_jfwd8(b, -1);
+	c->cur.abort_fault = (uint32_t)b->len;
+	x86_mov_imm32(b, X_R11, (uint32_t)-EFAULT);
+	to_common[1] = x86_jfwd8(b, -1);
+	c->cur.abort_time = (uint32_t)b->len;
+	x86_mov_imm32(b, X_R11, (uint32_t)-ETIME);
+	to_common[2] = x86_jfwd8(b, -1);
 	c->cur.abort_depth = (uint32_t)b->len;
 	x86_mov_imm32(b, X_R11, (uint32_t)-E2BIG);
-	x86_patch8(b, to_common);
+	for (int k = 0; k < 3; k++)
+		x86_patch8(b, to_common[k]);
 	c->cur.abort_err = (uint32_t)b->len;
+	if (c->budget)
+		x86_rr(b, 0, 0x0fb7, X_DEPTH, X_DEPTH); /* movzx r12d, r12w: the depth alone */
 	x86_test_rr(b, false, X_DEPTH, X_DEPTH);
 	to_main = x86_jfwd8(b, CC_E);
 	loop = b->len;
-	x86_rm(b, XF_W, 0x8b, X_RBP, X_RBP, 0); /* mov rbp, [rbp] */
+	x86_rm(b, XF_W, 0x8b, X_RBP, X_RBP, c->link); /* mov rbp, [rbp + link]: the caller's frame */
 	x86_rr(b, 0, 0xff, 1, X_DEPTH);         /* dec r12d */
 	x86_jcc8(b, CC_NE, (int8_t)((int64_t)loop - (int64_t)(b->len + X86_JCC8_LEN)));
 	x86_patch8(b, to_main);
@@ -148,7 +263,7 @@ void jit_emit_abort_stubs(struct jit_ctx *c)
 	x86_rm(b, XF_W, 0x8d, X_RSP, X_RBP, -(int32_t)(main_fn->stack + 8 * main_fn->npush));
 	for (unsigned k = main_fn->npush; k-- > 0;)
 		x86_pop(b, main_fn->push[k]);
-	jb_byte(b, 0xc9);                      /* leave */
+	emit_leave(c);
 	x86_rr(b, XF_W, 0x63, X_RDX, X_R11);   /* movsxd rdx, r11d */
 	x86_mov_imm32(b, X_RAX, 0);
 	jb_byte(b, 0xc3);
@@ -166,16 +281,33 @@ static bool jump_rel(const struct jit_ctx *c, size_t i, uint32_t target, int64_t
 	return true;
 }
 
+/* The form of insn i's jump to target this pass (recorded in the layout), and its rel:
+ * none to the next instruction, short where it fits, else long; frozen passes keep the
+ * previous pass's form (still valid: distances only shrink). */
+static enum jit_jump_form jump_form(struct jit_ctx *c, size_t i, uint32_t target, int64_t *rel)
+{
+	enum jit_jump_form form = JIT_JUMP_LONG;
+
+	*rel = 0;
+	if (jump_rel(c, i, target, rel)) {
+		form = *rel == 0 ? JIT_JUMP_NONE : fits_s8(*rel) ? JIT_JUMP_SHORT : JIT_JUMP_LONG;
+		if (c->freeze && form < c->prev.jform[i] && !(form == JIT_JUMP_LONG))
+			form = (enum jit_jump_form)c->prev.jform[i];
+	}
+	c->cur.jform[i] = (uint8_t)form;
+	return form;
+}
+
 /* jmp/jcc (cc < 0: jmp) as the last bytes of insn i. */
 static void emit_jump(struct jit_ctx *c, size_t i, int cc, uint32_t target)
 {
 	struct jit_buf *b = &c->buf;
 	int64_t rel = 0;
-	bool known = jump_rel(c, i, target, &rel);
+	enum jit_jump_form form = jump_form(c, i, target, &rel);
 
-	if (known && rel == 0)
+	if (form == JIT_JUMP_NONE)
 		return; /* to the next instruction */
-	if (known && fits_s8(rel)) {
+	if (form == JIT_JUMP_SHORT) {
 		if (cc < 0)
 			x86_jmp8(b, (int8_t)rel);
 		else
@@ -217,8 +349,13 @@ static int emit_cond_jump_to(struct jit_ctx *c, size_t i, bool invert, uint32_t 
 
 	if (cc < 0)
 		return jit_refuse(c, i, "unsupported opcode 0x%02x", in->code);
-	if (jump_rel(c, i, target, &rel) && rel == 0)
+	if (jump_form(c, i, target, &rel) == JIT_JUMP_NONE)
 		return 0; /* both ways lead to the next instruction */
+	if (c->blind && !x && in->imm) {
+		emit_blinded_imm(c, i, X_R10, in->imm, is64);
+		x = true;
+		s = X_R10;
+	}
 	if (BPF_OP(in->code) == BPF_JSET) {
 		if (x)
 			x86_test_rr(b, is64, d, s);
@@ -255,7 +392,8 @@ static bool fuse_jcc_ja(struct jit_ctx *c, size_t f, size_t i, int *ret)
 	const struct bpf_insn *jc = &c->insns[i], *ja = jc + 1;
 	int64_t off;
 
-	if (!is_cond_jump(jc) || jc->off != 1 || i + 1 >= c->funcs[f].end || c->jump_target[i + 1])
+	/* budget mode counts the goto when it runs, which one jcc could not tell */
+	if (c->budget || !is_cond_jump(jc) || jc->off != 1 || i + 1 >= c->funcs[f].end || c->jump_target[i + 1])
 		return false;
 	if (ja->code == (BPF_JMP | BPF_JA))
 		off = ja->off;
@@ -368,9 +506,10 @@ static void emit_div_by_minus1(struct jit_buf *b, bool is64, bool is_mod, unsign
 		x86_rr(b, is64 ? XF_W : 0, 0xf7, 3, d); /* neg */
 }
 
-static void emit_divmod(struct jit_buf *b, const struct bpf_insn *in)
+/* in_r11: the divisor is already in r11 (a blinded constant): divide at run time. */
+static void emit_divmod(struct jit_buf *b, const struct bpf_insn *in, bool in_r11)
 {
-	bool is64 = BPF_CLASS(in->code) == BPF_ALU64, x = BPF_SRC(in->code) == BPF_X;
+	bool is64 = BPF_CLASS(in->code) == BPF_ALU64, x = BPF_SRC(in->code) == BPF_X || in_r11;
 	bool is_mod = BPF_OP(in->code) == BPF_MOD, is_signed = in->off == 1;
 	unsigned d = jit_reg[in->dst_reg], s = jit_reg[in->src_reg];
 
@@ -403,7 +542,8 @@ static void emit_divmod(struct jit_buf *b, const struct bpf_insn *in)
 
 	size_t to_zero, to_m1 = 0, done1, done2 = 0;
 
-	x86_mov_rr(b, is64, X_R11, s);
+	if (!in_r11)
+		x86_mov_rr(b, is64, X_R11, s);
 	x86_test_rr(b, is64, X_R11, X_R11);
 	to_zero = x86_jfwd8(b, CC_E);
 	if (is_signed) {
@@ -489,6 +629,24 @@ static int emit_alu(struct jit_ctx *c, size_t i)
 	unsigned d = jit_reg[in->dst_reg], s = jit_reg[in->src_reg], w = is64 ? XF_W : 0;
 	uint8_t op = BPF_OP(in->code);
 
+	if (c->blind && !x && op != BPF_END && op != BPF_NEG) {
+		/* Blinded: the constant goes through a scratch register and the register form
+		 * does the work (the divisor's is r11, which the division expects; r10 is
+		 * saved rax there). */
+		if (op == BPF_MOV) {
+			emit_blinded_imm(c, i, d, in->imm, is64);
+			return 0;
+		}
+		if (op == BPF_DIV || op == BPF_MOD) {
+			emit_blinded_imm(c, i, X_R11, in->imm, is64);
+			emit_divmod(b, in, true);
+			return 0;
+		}
+		emit_blinded_imm(c, i, X_R10, in->imm, is64);
+		x = true;
+		s = X_R10;
+	}
+
 	switch (op) {
 	case BPF_MOV:
 		if (!x) {
@@ -527,7 +685,7 @@ static int emit_alu(struct jit_ctx *c, size_t i)
 		return 0;
 	case BPF_DIV:
 	case BPF_MOD:
-		emit_divmod(b, in);
+		emit_divmod(b, in, false);
 		return 0;
 	case BPF_LSH:
 	case BPF_RSH:
@@ -583,7 +741,11 @@ static int emit_store(struct jit_ctx *c, size_t i)
 	unsigned d = jit_reg[in->dst_reg], s = jit_reg[in->src_reg];
 	struct jit_buf *b = &c->buf;
 
-	if (BPF_CLASS(in->code) == BPF_ST) {
+	if (BPF_CLASS(in->code) == BPF_ST && c->blind) {
+		/* the constant through r10, then stored as a register */
+		emit_blinded_imm(c, i, X_R10, in->imm, BPF_SIZE(in->code) == BPF_DW);
+		s = X_R10;
+	} else if (BPF_CLASS(in->code) == BPF_ST) {
 		switch (BPF_SIZE(in->code)) {
 		case BPF_B: x86_rm(b, 0, 0xc6, 0, d, in->off); jb_byte(b, (uint8_t)in->imm); break;
 		case BPF_H: x86_rm(b, XF_66, 0xc7, 0, d, in->off); jb_imm16(b, (uint16_t)in->imm); break;
@@ -719,9 +881,12 @@ static int emit_tail_call(struct jit_ctx *c, size_t f)
 		size_t loop;
 
 		x86_mov_rr(b, true, X_RCX, X_RBP);
-		x86_mov_rr(b, false, X_R11, X_DEPTH);
+		if (c->budget)
+			x86_rr(b, 0, 0x0fb7, X_R11, X_DEPTH); /* movzx r11d, r12w */
+		else
+			x86_mov_rr(b, false, X_R11, X_DEPTH);
 		loop = b->len;
-		x86_rm(b, XF_W, 0x8b, X_RCX, X_RCX, 0); /* mov rcx, [rcx]: the caller's rbp */
+		x86_rm(b, XF_W, 0x8b, X_RCX, X_RCX, c->link); /* mov rcx, [rcx + link]: the caller's rbp */
 		x86_rr(b, 0, 0xff, 1, X_R11);           /* dec r11d */
 		x86_jcc8(b, CC_NE, (int8_t)((int64_t)loop - (int64_t)(b->len + X86_JCC8_LEN)));
 		x86_rm(b, XF_W, 0x8b, X_RCX, X_RCX, c->tail_ptr_off);
@@ -801,7 +966,8 @@ static bool fuse_mov_add(struct jit_ctx *c, size_t f, size_t i)
 	const struct bpf_insn *mov = &c->insns[i], *add = mov + 1;
 	int64_t imm;
 
-	if (mov->code != (BPF_ALU64 | BPF_MOV | BPF_X) || mov->off || mov->dst_reg == mov->src_reg ||
+	/* blinded: the lea's displacement would be the program's constant */
+	if (c->blind || mov->code != (BPF_ALU64 | BPF_MOV | BPF_X) || mov->off || mov->dst_reg == mov->src_reg ||
 	    i + 1 >= c->funcs[f].end || c->jump_target[i + 1] || add->dst_reg != mov->dst_reg)
 		return false;
 	if (add->code == (BPF_ALU64 | BPF_ADD | BPF_K))
@@ -846,7 +1012,10 @@ static int emit_one(struct jit_ctx *c, size_t f, size_t i)
 
 			if (ret)
 				return ret;
-			x86_mov_imm64(&c->buf, jit_reg[in->dst_reg], v);
+			if (c->blind)
+				emit_blinded_imm64(c, i, jit_reg[in->dst_reg], v);
+			else
+				x86_mov_imm64(&c->buf, jit_reg[in->dst_reg], v);
 			return 0;
 		}
 		return jit_refuse(c, i, "LD_ABS/LD_IND are not supported by the JIT");
@@ -866,9 +1035,25 @@ static int emit_one(struct jit_ctx *c, size_t f, size_t i)
 	return jit_refuse(c, i, "unsupported opcode 0x%02x", in->code);
 }
 
+/* Budget mode: a jump to itself or backwards (a loop's back edge, in any program)
+ * spends one unit before it runs, taken or not, as the interpreter counts. */
+static bool is_back_edge(const struct bpf_insn *in)
+{
+	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
+	int64_t off;
+
+	if ((cls != BPF_JMP && cls != BPF_JMP32) || op == BPF_EXIT || op == BPF_CALL)
+		return false;
+	off = op == BPF_JA && cls == BPF_JMP32 ? in->imm : in->off;
+	return off < 0;
+}
+
 int jit_emit_insn(struct jit_ctx *c, size_t f, size_t i)
 {
 	int ret;
+
+	if (c->budget && is_back_edge(&c->insns[i]))
+		emit_budget_spend(c, 1 << JIT_BUDGET_SHIFT);
 
 	if (fuse_mov_add(c, f, i))
 		return 2;

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <kbpf/kfunc.h>
 #include <kbpf/isa.h>
 #include <kbpf/map.h>
 #include <kbpf/verifier.h>
+#include "exec/callback.h"
 #include "exec/jit.h"
 #include "exec/kfunc_call.h"
 #include "exec/prog_internal.h"
@@ -53,7 +55,7 @@ static int prog_jit(struct kbpf_prog *prog, char *log, size_t log_size)
 			snprintf(log, log_size, "JIT: this host is not x86-64");
 		return -EOPNOTSUPP;
 	}
-	ret = kbpf_jit_compile(prog, 0, &prog->jit, why, sizeof(why));
+	ret = kbpf_jit_compile(prog, kbpf_jit_harden_flags(prog->harden), &prog->jit, why, sizeof(why));
 	if (ret && log_size)
 		snprintf(log, log_size, "JIT: %s (%s); running on the interpreter", why[0] ? why : "refused",
 			 strerror(-ret));
@@ -67,6 +69,7 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	size_t log_size = log ? OPTS_GET(opts, log_size, 0) : 0;
 	struct kbpf_prog *prog;
 	struct bpf_insn *xlated = NULL; /* the verifier's rewrite (ctx conversion), if verified */
+	uint32_t max_ctx_offset = 0; /* the verifier's, if verified */
 	int ret;
 
 	if (!out)
@@ -89,6 +92,14 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 			.log_level = OPTS_GET(opts, log_level, 0), .log_buf = log, .log_size = log_size,
 			.prog_name = OPTS_GET(opts, name, NULL),
 		};
+		/* a BTF-typed context (struct_ops): the argument array of a host prototype */
+		vo.attach_btf_id = OPTS_GET(opts, attach_btf_id, 0);
+		vo.attach_member = OPTS_GET(opts, attach_member, NULL);
+		/* BTF func_info: global functions and callbacks */
+		vo.prog_btf = OPTS_GET(opts, prog_btf, NULL);
+		vo.func_info = OPTS_GET(opts, func_info, NULL);
+		vo.nr_func_info = OPTS_GET(opts, nr_func_info, 0);
+		vo.caps = OPTS_GET(opts, caps, 0);
 		xlated = malloc(cnt * sizeof(*insns));
 		if (!xlated)
 			return -ENOMEM;
@@ -98,6 +109,7 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 			free(xlated);
 			return ret;
 		}
+		max_ctx_offset = vo.max_ctx_offset;
 		insns = xlated; /* same count: what runs is the converted program */
 		ret = kbpf_insns_validate(insns, cnt, log, log_size);
 		if (ret) {
@@ -140,7 +152,21 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	}
 	snprintf(prog->name, sizeof(prog->name), "%s", OPTS_GET(opts, name, NULL) ? opts->name : "prog");
 
+	prog->max_ctx_offset = max_ctx_offset;
+	prog->harden = OPTS_GET(opts, harden, 0);
+	prog->run_budget = OPTS_GET(opts, run_budget, 0);
+	if (prog->harden & ~KBPF_HARDEN_ALL) {
+		/* an option this kbpf does not know: better refused than silently not applied */
+		if (log_size)
+			snprintf(log, log_size, "unknown hardening flags 0x%x", prog->harden & ~KBPF_HARDEN_ALL);
+		kbpf_prog_free(prog);
+		return -EINVAL;
+	}
+	if (prog->run_budget > KBPF_RUN_BUDGET_MAX)
+		prog->run_budget = KBPF_RUN_BUDGET_MAX;
 	ret = kbpf_prog_kfuncs_pin(prog, log, log_size); /* kfunc_call.c: before decoding */
+	if (!ret)
+		ret = kbpf_prog_callbacks_prepare(prog, log, log_size); /* callback.c: before decoding */
 	if (!ret)
 		ret = kbpf_interp_prepare(prog, log, log_size);
 	if (ret) {
@@ -156,6 +182,11 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	}
 	*out = prog;
 	return 0;
+}
+
+uint32_t kbpf_prog_max_ctx_offset(const struct kbpf_prog *prog)
+{
+	return prog ? prog->max_ctx_offset : 0;
 }
 
 int kbpf_prog_ldimm64_value(const struct kbpf_prog *prog, size_t idx, uint64_t *value, char *err, size_t err_size)
@@ -193,7 +224,17 @@ int kbpf_prog_ldimm64_value(const struct kbpf_prog *prog, size_t idx, uint64_t *
 		}
 		*value = (uint64_t)(uintptr_t)addr;
 		return 0;
-	default: /* BTF_ID (ksym) and FUNC arrive with the kfunc and callback work */
+	case BPF_PSEUDO_FUNC: /* a callback: a C function pointer to the subprogram */
+		return kbpf_prog_callback_addr(prog, idx, value, err, err_size);
+	case BPF_PSEUDO_BTF_ID: /* a typed __ksym: the host variable's address */
+		addr = hi ? NULL : kbpf_host_var_addr(prog->host, lo);
+		if (!addr) {
+			snprintf(err, err_size, "insn %zu: btf_id %u is not a registered host variable", idx, lo);
+			return -EINVAL;
+		}
+		*value = (uint64_t)(uintptr_t)addr;
+		return 0;
+	default:
 		snprintf(err, err_size, "insn %zu: ld_imm64 with src_reg %d is not supported yet", idx, in->src_reg);
 		return -EOPNOTSUPP;
 	}
@@ -206,6 +247,7 @@ void kbpf_prog_free(struct kbpf_prog *prog)
 	kbpf_jit_free(prog->jit);
 	kbpf_interp_free(prog->interp);
 	kbpf_prog_kfuncs_unpin(prog);
+	kbpf_prog_callbacks_free(prog->callbacks);
 	free(prog->map_regions);
 	free(prog->maps);
 	free(prog->insns);

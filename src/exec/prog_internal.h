@@ -7,6 +7,7 @@
 
 struct kbpf_interp; /* the interpreter's pre-decoded form, owned by interp.c */
 struct kbpf_jit;    /* native code, owned by jit.c */
+struct kbpf_prog_callbacks; /* closures of ld_imm64 BPF_PSEUDO_FUNC, owned by callback.c */
 
 struct kbpf_prog {
 	char name[64];
@@ -22,6 +23,10 @@ struct kbpf_prog {
 	struct kbpf_interp *interp;
 	struct kbpf_jit *jit; /* NULL: runs on the interpreter */
 	struct kbpf_prog_kfuncs *kfuncs; /* the kfuncs it calls, pinned (src/exec/kfunc_call.c) */
+	unsigned harden;     /* KBPF_HARDEN_* of the create options */
+	uint32_t max_ctx_offset; /* the verifier's (kbpf_prog_max_ctx_offset); 0 if unverified */
+	uint64_t run_budget; /* backward jumps + local calls per run (<= KBPF_RUN_BUDGET_MAX); 0: unbounded */
+	struct kbpf_prog_callbacks *callbacks; /* what its ld_imm64s of functions load */
 };
 
 /* The 64-bit value the LDDW at insns[idx] loads: its immediate, or for map pseudo
@@ -40,6 +45,10 @@ void kbpf_interp_free(struct kbpf_interp *interp);
 /* Fast run: no memory checks. args are R1..R5. Returns 0, -E2BIG (call depth) or
  * -EINVAL (callx to an unknown helper). */
 int kbpf_interp_run(const struct kbpf_prog *prog, const uint64_t args[5], uint64_t *retval);
+
+/* Fast run from insn start (a callback: a subprogram's first insn) with a fresh stack.
+ * Returns as kbpf_interp_run. */
+int kbpf_interp_run_at(const struct kbpf_prog *prog, size_t start, const uint64_t args[5], uint64_t *retval);
 
 /* Checked run, as documented for KBPF_RUN_CHECKED in <kbpf/prog.h>; fills opts' outputs. */
 int kbpf_interp_run_checked(const struct kbpf_prog *prog, struct kbpf_run_opts *opts);

@@ -89,9 +89,9 @@ static bool all_zero(const void *p, size_t n)
 /* One member of the object's struct into the host's. */
 static int fill_member(struct kbpf_struct_ops_inst *inst, const struct kbpf_struct_ops *so, const struct btf *obtf,
 		       const struct btf_type *ost, unsigned oi, const struct btf *hbtf, const struct btf_type *hst,
-		       const struct kbpf_struct_ops_opts *opts, char *log, size_t log_size)
+		       const struct kbpf_struct_ops_type *type, const struct kbpf_struct_ops_opts *opts, char *log,
+		       size_t log_size)
 {
-	const struct kbpf_struct_ops_type *type = OPTS_GET(opts, type, NULL);
 	const struct btf_member *om = btf_members(ost) + oi, *hm;
 	const char *name = btf__name_by_offset(obtf, om->name_off);
 	uint32_t ooff = btf_member_bit_offset(ost, oi) / 8, hoff;
@@ -200,6 +200,8 @@ int kbpf_struct_ops_instantiate(struct kbpf_object *obj, const char *name, struc
 		snprintf(log, log_size, "no struct_ops variable '%s' in the object", name);
 		return -ENOENT;
 	}
+	if (!type) /* the host's own rules for this struct, if it registered some */
+		type = kbpf_host_struct_ops_find(host, so->type_name);
 	if (type && type->name && strcmp(type->name, so->type_name)) {
 		snprintf(log, log_size, "struct_ops '%s' is a struct %s, not %s", name, so->type_name, type->name);
 		return -EINVAL;
@@ -232,7 +234,7 @@ int kbpf_struct_ops_instantiate(struct kbpf_object *obj, const char *name, struc
 	}
 	memset(inst->data, 0, hst->size);
 	for (unsigned i = 0; i < btf_vlen(ost) && !ret; i++)
-		ret = fill_member(inst, so, obtf, ost, i, hbtf, hst, opts, log, log_size);
+		ret = fill_member(inst, so, obtf, ost, i, hbtf, hst, type, opts, log, log_size);
 	if (!ret && type && type->validate) {
 		ret = type->validate(type->cookie, inst->data, inst->size, log, log_size);
 		if (ret > 0)

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <kbpf/host.h>
 #include <kbpf/prog_type.h>
+#include <kbpf/struct_ops.h>
 
 struct kbpf_helper_entry {
 	int32_t id;
@@ -40,6 +41,14 @@ struct kbpf_host {
 	struct kbpf_proto_entry *protos;    /* sorted by id */
 	size_t nr_protos, cap_protos;
 	struct kbpf_kfunc_registry *kfuncs; /* src/host/kfunc_set.c: sets, checks, pins */
+	/* src/host/struct_ops_types.c: heap copies (stable pointers), guarded by
+	 * prog_types_lock like the program types they name; never removed. */
+	struct kbpf_struct_ops_type **struct_ops_types;
+	size_t nr_struct_ops_types;
+	/* src/host/host_vars.c: typed __ksym targets, sorted by BTF id; guarded by
+	 * prog_types_lock; never removed. */
+	struct kbpf_host_var_entry *vars;
+	size_t nr_vars;
 };
 
 /* Release what host_btf.c / kconfig.c hold (called by kbpf_host_free). */
@@ -47,5 +56,9 @@ void kbpf_host_btf_release(struct kbpf_host *host);
 void kbpf_host_kconfig_release(struct kbpf_host *host);
 /* Free the program types and helper prototypes (src/host/prog_type.c). */
 void kbpf_host_prog_type_release(struct kbpf_host *host);
+/* Free the host variables (src/host/host_vars.c). */
+void kbpf_host_vars_release(struct kbpf_host *host);
+/* Free the struct_ops types (src/host/struct_ops_types.c). */
+void kbpf_host_struct_ops_release(struct kbpf_host *host);
 
 #endif

@@ -5,6 +5,9 @@
  *                               defaults to the running kernel's, as libbpf's does;
  *   extern R f(A...) __ksym;    a kfunc: resolved by name to the host BTF's FUNC id, its
  *                               prototype checked against the host's;
+ *   extern T v __ksym;          a host variable: the host BTF's VAR of that name, its type
+ *                               compatible with T, its address registered by the host
+ *                               (kbpf_host_var_register); `const void` takes the address;
  *   __weak                      unresolved is not an error: the value/address is 0.
  * Collected at open from the symbol table and the object's BTF (.kconfig / .ksyms
  * DATASECs); resolved at load. */
@@ -15,7 +18,9 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <bpf/btf.h>
+#include <kbpf/kfunc.h>
 #include "btf/core.h"
+#include "btf/core_internal.h"
 #include "btf/func_compat.h"
 #include "loader/loader_internal.h"
 
@@ -383,6 +388,77 @@ static int resolve_kfunc(struct kbpf_object *obj, struct obj_extern *ext)
 	return 0;
 }
 
+/* libbpf's btf_kind_str, for messages. */
+static const char *kind_str(const struct btf_type *t)
+{
+	static const char *const names[] = {
+		"void", "int", "ptr", "array", "struct", "union", "enum", "fwd", "typedef", "volatile",
+		"const", "restrict", "func", "func_proto", "var", "datasec", "float", "decl_tag", "type_tag", "enum64",
+	};
+	unsigned k = btf_kind(t);
+	return k < sizeof(names) / sizeof(names[0]) ? names[k] : "unknown";
+}
+
+/* libbpf's typed ksym (bpf_object__resolve_ksym_var_btf_id): a VAR of the host's BTF
+ * whose type is compatible with the extern's, and which the host registered with its
+ * address (kbpf_host_var_register). A `const void` extern (typeless) takes the address
+ * alone. */
+static int resolve_ksym_var(struct kbpf_object *obj, struct obj_extern *ext)
+{
+	const struct btf *host_btf = kbpf_host_btf(obj->host);
+	const struct btf_type *var = btf__type_by_id(obj->btf, ext->btf_id);
+	int id = host_btf ? btf__find_by_name_kind(host_btf, ext->name, BTF_KIND_VAR) : -ENOENT;
+	uint32_t local_id = var->type, targ_id;
+	void *addr;
+
+	if (id <= 0) {
+		if (ext->weak)
+			return 0; /* loads of its address give 0 */
+		ext_fail(ext, "extern (var ksym) '%s': not found in the host's BTF%s", ext->name,
+			 host_btf ? "" : " (the host has none)");
+		return -ESRCH;
+	}
+	const struct btf_type *lt = skip_mods(obj->btf, var->type);
+	ext->typeless = !lt || btf_is_void(lt) || !var->type;
+	if (!ext->typeless) {
+		/* both sides without modifiers and typedefs, as libbpf compares them */
+		for (int d = 0; d < 32; d++) {
+			const struct btf_type *t = btf__type_by_id(obj->btf, local_id);
+			if (!t || !(btf_is_mod(t) || btf_is_typedef(t)))
+				break;
+			local_id = t->type;
+		}
+		targ_id = btf__type_by_id(host_btf, (uint32_t)id)->type;
+		for (int d = 0; d < 32; d++) {
+			const struct btf_type *t = btf__type_by_id(host_btf, targ_id);
+			if (!t || !(btf_is_mod(t) || btf_is_typedef(t)))
+				break;
+			targ_id = t->type;
+		}
+		int ok = kbpf_core_types_are_compat(obj->btf, local_id, host_btf, targ_id);
+		if (ok <= 0) {
+			const struct btf_type *l = btf__type_by_id(obj->btf, local_id);
+			const struct btf_type *t = btf__type_by_id(host_btf, targ_id);
+			ext_fail(ext, "extern (var ksym) '%s': incompatible types, expected [%u] %s %s, but the host has [%u] %s %s",
+				 ext->name, local_id, l ? kind_str(l) : "?", l ? btf__name_by_offset(obj->btf, l->name_off) : "",
+				 targ_id, t ? kind_str(t) : "?", t ? btf__name_by_offset(host_btf, t->name_off) : "");
+			return -EINVAL;
+		}
+	}
+	addr = kbpf_host_var_addr(obj->host, (uint32_t)id);
+	if (!addr) {
+		if (ext->weak)
+			return 0;
+		ext_fail(ext, "extern (var ksym) '%s': the host did not register its address "
+			 "(kbpf_host_var_register)", ext->name);
+		return -ESRCH;
+	}
+	ext->host_btf_id = (uint32_t)id;
+	ext->var_addr = addr;
+	ext->resolved = true;
+	return 0;
+}
+
 int obj_externs_resolve(struct kbpf_object *obj)
 {
 	uint8_t *kdata = obj->kconfig_map >= 0 ? obj->maps[obj->kconfig_map].init_data : NULL;
@@ -401,10 +477,7 @@ int obj_externs_resolve(struct kbpf_object *obj)
 			ret = resolve_kfunc(obj, ext);
 			break;
 		case EXT_KSYM_VAR:
-			if (!ext->weak) {
-				ext_fail(ext, "extern (var ksym) '%s': kernel variables do not exist in kbpf", ext->name);
-				ret = -ENOTSUP;
-			}
+			ret = resolve_ksym_var(obj, ext);
 			break;
 		}
 		if (ret == -ENOMEM)

@@ -210,6 +210,16 @@ static int apply(struct linker *l, const struct obj_relo *r, const struct obj_fu
 			insn[0].src_reg = BPF_PSEUDO_MAP_IDX_VALUE;
 			insn[0].imm = obj->kconfig_map;
 			insn[1].imm = (int32_t)ext->data_off;
+		} else if (ext->kind == EXT_KSYM_VAR && ext->resolved && !ext->typeless) {
+			/* a typed ksym, as libbpf: the host VAR's id; the verifier types it */
+			insn[0].src_reg = BPF_PSEUDO_BTF_ID;
+			insn[0].imm = (int32_t)ext->host_btf_id;
+			insn[1].imm = 0;
+		} else if (ext->kind == EXT_KSYM_VAR && ext->resolved) {
+			/* a typeless ksym: the address itself */
+			insn[0].src_reg = 0;
+			insn[0].imm = (int32_t)(uint32_t)(uintptr_t)ext->var_addr;
+			insn[1].imm = (int32_t)(uint32_t)((uint64_t)(uintptr_t)ext->var_addr >> 32);
 		} else if (ext->kind == EXT_KFUNC && ext->resolved) {
 			/* bpf_ksym_exists(): the kfunc's BTF id, as libbpf >= 1.2 emits it */
 			insn[0].src_reg = BPF_PSEUDO_BTF_ID;

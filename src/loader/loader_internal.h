@@ -189,7 +189,9 @@ struct obj_extern {
 	int err;
 	char err_msg[384];
 	bool resolved;
-	uint32_t host_btf_id;     /* kfunc */
+	uint32_t host_btf_id;     /* kfunc; var ksym: the host VAR */
+	void *var_addr;           /* var ksym: the host variable's address */
+	bool typeless;            /* var ksym declared `const void` (libbpf's typeless ksym) */
 };
 
 /* --- the object --- */
@@ -226,7 +228,10 @@ struct kbpf_object {
 	bool own_host;
 	bool loaded, load_tried;
 	bool jit;                 /* open opts: load JIT-compiles the programs */
+	unsigned harden;          /* open opts: kbpf_prog_opts.harden of every program */
+	uint64_t run_budget;      /* open opts: kbpf_prog_opts.run_budget of every program */
 	unsigned log_level;       /* open opts: verifier log level */
+	unsigned caps;            /* open opts: the loader's KBPF_CAP_* for verification */
 	struct obj_log log;
 
 	struct btf *btf;
@@ -274,6 +279,17 @@ int obj_externs_collect(struct kbpf_object *obj, struct obj_elf *e);  /* externs
 int obj_relos_collect(struct kbpf_object *obj, struct obj_elf *e);    /* relo.c */
 int obj_maps_collect_inits(struct kbpf_object *obj, struct obj_elf *e); /* maps.c: .rel.maps */
 int obj_struct_ops_collect(struct kbpf_object *obj, struct obj_elf *e); /* struct_ops.c */
+/* How a struct_ops program is verified at load (struct_ops.c): prog_type NULL when its
+ * struct has no registered struct_ops type with a program type (it loads unverified);
+ * else that type, with the host member's prototype as the context. */
+struct obj_sops_attach {
+	const char *prog_type;
+	uint32_t attach_btf_id;
+	const char *member;
+};
+/* Linux's load-time checks (check_struct_ops_btf_id, libbpf's init_kern) with their
+ * messages in the object log; 0 or a negative errno. */
+int obj_struct_ops_attach(struct kbpf_object *obj, struct kbpf_program *p, struct obj_sops_attach *out);
 
 /* --- load stages --- */
 /* Resolve every extern; what cannot be resolved is recorded in ext->err/err_msg. */

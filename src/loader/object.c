@@ -117,7 +117,10 @@ static int open_image(char *image, size_t size, const char *name, const struct k
 	obj->name = strdup(name);
 	obj->host = OPTS_GET(opts, host, NULL);
 	obj->jit = OPTS_GET(opts, jit, 0) != 0;
+	obj->harden = OPTS_GET(opts, harden, 0);
+	obj->run_budget = OPTS_GET(opts, run_budget, 0);
 	obj->log_level = OPTS_GET(opts, log_level, 0);
+	obj->caps = OPTS_GET(opts, caps, 0);
 	if (!obj->host) {
 		obj->host = kbpf_host_new();
 		obj->own_host = true;
@@ -267,17 +270,6 @@ static const char *verify_type_name(struct kbpf_host *host, uint32_t linux_type)
 	return l.name;
 }
 
-/* Callbacks (ld_imm64 of a function) are not checked by kbpf's verifier yet: such
- * programs load unverified, as before (docs/verifier.md). Kfunc calls are verified. */
-static bool verifiable(const struct kbpf_program *p)
-{
-	for (size_t i = 0; i < p->insn_cnt; i++) {
-		const struct bpf_insn *in = &p->insns[i];
-		if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC)
-			return false;
-	}
-	return true;
-}
 
 int kbpf_object_load(struct kbpf_object *obj)
 {
@@ -309,18 +301,34 @@ int kbpf_object_load(struct kbpf_object *obj)
 			continue;
 		}
 		ret = obj_program_link(obj, p);
+		/* struct_ops: typed by the host member it fills, if the host has rules for
+		 * its struct; never by a program type matched on BPF_PROG_TYPE_STRUCT_OPS */
+		struct obj_sops_attach sa = { 0 };
+		bool sops = p->type == BPF_PROG_TYPE_STRUCT_OPS;
+		if (!ret && sops)
+			ret = obj_struct_ops_attach(obj, p, &sa);
 		if (ret) {
 			free(log);
 			break;
 		}
+		const char *vtype = sops ? sa.prog_type : verify_type_name(obj->host, p->type);
 		struct kbpf_prog_opts po = {
 			.sz = sizeof(po), .host = obj->host, .name = p->name, .log_buf = log, .log_size = log_size,
 			.log_level = obj->log_level,
 			.maps = obj->map_table, .nr_maps = obj->nr_maps, .jit = obj->jit,
+			.harden = obj->harden, .run_budget = obj->run_budget,
 			/* verified when the host knows the section's program type */
-			.prog_type = verifiable(p) ? verify_type_name(obj->host, p->type) : NULL,
+			.prog_type = vtype,
 			.license = obj->license,
+			.attach_btf_id = sa.attach_btf_id, .attach_member = sa.member,
+			.caps = obj->caps,
 		};
+		/* BTF func_info: global functions verified on their own, callbacks allowed */
+		if (obj->btf && p->nr_func_info) {
+			po.prog_btf = obj->btf;
+			po.func_info = p->func_info;
+			po.nr_func_info = (uint32_t)p->nr_func_info;
+		}
 		ret = kbpf_prog_create(p->insns, p->insn_cnt, &po, &p->prog);
 		if (ret && obj->log_level && strchr(log, '\n')) {
 			/* the whole verifier log, then the usual one-line summary */

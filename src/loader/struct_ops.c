@@ -3,11 +3,15 @@
  * whose function-pointer members the object fills with its programs through
  * relocations (R_BPF_64_ABS64 in .rel.struct_ops), libbpf's struct_ops maps. Here they
  * become a description: the struct's type, its initial bytes, and who fills which
- * member. Registering it with a host is the struct_ops work's business. */
+ * member. Registering it with a host is the struct_ops work's business; at load, a
+ * program filling a member of a struct the host registered rules for is verified with
+ * that member's prototype as its context (obj_struct_ops_attach). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include <kbpf/struct_ops.h>
 #include "loader/loader_internal.h"
 
 static const struct btf_type *skip_mods(const struct btf *btf, uint32_t id, uint32_t *res)
@@ -198,5 +202,130 @@ int obj_struct_ops_collect(struct kbpf_object *obj, struct obj_elf *e)
 		so->desc.data = so->data;
 		so->desc.members = so->members;
 	}
+	return 0;
+}
+
+/* --- verifying the programs that fill members (Linux's check_struct_ops_btf_id) --- */
+
+static bool license_gpl_compatible(const char *lic)
+{
+	static const char *const ok[] = { "GPL", "GPL v2", "GPL and additional rights", "Dual BSD/GPL",
+					  "Dual MIT/GPL", "Dual MPL/GPL" };
+	for (size_t i = 0; lic && i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (!strcmp(lic, ok[i]))
+			return true;
+	return false;
+}
+
+/* The struct_ops variable and member p fills (the first one, in section order), and
+ * whether it fills another member too. */
+static const struct obj_struct_ops *filled_by(const struct kbpf_object *obj, const struct kbpf_program *p,
+					      const struct kbpf_struct_ops_member **mem, const struct obj_struct_ops **so2,
+					      const struct kbpf_struct_ops_member **mem2)
+{
+	const struct obj_struct_ops *first = NULL;
+	*mem = *mem2 = NULL;
+	*so2 = NULL;
+	for (size_t k = 0; k < obj->nr_struct_ops; k++) {
+		const struct obj_struct_ops *so = &obj->struct_ops[k];
+		for (size_t j = 0; j < so->desc.nr_members; j++) {
+			if (so->members[j].prog != p)
+				continue;
+			if (!first) {
+				first = so;
+				*mem = &so->members[j];
+			} else if (strcmp(first->type_name, so->type_name) || strcmp((*mem)->name, so->members[j].name)) {
+				/* libbpf: one program, one member of one struct (it may be
+				 * shared by several variables of that struct) */
+				*so2 = so;
+				*mem2 = &so->members[j];
+				return first;
+			}
+		}
+	}
+	return first;
+}
+
+int obj_struct_ops_attach(struct kbpf_object *obj, struct kbpf_program *p, struct obj_sops_attach *out)
+{
+	const struct kbpf_struct_ops_member *mem, *mem2;
+	const struct obj_struct_ops *so2;
+	const struct obj_struct_ops *so = filled_by(obj, p, &mem, &so2, &mem2);
+
+	memset(out, 0, sizeof(*out));
+	if (!so)
+		return 0; /* fills no member: nothing to type its context by (loads unverified) */
+	const struct kbpf_struct_ops_type *type = kbpf_host_struct_ops_find(obj->host, so->type_name);
+	if (!type || !type->prog_type)
+		return 0; /* a struct the host has no rules for: unverified, as before */
+	if (so2) {
+		obj_log(&obj->log,
+			"struct_ops reloc %s: cannot use prog %s in sec %s for func ptr %s: it already fills %s of struct %s (a program fills one member)",
+			so2->name, p->name, p->sec_name, mem2->name, mem->name, so->type_name);
+		return -EINVAL;
+	}
+	if (!license_gpl_compatible(obj->license)) {
+		obj_log(&obj->log, "program '%s': struct ops programs must have a GPL compatible license", p->name);
+		return -EINVAL;
+	}
+	const struct btf *hbtf = kbpf_host_btf(obj->host);
+	int sid = hbtf ? btf__find_by_name_kind(hbtf, so->type_name, BTF_KIND_STRUCT) : -ENOENT;
+	if (sid <= 0) {
+		obj_log(&obj->log, "struct_ops init_kern: struct %s is not found in kernel BTF", so->type_name);
+		return -EOPNOTSUPP;
+	}
+	const struct btf_type *st = btf__type_by_id(hbtf, (uint32_t)sid);
+	const struct btf_member *m = btf_members(st);
+	uint16_t idx;
+	for (idx = 0; idx < btf_vlen(st); idx++, m++) {
+		const char *n = btf__name_by_offset(hbtf, m->name_off);
+		if (n && !strcmp(n, mem->name))
+			break;
+	}
+	if (idx == btf_vlen(st)) {
+		obj_log(&obj->log, "struct_ops init_kern %s: Cannot find member %s in kernel BTF", so->name, mem->name);
+		return -EOPNOTSUPP;
+	}
+	if (!is_func_ptr(hbtf, m->type)) {
+		obj_log(&obj->log, "program '%s': attach to invalid member %s(@idx %u) of struct %s", p->name, mem->name, idx,
+			so->type_name);
+		return -EINVAL;
+	}
+	if (type->check_member) {
+		char msg[256] = "";
+		int err = type->check_member(type->cookie, mem->name, p, msg, sizeof(msg));
+		if (err) {
+			char line[256];
+			snprintf(line, sizeof(line), "attach to unsupported member %s of struct %s", mem->name,
+				 so->type_name);
+			if (msg[0] && strcmp(msg, line)) /* the host's own reason, if it gave another */
+				obj_log(&obj->log, "program '%s': %s", p->name, msg);
+			obj_log(&obj->log, "program '%s': %s", p->name, line);
+			return err < 0 ? err : -EINVAL;
+		}
+	}
+	out->prog_type = type->prog_type;
+	out->attach_btf_id = m->type; /* the pointer to the prototype: the verifier resolves it */
+	out->member = mem->name;
+	return 0;
+}
+
+int kbpf_program_struct_ops_attach(struct kbpf_object *obj, struct kbpf_program *prog, const char **prog_type,
+				   uint32_t *attach_btf_id, const char **member)
+{
+	struct obj_sops_attach sa;
+	int ret;
+
+	if (!obj || !prog || prog < obj->progs || prog >= obj->progs + obj->nr_progs)
+		return -EINVAL;
+	ret = obj_struct_ops_attach(obj, prog, &sa);
+	if (ret)
+		return ret;
+	if (prog_type)
+		*prog_type = sa.prog_type;
+	if (attach_btf_id)
+		*attach_btf_id = sa.attach_btf_id;
+	if (member)
+		*member = sa.member;
 	return 0;
 }

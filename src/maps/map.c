@@ -70,6 +70,9 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 	case BPF_MAP_TYPE_RINGBUF:
 		err = kbpf_ringbuf_map_alloc(&attr, &map);
 		break;
+	case BPF_MAP_TYPE_SK_STORAGE:
+		err = kbpf_sk_storage_map_alloc(&attr, &map);
+		break;
 	default:
 		err = unsupported_type(attr.type);
 		break;

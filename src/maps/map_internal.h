@@ -70,6 +70,7 @@ int kbpf_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out
 int kbpf_prog_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_htab_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_ringbuf_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+int kbpf_sk_storage_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 
 /* Fill out[0] (if max > 0) with [base, base + size) under the map's name and program
  * access flags; returns 1. */

@@ -115,17 +115,7 @@ int check_subprogs(struct env *env)
 				end = env->sub[cur + 1].start;
 		}
 	}
-	/* Without BTF func_info, Linux refuses these in subprogs (kbpf has no func_info yet). */
-	for (int s = 1; s < env->nr_sub; s++) {
-		if (env->sub[s].has_ld_abs) {
-			vlog(env, "LD_ABS is not allowed in subprogs without BTF\n");
-			return -EINVAL;
-		}
-		if (env->sub[s].has_tail_call) {
-			vlog(env, "tail_call is not allowed in subprogs without BTF\n");
-			return -EINVAL;
-		}
-	}
+	/* LD_ABS and tail calls in subprogs: check_btf_func (func_info.c), next */
 	return 0;
 }
 
@@ -184,6 +174,13 @@ int resolve_ldimm64(struct env *env)
 			}
 			uint8_t src = insn[i].src_reg;
 			if (src == 0 || src == BPF_PSEUDO_FUNC) {
+				i++;
+				continue;
+			}
+			if (src == BPF_PSEUDO_BTF_ID) {
+				int err = check_pseudo_btf_id(env, &insn[i], i);
+				if (err)
+					return err;
 				i++;
 				continue;
 			}

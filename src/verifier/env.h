@@ -13,6 +13,8 @@
 #include <kbpf/verifier.h>
 #include "verifier/scalar.h"
 
+struct btf; /* libbpf's */
+
 #define MAX_REG 11
 #define FP_REG 10
 #define STACK_SLOTS (KBPF_MAX_STACK / 8)
@@ -41,6 +43,9 @@ struct reg {
 	struct scalar s;   /* the scalar, or a pointer's variable offset */
 	uint32_t frameno;  /* PTR_TO_STACK: the frame it points into */
 	bool precise;
+	/* a pointer read from a BTF object (kfunc.c): Linux types it non-NULL PTR_TO_BTF_ID,
+	 * kbpf maybe-NULL; KF_TRUSTED_ARGS refuses it with Linux's reason, not a reference */
+	bool btf_walked;
 };
 
 struct stack_slot {
@@ -51,6 +56,7 @@ struct stack_slot {
 struct ref {
 	uint32_t id;
 	int insn;
+	uint32_t callback_ref; /* acquired in the callback of this frameno (0: not in one) */
 };
 
 struct frame {
@@ -84,6 +90,7 @@ struct vstate {
 	uint32_t branches;
 	/* precision backtracking: this segment's insns and its non-sequential steps */
 	int first_insn_idx, last_insn_idx;
+	bool all_precise; /* a checkpoint whose scalars, and its ancestors', are all precise */
 	struct hist { int idx, prev; } *hist;
 	int hist_cnt, hist_cap;
 	/* explored list bookkeeping */
@@ -101,6 +108,10 @@ struct subprog {
 	int start;
 	int stack_depth;
 	bool has_tail_call, has_ld_abs;
+	/* func_info (func_info.c): the BTF FUNC, its linkage (BTF_FUNC_STATIC/GLOBAL) */
+	uint32_t btf_id;
+	uint8_t linkage;
+	bool unreliable; /* a call site did not match its prototype (Linux: static only) */
 };
 
 struct insn_aux {
@@ -116,6 +127,8 @@ struct insn_aux {
 	bool ctx_conv;
 	uint8_t ctx_conv_size;
 	int32_t ctx_conv_off;
+	/* ld_imm64 BPF_PSEUDO_BTF_ID (ld.c, Linux's aux->btf_var): the register's type */
+	uint32_t btf_var_type, btf_var_id, btf_var_mem_size;
 };
 
 struct env {
@@ -125,6 +138,8 @@ struct env {
 	struct kbpf_host *host;
 	const struct kbpf_prog_type *type;
 	bool priv; /* bpf_capable and perfmon: allow_ptr_leaks, loops, uninit stack */
+	unsigned caps; /* the loader's KBPF_CAP_* (kbpf_verify_opts.caps, defaults applied) */
+	uint32_t max_ctx_offset; /* Linux's prog->aux->max_ctx_offset (kbpf_verify_opts) */
 	unsigned level;
 	/* log */
 	char *log;
@@ -160,6 +175,15 @@ struct env {
 	bool kfunc_tab;
 	int nr_kfuncs;
 	uint32_t kfunc_ids[256];
+	/* btf_ctx.c: a BTF-typed context (kbpf_verify_opts.attach_btf_id) */
+	uint32_t attach_proto_id;   /* its FUNC_PROTO in the host BTF; 0: the type's own ctx */
+	uint32_t attach_ctx_size;   /* bytes of the u64 argument array */
+	const char *attach_name;    /* "func '%s'" in messages: the member, or the FUNC's name */
+	const char *attach_member;  /* the struct_ops member (get_func_proto_member), or NULL */
+	/* func_info.c: BTF func_info of the program (NULL: none, Linux's rules without it) */
+	const struct btf *prog_btf;
+	bool has_func_info;
+	int cb_jump; /* callback.c: a helper call continues in a callback at this insn (-1: no) */
 };
 
 /* i + delta + 1 with Linux's 32-bit wrap-around, without C overflow. */
@@ -230,6 +254,8 @@ int check_cfg(struct env *env);
 int find_subprog(struct env *env, int start);
 int check_max_stack_depth(struct env *env);
 int resolve_ldimm64(struct env *env);
+/* ld.c: Linux's check_pseudo_btf_id for the ld_imm64 at idx (a host variable). */
+int check_pseudo_btf_id(struct env *env, const struct bpf_insn *insn, int idx);
 
 /* alu.c */
 int check_alu(struct env *env, const struct bpf_insn *insn);
@@ -243,6 +269,13 @@ int check_ptr_off_reg(struct env *env, const struct reg *r, int regno);
 int check_ld_abs(struct env *env, const struct bpf_insn *insn);
 int check_ld_imm(struct env *env, const struct bpf_insn *insn);
 
+/* btf_ctx.c: BTF-typed contexts */
+int btf_ctx_init(struct env *env);
+/* 1 if a ctx access is allowed (info filled, log lines as Linux), 0 if not */
+int btf_ctx_access(struct env *env, int off, int size, bool write, struct kbpf_ctx_access_info *info);
+/* the program fills a void struct_ops member: R0 need not be set at exit */
+bool btf_ctx_void_return(const struct env *env);
+
 /* jmp.c */
 int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx);
 
@@ -251,6 +284,19 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx);
 int prepare_func_exit(struct env *env, int *insn_idx);
 int check_return_code(struct env *env);
+
+/* func_info.c: BTF func_info, global functions (Linux's check_btf_func,
+ * btf_prepare_func_args, btf_check_subprog_call) */
+int check_btf_func(struct env *env);
+int global_func_args(struct env *env, int sub, struct reg *regs);
+int check_global_call(struct env *env, int sub, const struct reg *regs);
+bool subprog_is_global(const struct env *env, int sub);
+
+/* callback.c: callbacks of bpf_loop, bpf_for_each_map_elem, bpf_timer_set_callback */
+bool is_callback_helper(int32_t id);
+int push_callback(struct env *env, int32_t helper_id, int insn_idx, uint32_t subprogno,
+		  const struct reg caller_args[6]);
+int check_callback_exit(struct env *env);
 
 /* precise.c */
 int mark_precise(struct env *env, int regno);

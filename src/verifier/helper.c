@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/btf.h>
 #include <kbpf/isa.h>
 #include "verifier/env.h"
 #include "verifier/kfunc.h"
@@ -20,6 +21,9 @@ struct call_meta {
 	uint32_t ref_obj_id;
 	int release_regno;
 	uint64_t msize_max;
+	uint32_t subprogno; /* ARG_PTR_TO_FUNC: the callback */
+	bool has_func;
+	uint32_t ret_btf_id; /* ARG_PTR_TO_PERCPU_BTF_ID: the variable's type (host BTF) */
 };
 
 static const uint32_t map_kv_types[] = { KBPF_PTR_TO_STACK, KBPF_PTR_TO_PACKET, KBPF_PTR_TO_PACKET_META,
@@ -31,6 +35,7 @@ static const uint32_t sock_types[] = { KBPF_PTR_TO_SOCK_COMMON, KBPF_PTR_TO_SOCK
 				       KBPF_PTR_TO_XDP_SOCK, 0 };
 static const uint32_t fullsock_types[] = { KBPF_PTR_TO_SOCKET, 0 };
 static const uint32_t btf_types[] = { KBPF_PTR_TO_BTF_ID, 0 };
+static const uint32_t percpu_btf_types[] = { KBPF_PTR_TO_BTF_ID | KBPF_MEM_PERCPU, 0 };
 static const uint32_t btf_sock_common_types[] = { KBPF_PTR_TO_SOCK_COMMON, KBPF_PTR_TO_SOCKET, KBPF_PTR_TO_TCP_SOCK,
 						  KBPF_PTR_TO_XDP_SOCK, KBPF_PTR_TO_BTF_ID, 0 };
 static const uint32_t map_value_types[] = { KBPF_PTR_TO_MAP_VALUE, 0 };
@@ -65,8 +70,9 @@ static const uint32_t *compatible(uint32_t arg)
 	case KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON:
 		return btf_sock_common_types;
 	case KBPF_ARG_PTR_TO_BTF_ID:
-	case KBPF_ARG_PTR_TO_PERCPU_BTF_ID:
 		return btf_types;
+	case KBPF_ARG_PTR_TO_PERCPU_BTF_ID:
+		return percpu_btf_types;
 	case KBPF_ARG_PTR_TO_SPIN_LOCK:
 	case KBPF_ARG_PTR_TO_CONST_STR:
 	case KBPF_ARG_PTR_TO_TIMER:
@@ -336,10 +342,21 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 		vlog(env, "Expected an initialized dynptr as arg #%d\n", arg + 1);
 		return -EINVAL;
 	case KBPF_ARG_PTR_TO_FUNC:
+		/* a PTR_TO_FUNC: ld_imm64 checked the callback is a static subprog */
+		meta->subprogno = r->subprogno;
+		meta->has_func = true;
+		break;
 	case KBPF_ARG_PTR_TO_STACK:
-		/* Callbacks need BTF func_info, which kbpf does not pass yet. */
-		vlog(env, "missing btf func_info\n");
-		return -EINVAL;
+		/* the callback's context: a stack pointer (or NULL), checked as it is used */
+		break;
+	case KBPF_ARG_PTR_TO_PERCPU_BTF_ID:
+		/* a per-CPU host variable (typed __ksym): R0 gets its type */
+		if (!r->btf_id) {
+			vlog(env, "Helper has invalid btf_id in R%d\n", regno);
+			return -EACCES;
+		}
+		meta->ret_btf_id = r->btf_id;
+		break;
 	default:
 		break;
 	}
@@ -443,6 +460,8 @@ static bool needs_capability(int32_t id)
 
 static const struct kbpf_helper_proto *get_proto(struct env *env, int32_t id)
 {
+	if (env->type->get_func_proto_member) /* knows the struct_ops member (btf_ctx.c) */
+		return env->type->get_func_proto_member(env->type, env->host, id, env->attach_member);
 	if (env->type->get_func_proto)
 		return env->type->get_func_proto(env->type, env->host, id);
 	return kbpf_host_helper_proto(env->host, id);
@@ -513,6 +532,11 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 			return -EINVAL;
 		}
 	}
+	/* a callback's arguments come from the caller's registers before the call */
+	struct reg cb_args[6];
+	bool callback = meta.has_func && is_callback_helper(id);
+	if (callback)
+		memcpy(cb_args, regs, sizeof(cb_args));
 	for (int i = 0; i <= 5; i++) {
 		reg_mark_not_init(env, &regs[i]);
 		scratch_reg(env, i);
@@ -561,6 +585,38 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		r0->type = KBPF_PTR_TO_BTF_ID | null_flag;
 		r0->btf_id = fn->ret_btf_id;
 		break;
+	case KBPF_RET_PTR_TO_MEM_OR_BTF_ID: {
+		/* 6.1: the per-CPU variable's copy, typed from the variable's type: a struct as a
+		 * BTF pointer, anything else as memory of its size */
+		const struct btf *btf = kbpf_host_btf(env->host);
+		uint32_t tid = meta.ret_btf_id;
+		const struct btf_type *t = btf && tid ? btf__type_by_id(btf, tid) : NULL;
+		for (int depth = 0; t && (btf_is_mod(t) || btf_is_typedef(t)) && depth < 32; depth++)
+			t = btf__type_by_id(btf, t->type);
+		reg_mark_unknown(env, r0);
+		reg_mark_known(r0, 0);
+		if (!t) {
+			vlog(env, "verifier internal error: no btf_id for func %s#%d\n", name, id);
+			return -EFAULT;
+		}
+		if (!btf_is_composite(t)) {
+			long long size = btf__resolve_size(btf, tid);
+			if (size < 0 || size > UINT32_MAX) {
+				const char *tname = btf__name_by_offset(btf, t->name_off);
+				vlog(env, "unable to resolve the size of type '%s': %lld\n", tname ? tname : "",
+				     size < 0 ? size : -E2BIG);
+				return -EINVAL;
+			}
+			r0->type = KBPF_PTR_TO_MEM | null_flag |
+				   ((fn->ret_type & KBPF_RET_MEM_RDONLY) ? KBPF_MEM_RDONLY : 0);
+			r0->mem_size = (uint32_t)size;
+		} else {
+			/* rdonly does not apply to a BTF pointer (Linux folds it away) */
+			r0->type = KBPF_PTR_TO_BTF_ID | null_flag;
+			r0->btf_id = tid;
+		}
+		break;
+	}
 	default:
 		vlog(env, "unknown return type %u of func %s#%d\n", fn->ret_type, name, id);
 		return -EINVAL;
@@ -594,11 +650,12 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		else if (a->tail_map != meta.map)
 			a->tail_map_poison = true;
 	}
-	if ((err = map_func_compat(env, meta.map, id, name)))
-		return err;
 	if (fn->flags & KBPF_HELPER_CHANGES_PKT)
 		clear_pkt_pointers(env);
-	return 0;
+	/* 6.1 sets up the callback (and refuses its map) before the map/helper pairing */
+	if (callback && (err = push_callback(env, id, insn_idx, meta.subprogno, cb_args)))
+		return err;
+	return map_func_compat(env, meta.map, id, name);
 }
 
 int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
@@ -615,6 +672,31 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		return -E2BIG;
 	}
 	struct frame *caller = st->frame[st->curframe];
+	if (subprog_is_global(env, sub)) {
+		/* verified on its own (do_check_subprogs): the arguments must match its
+		 * prototype; it returns an unknown scalar */
+		for (int i = 1; i <= 5; i++)
+			if (caller->regs[i].type != KBPF_NOT_INIT)
+				mark_reg_read(env, st, st->curframe, i);
+		int err = check_global_call(env, sub, caller->regs);
+		if (err == -EFAULT)
+			return err;
+		if (err) {
+			vlog(env, "Caller passes invalid args into func#%d\n", sub);
+			return err;
+		}
+		if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2))
+			vlog(env, "Func#%d is global and valid. Skipping.\n", sub);
+		for (int i = 0; i <= 5; i++) {
+			reg_mark_not_init(env, &caller->regs[i]);
+			scratch_reg(env, i);
+		}
+		caller->written |= 0x3f;
+		reg_mark_unknown(env, &caller->regs[0]);
+		env->insn_idx = *insn_idx;
+		*insn_idx += 1;
+		return 0;
+	}
 	struct frame *callee = frame_new(*insn_idx, st->curframe + 1, sub);
 	if (!callee)
 		return -ENOMEM;
@@ -653,12 +735,19 @@ int prepare_func_exit(struct env *env, int *insn_idx)
 		return -EINVAL;
 	}
 	struct frame *caller = st->frame[st->curframe - 1];
-	/* liveness: R0 goes on in the caller's frame, which has other parents */
-	mark_reg_read(env, st, st->curframe, 0);
-	caller->regs[0] = *r0;
-	caller->written |= 1;
-	caller->nr_refs = callee->nr_refs;
-	memcpy(caller->refs, callee->refs, sizeof(caller->refs));
+	if (callee->in_callback) {
+		/* the caller keeps the helper's R0 and its own references */
+		int err = check_callback_exit(env);
+		if (err)
+			return err;
+	} else {
+		/* liveness: R0 goes on in the caller's frame, which has other parents */
+		mark_reg_read(env, st, st->curframe, 0);
+		caller->regs[0] = *r0;
+		caller->written |= 1;
+		caller->nr_refs = callee->nr_refs;
+		memcpy(caller->refs, callee->refs, sizeof(caller->refs));
+	}
 	*insn_idx = callee->callsite + 1;
 	if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2)) {
 		vlog(env, "returning from callee:\n");
@@ -675,12 +764,23 @@ int check_return_code(struct env *env)
 {
 	struct reg *r0 = &cur_regs(env)[0];
 	char a[TNUM_STR_MAX], b[TNUM_STR_MAX];
+	if (btf_ctx_void_return(env))
+		return 0;
 	int err = check_reg_read(env, 0);
 	if (err)
 		return err;
 	if (reg_is_pointer(r0) && !env->priv) {
 		vlog(env, "R0 leaks addr as return value\n");
 		return -EACCES;
+	}
+	if (cur_frame(env)->subprogno) {
+		/* a global function verified on its own returns a scalar to any caller */
+		if (r0->type != KBPF_SCALAR_VALUE) {
+			vlog(env, "At subprogram exit the register R0 is not a scalar value (%s)\n",
+			     reg_type_str(env, r0->type));
+			return -EINVAL;
+		}
+		return 0;
 	}
 	if (!env->type->has_ret_range)
 		return 0;

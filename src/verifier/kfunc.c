@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <kbpf/kfunc.h>
 #include "verifier/env.h"
+#include "verifier/vbtf.h"
 #include "verifier/kfunc.h"
 #include "verifier/tnum.h"
 #include "host/kfunc_internal.h"
@@ -23,46 +24,6 @@
 static const struct btf *host_btf(struct env *env)
 {
 	return env->host ? kbpf_host_btf(env->host) : NULL;
-}
-
-static const char *kind_str(const struct btf_type *t)
-{
-	static const char *const names[] = {
-		"UNKNOWN", "INT",      "PTR",   "ARRAY",    "STRUCT", "UNION",      "ENUM", "FWD",
-		"TYPEDEF", "VOLATILE", "CONST", "RESTRICT", "FUNC",   "FUNC_PROTO", "VAR",  "DATASEC",
-		"FLOAT",   "DECL_TAG", "TYPE_TAG", "ENUM64",
-	};
-	unsigned k = t ? btf_kind(t) : 0;
-	return k < sizeof(names) / sizeof(names[0]) ? names[k] : "UNKNOWN";
-}
-
-/* A zeroed type stands for void (id 0), as Linux's btf_void. */
-static const struct btf_type void_type;
-
-static const struct btf_type *type_by_id(const struct btf *btf, uint32_t id)
-{
-	if (id == 0 || id >= btf__type_cnt(btf))
-		return &void_type;
-	return btf__type_by_id(btf, id);
-}
-
-/* btf_type_skip_modifiers (typedefs too), bounded against malformed loops. */
-static const struct btf_type *skip_mods(const struct btf *btf, uint32_t id, uint32_t *res_id)
-{
-	const struct btf_type *t = type_by_id(btf, id);
-	for (int depth = 0; depth < 64 && (btf_is_mod(t) || btf_is_typedef(t) || btf_is_type_tag(t)); depth++) {
-		id = t->type;
-		t = type_by_id(btf, id);
-	}
-	if (res_id)
-		*res_id = id;
-	return t;
-}
-
-static const char *tname(const struct btf *btf, const struct btf_type *t)
-{
-	const char *n = t == &void_type ? "" : btf__name_by_offset(btf, t->name_off);
-	return n ? n : "";
 }
 
 static bool is_scalar(const struct btf_type *t)
@@ -141,7 +102,7 @@ int kfunc_add(struct env *env, int idx)
 		vlog(env, "kernel btf_id %u is not a function\n", id);
 		return -EINVAL;
 	}
-	const struct btf_type *proto = type_by_id(btf, func->type);
+	const struct btf_type *proto = vbtf_type(btf, func->type);
 	if (!btf_is_func_proto(proto)) {
 		vlog(env, "kernel function btf_id %u does not have a valid func_proto\n", id);
 		return -EINVAL;
@@ -152,7 +113,7 @@ int kfunc_add(struct env *env, int idx)
 	if (err == -ENXIO)
 		return err; /* its set is being unregistered (Linux: module going away) */
 	if (err) {
-		vlog(env, "cannot find address for kernel function %s\n", tname(btf, func));
+		vlog(env, "cannot find address for kernel function %s\n", vbtf_name(btf, func));
 		return -EINVAL;
 	}
 	kbpf_host_kfunc_put(env->host, desc);
@@ -206,7 +167,7 @@ static int64_t type_size(const struct btf *btf, uint32_t id)
 static bool struct_ids_match(const struct btf *btf, uint32_t id, int32_t off, uint32_t need, bool strict)
 {
 	for (int depth = 0; depth < 32; depth++) {
-		const struct btf_type *t = skip_mods(btf, id, &id);
+		const struct btf_type *t = vbtf_skip_mods(btf, id, &id);
 		if (off == 0 && id == need)
 			return true;
 		if (strict || off < 0 || !is_struct(t) || (uint32_t)off >= t->size)
@@ -216,7 +177,7 @@ static bool struct_ids_match(const struct btf *btf, uint32_t id, int32_t off, ui
 		if (!m)
 			return false;
 		uint32_t mid;
-		const struct btf_type *mt = skip_mods(btf, m->type, &mid);
+		const struct btf_type *mt = vbtf_skip_mods(btf, m->type, &mid);
 		if (!is_struct(mt) || (int64_t)off - moff >= (int64_t)mt->size)
 			return false;
 		off -= (int32_t)moff;
@@ -232,7 +193,7 @@ static bool scalar_struct(struct env *env, const struct btf *btf, const struct b
 		return false;
 	const struct btf_member *m = btf_members(t);
 	for (int i = 0; i < btf_vlen(t); i++, m++) {
-		const struct btf_type *mt = skip_mods(btf, m->type, NULL);
+		const struct btf_type *mt = vbtf_skip_mods(btf, m->type, NULL);
 		if (is_struct(mt)) {
 			if (rec >= 3) {
 				vlog(env, "max struct nesting depth exceeded\n");
@@ -246,7 +207,7 @@ static bool scalar_struct(struct env *env, const struct btf *btf, const struct b
 			const struct btf_array *a = btf_array(mt);
 			if (!a->nelems)
 				return false;
-			mt = skip_mods(btf, a->type, NULL);
+			mt = vbtf_skip_mods(btf, a->type, NULL);
 		}
 		if (!is_scalar(mt))
 			return false;
@@ -370,7 +331,7 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 	for (int i = 0; i < nargs; i++) {
 		int regno = i + 1;
 		struct reg *r = &regs[regno];
-		const struct btf_type *t = skip_mods(btf, args[i].type, NULL);
+		const struct btf_type *t = vbtf_skip_mods(btf, args[i].type, NULL);
 		if (is_scalar(t)) {
 			if (r->type != KBPF_SCALAR_VALUE) {
 				vlog(env, "R%d is not a scalar\n", regno);
@@ -400,17 +361,20 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 			continue;
 		}
 		if (!btf_is_ptr(t)) {
-			vlog(env, "Unrecognized arg#%d type %s\n", i, kind_str(t));
+			vlog(env, "Unrecognized arg#%d type %s\n", i, vbtf_kind_str(t));
 			return -EINVAL;
 		}
 		bool obj_ptr = r->type == KBPF_PTR_TO_CTX || r->type == KBPF_PTR_TO_BTF_ID || is_sock_type(r->type);
-		if (trusted && obj_ptr && r->type != KBPF_PTR_TO_CTX && !r->ref_obj_id) {
+		/* Linux's PTR_TO_BTF_ID read from an object is kbpf's maybe-NULL one: refused
+		 * here for Linux's reason (no reference) before the NULL rule's own message */
+		bool walked = r->btf_walked && r->type == (KBPF_PTR_TO_BTF_ID | KBPF_PTR_MAYBE_NULL);
+		if (trusted && (obj_ptr || walked) && r->type != KBPF_PTR_TO_CTX && !r->ref_obj_id) {
 			vlog(env, "R%d must be referenced\n", regno);
 			return -EINVAL;
 		}
 		uint32_t ref_id;
-		const struct btf_type *ref_t = skip_mods(btf, t->type, &ref_id);
-		const char *ref_tname = tname(btf, ref_t);
+		const struct btf_type *ref_t = vbtf_skip_mods(btf, t->type, &ref_id);
+		const char *ref_tname = vbtf_name(btf, ref_t);
 		bool strict = (trusted && obj_ptr) || (rel && r->ref_obj_id);
 		if ((err = arg_reg_off(env, r, regno, strict)))
 			return err;
@@ -426,31 +390,31 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 		if (is_struct(ref_t) && ctx_name && !strcmp(ref_tname, ctx_name)) {
 			/* btf_get_prog_ctx_type: the program type's context struct */
 			if (r->type != KBPF_PTR_TO_CTX) {
-				vlog(env, "arg#%d expected pointer to ctx, but got %s\n", i, kind_str(t));
+				vlog(env, "arg#%d expected pointer to ctx, but got %s\n", i, vbtf_kind_str(t));
 				return -EINVAL;
 			}
 		} else if (r->type == KBPF_PTR_TO_BTF_ID || (is_sock_type(r->type) && r->type == KBPF_REG_BASE(r->type))) {
 			if (!is_struct(ref_t)) {
 				vlog(env, "kernel function %s args#%d pointer type %s %s is not supported\n", fname, i,
-				     kind_str(ref_t), ref_tname);
+				     vbtf_kind_str(ref_t), ref_tname);
 				return -EINVAL;
 			}
 			uint32_t reg_id = r->type == KBPF_PTR_TO_BTF_ID ? r->btf_id : sock_btf_id(btf, r->type);
-			const struct btf_type *reg_t = skip_mods(btf, reg_id, &reg_id);
+			const struct btf_type *reg_t = vbtf_skip_mods(btf, reg_id, &reg_id);
 			if (!reg_id || !struct_ids_match(btf, reg_id, r->off, ref_id, strict)) {
 				vlog(env, "kernel function %s args#%d expected pointer to %s %s but R%d has a pointer to %s %s\n",
-				     fname, i, kind_str(ref_t), ref_tname, regno, kind_str(reg_t), tname(btf, reg_t));
+				     fname, i, vbtf_kind_str(ref_t), ref_tname, regno, vbtf_kind_str(reg_t), vbtf_name(btf, reg_t));
 				return -EINVAL;
 			}
 		} else {
 			/* memory: pointer to scalar, scalar-only struct, or (void *, __sz) */
-			bool mem_size = i + 1 < nargs && is_scalar(skip_mods(btf, args[i + 1].type, NULL)) &&
+			bool mem_size = i + 1 < nargs && is_scalar(vbtf_skip_mods(btf, args[i + 1].type, NULL)) &&
 					ends_with(param_name(btf, &args[i + 1]), "__sz") &&
 					regs[regno + 1].type == KBPF_SCALAR_VALUE;
 			if (!is_scalar(ref_t) && !scalar_struct(env, btf, ref_t, 0) &&
-			    (mem_size ? ref_t != &void_type && !btf_is_void(ref_t) : true)) {
+			    (mem_size ? ref_t != &vbtf_void && !btf_is_void(ref_t) : true)) {
 				vlog(env, "arg#%d pointer type %s %s must point to %sscalar, or struct with scalar\n", i,
-				     kind_str(ref_t), ref_tname, mem_size ? "void, " : "");
+				     vbtf_kind_str(ref_t), ref_tname, mem_size ? "void, " : "");
 				return -EINVAL;
 			}
 			if (mem_size) {
@@ -465,7 +429,7 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 			int64_t sz = type_size(btf, ref_id);
 			if (sz < 0 || sz > INT32_MAX) {
 				vlog(env, "arg#%d reference type('%s %s') size cannot be determined: %ld\n", i,
-				     kind_str(ref_t), ref_tname, (long)(sz < 0 ? sz : -E2BIG));
+				     vbtf_kind_str(ref_t), ref_tname, (long)(sz < 0 ? sz : -E2BIG));
 				return -EINVAL;
 			}
 			if (mem_arg(env, regno, -1, (int)sz))
@@ -493,9 +457,9 @@ int check_kfunc_call(struct env *env, const struct bpf_insn *insn, int insn_idx)
 	if (!btf || insn->off)
 		return module_btf(env, insn->off); /* unreachable: Pass A refused these */
 	uint32_t func_id = (uint32_t)insn->imm;
-	const struct btf_type *func = type_by_id(btf, func_id);
-	const struct btf_type *proto = type_by_id(btf, func->type);
-	const char *fname = tname(btf, func);
+	const struct btf_type *func = vbtf_type(btf, func_id);
+	const struct btf_type *proto = vbtf_type(btf, func->type);
+	const char *fname = vbtf_name(btf, func);
 	if (!btf_is_func(func) || !btf_is_func_proto(proto)) {
 		vlog(env, "BTF of func_id %u doesn't point to KIND_FUNC\n", func_id);
 		return -EFAULT;
@@ -515,8 +479,7 @@ int check_kfunc_call(struct env *env, const struct bpf_insn *insn, int insn_idx)
 		vlog(env, "calling kernel function %s is not allowed\n", fname);
 		return -EACCES;
 	}
-	if ((meta.flags & KBPF_KF_DESTRUCTIVE) &&
-	    env->opts->sz > offsetof(struct kbpf_verify_opts, no_destructive) && env->opts->no_destructive) {
+	if ((meta.flags & KBPF_KF_DESTRUCTIVE) && !(env->caps & KBPF_CAP_SYS_BOOT)) {
 		vlog(env, "destructive kfunc calls require CAP_SYS_BOOT capabilities\n");
 		return -EACCES;
 	}
@@ -536,9 +499,9 @@ int check_kfunc_call(struct env *env, const struct bpf_insn *insn, int insn_idx)
 	}
 
 	uint32_t ptr_id;
-	const struct btf_type *t = skip_mods(btf, proto->type, NULL);
+	const struct btf_type *t = vbtf_skip_mods(btf, proto->type, NULL);
 	bool acq = meta.flags & KBPF_KF_ACQUIRE;
-	if (acq && !(btf_is_ptr(t) && is_struct(skip_mods(btf, t->type, NULL)))) {
+	if (acq && !(btf_is_ptr(t) && is_struct(vbtf_skip_mods(btf, t->type, NULL)))) {
 		vlog(env, "acquire kernel function does not return PTR_TO_BTF_ID\n");
 		return -EINVAL;
 	}
@@ -546,13 +509,13 @@ int check_kfunc_call(struct env *env, const struct bpf_insn *insn, int insn_idx)
 	if (is_scalar(t)) {
 		reg_mark_unknown(env, r0);
 	} else if (btf_is_ptr(t)) {
-		const struct btf_type *pt = skip_mods(btf, t->type, &ptr_id);
+		const struct btf_type *pt = vbtf_skip_mods(btf, t->type, &ptr_id);
 		reg_mark_unknown(env, r0);
 		reg_mark_known(r0, 0);
 		if (!is_struct(pt)) {
 			if (!meta.r0_size) {
 				vlog(env, "kernel function %s returns pointer type %s %s is not supported\n", fname,
-				     kind_str(pt), tname(btf, pt));
+				     vbtf_kind_str(pt), vbtf_name(btf, pt));
 				return -EINVAL;
 			}
 			r0->type = KBPF_PTR_TO_MEM | (meta.r0_rdonly ? KBPF_MEM_RDONLY : 0);
@@ -585,8 +548,8 @@ static int struct_walk(struct env *env, const struct btf *btf, uint32_t id, uint
 {
 	*ptr_id = 0;
 	for (int depth = 0; depth < 32; depth++) {
-		const struct btf_type *t = skip_mods(btf, id, &id);
-		const char *sname = tname(btf, t);
+		const struct btf_type *t = vbtf_skip_mods(btf, id, &id);
+		const char *sname = vbtf_name(btf, t);
 		if (btf_is_array(t)) {
 			/* an array member: descend into the element holding off */
 			const struct btf_array *a = btf_array(t);
@@ -607,7 +570,7 @@ static int struct_walk(struct env *env, const struct btf *btf, uint32_t id, uint
 				return -EACCES;
 			}
 			uint32_t pid;
-			if (is_struct(skip_mods(btf, t->type, &pid)))
+			if (is_struct(vbtf_skip_mods(btf, t->type, &pid)))
 				*ptr_id = pid;
 			return 0;
 		}
@@ -626,7 +589,7 @@ static int struct_walk(struct env *env, const struct btf *btf, uint32_t id, uint
 		if (!m)
 			return 0; /* padding, or a bitfield's bytes: a scalar */
 		uint32_t mid;
-		const struct btf_type *mt = skip_mods(btf, m->type, &mid);
+		const struct btf_type *mt = vbtf_skip_mods(btf, m->type, &mid);
 		int64_t msz = btf_is_ptr(mt) ? 8 : type_size(btf, mid);
 		const char *mname = btf__name_by_offset(btf, m->name_off);
 		if (msz < 0 || off >= moff + (uint64_t)msz)
@@ -647,7 +610,7 @@ static int struct_walk(struct env *env, const struct btf *btf, uint32_t id, uint
 				return -EACCES;
 			}
 			uint32_t pid;
-			const struct btf_type *pt = skip_mods(btf, mt->type, &pid);
+			const struct btf_type *pt = vbtf_skip_mods(btf, mt->type, &pid);
 			if (is_struct(pt))
 				*ptr_id = pid;
 			return 0;
@@ -672,8 +635,8 @@ int check_btf_access(struct env *env, int regno, int off, int size, bool write, 
 		return -EACCES;
 	}
 	uint32_t sid;
-	const struct btf_type *t = skip_mods(btf, r->btf_id, &sid);
-	const char *sname = tname(btf, t);
+	const struct btf_type *t = vbtf_skip_mods(btf, r->btf_id, &sid);
+	const char *sname = vbtf_name(btf, t);
 	char tn[TNUM_STR_MAX];
 	if (off < 0) {
 		vlog(env, "R%d is ptr_%s invalid negative access: off=%d\n", regno, sname, off);
@@ -717,6 +680,7 @@ int check_btf_access(struct env *env, int regno, int off, int size, bool write, 
 		d->type = KBPF_PTR_TO_BTF_ID | KBPF_PTR_MAYBE_NULL;
 		d->btf_id = ptr_id;
 		d->id = ++env->id_gen;
+		d->btf_walked = true;
 	}
 	return 0;
 }

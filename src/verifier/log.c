@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <kbpf/isa.h>
+#include <bpf/btf.h>
 #include "verifier/env.h"
 #include "verifier/kfunc.h"
 
@@ -95,6 +96,8 @@ const char *reg_type_str(struct env *env, uint32_t type)
 		prefix = "alloc_";
 	if (type & KBPF_PTR_UNTRUSTED)
 		prefix = "untrusted_";
+	if (type & KBPF_MEM_PERCPU)
+		prefix = "percpu_";
 	snprintf(buf, sizeof(buf), "%s%s%s", prefix, base_names[base], postfix);
 	return buf;
 }
@@ -116,7 +119,15 @@ static void print_reg(struct env *env, const struct reg *r)
 		vlog(env, "%s", b);
 		return;
 	}
-	vlog(env, "%s(", reg_type_str(env, r->type));
+	vlog(env, "%s", reg_type_str(env, r->type));
+	if (base == KBPF_PTR_TO_BTF_ID) { /* Linux: the struct's name, "ptr_tcp_sock(" */
+		const struct btf *btf = env->host ? kbpf_host_btf(env->host) : NULL;
+		const struct btf_type *bt =
+			btf && r->btf_id && r->btf_id < btf__type_cnt(btf) ? btf__type_by_id(btf, r->btf_id) : NULL;
+		const char *n = bt ? btf__name_by_offset(btf, bt->name_off) : NULL;
+		vlog(env, "%s", n ? n : "");
+	}
+	vlog(env, "(");
 	bool first = true;
 #define SEP (first ? (first = false, "") : ",")
 	if (r->id)

@@ -203,17 +203,27 @@ static int check_ctx_access(struct env *env, int off, int size, bool write, stru
 	memset(info, 0, sizeof(*info));
 	info->reg_type = KBPF_SCALAR_VALUE;
 	bool ok;
-	if (t->is_valid_access)
+	if (env->attach_proto_id) /* the argument array of a function (btf_ctx.c) */
+		ok = btf_ctx_access(env, off, size, write, info);
+	else if (t->is_valid_access)
 		ok = off >= 0 && t->is_valid_access(t, off, size, write ? KBPF_ACCESS_WRITE : KBPF_ACCESS_READ, info);
 	else
 		ok = !write && off >= 0 && size > 0 && (uint64_t)off + size <= t->ctx_size;
+	/* A field the type allows only to some loaders (Linux's bpf_capable() checks in
+	 * is_valid_access: cgroup_skb's data, tstamp writes…). */
+	if (ok && (info->caps & ~env->caps))
+		ok = false;
 	/* Never trust a callback to keep an access inside the context. */
-	if (ok && t->ctx_size && (off < 0 || (uint64_t)off + size > t->ctx_size))
+	if (ok && !env->attach_proto_id && t->ctx_size && (off < 0 || (uint64_t)off + size > t->ctx_size))
 		ok = false;
 	if (!ok) {
 		vlog(env, "invalid bpf_context access off=%d size=%d\n", off, size);
 		return -EACCES;
 	}
+	/* Linux's max_ctx_offset: the end of the furthest ctx byte the program touches
+	 * (a syscall program's test run refuses a shorter ctx) */
+	if ((uint32_t)(off + size) > env->max_ctx_offset)
+		env->max_ctx_offset = (uint32_t)(off + size);
 	return 0;
 }
 

@@ -43,10 +43,19 @@ void clear_precision(struct vstate *st)
 	set_precise_all(st, false);
 }
 
+/* Everything precise in st and its ancestors. A checkpoint (frozen: its marks only
+ * grow) is flagged once done, and so are its ancestors, so later give-ups stop there:
+ * without it, a long loop walk giving up at every prune point re-marked the whole
+ * chain each time (quadratic: minutes for a 133-insn program the soundness generator
+ * found). st itself may be the live state, whose new scalars start imprecise: never
+ * flagged. */
 static void give_up(struct vstate *st)
 {
-	for (; st; st = st->parent)
+	set_precise_all(st, true);
+	for (st = st->parent; st && !st->all_precise; st = st->parent) {
 		set_precise_all(st, true);
+		st->all_precise = true;
+	}
 }
 
 enum { BT_OK = 0, BT_GIVE_UP = 1 };
@@ -108,7 +117,8 @@ static int backtrack_insn(struct env *env, int idx, uint32_t *regs, uint64_t *st
 			*regs |= s;
 	} else if (cls == BPF_JMP || cls == BPF_JMP32) {
 		if (op == BPF_CALL) {
-			if (in->src_reg != 0)
+			/* helpers that call back are calls too (6.1: -ENOTSUPP) */
+			if (in->src_reg != 0 || is_callback_helper(in->imm))
 				return BT_GIVE_UP;
 			*regs &= ~1u;
 			if (*regs & 0x3e)

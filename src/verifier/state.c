@@ -42,6 +42,7 @@ int state_copy_into(struct vstate *dst, const struct vstate *src)
 	dst->branches = src->branches;
 	dst->first_insn_idx = src->first_insn_idx;
 	dst->last_insn_idx = src->last_insn_idx;
+	dst->all_precise = false; /* only checkpoints earn it (precise.c give_up) */
 	if (src->hist_cnt > dst->hist_cap) {
 		struct hist *h = realloc(dst->hist, src->hist_cnt * sizeof(*h));
 		if (!h)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* kbpf_prog_verify: the pipeline (Linux 6.1 bpf_check) and the main walk (do_check). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -103,7 +104,7 @@ int acquire_ref(struct env *env, int insn)
 		return -E2BIG;
 	}
 	uint32_t id = ++env->id_gen;
-	f->refs[f->nr_refs++] = (struct ref){ id, insn };
+	f->refs[f->nr_refs++] = (struct ref){ id, insn, f->in_callback ? f->frameno : 0 };
 	return (int)id;
 }
 
@@ -116,6 +117,9 @@ int release_ref(struct env *env, uint32_t id)
 		if (f->refs[i].id == id)
 			break;
 	if (i == f->nr_refs)
+		return -EINVAL;
+	/* a callback may not release what its caller holds */
+	if (f->in_callback && f->refs[i].callback_ref != f->frameno)
 		return -EINVAL;
 	f->refs[i] = f->refs[--f->nr_refs];
 	for (int fr = 0; fr <= env->cur->curframe; fr++) {
@@ -142,9 +146,15 @@ static int check_reference_leak(struct env *env)
 	struct frame *f = cur_frame(env);
 	if (env->cur->curframe && !f->in_callback)
 		return 0;
-	for (int i = 0; i < f->nr_refs; i++)
+	bool lingering = false;
+	for (int i = 0; i < f->nr_refs; i++) {
+		/* a callback answers only for what it acquired itself */
+		if (f->in_callback && f->refs[i].callback_ref != f->frameno)
+			continue;
 		vlog(env, "Unreleased reference id=%u alloc_insn=%d\n", f->refs[i].id, f->refs[i].insn);
-	return f->nr_refs ? -EINVAL : 0;
+		lingering = true;
+	}
+	return lingering ? -EINVAL : 0;
 }
 
 static void log_insn_state(struct env *env, int insn_idx)
@@ -184,11 +194,11 @@ static void log_insn_state_only(struct env *env, int insn_idx)
 	vlog_state(env, cur_frame(env), false);
 }
 
-static int do_check(struct env *env)
+static int do_check(struct env *env, int start)
 {
 	const struct bpf_insn *insns = env->insns;
 	bool do_print_state = false;
-	int insn_idx = env->sub[0].start, prev = -1, err;
+	int insn_idx = start, prev = -1, err;
 
 	mark_all_scratched(env);
 	for (;;) {
@@ -279,7 +289,16 @@ static int do_check(struct env *env)
 							mark_reg_read(env, env->cur, env->cur->curframe, a);
 					err = check_kfunc_call(env, insn, insn_idx);
 				} else {
+					env->cb_jump = -1;
 					err = check_helper_call(env, insn, insn_idx);
+					if (!err && env->cb_jump >= 0) {
+						/* the helper calls back: walk the callback now */
+						prev = insn_idx;
+						insn_idx = env->cb_jump;
+						env->cb_jump = -1;
+						do_print_state = true;
+						continue;
+					}
 				}
 			} else if (op == BPF_JA) {
 				if (BPF_SRC(insn->code) != BPF_K || insn->src_reg || insn->dst_reg ||
@@ -366,28 +385,60 @@ process_exit:
 	}
 }
 
-static int do_check_main(struct env *env)
+/* One pass of the walk (Linux's do_check_common): from main with R1 = ctx, or from a
+ * global function with its arguments typed from BTF. Each pass starts with no
+ * explored states. */
+static int do_check_common(struct env *env, int sub)
 {
 	struct vstate *st = state_new();
 	if (!st)
 		return -ENOMEM;
-	st->frame[0] = frame_new(-1, 0, 0);
+	st->frame[0] = frame_new(-1, 0, sub);
 	if (!st->frame[0]) {
 		state_free(st);
 		return -ENOMEM;
 	}
 	st->branches = 1;
-	st->first_insn_idx = 0;
-	struct reg *r1 = &st->frame[0]->regs[1];
-	r1->type = KBPF_PTR_TO_CTX;
-	reg_mark_known(r1, 0);
+	st->first_insn_idx = env->sub[sub].start;
 	env->cur = st;
-	int err = do_check(env);
+	int err = 0;
+	if (sub) {
+		err = global_func_args(env, sub, st->frame[0]->regs);
+	} else {
+		struct reg *r1 = &st->frame[0]->regs[1];
+		r1->type = KBPF_PTR_TO_CTX;
+		reg_mark_known(r1, 0);
+	}
+	if (!err)
+		err = do_check(env, env->sub[sub].start);
 	state_free(env->cur);
 	env->cur = NULL;
 	while (env->stack_len)
 		state_free(env->stack[--env->stack_len].st);
+	explored_free(env);
+	env->free_list = NULL;
+	memset(env->explored, 0, env->cnt * sizeof(*env->explored));
+	memset(env->states_cnt, 0, env->cnt * sizeof(int));
+	env->cur_states = 0;
+	if (!err && !(env->level & KBPF_LOG_LEVEL2))
+		vlog_rewind(env, 0);
 	return err;
+}
+
+/* Linux's do_check_subprogs: every global function, once, before main. */
+static int do_check_subprogs(struct env *env)
+{
+	for (int i = 1; env->has_func_info && i < env->nr_sub; i++) {
+		if (!subprog_is_global(env, i))
+			continue;
+		env->insn_idx = env->sub[i].start;
+		int err = do_check_common(env, i);
+		if (err)
+			return err;
+		if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2))
+			vlog(env, "Func#%d is safe for any args that match its prototype\n", i);
+	}
+	return 0;
 }
 
 static void print_stats(struct env *env, uint64_t ns)
@@ -427,6 +478,20 @@ static void copy_log(struct env *env)
 	o->log_buf[len] = 0;
 }
 
+/* The loader's capabilities: opts->caps if given, else every one (none if unprivileged);
+ * the older no_destructive takes CAP_SYS_BOOT away. */
+static unsigned verify_caps(const struct kbpf_verify_opts *opts)
+{
+	unsigned caps = opts->unprivileged ? 0 : KBPF_CAP_ALL;
+	if (opts->sz >= offsetof(struct kbpf_verify_opts, caps) + sizeof(opts->caps) && opts->caps)
+		caps = opts->caps & KBPF_CAP_ALL;
+	if (caps & KBPF_CAP_SYS_ADMIN) /* as in Linux: bpf_capable()/perfmon_capable() */
+		caps |= KBPF_CAP_BPF | KBPF_CAP_PERFMON | KBPF_CAP_NET_ADMIN;
+	if (opts->sz > offsetof(struct kbpf_verify_opts, no_destructive) && opts->no_destructive)
+		caps &= ~KBPF_CAP_SYS_BOOT;
+	return caps;
+}
+
 int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verify_opts *opts)
 {
 	if (!opts || opts->sz < offsetof(struct kbpf_verify_opts, insns_processed) || !insns)
@@ -434,7 +499,9 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	if (opts->log_buf && opts->log_size)
 		opts->log_buf[0] = 0;
 	opts->error_insn = -1;
-	if (!cnt || cnt > KBPF_MAX_PROCESSED_INSNS || (opts->unprivileged && cnt > 4096))
+	unsigned caps = verify_caps(opts);
+	bool unpriv = !(caps & (KBPF_CAP_BPF | KBPF_CAP_SYS_ADMIN));
+	if (!cnt || cnt > KBPF_MAX_PROCESSED_INSNS || (unpriv && cnt > 4096))
 		return -E2BIG;
 	if (!opts->host || !opts->prog_type)
 		return -EINVAL;
@@ -443,6 +510,15 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 		return -ENOENT;
 	if (opts->log_level & ~7u)
 		return -EINVAL;
+	/* Linux's bpf_prog_load: most types need CAP_BPF, networking ones CAP_NET_ADMIN,
+	 * tracing ones CAP_PERFMON (-EPERM, no verifier log). */
+	unsigned need = type->sz > offsetof(struct kbpf_prog_type, load_caps) ? type->load_caps : 0;
+	if (need & ~caps) {
+		if (opts->log_buf && opts->log_size)
+			snprintf(opts->log_buf, opts->log_size, "program type %s needs a capability the loader lacks\n",
+				 type->name);
+		return -EPERM;
+	}
 	if (opts->sz >= offsetof(struct kbpf_verify_opts, nr_ctx_conv) + sizeof(opts->nr_ctx_conv))
 		opts->nr_ctx_conv = 0;
 
@@ -455,7 +531,8 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	env->opts = opts;
 	env->host = opts->host;
 	env->type = type;
-	env->priv = !opts->unprivileged;
+	env->priv = !unpriv;
+	env->caps = caps;
 	env->test_state_freq = opts->sz > offsetof(struct kbpf_verify_opts, test_state_freq) && opts->test_state_freq;
 	env->level = opts->log_level;
 	env->error_insn = -1;
@@ -466,16 +543,20 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	if (!env->aux || !env->explored || !env->states_cnt)
 		goto out;
 
-	err = check_subprogs(env);
+	env->cb_jump = -1;
+	err = btf_ctx_init(env);
+	if (!err)
+		err = check_subprogs(env);
+	if (!err)
+		err = check_btf_func(env);
 	if (!err)
 		err = resolve_ldimm64(env);
 	if (!err)
 		err = check_cfg(env);
-	if (!err) {
-		err = do_check_main(env);
-		if (!err && !(env->level & KBPF_LOG_LEVEL2))
-			vlog_rewind(env, 0);
-	}
+	if (!err)
+		err = do_check_subprogs(env);
+	if (!err)
+		err = do_check_common(env, 0);
 	if (!err)
 		err = check_max_stack_depth(env);
 	if (!err)
@@ -504,6 +585,8 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	for (int i = 0; i < env->nr_sub && i < 256; i++)
 		opts->stack_depth[i] = env->sub[i].stack_depth;
 	opts->verify_ns = ns;
+	if (opts->sz >= offsetof(struct kbpf_verify_opts, max_ctx_offset) + sizeof(opts->max_ctx_offset))
+		opts->max_ctx_offset = env->max_ctx_offset;
 	opts->error_insn = err ? env->error_insn : -1;
 	copy_log(env);
 out:

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # End-to-end tests of `kbpf tcp-sim`, run as a user would run it.
-# usage: tcp_sim.sh KBPF_BINARY
+# usage: tcp_sim.sh KBPF_BINARY [BPF_OBJECT_DIR]
 set -u
 kbpf=$1
+bpf=${2:-}
 . "$(dirname "$0")/lib.sh"
 
 # --- help and usage errors ---
@@ -12,8 +13,8 @@ expect 0 "usage: kbpf tcp-sim" -- help tcp-sim
 expect 0 "tcp-sim" -- --help
 expect 2 "no flow" -- tcp-sim
 expect 2 "unknown congestion control" -- tcp-sim --cc vegas
-expect 1 "not yet supported" -- tcp-sim --cc bpf_cubic.o
-expect 1 "not yet supported" -- tcp-sim --cc prog.o:cubic_ops
+expect 1 "nosuch.o: .*(No such file|no such file)" -- tcp-sim --cc /nonexistent/nosuch.o
+expect 1 "nosuch.o" -- tcp-sim --cc /nonexistent/nosuch.o:cubic_ops
 expect 2 "not a rate" -- tcp-sim --cc reno --rate fast
 expect 2 "not a delay" -- tcp-sim --cc reno --delay 0
 expect 2 "not a probability" -- tcp-sim --cc reno --loss 2
@@ -50,6 +51,53 @@ if command -v gnuplot >/dev/null; then
   if [ -s "$tmp/p.png" ]; then ok; else bad "no png written"; fi
 else
   echo "gnuplot not installed: plot tests skipped (scripts/install-deps installs it)"
+fi
+
+# --- BPF congestion controls (tests/bpf/tcp_*.bpf.o): --cc FILE.o[:MAP] ---
+if [ -n "$bpf" ] && [ -f "$bpf/tcp_fwd_cubic.bpf.o" ]; then
+  expect 0 "^1 +fwd_cubic +[0-9.]+ Mb/s" -- tcp-sim --cc cubic --cc "$bpf/tcp_fwd_cubic.bpf.o" --duration 5s
+  expect 0 "^0 +bpf_reno " -- tcp-sim --cc "$bpf/tcp_reno.bpf.o:bpf_reno" --duration 2s
+  # forwarders made of the native CCs' kfuncs: per-ACK traces identical to the native CC,
+  # on the JIT and on the interpreter
+  for pair in cubic:tcp_fwd_cubic reno:tcp_fwd_reno bbr:tcp_fwd_bbr reno:tcp_reno; do
+    native=${pair%%:*} obj=${pair#*:}
+    expect 0 "" -- tcp-sim --cc "$native" --loss 0.1% --duration 30s --seed 5 --trace "$tmp/n.csv" --quiet
+    expect 0 "" -- tcp-sim --cc "$bpf/$obj.bpf.o" --loss 0.1% --duration 30s --seed 5 --trace "$tmp/j.csv" --quiet --jit
+    expect 0 "" -- tcp-sim --cc "$bpf/$obj.bpf.o" --loss 0.1% --duration 30s --seed 5 --trace "$tmp/i.csv" --quiet --no-jit
+    if [ "$(wc -l <"$tmp/n.csv")" -gt 10000 ] && cmp -s "$tmp/n.csv" "$tmp/j.csv"; then ok; else bad "$obj (jit) vs $native: traces differ"; fi
+    if cmp -s "$tmp/n.csv" "$tmp/i.csv"; then ok; else bad "$obj (interpreter) vs $native: traces differ"; fi
+  done
+  expect 0 "" -- tcp-sim --cc dctcp --ecn-threshold 20 --duration 10s --trace "$tmp/n.csv" --quiet
+  expect 0 "" -- tcp-sim --cc "$bpf/tcp_fwd_dctcp.bpf.o" --ecn-threshold 20 --duration 10s --trace "$tmp/j.csv" --quiet
+  if cmp -s "$tmp/n.csv" "$tmp/j.csv"; then ok; else bad "tcp_fwd_dctcp vs dctcp: traces differ"; fi
+  # the same object twice: loaded once, two flows of one CC
+  expect 0 "^1 +fwd_reno " -- tcp-sim --cc "$bpf/tcp_fwd_reno.bpf.o" --cc "$bpf/tcp_fwd_reno.bpf.o" --duration 2s
+  # init falls back to cubic through bpf_setsockopt(TCP_CONGESTION)
+  expect 0 "^0 +cubic " -- tcp-sim --cc "$bpf/tcp_fallback.bpf.o" --duration 2s
+  # refusals, with Linux's messages
+  expect_error 1 "no write support to tcp_sock at off [0-9]+" -- tcp-sim --cc "$bpf/tcp_bad_write.bpf.o"
+  expect_error 1 "unknown func bpf_setsockopt#49" -- tcp-sim --cc "$bpf/tcp_bad_release.bpf.o"
+  expect 1 "attach to unsupported member get_info of struct tcp_congestion_ops" -- tcp-sim --cc "$bpf/tcp_bad_get_info.bpf.o"
+  expect_error 1 "bad_incomplete does not implement required ops" -- tcp-sim --cc "$bpf/tcp_bad_incomplete.bpf.o"
+  expect_error 1 "flags 0x4 not within TCP_CONG_MASK" -- tcp-sim --cc "$bpf/tcp_bad_flags.bpf.o"
+  expect_error 1 "name \"cubic\" is already registered" -- tcp-sim --cc "$bpf/tcp_bad_dup.bpf.o"
+  expect_error 1 "no struct_ops map 'nosuch'" -- tcp-sim --cc "$bpf/tcp_fwd_reno.bpf.o:nosuch"
+  if command -v gnuplot >/dev/null; then
+    expect 0 "" -- tcp-sim --cc "$bpf/tcp_fwd_cubic.bpf.o" --cc reno --duration 3s --plot "$tmp/b.svg" --quiet
+    if grep -q "0 fwd_cubic" "$tmp/b.svg" 2>/dev/null; then ok; else bad "BPF CC not named in the plot"; fi
+  fi
+  # the object commands see the program type and the kfunc sets
+  expect 0 "3 programs loaded" -- prog load "$bpf/tcp_reno.bpf.o"
+  expect 0 "cubictcp_cong_avoid\(struct sock \*sk, __u32 ack, __u32 acked\)" -- kfuncs --type tcp_congestion_ops
+  expect 0 "tcp_slow_start" -- kfuncs --type tcp_congestion_ops
+  # kbpf verify types each struct_ops program by the host member it fills
+  expect 0 "fwd_cubic_cong_avoid: safe as tcp_congestion_ops" -- verify "$bpf/tcp_fwd_cubic.bpf.o"
+  expect 1 "no write support to tcp_sock at off [0-9]+" -- verify "$bpf/tcp_bad_write.bpf.o"
+  expect 1 "bad_write_cong_avoid: rejected as tcp_congestion_ops" -- verify "$bpf/tcp_bad_write.bpf.o"
+  expect 1 "attach to unsupported member get_info of struct tcp_congestion_ops" -- verify "$bpf/tcp_bad_get_info.bpf.o"
+  expect 1 "unknown func bpf_setsockopt#49" -- verify "$bpf/tcp_bad_release.bpf.o"
+else
+  echo "tests/bpf objects not built (clang): BPF CC tests skipped"
 fi
 
 finish

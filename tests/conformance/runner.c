@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* kbpf-conformance: runs bpf_conformance ".data" files on kbpf's interpreter or JIT.
  *
- *   kbpf-conformance [--checked | --jit] [--exceptions FILE] [-v] FILE.data...
+ *   kbpf-conformance [--checked | --jit] [--harden] [--exceptions FILE] [-v] FILE.data...
  *
  * Each file is parsed into its sections, the "-- asm" program is assembled with the
  * conformance dialect (and compared with "-- raw" when present), created as a kbpf
  * program on a host offering the helpers the suite calls, run with R1 = a copy of
  * "-- mem" and R2 = its length, and R0 compared with "-- result".  With --jit the
  * program must also have been JIT-compiled: falling back to the interpreter fails the
- * test.  See README.md. */
+ * test.  --harden creates every program with KBPF_HARDEN_ALL and a run budget (blinded
+ * JIT code, guarded frames, the hardened interpreter loop).  See README.md. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -262,6 +263,7 @@ static struct kbpf_host *make_host(void)
 
 struct options {
 	bool checked, jit, verbose;
+	bool harden;
 };
 
 static uint64_t raw_word(const struct bpf_insn *in)
@@ -352,7 +354,8 @@ static bool run_case(const struct test_case *tc, const char *name, const struct 
 	ret = kbpf_prog_create(insns, cnt,
 			       &(struct kbpf_prog_opts){ .sz = sizeof(struct kbpf_prog_opts), .host = host,
 							 .name = name, .log_buf = log, .log_size = sizeof(log),
-							 .jit = o->jit },
+							 .jit = o->jit, .harden = o->harden ? KBPF_HARDEN_ALL : 0,
+							 .run_budget = o->harden ? 1u << 30 : 0 },
 			       &prog);
 	if (ret) {
 		snprintf(msg, MSG_SIZE, "create: %s (%s)", log[0] ? log : "rejected", strerror(-ret));
@@ -466,7 +469,7 @@ static void test_name(const char *path, char *out, size_t size)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: kbpf-conformance [--checked | --jit] [--exceptions FILE] [-v] FILE.data...\n");
+	fprintf(out, "usage: kbpf-conformance [--checked | --jit] [--harden] [--exceptions FILE] [-v] FILE.data...\n");
 }
 
 int main(int argc, char **argv)
@@ -481,6 +484,8 @@ int main(int argc, char **argv)
 			o.checked = true;
 		} else if (!strcmp(argv[i], "--jit")) {
 			o.jit = true;
+		} else if (!strcmp(argv[i], "--harden")) {
+			o.harden = true;
 		} else if (!strcmp(argv[i], "-v")) {
 			o.verbose = true;
 		} else if (!strcmp(argv[i], "--exceptions") && i + 1 < argc) {

@@ -80,11 +80,12 @@ static struct kbpf_host *host_new(char *err, size_t err_size)
 
 /* An object of objdir, opened on host; with only, just that program autoloaded (the
  * `SEC("?…")` programs of kfunc_call_fail.c load one at a time), else as the object says. */
-static int object_load(struct kbpf_host *host, const char *file, const char *only, struct kbpf_object **out,
-		       char *log, size_t log_size)
+static int object_load_caps(struct kbpf_host *host, const char *file, const char *only, unsigned caps,
+			    struct kbpf_object **out, char *log, size_t log_size)
 {
 	char path[4096];
-	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log, .log_size = log_size };
+	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log, .log_size = log_size,
+					      .caps = caps };
 	struct kbpf_object *obj = NULL;
 	int ret;
 
@@ -113,6 +114,13 @@ static int object_load(struct kbpf_host *host, const char *file, const char *onl
 	}
 	*out = obj;
 	return 0;
+}
+
+/* The same with every capability (kbpf's default, Linux's root). */
+static int object_load(struct kbpf_host *host, const char *file, const char *only, struct kbpf_object **out,
+		       char *log, size_t log_size)
+{
+	return object_load_caps(host, file, only, 0, out, log, log_size);
 }
 
 /* Linux's pkt_v4 (network_helpers.c): Ethernet, IPv4, TCP; 54 bytes. */
@@ -157,21 +165,16 @@ struct kfunc_syscall_ctx {
 	size_t size;
 };
 
-/* BPF_PROG_TEST_RUN of a syscall program: ctx NULL or a copy of args. Linux refuses a
- * ctx shorter than the program's max_ctx_offset with -EINVAL before running it; kbpf's
- * object API does not report that offset, so the refusal cannot happen here (the
- * verifier would have to compute it for kfunc memory arguments). */
+/* BPF_PROG_TEST_RUN of a syscall program: ctx NULL (ctx_size_in 0) or args
+ * (sizeof(args)), with Linux's max_ctx_offset rule (kbpf_linux_test_run_syscall). */
 static int run_syscall(const struct kbpf_program *prog, const struct kfunc_syscall_ctx *args, uint32_t *retval)
 {
 	struct kfunc_syscall_ctx copy;
-	uint64_t r0 = 0;
-	int ret;
 
 	if (args)
 		copy = *args;
-	ret = kbpf_program_run(prog, args ? &copy : NULL, &r0);
-	*retval = (uint32_t)r0;
-	return ret;
+	return kbpf_linux_test_run_syscall(kbpf_program_prog(prog), args ? &copy : NULL, args ? sizeof(copy) : 0,
+					   retval);
 }
 
 const char *kfunc_last_line(const char *log, char *out, size_t size)
@@ -315,13 +318,15 @@ static void run_fail_case(const char *prog_name)
 	if (ret) {
 		kfunc_record(name, 0, "not loaded");
 	} else {
-		/* It only computes &args->data and passes it to a no-op kfunc: running it with
-		 * a NULL ctx touches no memory. */
+		/* Linux: the kfunc's memory argument reaches ctx byte 24 (25), so a test run
+		 * with ctx_size_in 0 is refused before the program runs. */
 		ret = run_syscall(kbpf_object_find_program(obj, prog_name), NULL, &got);
 		if (ret)
-			kfunc_record(name, ret == -EINVAL, "test run: %s", strerror(-ret));
+			kfunc_record(name, ret == -EINVAL, "test run: %s (max_ctx_offset %u)", strerror(-ret),
+				     kbpf_prog_max_ctx_offset(kbpf_program_prog(kbpf_object_find_program(obj, prog_name))));
 		else
-			kfunc_record(name, 0, "test run succeeded (retval %d): kbpf does not track max_ctx_offset", (int)got);
+			kfunc_record(name, 0, "test run succeeded (retval %d), max_ctx_offset %u", (int)got,
+				     kbpf_prog_max_ctx_offset(kbpf_program_prog(kbpf_object_find_program(obj, prog_name))));
 	}
 	kbpf_object_close(obj);
 	kbpf_host_free(host);
@@ -352,12 +357,13 @@ static void diagnose_object(const char *file)
 	kbpf_host_free(host);
 }
 
-static struct kbpf_map *bss_map(struct kbpf_object *obj)
+/* The object's .data map: skel->data (active_res and sk_state_res start at -1). */
+static struct kbpf_map *data_map(struct kbpf_object *obj)
 {
 	for (struct kbpf_map *m = kbpf_object_next_map(obj, NULL); m; m = kbpf_object_next_map(obj, m)) {
 		const char *n = kbpf_map_name(m);
 		size_t len = n ? strlen(n) : 0;
-		if (len >= 4 && !strcmp(n + len - 4, ".bss"))
+		if (len >= 5 && !strcmp(n + len - 5, ".data"))
 			return m;
 	}
 	return NULL;
@@ -390,12 +396,12 @@ static void subprog_case(void)
 		kfunc_record(names[0], 0, "test run failed: %s", strerror(-ret));
 	else
 		kfunc_record(names[0], got == 10, "retval %d", (int)got);
-	struct kbpf_map *bss = bss_map(obj);
+	struct kbpf_map *data = data_map(obj);
 	int32_t vals[2] = { -1, -1 }; /* active_res, sk_state_res, in declaration order */
 	uint32_t key = 0;
 	uint8_t value[64] = { 0 };
-	if (bss && kbpf_map_value_size(bss) >= sizeof(vals) && kbpf_map_value_size(bss) <= sizeof(value) &&
-	    !kbpf_map_lookup(bss, &key, value))
+	if (data && kbpf_map_value_size(data) >= sizeof(vals) && kbpf_map_value_size(data) <= sizeof(value) &&
+	    !kbpf_map_lookup(data, &key, value))
 		memcpy(vals, value, sizeof(vals));
 	kfunc_record(names[1], !ret && vals[0] != -1, "active_res %d", vals[0]);
 	kfunc_record(names[2], !ret && vals[1] == 7, "sk_state_res %d", vals[1]);
@@ -418,12 +424,22 @@ static void destructive_case(void)
 	else
 		kfunc_record("kfunc_call_destructive.c: loads with CAP_SYS_BOOT", 1, "loaded");
 	kbpf_object_close(obj);
+	obj = NULL;
+	/* cap_helpers.h: CAP_SYS_BOOT dropped, every other capability kept */
+	static const char what[] = "kfunc_call_destructive.c: without CAP_SYS_BOOT, load fails -EACCES: destructive "
+				   "kfunc calls require CAP_SYS_BOOT capabilities";
+	static const char msg[] = "destructive kfunc calls require CAP_SYS_BOOT capabilities";
+	ret = host ? object_load_caps(host, "kfunc_call_destructive.bpf.o", NULL, KBPF_CAP_ALL & ~KBPF_CAP_SYS_BOOT,
+				      &obj, log, sizeof(log))
+		   : -ENOMEM;
+	if (!ret)
+		kfunc_record(what, 0, "loaded without CAP_SYS_BOOT");
+	else if (ret != -EACCES || !strstr(log, msg))
+		kfunc_record(what, 0, "refused (%s): %s", strerror(-ret), host ? kfunc_last_line(log, line, sizeof(line)) : err);
+	else
+		kfunc_record(what, 1, "refused (%s): %s", strerror(-ret), msg);
+	kbpf_object_close(obj);
 	kbpf_host_free(host);
-	/* kbpf has no capability option for object loads yet (kbpf_object_open_opts), so the
-	 * program cannot be loaded "without CAP_SYS_BOOT": the outcome is not reproduced. */
-	kfunc_record("kfunc_call_destructive.c: without CAP_SYS_BOOT, load fails -EACCES: destructive kfunc calls "
-	       "require CAP_SYS_BOOT capabilities", 0,
-	       "not expressible: kbpf has no CAP_SYS_BOOT (destructive capability) load option yet");
 }
 
 /* The host side of the test kfuncs: all are in this binary's BTF (pahole kept them, the

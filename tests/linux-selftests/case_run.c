@@ -12,10 +12,38 @@
 #include <sys/mman.h>
 #include <linux/if_ether.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <kbpf/host.h>
 #include <kbpf/linux.h>
 #include <kbpf/verifier.h>
 #include "selftests.h"
+
+/* The test's own BTF (btf_types up to BTF_END_RAW, then btf_strings), as test_verifier.c's
+ * load_btf_for_test builds it, or NULL if it has none: global functions and callbacks
+ * need it with the test's func_info. */
+static struct btf *test_btf(const struct bpf_test *t)
+{
+	if (!t->func_info_cnt || !t->btf_types[0])
+		return NULL;
+	size_t n = 0;
+	while (n < MAX_BTF_TYPES && t->btf_types[n] != 0xdeadbeefu /* shim.h's BTF_END_RAW */)
+		n++;
+	struct btf_header hdr = {
+		.magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(hdr),
+		.type_len = (uint32_t)(n * sizeof(t->btf_types[0])), .str_off = (uint32_t)(n * sizeof(t->btf_types[0])),
+		.str_len = sizeof(t->btf_strings),
+	};
+	size_t size = sizeof(hdr) + hdr.type_len + hdr.str_len;
+	char *raw = malloc(size);
+	if (!raw)
+		return NULL;
+	memcpy(raw, &hdr, sizeof(hdr));
+	memcpy(raw + sizeof(hdr), t->btf_types, hdr.type_len);
+	memcpy(raw + sizeof(hdr) + hdr.type_len, t->btf_strings, hdr.str_len);
+	struct btf *btf = btf__new(raw, (uint32_t)size);
+	free(raw);
+	return libbpf_get_error(btf) ? NULL : btf;
+}
 
 static const struct {
 	enum bpf_prog_type type;
@@ -273,7 +301,15 @@ static int run_engine(struct kbpf_host *host, const struct st_case *c, const cha
 		/* verified again: kbpf_prog_create takes the type's rules (LD_ABS…) from it */
 		.prog_type = type, .license = "GPL", .unprivileged = c->unpriv,
 	};
-	if (kbpf_prog_create(insns, cnt, &popts, &prog)) {
+	struct btf *btf = test_btf(t);
+	if (btf) {
+		popts.prog_btf = btf;
+		popts.func_info = t->func_info;
+		popts.nr_func_info = (uint32_t)t->func_info_cnt;
+	}
+	int created = kbpf_prog_create(insns, cnt, &popts, &prog);
+	btf__free(btf);
+	if (created) {
 		int helper;
 
 		if (strstr(log, "LD_ABS/LD_IND need")) {
@@ -454,8 +490,15 @@ static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, 
 		 * BPF_F_TEST_STATE_FREQ (1 << 3) is the one kbpf models */
 		.test_state_freq = (t->flags & (1u << 3)) != 0,
 	};
+	struct btf *btf = test_btf(t);
+	if (btf) {
+		vo.prog_btf = btf;
+		vo.func_info = t->func_info;
+		vo.nr_func_info = (uint32_t)t->func_info_cnt;
+	}
 	log[0] = 0;
 	rc = kbpf_prog_verify(insns, cnt, &vo);
+	btf__free(btf);
 	log_reason(log, reason, sizeof(reason));
 	if (rc == -EOPNOTSUPP || rc == -524) {
 		set(out, ST_SKIP, "unsupported", "verifier: unsupported feature: %s", reason);

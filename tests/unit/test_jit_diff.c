@@ -499,7 +499,8 @@ int main(void)
 		struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .log_buf = log, .log_size = sizeof(log) };
 		struct kbpf_prog *pi = NULL, *pj = NULL;
 		struct outcome oi, oj;
-		unsigned flags = it & 1 ? KBPF_JIT_NO_BMI2 : 0;
+		/* KBPF_DIFF_JIT_FLAGS: more compile flags (the hardening job sets blinding and guards) */
+		unsigned flags = (it & 1 ? KBPF_JIT_NO_BMI2 : 0) | (unsigned)env_u64("KBPF_DIFF_JIT_FLAGS", 0);
 		int ret;
 
 		if (!n) {

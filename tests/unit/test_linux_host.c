@@ -381,7 +381,7 @@ static void test_helper_protos(void)
 	CHECK(p && p->fn && p->caps == KBPF_CAP_BPF && p->ret_type == KBPF_RET_VOID &&
 	      p->arg_type[0] == KBPF_ARG_PTR_TO_SPIN_LOCK);
 	p = kbpf_host_helper_proto(host, BPF_FUNC_loop);
-	CHECK(p && !p->fn && p->caps == KBPF_CAP_BPF && p->arg_type[1] == KBPF_ARG_PTR_TO_FUNC &&
+	CHECK(p && p->fn && p->caps == KBPF_CAP_BPF && p->arg_type[1] == KBPF_ARG_PTR_TO_FUNC &&
 	      p->arg_type[2] == (KBPF_ARG_PTR_TO_STACK | KBPF_ARG_MAYBE_NULL));
 	p = kbpf_host_helper_proto(host, BPF_FUNC_get_prandom_u32);
 	CHECK(p && p->fn && p->caps == 0 && p->flags == 0 && p->arg_type[0] == KBPF_ARG_DONTCARE);
@@ -681,7 +681,7 @@ static void test_programs(void)
 	/* A prototype-only helper verifies but does not load for running. */
 	const struct bpf_insn loop_prog[] = {
 		BPF_MOV64_IMM(BPF_REG_1, 1),
-		BPF_EMIT_CALL(BPF_FUNC_loop),
+		BPF_EMIT_CALL(BPF_FUNC_get_current_task),
 		BPF_EXIT_INSN(),
 	};
 	char log[256] = "";

@@ -345,7 +345,9 @@ static void test_pass_a(void)
 	verify(call, N(call), &xdp, "calling kernel function bpf_kfunc_call_test_pass_ctx is not allowed");
 	struct vopts mit = { .license = "MIT" };
 	verify(call, N(call), &mit, "cannot call kernel function from non-GPL compatible program");
-	struct vopts unpriv = { .unpriv = 1 };
+	/* socket_filter: the type an unprivileged loader may load at all (sched_cls needs
+	 * CAP_NET_ADMIN: -EPERM before the verifier) */
+	struct vopts unpriv = { .type = "socket_filter", .unpriv = 1 };
 	CHECK_EQ_U64(verify(call, N(call), &unpriv,
 			    "loading/calling other bpf or kernel functions are allowed for CAP_BPF and CAP_SYS_ADMIN"),
 		     -EPERM);

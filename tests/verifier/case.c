@@ -159,6 +159,8 @@ static int parse_header(struct vcase *c, char *line, const char *file, int linen
 		c->has_retval = 1;
 	} else if (!strcmp(key, "linux")) {
 		snprintf(c->linux_differs, sizeof(c->linux_differs), "%s", val);
+	} else if (!strcmp(key, "funcs")) {
+		snprintf(c->funcs, sizeof(c->funcs), "%s", val);
 	} else if (!strcmp(key, "maps")) {
 		char *save = NULL;
 

@@ -36,6 +36,9 @@ struct vcase {
 	struct case_map maps[CASE_MAX_MAPS];
 	int nr_maps;
 	char *text;           /* program text (malloc'ed) */
+	/* BTF func_info (funcs.c), one prototype per subprogram in order, e.g.
+	 * "static int main(ctx); global int f(int, long*)"; empty: none */
+	char funcs[512];
 };
 
 /* Parse every case of file into *cases (appending; *nr updated). Returns 0, or -1 with a

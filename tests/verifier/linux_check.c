@@ -18,6 +18,8 @@
 
 #include <kbpf/isa.h>
 #include "case.h"
+#include "funcs.h"
+#include <bpf/btf.h>
 
 #define LOG_SIZE (16u << 20)
 #define ENOTSUPP_KERNEL 524
@@ -99,6 +101,19 @@ static int patch_maps(struct bpf_insn *insns, size_t cnt, const int *fds, int nr
 	return 0;
 }
 
+/* The kernel's name of a program type's context struct, for "ctx" in funcs: lines. */
+static const char *linux_ctx_name(const char *type)
+{
+	if (!strcmp(type, "xdp"))
+		return "xdp_md";
+	if (!strcmp(type, "socket_filter") || !strcmp(type, "sched_cls") || !strcmp(type, "sched_act") ||
+	    !strcmp(type, "cgroup_skb"))
+		return "__sk_buff";
+	return NULL;
+}
+
+static const struct case_funcs *cur_funcs; /* the case's BTF func_info, loaded, or NULL */
+
 static int prog_load(const struct vcase *c, int type, const struct bpf_insn *insns, size_t cnt,
 		     char *log, unsigned level, uint32_t log_size)
 {
@@ -106,6 +121,12 @@ static int prog_load(const struct vcase *c, int type, const struct bpf_insn *ins
 	int fd;
 
 	memset(&a, 0, sizeof(a));
+	if (cur_funcs) {
+		a.prog_btf_fd = (uint32_t)btf__fd(cur_funcs->btf);
+		a.func_info = (uint64_t)(uintptr_t)cur_funcs->info;
+		a.func_info_cnt = cur_funcs->nr;
+		a.func_info_rec_size = sizeof(cur_funcs->info[0]);
+	}
 	a.prog_type = type;
 	a.insns = (uint64_t)(uintptr_t)insns;
 	a.insn_cnt = cnt;
@@ -131,6 +152,7 @@ static int check_case(const struct vcase *c, char *log, int verbose, char *why, 
 	size_t cnt = 0;
 	char err[256];
 	int fds[CASE_MAX_MAPS], nr_fds = 0, type, fd, ok = 0;
+	struct case_funcs funcs = { 0 };
 
 	why[0] = 0;
 	type = case_linux_prog_type(c->type);
@@ -153,6 +175,15 @@ static int check_case(const struct vcase *c, char *log, int verbose, char *why, 
 	if (patch_maps(insns, cnt, fds, nr_fds)) {
 		snprintf(why, why_size, "a map LDDW names a map the case does not declare");
 		goto out;
+	}
+	if (c->funcs[0]) {
+		if (case_funcs_build(c->funcs, linux_ctx_name(c->type), insns, cnt, &funcs, why, why_size))
+			goto out;
+		if (btf__load_into_kernel(funcs.btf)) {
+			snprintf(why, why_size, "BPF_BTF_LOAD: %s", strerror(errno));
+			goto out;
+		}
+		cur_funcs = &funcs;
 	}
 	fd = prog_load(c, type, insns, cnt, log, 1, LOG_SIZE);
 	if (fd == -ENOSPC) /* a long level-1 trace: the verdict and the error from level 4 */
@@ -195,6 +226,8 @@ static int check_case(const struct vcase *c, char *log, int verbose, char *why, 
 		fprintf(stderr, "---- Linux's log for %s:\n%s----\n", c->name,
 			strlen(log) > 4000 ? log + strlen(log) - 4000 : log);
 out:
+	cur_funcs = NULL;
+	case_funcs_free(&funcs);
 	for (int i = 0; i < nr_fds; i++)
 		close(fds[i]);
 	free(insns);

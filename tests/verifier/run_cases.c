@@ -28,6 +28,7 @@
 #include <kbpf/prog_type.h>
 #include <kbpf/verifier.h>
 #include "case.h"
+#include "funcs.h"
 
 #define LOG_SIZE (1u << 20)
 
@@ -160,6 +161,7 @@ static int run_case(struct kbpf_host *host, const struct vcase *c, char *log, in
 	struct bpf_insn *insns = NULL;
 	size_t cnt = 0;
 	struct kbpf_map *maps[CASE_MAX_MAPS] = { 0 };
+	struct case_funcs funcs = { 0 };
 	char err[256];
 	int rc, result = 0;
 
@@ -188,6 +190,15 @@ static int run_case(struct kbpf_host *host, const struct vcase *c, char *log, in
 		.log_size = LOG_SIZE,
 		.prog_name = c->name,
 	};
+	if (c->funcs[0]) {
+		/* BTF func_info: global functions and callbacks */
+		const struct kbpf_prog_type *pt = kbpf_host_prog_type_find(host, c->type);
+		if (case_funcs_build(c->funcs, pt->ctx_btf_name, insns, cnt, &funcs, why, why_size))
+			goto out;
+		opts.prog_btf = funcs.btf;
+		opts.func_info = funcs.info;
+		opts.nr_func_info = funcs.nr;
+	}
 	log[0] = 0;
 	rc = kbpf_prog_verify(insns, cnt, &opts);
 	if (c->accept) {
@@ -214,6 +225,7 @@ static int run_case(struct kbpf_host *host, const struct vcase *c, char *log, in
 out:
 	for (int i = 0; i < c->nr_maps; i++)
 		kbpf_map_free(maps[i]);
+	case_funcs_free(&funcs);
 	free(insns);
 	return result;
 }

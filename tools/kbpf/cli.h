@@ -49,6 +49,14 @@ int cli_load_program(const char *cmd, const char *path, enum kbpf_asm_dialect di
 /* Parse an unsigned/signed integer with strtoull rules (0x, octal, decimal), whole string.
  * Returns 0 or -EINVAL. */
 int cli_parse_u64(const char *s, uint64_t *out);
+/* --cap LIST: comma-separated capability names (bpf, perfmon, net_admin, sys_admin,
+ * sys_boot), "all" or "none"; "-NAME" drops one from what precedes it (all if first):
+ * "--cap -sys_boot" is every capability but CAP_SYS_BOOT. Returns 0 and *caps for
+ * kbpf_verify_opts.caps (KBPF_CAP_NONE when nothing is left), or -EINVAL. */
+int cli_parse_caps(const char *s, unsigned *caps);
+#define CLI_CAP_USAGE "  --cap LIST        the loader's capabilities (default all): bpf, perfmon, net_admin,\n" \
+		      "                    sys_admin, sys_boot, all, none, comma-separated; -NAME drops one\n" \
+		      "                    (--cap -sys_boot: no destructive kfuncs, as Linux without CAP_SYS_BOOT)\n"
 
 /* Parse a --dialect value. Returns 0 or -EINVAL. */
 int cli_parse_dialect(const char *s, enum kbpf_asm_dialect *out);
@@ -89,6 +97,9 @@ int cli_object_open(const char *cmd, const char *path, struct kbpf_host *host, b
 /* The same, with the programs JIT-compiled when jit is nonzero (kbpf_object_open_opts.jit). */
 int cli_object_open_jit(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
 			int jit, struct kbpf_object **obj);
+/* The same with kbpf_object_open_opts.harden and .run_budget (--harden, --budget). */
+int cli_object_open_hardened(const char *cmd, const char *path, struct kbpf_host *host, bool load,
+			     const char *prog, int jit, unsigned harden, uint64_t run_budget, struct kbpf_object **obj);
 /* Whether path starts with the ELF magic. */
 int cli_is_elf_file(const char *path);
 /* Disassembly options naming the host's helpers and kfuncs (index prefix on). */

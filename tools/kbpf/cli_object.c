@@ -9,6 +9,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <kbpf/linux.h>
+#include <kbpf/tcp_host.h> /* the tcp_congestion_ops type (its own BTF: kbpf links kbpf_tcp) */
 #include "cli.h"
 
 int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_opts *o)
@@ -36,8 +37,10 @@ struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o)
 	struct kbpf_host *host = kbpf_host_new();
 	int ret;
 
-	/* Linux's program types and helpers (hosts/linux), so Linux programs verify and run. */
-	if (!host || kbpf_host_add_map_helpers(host) || kbpf_linux_host_add(host) ||
+	/* Linux's program types and helpers (hosts/linux), so Linux programs verify and run;
+	 * first the TCP host's (its clock helpers win), unless kbpf has no BTF of its own. */
+	if (!host || kbpf_host_add_map_helpers(host) || (!o->host_file && kbpf_tcp_host_add(host) == -ENOMEM) ||
+	    kbpf_linux_host_add(host) ||
 	    kbpf_host_kconfig_set(host, "CONFIG_HZ", 250)) {
 		kbpf_host_free(host);
 		cli_error(EXIT_FAIL, cmd, "out of memory");
@@ -89,9 +92,15 @@ int cli_object_open(const char *cmd, const char *path, struct kbpf_host *host, b
 int cli_object_open_jit(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
 			int jit, struct kbpf_object **out)
 {
+	return cli_object_open_hardened(cmd, path, host, load, prog, jit, 0, 0, out);
+}
+
+int cli_object_open_hardened(const char *cmd, const char *path, struct kbpf_host *host, bool load,
+			     const char *prog, int jit, unsigned harden, uint64_t run_budget, struct kbpf_object **out)
+{
 	static char log[65536];
 	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log, .log_size = sizeof(log),
-					      .jit = jit };
+					      .jit = jit, .harden = harden, .run_budget = run_budget };
 	struct kbpf_object *obj = NULL;
 	char line[1024];
 	int ret;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include <kbpf/tcp_host.h>
 
 void usage_kfuncs(void)
 {
@@ -177,7 +178,8 @@ int cmd_kfuncs(int argc, char **argv)
 	host = kbpf_host_new();
 	if (!host)
 		return cli_error(EXIT_FAIL, "kfuncs", "out of memory");
-	ret = host_file ? load_plugin(host_file, host, &handle) : 0;
+	/* --type without --host: kbpf's own host, the TCP one (kbpf links hosts/tcp) */
+	ret = host_file ? load_plugin(host_file, host, &handle) : type ? kbpf_tcp_host_add(host) : 0;
 	if (!ret) {
 		if (l.json) {
 			printf("{\n  \"host\": ");

@@ -30,7 +30,11 @@ void usage_prog(void)
 	       "      and '; source line @ file:line:col' comments from the object's line info.\n\n"
 	       "  --raw             dump the instructions as in the ELF file, without loading\n"
 	       "  --jited           load with the x86-64 JIT and show each instruction's native\n"
-	       "                    code under it (disassembled with capstone)\n" CLI_HOST_USAGE);
+	       "                    code under it (disassembled with capstone)\n"
+	       "  --harden          load/dump: create the programs hardened (--blind, --stack-guard)\n"
+	       "  --blind           JIT constant blinding: no immediate of a program in native code\n"
+	       "  --stack-guard     guard bytes around each stack frame, checked at function return\n"
+	       "  --budget N        each run stops after N backward jumps and BPF-to-BPF calls\n" CLI_HOST_USAGE);
 }
 
 struct prog_args {
@@ -38,12 +42,16 @@ struct prog_args {
 	const char *path, *prog;
 	bool raw, jited;
 	struct cli_host_opts host;
+	unsigned harden;     /* KBPF_HARDEN_* */
+	uint64_t run_budget; /* --budget */
 };
 
 static int parse(int argc, char **argv, struct prog_args *a)
 {
 	static const struct option longopts[] = {
 		{ "raw", no_argument, 0, 'r' }, { "jited", no_argument, 0, 'j' }, { "help", no_argument, 0, 'h' },
+		{ "harden", no_argument, 0, 'S' }, { "blind", no_argument, 0, 'B' },
+		{ "stack-guard", no_argument, 0, 'G' }, { "budget", required_argument, 0, 'U' },
 		CLI_HOST_LONGOPTS, { 0, 0, 0, 0 },
 	};
 	int c, ret;
@@ -54,6 +62,13 @@ static int parse(int argc, char **argv, struct prog_args *a)
 		switch (c) {
 		case 'r': a->raw = true; break;
 		case 'j': a->jited = true; break;
+		case 'S': a->harden |= KBPF_HARDEN_ALL; break;
+		case 'B': a->harden |= KBPF_HARDEN_BLIND; break;
+		case 'G': a->harden |= KBPF_HARDEN_STACK_GUARD; break;
+		case 'U':
+			if (cli_parse_u64(optarg, &a->run_budget) || !a->run_budget || a->run_budget > KBPF_RUN_BUDGET_MAX)
+				return cli_error(EXIT_USAGE, "prog", "--budget: '%s' is not a count from 1 to 2^48-1", optarg);
+			break;
 		case 'h': usage_prog(); return -1;
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
@@ -242,7 +257,9 @@ static int dump(struct prog_args *a, struct kbpf_host *host)
 {
 	struct kbpf_object *obj;
 	struct kbpf_program *p = NULL;
-	int ret = cli_object_open_jit("prog dump", a->path, host, !a->raw, a->prog, a->jited, &obj), shown = 0;
+	int ret = cli_object_open_hardened("prog dump", a->path, host, !a->raw, a->prog, a->jited, a->harden,
+					   a->run_budget, &obj),
+	    shown = 0;
 
 	if (ret)
 		return ret;
@@ -295,7 +312,8 @@ static int load(struct prog_args *a, struct kbpf_host *host)
 {
 	static char log[1 << 20];
 	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log,
-					      .log_size = sizeof(log), .jit = a->jited, .log_level = 1 };
+					      .log_size = sizeof(log), .jit = a->jited, .log_level = 1,
+					      .harden = a->harden, .run_budget = a->run_budget };
 	struct kbpf_object *obj = NULL;
 	struct kbpf_program *p = NULL;
 	int ret, loaded = 0;

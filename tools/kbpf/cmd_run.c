@@ -25,7 +25,10 @@ void usage_run(void)
 	       "memory of its maps (read-only for .rodata and other BPF_F_RDONLY_PROG maps).\n\n"
 	       "  --mem FILE        R1 = a copy of FILE's bytes, R2 = their length\n"
 	       "  --mem-hex HEX     the same with the bytes given as hex ('00 01 ff')\n"
-	       "  --ctx FILE        R1 = a copy of FILE's bytes (a context), R2 = 0\n"
+	       "  --ctx FILE        R1 = a copy of FILE's bytes (a context), R2 = 0. A syscall\n"
+	       "                    program of FILE.o runs as BPF_PROG_TEST_RUN runs it: a context\n"
+	       "                    shorter than what the program touches is refused (no --ctx:\n"
+	       "                    NULL, 0 bytes); --mem-out gets the context after the run\n"
 	       "  --arg N           set the next of R1..R5 (repeatable; after --mem/--ctx, from R3/R2)\n"
 	       "  --checked         check every memory access against the stack and the memory given;\n"
 	       "                    print the number of instructions executed\n"
@@ -33,6 +36,12 @@ void usage_run(void)
 	       "  --jit             run as native code from the x86-64 JIT (a program the JIT does\n"
 	       "                    not take runs on the interpreter, with a note saying why)\n"
 	       "  --repeat N        run N times and print the mean duration\n"
+	       "  --harden          --blind and --stack-guard (docs/reliability.md, \"Hardening\")\n"
+	       "  --blind           JIT constant blinding: no immediate of the program in native code\n"
+	       "  --stack-guard     guard bytes around each stack frame, checked when a function\n"
+	       "                    returns: a write just outside the frame stops the run\n"
+	       "  --budget N        stop a run after N backward jumps and BPF-to-BPF calls, on the\n"
+	       "                    interpreter and the JIT alike (an endless loop stops)\n"
 	       "  --mem-out FILE    write the memory (--mem/--ctx) as it is after the run\n"
 	       "  --packet FILE     run as Linux's BPF_PROG_TEST_RUN does: FILE is the packet (from\n"
 	       "                    its Ethernet header), R1 the context of the program's type\n"
@@ -87,6 +96,8 @@ struct run_args {
 	enum kbpf_asm_dialect dialect;
 	uint64_t args[5], max_insns, repeat;
 	int nargs, checked, jit;
+	unsigned harden;     /* KBPF_HARDEN_* */
+	uint64_t run_budget; /* --budget */
 };
 
 static int parse_run_args(int argc, char **argv, struct run_args *a)
@@ -99,6 +110,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "dialect", required_argument, 0, 'd' }, { "help", no_argument, 0, 'h' },
 		{ "jit", no_argument, 0, 'j' },           { "packet", required_argument, 0, 'p' },
 		{ "packet-out", required_argument, 0, 'P' }, { "type", required_argument, 0, 't' },
+		{ "harden", no_argument, 0, 'S' },        { "blind", no_argument, 0, 'B' },
+		{ "stack-guard", no_argument, 0, 'G' },   { "budget", required_argument, 0, 'U' },
 		CLI_HOST_LONGOPTS,                        { 0, 0, 0, 0 },
 	};
 	int c;
@@ -115,6 +128,13 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case 'p': a->packet_path = optarg; break;
 		case 'P': a->packet_out = optarg; break;
 		case 't': a->type = optarg; break;
+		case 'S': a->harden |= KBPF_HARDEN_ALL; break;
+		case 'B': a->harden |= KBPF_HARDEN_BLIND; break;
+		case 'G': a->harden |= KBPF_HARDEN_STACK_GUARD; break;
+		case 'U':
+			if (cli_parse_u64(optarg, &a->run_budget) || !a->run_budget || a->run_budget > KBPF_RUN_BUDGET_MAX)
+				return cli_error(EXIT_USAGE, "run", "--budget: '%s' is not a count from 1 to 2^48-1", optarg);
+			break;
 		case 'a':
 			if (a->nargs == 5)
 				return cli_error(EXIT_USAGE, "run", "at most 5 --arg values (R1..R5)");
@@ -158,6 +178,9 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		return cli_error(EXIT_USAGE, "run", "--max-insns needs --checked");
 	if (a->jit && a->checked)
 		return cli_error(EXIT_USAGE, "run", "--jit and --checked exclude each other (checked runs interpret)");
+	if ((a->run_budget || a->harden) && a->checked)
+		return cli_error(EXIT_USAGE, "run", "--harden, --blind, --stack-guard and --budget exclude --checked "
+				 "(which checks every access; --max-insns bounds it)");
 	a->prog_path = argv[optind];
 	a->obj_prog = optind == argc - 2 ? argv[optind + 1] : NULL;
 	bool is_obj = cli_is_elf_file(a->prog_path);
@@ -166,6 +189,17 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 	if (!is_obj && (a->host.host_file || a->host.nr_kconfig))
 		return cli_error(EXIT_USAGE, "run", "--host and --kconfig go with a BPF object (FILE.o)");
 	return 0;
+}
+
+/* The reason of a stop by a hardening option, which unchecked runs do not write. */
+static void hardening_stop_reason(const struct run_args *a, int ret, char *err, size_t size)
+{
+	if (err[0])
+		return;
+	if (ret == -ETIME && a->run_budget)
+		snprintf(err, size, "run budget of %" PRIu64 " backward jumps and calls exhausted", a->run_budget);
+	else if (ret == -EFAULT && (a->harden & KBPF_HARDEN_STACK_GUARD))
+		snprintf(err, size, "stack guard: the program wrote outside its stack frame");
 }
 
 /* Run once (or repeat times) and report; returns the exit code. */
@@ -199,6 +233,7 @@ static int execute(struct kbpf_prog *prog, struct run_args *a, char *mem, size_t
 	for (uint64_t i = 0; i < runs && !ret; i++)
 		ret = kbpf_prog_run_opts(prog, &ro);
 	double elapsed = now_ns() - t0;
+	hardening_stop_reason(a, ret, err, sizeof(err));
 	if (ret)
 		return cli_error(EXIT_FAIL, "run", "program stopped: %s", err[0] ? err : strerror(-ret));
 
@@ -375,6 +410,7 @@ static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_k
 	for (uint64_t i = 0; i < runs && !ret; i++)
 		ret = kbpf_prog_run_opts(prog, &ro);
 	double elapsed = now_ns() - t0;
+	hardening_stop_reason(a, ret, err, sizeof(err));
 	if (ret) {
 		pkt_free(&r);
 		return cli_error(EXIT_FAIL, "run", "program stopped: %s", err[0] ? err : strerror(-ret));
@@ -413,6 +449,27 @@ static int write_file(const char *path, const char *data, size_t len)
 	return ok ? 0 : -EIO;
 }
 
+/* A syscall program of an object, as BPF_PROG_TEST_RUN runs one (Linux's
+ * bpf_prog_test_run_syscall): R1 = a copy of --ctx (NULL without it), refused before the
+ * run when that is shorter than what the program touches (max_ctx_offset); the context
+ * as the program left it goes to --mem-out. */
+static int execute_syscall(struct kbpf_prog *prog, const struct run_args *a, char *ctx, size_t ctx_len)
+{
+	uint32_t retval = 0;
+	int ret = kbpf_linux_test_run_syscall(prog, ctx, ctx_len, &retval);
+
+	if (ret == -EINVAL && ctx_len < kbpf_prog_max_ctx_offset(prog))
+		return cli_error(EXIT_FAIL, "run", "test run refused (%s): the context has %zu bytes, the program "
+				 "touches %u (max_ctx_offset; give them with --ctx FILE)", strerror(-ret), ctx_len,
+				 kbpf_prog_max_ctx_offset(prog));
+	if (ret)
+		return cli_error(EXIT_FAIL, "run", "test run failed: %s", strerror(-ret));
+	printf("retval: 0x%" PRIx32 " (%" PRId32 ")\n", retval, (int32_t)retval);
+	if (a->mem_out && write_file(a->mem_out, ctx, ctx_len))
+		return cli_error(EXIT_FAIL, "run", "cannot write %s", a->mem_out);
+	return EXIT_OK;
+}
+
 /* With --jit, a program the JIT did not take runs on the interpreter: say so, with the
  * reason load logged ("program 'NAME': JIT: ..."). */
 static void jit_note(const struct run_args *a, const struct kbpf_object *obj, const struct kbpf_program *p)
@@ -442,7 +499,8 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 	*host = cli_host_new("run", &a->host);
 	if (!*host)
 		return EXIT_FAIL;
-	ret = cli_object_open_jit("run", a->prog_path, *host, true, a->obj_prog, a->jit, obj);
+	ret = cli_object_open_hardened("run", a->prog_path, *host, true, a->obj_prog, a->jit, a->harden, a->run_budget,
+				       obj);
 	if (ret)
 		return ret;
 	if (a->obj_prog) {
@@ -496,6 +554,9 @@ int cmd_run(int argc, char **argv)
 		if (!code && a.packet_path) {
 			code = execute_packet(prog, &a, a.type ? pkt_kind_of_name(a.type) : pkt_kind_of_linux(type),
 					      mem, mem_len);
+		} else if (!code && type == BPF_PROG_TYPE_SYSCALL && !a.checked && !a.mem_path && !a.mem_hex &&
+			   !a.nargs && !a.repeat) {
+			code = execute_syscall(prog, &a, mem, mem_len);
 		} else if (!code) {
 			code = execute(prog, &a, mem, mem_len);
 			if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
@@ -522,7 +583,8 @@ int cmd_run(int argc, char **argv)
 	 * verifier converts its ctx accesses (data/data_end become the real pointers). */
 	const char *type = a.packet_path && a.type ? (strcmp(a.type, "tc") ? a.type : "sched_cls") : NULL;
 	struct kbpf_prog_opts po = { .sz = sizeof(po), .name = a.prog_path, .log_buf = log, .log_size = sizeof(log),
-				     .jit = a.jit, .host = host, .prog_type = type, .license = "GPL" };
+				     .jit = a.jit, .host = host, .prog_type = type, .license = "GPL",
+				     .harden = a.harden, .run_budget = a.run_budget };
 	ret = kbpf_prog_create(insns, cnt, &po, &prog);
 	free(insns);
 	if (ret) {

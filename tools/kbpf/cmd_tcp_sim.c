@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <kbpf/tcp_host.h>
 #include <kbpf/tcp_sim.h>
 #include "cli.h"
 
@@ -19,9 +20,14 @@ void usage_tcp_sim(void);
 
 void usage_tcp_sim(void)
 {
-	printf("usage: kbpf tcp-sim [OPTIONS] --cc NAME [--cc NAME ...]\n"
+	printf("usage: kbpf tcp-sim [OPTIONS] --cc NAME|FILE.o[:MAP] [--cc ...]\n"
 	       "Run TCP flows over one simulated bottleneck, each with a congestion control.\n\n"
 	       "  --cc NAME           a flow with native CC NAME: reno, cubic, dctcp, bbr (repeatable)\n"
+	       "  --cc FILE.o[:MAP]   a flow with the BPF CC of struct_ops map MAP of a BPF object\n"
+	       "                      (default: its only tcp_congestion_ops map); also findable by\n"
+	       "                      its name through bpf_setsockopt(TCP_CONGESTION)\n"
+	       "  --jit, --no-jit     BPF CCs on the x86-64 JIT (default where available) or the\n"
+	       "                      interpreter\n"
 	       "  --rate R            bottleneck rate in bit/s, suffix k/M/G (default 20M)\n"
 	       "  --delay D           one-way delay, suffix us/ms/s (default 20ms: 40 ms RTT)\n"
 	       "  --queue N           drop-tail queue limit in packets (default: one BDP)\n"
@@ -129,7 +135,7 @@ static int plot(const char *out, const char *csv, char names[][TCP_CA_NAME_MAX],
 	fprintf(gp, "set grid\nset key outside right\nset ylabel 'cwnd (segments)'\nplot ");
 	for (unsigned int i = 0; i < n; i++)
 		/* One data stream per flow, so each line is drawn unbroken. */
-		fprintf(gp, "%s\"< grep -E '^[^,]*,%u,' %s\" using 1:3 with lines title '%u %s'", i ? ", " : "", i, csv,
+		fprintf(gp, "%s\"< grep -E '^[^,]*,%u,' %s\" using 1:3 with lines title '%u %s' noenhanced", i ? ", " : "", i, csv,
 			i, names[i]);
 	fprintf(gp, "\nset xlabel 'time (s)'\nset ylabel 'queue (packets)'\n");
 	fprintf(gp, "plot '%s' every ::1 using 1:8 with lines lc rgb 'gray30' title 'queue'\n", csv);
@@ -141,10 +147,105 @@ static int plot(const char *out, const char *csv, char names[][TCP_CA_NAME_MAX],
 	return EXIT_OK;
 }
 
+/* BPF CCs of the command line: each object loaded once, each of its maps made a CC once
+ * and registered by name in the simulation. */
+struct bpf_ccs {
+	struct kbpf_host *host;
+	struct {
+		char *path;
+		struct kbpf_object *obj;
+	} objs[MAX_FLOWS];
+	unsigned int nr_objs;
+	struct {
+		char *spec;
+		struct kbpf_tcp_bpf_cc *cc;
+	} ccs[MAX_FLOWS];
+	unsigned int nr_ccs;
+};
+
+static int jit_default(void)
+{
+#if defined(__x86_64__)
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+static void bpf_ccs_free(struct bpf_ccs *b)
+{
+	for (unsigned int i = 0; i < b->nr_ccs; i++) {
+		kbpf_tcp_bpf_cc_free(b->ccs[i].cc);
+		free(b->ccs[i].spec);
+	}
+	for (unsigned int i = 0; i < b->nr_objs; i++) {
+		kbpf_object_close(b->objs[i].obj);
+		free(b->objs[i].path);
+	}
+	kbpf_host_free(b->host);
+}
+
+/* The CC of spec (FILE.o[:MAP]) in *ops, its name in name; 0, or a message was printed. */
+static int bpf_cc_get(struct bpf_ccs *b, struct kbpf_tcp_sim *sim, const char *spec, int jit,
+		      const struct tcp_congestion_ops **ops, char *name)
+{
+	const char *colon = strrchr(spec, ':');
+	char path[4096], log[1024];
+	struct kbpf_object *obj = NULL;
+	struct kbpf_tcp_bpf_cc *cc;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < b->nr_ccs; i++)
+		if (!strcmp(b->ccs[i].spec, spec)) {
+			*ops = kbpf_tcp_bpf_cc_ops(b->ccs[i].cc);
+			snprintf(name, TCP_CA_NAME_MAX, "%s", (*ops)->name);
+			return 0;
+		}
+	snprintf(path, sizeof(path), "%.*s", (int)(colon ? colon - spec : (ptrdiff_t)strlen(spec)), spec);
+	if (!b->host) {
+		struct cli_host_opts ho = { 0 };
+		if (!(b->host = cli_host_new(CMD, &ho)))
+			return -1;
+	}
+	for (i = 0; i < b->nr_objs; i++)
+		if (!strcmp(b->objs[i].path, path))
+			obj = b->objs[i].obj;
+	if (!obj) {
+		if (cli_object_open_jit(CMD, path, b->host, true, NULL, jit, &obj))
+			return -1;
+		b->objs[b->nr_objs].obj = obj;
+		if (!(b->objs[b->nr_objs++].path = strdup(path))) {
+			cli_error(EXIT_FAIL, CMD, "out of memory");
+			return -1;
+		}
+	}
+	struct kbpf_tcp_bpf_cc_opts o = { .sz = sizeof(o), .log_buf = log, .log_size = sizeof(log) };
+	err = kbpf_tcp_bpf_cc_load(obj, colon ? colon + 1 : NULL, b->host, &o, &cc);
+	if (err) {
+		cli_error(EXIT_FAIL, CMD, "--cc %s: %s", spec, log[0] ? log : strerror(-err));
+		return -1;
+	}
+	b->ccs[b->nr_ccs].cc = cc;
+	if (!(b->ccs[b->nr_ccs++].spec = strdup(spec))) {
+		cli_error(EXIT_FAIL, CMD, "out of memory");
+		return -1;
+	}
+	*ops = kbpf_tcp_bpf_cc_ops(cc);
+	err = kbpf_tcp_sim_register_cc(sim, *ops);
+	if (err) {
+		cli_error(EXIT_FAIL, CMD, "--cc %s: cannot register \"%s\": %s", spec, (*ops)->name,
+			  err == -EEXIST ? "a congestion control of that name exists" : strerror(-err));
+		return -1;
+	}
+	snprintf(name, TCP_CA_NAME_MAX, "%s", (*ops)->name);
+	return 0;
+}
+
 int cmd_tcp_sim(int argc, char **argv)
 {
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
-	       O_TRACE, O_PLOT, O_QUIET, O_HELP };
+	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -153,10 +254,14 @@ int cmd_tcp_sim(int argc, char **argv)
 		{ "stagger", required_argument, 0, O_STAGGER }, { "duration", required_argument, 0, O_DURATION },
 		{ "seed", required_argument, 0, O_SEED },     { "trace", required_argument, 0, O_TRACE },
 		{ "plot", required_argument, 0, O_PLOT },     { "quiet", no_argument, 0, O_QUIET },
-		{ "help", no_argument, 0, O_HELP },	     { 0, 0, 0, 0 },
+		{ "help", no_argument, 0, O_HELP },	     { "jit", no_argument, 0, O_JIT },
+		{ "no-jit", no_argument, 0, O_NO_JIT },	     { 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
 	const struct tcp_congestion_ops *ops[MAX_FLOWS];
+	const char *bpf_spec[MAX_FLOWS] = { 0 }; /* FILE.o[:MAP] of a BPF flow */
+	struct bpf_ccs bpf = { 0 };
+	int jit = jit_default();
 	char names[MAX_FLOWS][TCP_CA_NAME_MAX];
 	unsigned int nflows = 0;
 	uint64_t duration = 30000000, bytes = 0, stagger = 0, v;
@@ -174,11 +279,13 @@ int cmd_tcp_sim(int argc, char **argv)
 		case O_CC:
 			if (nflows >= MAX_FLOWS)
 				return cli_error(EXIT_USAGE, CMD, "at most %d flows", MAX_FLOWS);
-			if (strstr(optarg, ".o") || strchr(optarg, ':') || strchr(optarg, '/'))
-				return cli_error(EXIT_FAIL, CMD,
-						 "--cc %s: BPF congestion controls (FILE.o[:MAP]) are not yet supported; "
-						 "native CCs: reno, cubic, dctcp, bbr", optarg);
 			ops[nflows] = kbpf_tcp_cc_find(optarg);
+			if (!ops[nflows] && (strstr(optarg, ".o") || strchr(optarg, ':') || strchr(optarg, '/'))) {
+				bpf_spec[nflows] = optarg; /* loaded once the options are known (--jit) */
+				snprintf(names[nflows], TCP_CA_NAME_MAX, "%s", optarg);
+				nflows++;
+				break;
+			}
 			if (!ops[nflows])
 				return cli_error(EXIT_USAGE, CMD, "--cc %s: unknown congestion control (reno, cubic, dctcp, bbr)",
 						 optarg);
@@ -236,6 +343,12 @@ int cmd_tcp_sim(int argc, char **argv)
 		case O_QUIET:
 			quiet = true;
 			break;
+		case O_JIT:
+			jit = 1;
+			break;
+		case O_NO_JIT:
+			jit = 0;
+			break;
 		case 'h':
 		case O_HELP:
 			usage_tcp_sim();
@@ -262,6 +375,10 @@ int cmd_tcp_sim(int argc, char **argv)
 
 	if ((err = kbpf_tcp_sim_create(&so, &sim)))
 		return cli_error(EXIT_USAGE, CMD, "bad link parameters: %s", strerror(-err));
+	for (unsigned int i = 0; i < nflows; i++) {
+		if (bpf_spec[i] && bpf_cc_get(&bpf, sim, bpf_spec[i], jit, &ops[i], names[i]))
+			goto out;
+	}
 	for (unsigned int i = 0; i < nflows; i++) {
 		struct kbpf_tcp_flow_opts fo = { .sz = sizeof(fo), .start_us = stagger * i, .bytes = bytes };
 
@@ -356,6 +473,7 @@ out:
 		fclose(trace);
 	if (tmp_used)
 		unlink(tmp_csv);
-	kbpf_tcp_sim_free(sim);
+	kbpf_tcp_sim_free(sim); /* before the BPF CCs it runs */
+	bpf_ccs_free(&bpf);
 	return rc;
 }

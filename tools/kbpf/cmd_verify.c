@@ -26,6 +26,7 @@ void usage_verify(void)
 	       "  --log-level N     Linux's log level bits: 1 the failing path, 2 every insn with\n"
 	       "                    its state, 4 statistics (default 1; 0: only the error line)\n"
 	       "  --unpriv          Linux's rules for loads without CAP_BPF/CAP_PERFMON\n"
+	       CLI_CAP_USAGE
 	       "  --license L       license for GPL-only helpers (default GPL, or the object's)\n"
 	       "  --map T:K:V:N     FILE only: create a map (type name, key/value size, entries);\n"
 	       "                    the first is map[idx:0] in the program, the next map[idx:1]...\n"
@@ -66,6 +67,13 @@ struct verify_args {
 	const char *type, *license;
 	unsigned level;
 	int unpriv;
+	unsigned caps; /* --cap: kbpf_verify_opts.caps */
+	/* the program's BTF func_info (objects): global functions, callbacks */
+	const struct btf *btf;
+	const struct bpf_func_info *func_info;
+	size_t nr_func_info;	/* struct_ops programs: the host member's prototype types the context */
+	uint32_t attach_btf_id;
+	const char *attach_member;
 };
 
 static int verify_one(const char *cmd, const char *what, const struct bpf_insn *insns, size_t cnt,
@@ -78,7 +86,14 @@ static int verify_one(const char *cmd, const char *what, const struct bpf_insn *
 		return cli_error(EXIT_FAIL, cmd, "out of memory");
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = type, .maps = maps,
 				      .nr_maps = nr_maps, .license = license, .unprivileged = a->unpriv,
-				      .log_level = a->level, .log_buf = log, .log_size = log_size, .prog_name = what };
+				      .log_level = a->level, .log_buf = log, .log_size = log_size, .prog_name = what,
+				      .caps = a->caps, .attach_btf_id = a->attach_btf_id,
+				      .attach_member = a->attach_member };
+	if (a->btf && a->nr_func_info) {
+		o.prog_btf = a->btf;
+		o.func_info = a->func_info;
+		o.nr_func_info = (uint32_t)a->nr_func_info;
+	}
 	log[0] = 0;
 	int ret = kbpf_prog_verify(insns, cnt, &o);
 	if (ret == -ENOENT) {
@@ -155,10 +170,30 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 			snprintf(buf, sizeof(buf), "%s", tname);
 			tname = buf;
 		}
+		struct verify_args pa = *a;
+		if (!a->type && types[i] == BPF_PROG_TYPE_STRUCT_OPS) {
+			/* typed by the host struct member it fills, as kbpf_object_load does */
+			size_t before = olog ? strlen(olog) : 0;
+			int r = kbpf_program_struct_ops_attach(obj, progs[i], &tname, &pa.attach_btf_id,
+							       &pa.attach_member);
+			if (r) {
+				const char *why = olog ? olog + before : "";
+				printf("%s%s: rejected (%s)\n", why, kbpf_program_name(progs[i]), strerror(-r));
+				rc = EXIT_FAIL;
+				continue;
+			}
+			if (!tname) {
+				printf("%s: struct_ops program the host has no rules for (section '%s'): not verified\n",
+				       kbpf_program_name(progs[i]), kbpf_program_section_name(progs[i]));
+				continue;
+			}
+		}
 		size_t cnt;
 		const struct bpf_insn *insns = kbpf_program_insns(progs[i], &cnt);
 		const char *lic = a->license ? a->license : kbpf_object_license(obj);
-		int r = verify_one(cmd, kbpf_program_name(progs[i]), insns, cnt, host, tname, maps, nr_maps, a, lic);
+		pa.btf = kbpf_object_btf(obj);
+		pa.func_info = kbpf_program_func_info(progs[i], &pa.nr_func_info);
+		int r = verify_one(cmd, kbpf_program_name(progs[i]), insns, cnt, host, tname, maps, nr_maps, &pa, lic);
 		if (r == EXIT_USAGE) {
 			rc = r;
 			break;
@@ -180,7 +215,7 @@ int cmd_verify(int argc, char **argv)
 		{ "unpriv", no_argument, 0, 'u' },	{ "license", required_argument, 0, 'L' },
 		{ "map", required_argument, 0, 'm' },	{ "dialect", required_argument, 0, 'd' },
 		{ "help", no_argument, 0, 'h' },	CLI_HOST_LONGOPTS,
-		{ 0, 0, 0, 0 },
+		{ "cap", required_argument, 0, 'C' },	{ 0, 0, 0, 0 },
 	};
 	struct verify_args a = { .level = 1 };
 	struct cli_host_opts hopts = { 0 };
@@ -206,6 +241,11 @@ int cmd_verify(int argc, char **argv)
 			break;
 		case 'L':
 			a.license = optarg;
+			break;
+		case 'C':
+			if (cli_parse_caps(optarg, &a.caps))
+				return cli_error(EXIT_USAGE, "verify", "--cap: expected names of bpf, perfmon, net_admin, "
+						 "sys_admin, sys_boot, all, none (comma-separated, -NAME drops), got '%s'", optarg);
 			break;
 		case 'm':
 			if (nr_defs == MAX_CLI_MAPS || parse_map(optarg, &defs[nr_defs]))

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <stdbool.h>
+#include <kbpf/prog_type.h>
 #include "cli.h"
 
 int cli_error(int code, const char *cmd, const char *fmt, ...)
@@ -137,5 +140,53 @@ int cli_parse_dialect(const char *s, enum kbpf_asm_dialect *out)
 		*out = KBPF_ASM_CONFORMANCE;
 	else
 		return -EINVAL;
+	return 0;
+}
+
+int cli_parse_caps(const char *s, unsigned *caps)
+{
+	static const struct {
+		const char *name;
+		unsigned bits;
+	} names[] = {
+		{ "bpf", KBPF_CAP_BPF },	   { "perfmon", KBPF_CAP_PERFMON },   { "net_admin", KBPF_CAP_NET_ADMIN },
+		{ "sys_admin", KBPF_CAP_SYS_ADMIN }, { "sys_boot", KBPF_CAP_SYS_BOOT }, { "all", KBPF_CAP_ALL },
+		{ "none", 0 },
+	};
+	unsigned set = 0;
+	bool first = true;
+
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		bool drop = *s == '-';
+		const char *n = s + drop;
+		size_t nlen = len - drop;
+		size_t i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == nlen && !strncasecmp(n, names[i].name, nlen))
+				break;
+		/* "cap_sys_boot" (capabilities(7)'s spelling) is accepted too */
+		if (i == sizeof(names) / sizeof(names[0]) && nlen > 4 && !strncasecmp(n, "cap_", 4)) {
+			for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+				if (strlen(names[i].name) == nlen - 4 && !strncasecmp(n + 4, names[i].name, nlen - 4))
+					break;
+		}
+		if (i == sizeof(names) / sizeof(names[0]) || !nlen)
+			return -EINVAL;
+		if (drop && first)
+			set = KBPF_CAP_ALL;
+		if (drop)
+			set &= ~names[i].bits;
+		else
+			set |= names[i].bits;
+		first = false;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	if (first)
+		return -EINVAL;
+	*caps = set ? set : KBPF_CAP_NONE;
 	return 0;
 }

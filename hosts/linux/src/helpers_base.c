@@ -12,6 +12,7 @@
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <kbpf/map.h>
 #include "linux_internal.h"
 
 static uint64_t clock_ns(clockid_t id)
@@ -51,6 +52,21 @@ KBPF_LINUX_HELPER(jiffies64)
 {
 	LINUX_UNUSED5(r1, r2, r3, r4, r5);
 	return clock_ns(CLOCK_BOOTTIME) / (1000000000u / 250);
+}
+
+/* bpf_per_cpu_ptr / bpf_this_cpu_ptr on a per-CPU host variable (kbpf/kfunc.h): a
+ * process has no per-CPU areas, so a host's per-CPU variable is one object, the copy of
+ * every CPU; NULL for a CPU number kbpf does not have, as Linux for cpu >= nr_cpu_ids. */
+KBPF_LINUX_HELPER(per_cpu_ptr)
+{
+	LINUX_UNUSED5(r1, r2, r3, r4, r5);
+	return r2 < kbpf_nr_cpus() ? r1 : 0;
+}
+
+KBPF_LINUX_HELPER(this_cpu_ptr)
+{
+	LINUX_UNUSED5(r1, r2, r3, r4, r5);
+	return r1;
 }
 
 /* Linux keeps a per-CPU generator; a per-thread one is the userspace equivalent (no

@@ -55,6 +55,8 @@ KBPF_LINUX_HELPER(ktime_get_boot_ns);
 KBPF_LINUX_HELPER(ktime_get_coarse_ns);
 KBPF_LINUX_HELPER(ktime_get_tai_ns);
 KBPF_LINUX_HELPER(jiffies64);
+KBPF_LINUX_HELPER(per_cpu_ptr);
+KBPF_LINUX_HELPER(this_cpu_ptr);
 KBPF_LINUX_HELPER(get_prandom_u32);
 KBPF_LINUX_HELPER(get_numa_node_id);
 KBPF_LINUX_HELPER(get_current_pid_tgid);
@@ -83,6 +85,8 @@ KBPF_LINUX_HELPER(xdp_adjust_meta);
 KBPF_LINUX_HELPER(xdp_get_buff_len);
 KBPF_LINUX_HELPER(xdp_load_bytes);
 KBPF_LINUX_HELPER(xdp_store_bytes);
+KBPF_LINUX_HELPER(loop);
+KBPF_LINUX_HELPER(for_each_map_elem);
 
 #define LINUX_UNUSED5(a, b, c, d, e) ((void)(a), (void)(b), (void)(c), (void)(d), (void)(e))
 

@@ -78,14 +78,25 @@ int kbpf_linux_skb_init(struct kbpf_linux_skb *skb, void *buf, size_t buf_size, 
 /* Same for xdp (data_hard_end = buf + buf_size). */
 int kbpf_linux_xdp_init(struct kbpf_linux_xdp *xdp, void *buf, size_t buf_size, size_t headroom, size_t len);
 
+/* BPF_PROG_TEST_RUN of a syscall program (Linux 6.1's bpf_prog_test_run_syscall): ctx
+ * (ctx_size bytes, or NULL and 0) is copied, the program runs with R1 = the copy (NULL
+ * when ctx_size is 0), and the copy is written back to ctx. -EINVAL before running when
+ * ctx_size is below what the program touches (kbpf_prog_max_ctx_offset: the verifier's
+ * max_ctx_offset) or above U16_MAX, or ctx is NULL with a size; -ENOMEM; else
+ * kbpf_prog_run's result, with R0's low 32 bits in *retval. */
+struct kbpf_prog;
+int kbpf_linux_test_run_syscall(const struct kbpf_prog *prog, void *ctx, size_t ctx_size, uint32_t *retval);
+
 /* The test kfuncs of Linux 6.1's net/bpf/test_run.c (bpf_kfunc_call_test1/2/3, acquire/
  * release, get_rdwr_mem, pass_ctx, fail1/2/3, mem_len_*, destructive, …) and their types
  * (struct prog_test_ref_kfunc, prog_test_pass1, …), registered as one set for sched_cls,
  * tracing and syscall with Linux's flags: what Linux's kfunc selftests call
- * (tests/linux-kfunc, docs/kfuncs.md). In the separate library kbpf_linux_test_kfuncs
+ * (tests/linux-kfunc, docs/kfuncs.md); and the per-CPU host variable bpf_prog_active
+ * their typed __ksym reads (kbpf_host_var_register; the library keeps its .data..percpu
+ * section so pahole gives it a VAR). In the separate library kbpf_linux_test_kfuncs
  * (its struct sock is the TCP host's, so it links kbpf_tcp). Needs the host's BTF loaded
  * first, from a binary that links the library (kbpf_add_host_btf). Returns 0 or
- * kbpf_host_kfunc_set_register's error, the reason in log_buf. */
+ * kbpf_host_kfunc_set_register's / kbpf_host_var_register's error, the reason in log_buf. */
 int kbpf_linux_host_add_test_kfuncs(struct kbpf_host *host, char *log_buf, size_t log_size);
 
 #ifdef __cplusplus

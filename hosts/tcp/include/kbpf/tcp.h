@@ -149,6 +149,8 @@ struct inet_connection_sock {
 	__u64 icsk_ca_priv[ICSK_CA_PRIV_SIZE / sizeof(__u64)];
 };
 
+#define KBPF_TCP_SK_STORAGE_MAPS 8
+
 /* Not Linux: what the host gives native code that Linux takes from globals (jiffies, the
  * PRNG) or from the socket's transmit path (the DCTCP special ACK). Set by the simulator;
  * a bare socket (unit tests) may leave the callback NULL. */
@@ -157,6 +159,10 @@ struct kbpf_tcp_host_ext {
 	__u64 prandom_state; /* per-socket, seeded: bbr's prandom_u32_max */
 	void (*send_ack)(struct sock *sk, __u32 rcv_nxt); /* __tcp_send_ack: ACK rcv_nxt now */
 	void *owner; /* the simulator's endpoint */
+	__u8 bpf_chg_cc_inprogress; /* Linux's tp->bpf_chg_cc_inprogress (bpf_setsockopt) */
+	/* The SK_STORAGE maps holding a value for this socket (struct kbpf_map *), so the
+	 * values go when the socket does (Linux: sk->sk_bpf_storage). */
+	void *storage_maps[KBPF_TCP_SK_STORAGE_MAPS];
 };
 
 struct tcp_rack {
@@ -267,6 +273,9 @@ struct rate_sample {
 
 union tcp_cc_info;
 
+/* The kernel's short name for __u32 (include/asm-generic/int-ll64.h). */
+typedef __u32 u32;
+
 struct tcp_congestion_ops {
 	__u32 (*ssthresh)(struct sock *sk);
 	void (*cong_avoid)(struct sock *sk, __u32 ack, __u32 acked);
@@ -278,7 +287,9 @@ struct tcp_congestion_ops {
 	void (*cong_control)(struct sock *sk, const struct rate_sample *rs);
 	__u32 (*undo_cwnd)(struct sock *sk);
 	__u32 (*sndbuf_expand)(struct sock *sk);
-	size_t (*get_info)(struct sock *sk, __u32 ext, int *attr, union tcp_cc_info *info);
+	/* Linux spells ext `u32`: the type must be in the host BTF, because a BPF object
+	 * built against the host's vmlinux.h (tcp_ca_unsupp_cong_op.c) names it. */
+	size_t (*get_info)(struct sock *sk, u32 ext, int *attr, union tcp_cc_info *info);
 	char name[TCP_CA_NAME_MAX];
 	struct module *owner;
 	struct list_head list;

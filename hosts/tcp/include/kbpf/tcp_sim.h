@@ -34,6 +34,9 @@ struct kbpf_tcp_flow_opts {
 	uint64_t bytes; /* application data to send; 0 = unlimited (bulk) */
 	int tcp_ecn; /* sysctl net.ipv4.tcp_ecn of both ends: 0, 1 or 2 (Linux's default 2) */
 	int tcp_ecn_set; /* nonzero: tcp_ecn above is meant (else Linux's default) */
+	/* The receiver's CC (it decides whether an ECT SYN gets ECN: Linux's listener accepts
+	 * one only with a NEEDS_ECN CC); NULL: the flow's. Must outlive the simulator. */
+	const struct tcp_congestion_ops *peer_ops;
 };
 
 /* One point per ACK the sender processes, after the CC ran. */

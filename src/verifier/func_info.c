@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* BTF func_info and global functions (Linux 6.1 check_btf_func, btf_prepare_func_args,
+ * btf_check_subprog_call): the program's own BTF names each subprogram's FUNC. A global
+ * function (BTF_FUNC_GLOBAL) is verified once, on its own, for any arguments its
+ * prototype allows; a call to it only checks the caller's registers against that
+ * prototype and returns an unknown scalar. Static functions stay verified per call. */
+#include <errno.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include <linux/btf.h>
+#include "verifier/env.h"
+#include "verifier/vbtf.h"
+#include "verifier/kfunc.h"
+
+static bool is_scalar(const struct btf_type *t)
+{
+	return t != &vbtf_void && (btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t));
+}
+
+/* btf_type_is_small_int or an enum: what LD_ABS and tail-call subprogs must return. */
+static bool is_scalar_return(const struct btf_type *t)
+{
+	if (t == &vbtf_void)
+		return false;
+	if (btf_is_enum(t) || btf_is_enum64(t))
+		return true;
+	return btf_is_int(t) && btf_int_offset(t) == 0 && btf_int_bits(t) <= 64;
+}
+
+/* The subprogram's FUNC_PROTO, or NULL. */
+static const struct btf_type *proto_of(struct env *env, int sub, const char **fname)
+{
+	const struct btf_type *f = vbtf_type(env->prog_btf, env->sub[sub].btf_id);
+	*fname = vbtf_name(env->prog_btf, f);
+	if (f == &vbtf_void || !btf_is_func(f))
+		return NULL;
+	const struct btf_type *p = vbtf_type(env->prog_btf, f->type);
+	return p != &vbtf_void && btf_is_func_proto(p) ? p : NULL;
+}
+
+/* btf_get_prog_ctx_type: a pointer to the program type's context struct. */
+static bool is_ctx_ptr(struct env *env, const struct btf_type *ptr)
+{
+	const struct btf_type *t = vbtf_skip_mods(env->prog_btf, ptr->type, NULL);
+	const char *ctx = env->type->ctx_btf_name;
+	if (!ctx || t == &vbtf_void || !(btf_is_struct(t) || btf_is_union(t)))
+		return false;
+	return !strcmp(vbtf_name(env->prog_btf, t), ctx);
+}
+
+bool subprog_is_global(const struct env *env, int sub)
+{
+	return env->has_func_info && sub > 0 && sub < env->nr_sub && env->sub[sub].linkage == BTF_FUNC_GLOBAL;
+}
+
+/* Linux's check_abnormal_return: without BTF, subprogs may not end a program. */
+static int check_abnormal_return(struct env *env)
+{
+	for (int s = 1; s < env->nr_sub; s++) {
+		if (env->sub[s].has_ld_abs) {
+			vlog(env, "LD_ABS is not allowed in subprogs without BTF\n");
+			return -EINVAL;
+		}
+		if (env->sub[s].has_tail_call) {
+			vlog(env, "tail_call is not allowed in subprogs without BTF\n");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* check_btf_func: one record per subprogram, in order, each naming a FUNC. */
+int check_btf_func(struct env *env)
+{
+	const struct kbpf_verify_opts *o = env->opts;
+	bool has = o->sz >= offsetof(struct kbpf_verify_opts, nr_func_info) + sizeof(o->nr_func_info) &&
+		   o->nr_func_info && o->func_info;
+	if (!has)
+		return check_abnormal_return(env);
+	if (!o->prog_btf) {
+		vlog(env, "invalid btf\n");
+		return -EINVAL;
+	}
+	env->prog_btf = o->prog_btf;
+	if (o->nr_func_info != (uint32_t)env->nr_sub) {
+		vlog(env, "number of funcs in func_info doesn't match number of subprogs\n");
+		return -EINVAL;
+	}
+	uint32_t prev = 0;
+	for (int i = 0; i < env->nr_sub; i++) {
+		const struct bpf_func_info *fi = &o->func_info[i];
+		if (i == 0 && fi->insn_off) {
+			vlog(env, "nonzero insn_off %u for the first func info record\n", fi->insn_off);
+			return -EINVAL;
+		}
+		if (i && fi->insn_off <= prev) {
+			vlog(env, "same or smaller insn offset (%u) than previous func info record (%u)\n", fi->insn_off,
+			     prev);
+			return -EINVAL;
+		}
+		prev = fi->insn_off;
+		if ((uint32_t)env->sub[i].start != fi->insn_off) {
+			vlog(env, "func_info BTF section doesn't match subprog layout in BPF program\n");
+			return -EINVAL;
+		}
+		const struct btf_type *t = vbtf_type(env->prog_btf, fi->type_id);
+		if (t == &vbtf_void || !btf_is_func(t)) {
+			vlog(env, "invalid type id %d in func info\n", fi->type_id);
+			return -EINVAL;
+		}
+		env->sub[i].btf_id = fi->type_id;
+		env->sub[i].linkage = (uint8_t)btf_vlen(t);
+		const struct btf_type *p = vbtf_type(env->prog_btf, t->type);
+		if (p == &vbtf_void || !btf_is_func_proto(p)) {
+			/* 6.1 only warns (a FUNC always names a FUNC_PROTO in a BTF it loaded) */
+			vlog(env, "invalid type id %d in func info\n", fi->type_id);
+			return -EINVAL;
+		}
+		bool scalar_ret = is_scalar_return(vbtf_skip_mods(env->prog_btf, p->type, NULL));
+		if (i && !scalar_ret && env->sub[i].has_ld_abs) {
+			vlog(env, "LD_ABS is only allowed in functions that return 'int'.\n");
+			return -EINVAL;
+		}
+		if (i && !scalar_ret && env->sub[i].has_tail_call) {
+			vlog(env, "tail_call is only allowed in functions that return 'int'.\n");
+			return -EINVAL;
+		}
+	}
+	env->has_func_info = true;
+	return 0;
+}
+
+/* btf_prepare_func_args: the registers a global function starts with. */
+int global_func_args(struct env *env, int sub, struct reg *regs)
+{
+	const char *fname;
+	if (!env->sub[sub].btf_id) {
+		vlog(env, "Global functions need valid BTF\n");
+		return -EFAULT;
+	}
+	const struct btf_type *p = proto_of(env, sub, &fname);
+	if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2))
+		vlog(env, "Validating %s() func#%d...\n", fname, sub);
+	if (env->sub[sub].unreliable) {
+		vlog(env, "Verifier bug in function %s()\n", fname);
+		return -EFAULT;
+	}
+	if (!p) {
+		vlog(env, "Invalid type of function %s()\n", fname);
+		return -EFAULT;
+	}
+	const struct btf_param *args = btf_params(p);
+	int nargs = btf_vlen(p);
+	if (nargs > 5) {
+		vlog(env, "Global function %s() with %d > %d args. Buggy compiler.\n", fname, nargs, 5);
+		return -EINVAL;
+	}
+	if (!is_scalar(vbtf_skip_mods(env->prog_btf, p->type, NULL))) {
+		vlog(env, "Global function %s() doesn't return scalar. Only those are supported.\n", fname);
+		return -EINVAL;
+	}
+	for (int i = 0; i < nargs; i++) {
+		struct reg *r = &regs[i + 1];
+		const struct btf_type *t = vbtf_skip_mods(env->prog_btf, args[i].type, NULL);
+		if (is_scalar(t)) {
+			r->type = KBPF_SCALAR_VALUE;
+			reg_mark_unknown(env, r);
+			continue;
+		}
+		if (t != &vbtf_void && btf_is_ptr(t)) {
+			if (is_ctx_ptr(env, t)) {
+				r->type = KBPF_PTR_TO_CTX;
+				reg_mark_known(r, 0);
+				continue;
+			}
+			uint32_t ref_id;
+			const struct btf_type *ref_t = vbtf_skip_mods(env->prog_btf, t->type, &ref_id);
+			long long size = ref_id ? btf__resolve_size(env->prog_btf, ref_id) : -EINVAL;
+			if (size < 0) {
+				vlog(env, "arg#%d reference type('%s %s') size cannot be determined: %lld\n", i,
+				     vbtf_kind_str(ref_t), vbtf_name(env->prog_btf, ref_t), size);
+				return -EINVAL;
+			}
+			/* memory of the pointee's size, or NULL: the function must check */
+			r->type = KBPF_PTR_TO_MEM | KBPF_PTR_MAYBE_NULL;
+			reg_mark_known(r, 0);
+			r->mem_size = (uint32_t)size;
+			r->id = ++env->id_gen;
+			continue;
+		}
+		vlog(env, "Arg#%d type %s in %s() is not supported yet.\n", i, vbtf_kind_str(t), fname);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The fixed offset rule of check_func_arg_reg_off for an argument of no helper type. */
+static int arg_off_ok(struct env *env, const struct reg *r, int regno)
+{
+	switch (KBPF_REG_BASE(r->type)) {
+	case KBPF_PTR_TO_STACK:
+	case KBPF_PTR_TO_PACKET:
+	case KBPF_PTR_TO_PACKET_META:
+	case KBPF_PTR_TO_MAP_KEY:
+	case KBPF_PTR_TO_MAP_VALUE:
+	case KBPF_PTR_TO_MEM:
+	case KBPF_PTR_TO_BUF:
+	case KBPF_SCALAR_VALUE:
+		return 0;
+	default:
+		return check_ptr_off_reg(env, r, regno);
+	}
+}
+
+/* btf_check_subprog_call for a global function: the caller's R1-R5 against the
+ * prototype. Returns 0, -EINVAL (mismatch, logged) or -EFAULT. */
+int check_global_call(struct env *env, int sub, const struct reg *regs)
+{
+	const char *fname;
+	if (!env->sub[sub].btf_id)
+		return -EFAULT;
+	if (env->sub[sub].unreliable)
+		return -EINVAL;
+	const struct btf_type *p = proto_of(env, sub, &fname);
+	if (!p) {
+		vlog(env, "Invalid BTF of func %s\n", fname);
+		return -EFAULT;
+	}
+	const struct btf_param *args = btf_params(p);
+	int nargs = btf_vlen(p), err = 0;
+	if (nargs > 5) {
+		vlog(env, "Function %s has %d > %d args\n", fname, nargs, 5);
+		err = -EINVAL;
+		goto out;
+	}
+	for (int i = 0; i < nargs && !err; i++) {
+		int regno = i + 1;
+		const struct reg *r = &regs[regno];
+		const struct btf_type *t = vbtf_skip_mods(env->prog_btf, args[i].type, NULL);
+		if (is_scalar(t)) {
+			if (r->type != KBPF_SCALAR_VALUE) {
+				vlog(env, "R%d is not a scalar\n", regno);
+				err = -EINVAL;
+			}
+			continue;
+		}
+		if (t == &vbtf_void || !btf_is_ptr(t)) {
+			vlog(env, "Unrecognized arg#%d type %s\n", i, vbtf_kind_str(t));
+			err = -EINVAL;
+			continue;
+		}
+		if ((err = arg_off_ok(env, r, regno)))
+			continue;
+		if (is_ctx_ptr(env, t)) {
+			if (r->type != KBPF_PTR_TO_CTX) {
+				vlog(env, "arg#%d expected pointer to ctx, but got %s\n", i, vbtf_kind_str(t));
+				err = -EINVAL;
+			}
+			continue;
+		}
+		uint32_t ref_id;
+		const struct btf_type *ref_t = vbtf_skip_mods(env->prog_btf, t->type, &ref_id);
+		long long size = ref_id ? btf__resolve_size(env->prog_btf, ref_id) : -EINVAL;
+		if (size < 0) {
+			vlog(env, "arg#%d reference type('%s %s') size cannot be determined: %lld\n", i, vbtf_kind_str(ref_t),
+			     vbtf_name(env->prog_btf, ref_t), size);
+			err = -EINVAL;
+			continue;
+		}
+		/* check_mem_reg: NULL passes; else size bytes readable and writable, with a
+		 * maybe-null pointer taken as not null for the check */
+		struct reg *cr = &cur_regs(env)[regno];
+		if (cr->type == KBPF_SCALAR_VALUE && kbpf_tnum_equals_const(cr->s.var_off, 0))
+			continue;
+		uint32_t saved = cr->type;
+		cr->type &= ~KBPF_PTR_MAYBE_NULL;
+		if (kfunc_check_mem(env, regno, -1, (int)size))
+			err = -EINVAL;
+		cr->type = saved;
+	}
+out:
+	if (err)
+		env->sub[sub].unreliable = true;
+	return err;
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The soundness harness (tests/soundness/README.md): one environment (a host with Linux's
+ * program types, a few maps, optionally the test host's kfuncs) and one check: verify a
+ * program; if it is accepted, run it on the checked interpreter against exactly the
+ * memory it was given (ctx, packet, maps) and on the JIT from the same starting state,
+ * and compare R0, the maps, the packet and the context. Shared by the soundness runner
+ * and the fuzz_verify_exec fuzz target. */
+#ifndef KBPF_TESTS_SOUND_HARNESS_H
+#define KBPF_TESTS_SOUND_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <kbpf/kbpf.h>
+#include <kbpf/linux.h>
+#include <kbpf/verifier.h>
+
+/* Program types a case may have (index = snd_case.type). */
+enum snd_type { SND_SOCKET_FILTER, SND_SCHED_CLS, SND_XDP, SND_SYSCALL, SND_NR_TYPES };
+extern const char *const snd_type_names[SND_NR_TYPES];
+
+/* Maps of the environment, by index (map[idx:N] of a program). */
+enum {
+	SND_MAP_ARRAY,   /* array: key 4, value 64, 4 entries */
+	SND_MAP_HASH,    /* hash: key 8, value 16, 16 entries; keys 0..3 present at start */
+	SND_MAP_GLOBAL,  /* array: key 4, value 32, 1 entry: direct value access (global data) */
+	SND_NR_MAPS,
+};
+#define SND_ARRAY_VALUE 64
+#define SND_ARRAY_ENTRIES 4
+#define SND_HASH_KEY 8
+#define SND_HASH_VALUE 16
+#define SND_HASH_ENTRIES 16
+#define SND_HASH_START 4
+#define SND_GLOBAL_VALUE 32
+
+/* Packet: at most this many bytes, after this much headroom. */
+#define SND_PKT_MAX 128
+#define SND_HEADROOM KBPF_LINUX_XDP_HEADROOM
+/* The syscall type's context: Linux lets such programs read below U16_MAX. */
+#define SND_SYSCALL_CTX 65536
+
+/* Test-host kfuncs the generator may call (indexes into snd_env.kfunc_id). */
+enum {
+	SND_KF_ARG_U8, SND_KF_ARG_S16, SND_KF_ARG_U32, SND_KF_ARG_S32, SND_KF_RET_U8,
+	SND_KF_RET_S8, SND_KF_RET_S16, SND_KF_RET_U32, SND_KF_RET_S32, SND_KF_RET_BOOL,
+	SND_KF_MIX5, SND_KF_SUM5, SND_KF_INC, SND_KF_PTR_READ, SND_KF_PTR_STORE,
+	SND_NR_KFUNCS,
+};
+
+struct snd_snap;
+
+struct snd_env {
+	struct kbpf_host *host;
+	struct kbpf_map *maps[SND_NR_MAPS];
+	uint32_t kfunc_id[SND_NR_KFUNCS]; /* 0: kfunc not available */
+	int has_kfuncs;
+	/* scratch state, reused across checks */
+	struct kbpf_linux_skb skb;
+	struct kbpf_linux_xdp xdp;
+	uint8_t *ctx_gen;                 /* SND_SYSCALL_CTX bytes */
+	struct snd_snap *snap[3];         /* interpreter, JIT, JIT again */
+	struct kbpf_prog *scrub[2];       /* JIT programs filling their stack frames with 0x00 / 0xa5 */
+	uint8_t *buf;                     /* headroom + packet */
+	struct bpf_insn *xlated;
+	size_t xlated_cap;
+	char *log;
+	size_t log_size;
+	unsigned log_level;               /* of the verification (KBPF_LOG_*); 0 by default */
+};
+
+/* One case: a program and its inputs. */
+struct snd_case {
+	enum snd_type type;
+	int unprivileged;
+	const struct bpf_insn *insns;
+	size_t cnt;
+	uint8_t pkt[SND_PKT_MAX];
+	size_t pkt_len;
+	uint8_t seed[64];                 /* initial map values and ctx fields */
+};
+
+enum snd_verdict {
+	SND_REJECTED = 0, /* the verifier refused it: nothing to check */
+	SND_PASSED,       /* accepted, ran clean, interpreter and JIT agree */
+	SND_NONDET,       /* accepted, ran clean; its results depend on addresses, uninitialised
+			   * stack or a non-deterministic helper: interp/JIT not compared */
+	SND_BUDGET,       /* accepted; ran out of the checked interpreter's budget */
+	SND_VIOLATION,    /* a finding: why says what */
+	SND_ERROR,        /* the harness itself failed (setup, ENOMEM) */
+	SND_UNRUNNABLE,   /* accepted by the verifier, refused by kbpf_prog_create (an engine
+			   * lacks an instruction): safe, but listed; why says what */
+};
+
+struct snd_result {
+	enum snd_verdict verdict;
+	int verify_err;         /* kbpf_prog_verify's return */
+	int jited;              /* the JIT took the program */
+	uint64_t insns_executed;
+	char why[1024];
+};
+
+/* with_kfuncs: register the test host's kfuncs (needs this binary's BTF: the runner has
+ * it, fuzz targets do not). Returns 0 or a negative errno. */
+int snd_env_init(struct snd_env *env, int with_kfuncs);
+void snd_env_free(struct snd_env *env);
+int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *res);
+/* Reset the environment's maps to the state c->seed describes. */
+int snd_maps_reset(struct snd_env *env, const struct snd_case *c);
+
+/* A case as bytes (the fuzz_verify_exec input format, also the findings' format):
+ * byte 0 type, byte 1 flags (bit 0 unprivileged), byte 2 packet length, bytes 3..7 zero,
+ * 64 seed bytes, SND_PKT_MAX packet bytes, then the instructions. */
+#define SND_HDR_SIZE (8 + 64 + SND_PKT_MAX)
+/* Fill c from data (c->insns points into data). Returns 0, or -EINVAL if too short. */
+int snd_case_decode(struct snd_case *c, const uint8_t *data, size_t size);
+/* Write c to path (and a disassembly to path.txt if why is non-NULL). */
+int snd_case_write(const struct snd_case *c, const char *path, const char *why);
+
+#endif

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kbpf-soundness: generate programs from consecutive seeds (gen.h), check each one
+ * (harness.h), and report programs/second, the acceptance rate and every violation,
+ * with a reproducer written to the findings directory.
+ *
+ * usage: kbpf-soundness [-n COUNT] [-s FIRST_SEED] [-t SECONDS] [--findings DIR]
+ *                       [--corpus DIR [--corpus-max N]] [--reasons] [--no-kfuncs]
+ *        kbpf-soundness --repro FILE...   (replay reproducers / fuzz_verify_exec inputs)
+ * Exit status: 0 when no violation was found, 1 otherwise, 2 on a usage or setup error. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "gen.h"
+#include "harness.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Rejection reasons of unmutated programs (the generator's precision, for tuning). */
+#define MAX_REASONS 256
+static struct { char text[96]; uint64_t n; uint64_t seed; } reasons[MAX_REASONS];
+static int nr_reasons;
+
+static void reason_add(const char *log, uint64_t seed)
+{
+	const char *end = log + strlen(log), *line;
+	char key[96];
+	size_t k = 0;
+
+	while (end > log && end[-1] == '\n')
+		end--;
+	/* the last line before the statistics, if any */
+	line = end;
+	while (line > log && line[-1] != '\n')
+		line--;
+	if (end - line >= 10 && !memcmp(line, "processed ", 10) && line > log) {
+		end = line - 1;
+		line = end;
+		while (line > log && line[-1] != '\n')
+			line--;
+	}
+	for (const char *p = line; p < end && k < sizeof(key) - 1; p++)
+		if (*p < '0' || *p > '9')
+			key[k++] = *p;
+	key[k] = 0;
+	for (int i = 0; i < nr_reasons; i++)
+		if (!strcmp(reasons[i].text, key)) {
+			reasons[i].n++;
+			return;
+		}
+	if (nr_reasons < MAX_REASONS) {
+		snprintf(reasons[nr_reasons].text, sizeof(reasons[0].text), "%s", key);
+		reasons[nr_reasons].seed = seed;
+		reasons[nr_reasons++].n = 1;
+	}
+}
+
+static int reason_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const typeof(reasons[0]) *)a)->n, y = ((const typeof(reasons[0]) *)b)->n;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int repro(struct snd_env *env, int argc, char **argv, int verbose)
+{
+	int bad = 0;
+	for (int i = 0; i < argc; i++) {
+		FILE *f = fopen(argv[i], "rb");
+		static uint8_t data[1 << 20];
+		struct snd_case c;
+		struct snd_result res;
+
+		if (!f) {
+			fprintf(stderr, "%s: %s\n", argv[i], strerror(errno));
+			return 2;
+		}
+		size_t n = fread(data, 1, sizeof(data), f);
+		fclose(f);
+		if (snd_case_decode(&c, data, n)) {
+			fprintf(stderr, "%s: too short for a case\n", argv[i]);
+			return 2;
+		}
+		struct bpf_insn *insns = malloc(c.cnt * sizeof(*insns) + 1);
+		if (!insns)
+			return 2;
+		memcpy(insns, c.insns, c.cnt * sizeof(*insns));
+		c.insns = insns;
+		snd_check(env, &c, &res);
+		static const char *const names[] = { "rejected", "passed", "nondet", "budget", "VIOLATION", "error",
+						     "unrunnable" };
+		printf("%s: %s (%s, %zu insns)%s%s\n", argv[i], names[res.verdict], snd_type_names[c.type], c.cnt,
+		       res.why[0] ? ": " : "", res.why);
+		if (res.verdict == SND_REJECTED)
+			printf("  verifier: %s", env->log[0] ? env->log : "(no log)\n");
+		if (verbose)
+			kbpf_prog_disasm(c.insns, c.cnt, NULL, stdout);
+		bad |= res.verdict == SND_VIOLATION || res.verdict == SND_ERROR;
+		free(insns);
+	}
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t count = 10000, first = 1, corpus_max = 2000;
+	double seconds = 0;
+	const char *findings = NULL, *corpus = NULL, *write_to = NULL;
+	int show_reasons = 0, kfuncs = 1, quiet = 0, verbose = 0;
+	struct snd_env env;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			count = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
+			first = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-t") && i + 1 < argc)
+			seconds = strtod(argv[++i], NULL);
+		else if (!strcmp(argv[i], "--findings") && i + 1 < argc)
+			findings = argv[++i];
+		else if (!strcmp(argv[i], "--corpus") && i + 1 < argc)
+			corpus = argv[++i];
+		else if (!strcmp(argv[i], "--corpus-max") && i + 1 < argc)
+			corpus_max = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--reasons"))
+			show_reasons = 1;
+		else if (!strcmp(argv[i], "--no-kfuncs"))
+			kfuncs = 0;
+		else if (!strcmp(argv[i], "-q"))
+			quiet = 1;
+		else if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else if (!strcmp(argv[i], "--write") && i + 1 < argc)
+			write_to = argv[++i];
+		else if (!strcmp(argv[i], "--repro"))
+			break;
+		else {
+			fprintf(stderr, "usage: %s [-n COUNT] [-s FIRST_SEED] [-t SECONDS] [--findings DIR] "
+					"[--corpus DIR [--corpus-max N]] [--reasons] [--no-kfuncs] [-q] [-v]\n"
+					"       %s -s SEED --write FILE\n"
+					"       %s --repro FILE...\n", argv[0], argv[0], argv[0]);
+			return 2;
+		}
+	}
+	if (snd_env_init(&env, kfuncs)) {
+		fprintf(stderr, "soundness: cannot set up the environment\n");
+		return 2;
+	}
+	if (verbose)
+		env.log_level = KBPF_LOG_LEVEL1;
+	if (i < argc) { /* --repro */
+		int ret = repro(&env, argc - i - 1, argv + i + 1, verbose);
+		snd_env_free(&env);
+		return ret;
+	}
+	if (write_to) { /* --write FILE: the case of seed -s as a reproducer file, not checked */
+		static struct snd_gen wg;
+		snd_gen(&wg, &env, first);
+		int ret = snd_case_write(&wg.c, write_to, "written by kbpf-soundness --write");
+		snd_env_free(&env);
+		return ret ? 2 : 0;
+	}
+	if (findings)
+		mkdir(findings, 0755);
+	if (corpus)
+		mkdir(corpus, 0755);
+
+	static struct snd_gen g;
+	uint64_t n = 0, accepted = 0, passed = 0, nondet = 0, budget = 0, violations = 0, errors = 0;
+	uint64_t unrunnable = 0, mutated = 0, mutated_acc = 0, jited = 0, insns_gen = 0, insns_run = 0, written = 0;
+	uint64_t by_type[SND_NR_TYPES][2] = { { 0 } };
+	double t0 = now(), last = t0;
+
+	printf("soundness: seeds %" PRIu64 "..%" PRIu64 "%s, kfuncs %s\n", first, first + count - 1,
+	       seconds > 0 ? " (or until the time limit)" : "", env.has_kfuncs ? "on" : "off");
+	for (n = 0; n < count; n++) {
+		uint64_t seed = first + n;
+		struct snd_result res;
+
+		snd_gen(&g, &env, seed);
+		snd_check(&env, &g.c, &res);
+		if (verbose) { /* the program and the verifier's log: for tuning the generator */
+			printf("=== seed %" PRIu64 " (%s%s): verdict %d %s\n", seed, snd_type_names[g.c.type],
+			       g.mutated ? ", mutated" : "", res.verdict, res.why);
+			kbpf_prog_disasm(g.c.insns, g.c.cnt, NULL, stdout);
+			printf("--- log\n%s\n", env.log);
+		}
+		insns_gen += g.cnt;
+		mutated += g.mutated;
+		by_type[g.c.type][0]++;
+		if (res.verdict != SND_REJECTED) {
+			accepted++;
+			by_type[g.c.type][1]++;
+			mutated_acc += g.mutated;
+			jited += res.jited;
+			insns_run += res.insns_executed;
+			if (corpus && written < corpus_max && (seed % 7) == 0) {
+				char path[4096];
+				snprintf(path, sizeof(path), "%s/sound-%" PRIu64, corpus, seed);
+				if (!snd_case_write(&g.c, path, NULL))
+					written++;
+			}
+		} else if (show_reasons && !g.mutated) {
+			reason_add(env.log, seed);
+		}
+		switch (res.verdict) {
+		case SND_PASSED: passed++; break;
+		case SND_NONDET: nondet++; break;
+		case SND_BUDGET: budget++; break;
+		case SND_ERROR: errors++; break;
+		case SND_UNRUNNABLE:
+			if (!unrunnable++)
+				printf("unrunnable (first of its kind) seed %" PRIu64 ": %s\n", seed, res.why);
+			break;
+		case SND_VIOLATION: {
+			violations++;
+			printf("VIOLATION seed %" PRIu64 " (%s%s, %zu insns%s): %s\n", seed, snd_type_names[g.c.type],
+			       g.c.unprivileged ? ", unprivileged" : "", g.cnt, g.mutated ? ", mutated" : "", res.why);
+			if (findings) {
+				char path[4096];
+				snprintf(path, sizeof(path), "%s/seed-%" PRIu64 ".bin", findings, seed);
+				if (!snd_case_write(&g.c, path, res.why))
+					printf("  reproducer: %s (kbpf-soundness --repro %s)\n", path, path);
+			}
+			break;
+		}
+		default: break;
+		}
+		double t = now();
+		if (!quiet && t - last >= 10) {
+			printf("  %" PRIu64 " programs, %.0f/s, %.1f%% accepted, %" PRIu64 " violations\n", n + 1,
+			       (double)(n + 1) / (t - t0), 100.0 * (double)accepted / (double)(n + 1), violations);
+			fflush(stdout);
+			last = t;
+		}
+		if (seconds > 0 && t - t0 >= seconds) {
+			n++;
+			break;
+		}
+	}
+	double dt = now() - t0;
+	if (!n)
+		n = 1;
+	printf("soundness: %" PRIu64 " programs in %.1f s: %.0f programs/s, %.1f insns/program\n", n, dt,
+	       (double)n / dt, (double)insns_gen / (double)n);
+	printf("  accepted %" PRIu64 " (%.1f%%): passed %" PRIu64 " (JIT compared), nondet %" PRIu64
+	       " (checked run only), budget %" PRIu64 ", unrunnable %" PRIu64 "; JIT-compiled %" PRIu64 "; %.1f insns executed/accepted\n",
+	       accepted, 100.0 * (double)accepted / (double)n, passed, nondet, budget, unrunnable, jited,
+	       accepted ? (double)insns_run / (double)accepted : 0.0);
+	printf("  mutated %" PRIu64 " (%.1f%% of them accepted); unmutated %.1f%% accepted\n", mutated,
+	       mutated ? 100.0 * (double)mutated_acc / (double)mutated : 0.0,
+	       n - mutated ? 100.0 * (double)(accepted - mutated_acc) / (double)(n - mutated) : 0.0);
+	printf("  by type:");
+	for (int t = 0; t < SND_NR_TYPES; t++)
+		printf(" %s %.1f%% of %" PRIu64 ";", snd_type_names[t],
+		       by_type[t][0] ? 100.0 * (double)by_type[t][1] / (double)by_type[t][0] : 0.0, by_type[t][0]);
+	printf("\n");
+	if (corpus)
+		printf("  %" PRIu64 " accepted cases written to %s\n", written, corpus);
+	if (show_reasons) {
+		qsort(reasons, (size_t)nr_reasons, sizeof(reasons[0]), reason_cmp);
+		printf("  rejections of unmutated programs, by reason:\n");
+		for (int r = 0; r < nr_reasons && r < 25; r++)
+			printf("  %8" PRIu64 "  %s  (e.g. seed %" PRIu64 ")\n", reasons[r].n, reasons[r].text, reasons[r].seed);
+	}
+	printf("violations: %" PRIu64 ", harness errors: %" PRIu64 "\n", violations, errors);
+	snd_env_free(&env);
+	return violations || errors ? 1 : 0;
+}
