@@ -53,8 +53,12 @@ static void test_write_above_frame(void)
 		BPF_MOV64_IMM(BPF_REG_0, 1),
 		BPF_EXIT_INSN(),
 	};
+	/* one guard byte flipped (read, xor, write back): a fixed value would equal the
+	 * random canary byte once in 256 runs and go unnoticed, rightly */
 	const struct bpf_insn above8[] = {
-		BPF_ST_MEM(BPF_B, BPF_REG_10, 9, 0x41),
+		BPF_LDX_MEM(BPF_B, BPF_REG_1, BPF_REG_10, 9),
+		BPF_ALU64_IMM(BPF_XOR, BPF_REG_1, 0xff),
+		BPF_STX_MEM(BPF_B, BPF_REG_10, BPF_REG_1, 9),
 		BPF_MOV64_IMM(BPF_REG_0, 1),
 		BPF_EXIT_INSN(),
 	};
@@ -75,7 +79,9 @@ static void test_write_below_frame(void)
 		BPF_EXIT_INSN(),
 	};
 	const struct bpf_insn below1[] = {
-		BPF_ST_MEM(BPF_H, BPF_REG_10, -514, 0x41),
+		BPF_LDX_MEM(BPF_H, BPF_REG_1, BPF_REG_10, -514),
+		BPF_ALU64_IMM(BPF_XOR, BPF_REG_1, 0xffff),
+		BPF_STX_MEM(BPF_H, BPF_REG_10, BPF_REG_1, -514),
 		BPF_MOV64_IMM(BPF_REG_0, 1),
 		BPF_EXIT_INSN(),
 	};
