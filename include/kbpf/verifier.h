@@ -89,6 +89,11 @@ struct kbpf_verify_opts {
 	 * reads or writes (directly or through a helper/kfunc memory argument); a syscall
 	 * program's test run refuses a shorter context (kbpf_linux_test_run_syscall). */
 	uint32_t max_ctx_offset;
+	/* The complexity limit: at most this many processed instructions ("BPF program is
+	 * too large. Processed %d insn", -E2BIG). 0 or more than KBPF_MAX_PROCESSED_INSNS:
+	 * Linux's 1,000,000. A smaller one bounds the time and memory one verification may
+	 * take (an embedder's resource limit; the fuzz targets use it). */
+	uint32_t insn_limit;
 };
 
 /* Verify insns as a program of opts->prog_type. Returns 0 if the program is safe,

@@ -211,7 +211,7 @@ static int do_check(struct env *env, int start)
 		env->error_insn = insn_idx;
 		const struct bpf_insn *insn = &insns[insn_idx];
 		uint8_t cls = BPF_CLASS(insn->code);
-		if (++env->insn_processed > KBPF_MAX_PROCESSED_INSNS) {
+		if (++env->insn_processed > env->insn_limit) {
 			vlog(env, "BPF program is too large. Processed %d insn\n", env->insn_processed);
 			return -E2BIG;
 		}
@@ -451,7 +451,7 @@ static void print_stats(struct env *env, uint64_t ns)
 		vlog(env, "\n");
 	}
 	vlog(env, "processed %u insns (limit %u) max_states_per_insn %u total_states %u peak_states %u mark_read %u\n",
-	     env->insn_processed, KBPF_MAX_PROCESSED_INSNS, env->max_states_per_insn, env->total_states,
+	     env->insn_processed, env->insn_limit, env->max_states_per_insn, env->total_states,
 	     env->peak_states, env->longest_mark_read_walk);
 }
 
@@ -534,6 +534,10 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	env->priv = !unpriv;
 	env->caps = caps;
 	env->test_state_freq = opts->sz > offsetof(struct kbpf_verify_opts, test_state_freq) && opts->test_state_freq;
+	env->insn_limit = KBPF_MAX_PROCESSED_INSNS;
+	if (opts->sz >= offsetof(struct kbpf_verify_opts, insn_limit) + sizeof(opts->insn_limit) && opts->insn_limit &&
+	    opts->insn_limit < KBPF_MAX_PROCESSED_INSNS)
+		env->insn_limit = opts->insn_limit;
 	env->level = opts->log_level;
 	env->error_insn = -1;
 	env->aux = calloc(cnt, sizeof(*env->aux));

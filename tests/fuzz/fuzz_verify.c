@@ -38,6 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.maps = env.maps, .nr_maps = SND_NR_MAPS, .license = data[1] & 4 ? NULL : "GPL",
 		.unprivileged = data[1] & 1, .log_buf = log, .log_size = data[1] & 8 ? 200 : sizeof(log),
 		.xlated_insns = xlated,
+		/* a 1M-insn walk takes ~25 s and >2 GB under ASan+libFuzzer: a tenth of
+		 * Linux's limit keeps every input within the run's -timeout and -rss_limit */
+		.insn_limit = 100000,
 	};
 	(void)kbpf_prog_verify(insns, cnt, &vo);
 	/* Again with a log (level 2 prints every insn's state: the log's formatting is

@@ -397,6 +397,7 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 		.sz = sizeof(vo), .host = env->host, .prog_type = snd_type_names[c->type], .maps = env->maps,
 		.nr_maps = SND_NR_MAPS, .license = "GPL", .unprivileged = c->unprivileged,
 		.log_buf = env->log, .log_size = env->log_size, .log_level = env->log_level,
+		.insn_limit = env->insn_limit,
 	};
 	struct kbpf_prog *prog = NULL;
 	char diff[512];

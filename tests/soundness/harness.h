@@ -66,6 +66,7 @@ struct snd_env {
 	char *log;
 	size_t log_size;
 	unsigned log_level;               /* of the verification (KBPF_LOG_*); 0 by default */
+	uint32_t insn_limit;              /* kbpf_verify_opts.insn_limit; 0: Linux's 1M */
 };
 
 /* One case: a program and its inputs. */

@@ -65,9 +65,33 @@ static void test_liveness(void)
 	       NULL);
 }
 
+/* kbpf_verify_opts.insn_limit: a tighter complexity limit than Linux's 1M, with its
+ * message and the effective limit in the statistics line. */
+static void test_insn_limit(void)
+{
+	struct bpf_insn loop[] = {
+		BPF_MOV64_IMM(BPF_REG_0, 20),
+		BPF_ALU64_IMM(BPF_SUB, BPF_REG_0, 2),
+		BPF_JMP_IMM(BPF_JSGT, BPF_REG_0, 0, -2),
+		BPF_JMP_IMM(BPF_JLT, BPF_REG_1, 10, -3), /* ctx pointer: never decided, r0 falls */
+		BPF_EXIT_INSN(),
+	};
+	char log[4096];
+	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = tv_host, .prog_type = "t_plain",
+				      .log_level = KBPF_LOG_STATS, .log_buf = log, .log_size = sizeof(log),
+				      .insn_limit = 1000 };
+	CHECK_EQ_U64(kbpf_prog_verify(loop, sizeof(loop) / sizeof(loop[0]), &o), -E2BIG);
+	CHECK_CONTAINS(log, "BPF program is too large. Processed 1001 insn");
+	CHECK_CONTAINS(log, "(limit 1000)");
+	o.insn_limit = 0; /* Linux's */
+	CHECK_EQ_U64(kbpf_prog_verify(loop, sizeof(loop) / sizeof(loop[0]), &o), -E2BIG);
+	CHECK_CONTAINS(log, "Processed 1000001 insn");
+}
+
 int main(void)
 {
 	tv_setup();
+	RUN(test_insn_limit);
 	RUN(test_imprecise_prunes);
 	RUN(test_precise_does_not_prune);
 	RUN(test_loop_counts);
