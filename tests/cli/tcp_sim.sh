@@ -70,6 +70,12 @@ if [ -n "$bpf" ] && [ -f "$bpf/tcp_fwd_cubic.bpf.o" ]; then
   expect 0 "" -- tcp-sim --cc dctcp --ecn-threshold 20 --duration 10s --trace "$tmp/n.csv" --quiet
   expect 0 "" -- tcp-sim --cc "$bpf/tcp_fwd_dctcp.bpf.o" --ecn-threshold 20 --duration 10s --trace "$tmp/j.csv" --quiet
   if cmp -s "$tmp/n.csv" "$tmp/j.csv"; then ok; else bad "tcp_fwd_dctcp vs dctcp: traces differ"; fi
+  # examples/tcp/dctcp_watch: its own cwnd_event (counting events), the rest forwarded
+  expect 0 "" -- tcp-sim --cc dctcp --ecn-threshold 20 --duration 30s --seed 3 --trace "$tmp/n.csv" --quiet
+  expect 0 "" -- tcp-sim --cc "$bpf/dctcp_watch.bpf.o" --ecn-threshold 20 --duration 30s --seed 3 --trace "$tmp/j.csv" --quiet --jit
+  expect 0 "" -- tcp-sim --cc "$bpf/dctcp_watch.bpf.o" --ecn-threshold 20 --duration 30s --seed 3 --trace "$tmp/i.csv" --quiet --no-jit
+  if [ "$(wc -l <"$tmp/n.csv")" -gt 10000 ] && cmp -s "$tmp/n.csv" "$tmp/j.csv"; then ok; else bad "dctcp_watch (jit) vs dctcp: traces differ"; fi
+  if cmp -s "$tmp/n.csv" "$tmp/i.csv"; then ok; else bad "dctcp_watch (interpreter) vs dctcp: traces differ"; fi
   # the same object twice: loaded once, two flows of one CC
   expect 0 "^1 +fwd_reno " -- tcp-sim --cc "$bpf/tcp_fwd_reno.bpf.o" --cc "$bpf/tcp_fwd_reno.bpf.o" --duration 2s
   # init falls back to cubic through bpf_setsockopt(TCP_CONGESTION)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What our tests/bpf/tcp_*.bpf.c congestion controls see of the TCP host: the socket
- * structs with the members they touch, relocated by name (CO-RE) against the host's BTF,
+/* What BPF congestion controls (examples/tcp, tests/bpf/tcp_*.bpf.c) see of the TCP
+ * host: the socket structs with the members they touch, relocated by name (CO-RE) against the host's BTF,
  * the kfuncs of the host's tcp_congestion_ops sets, and tcp_congestion_ops itself. */
 #ifndef KBPF_TEST_TCP_CC_H
 #define KBPF_TEST_TCP_CC_H
