@@ -104,7 +104,6 @@ int push_callback(struct env *env, int32_t helper_id, int insn_idx, uint32_t sub
 int check_callback_exit(struct env *env)
 {
 	struct reg *r0 = &cur_regs(env)[0];
-	char a[TNUM_STR_MAX], b[TNUM_STR_MAX];
 	if (r0->type != KBPF_SCALAR_VALUE) {
 		vlog(env, "R0 not a scalar value\n");
 		return -EACCES;
@@ -114,16 +113,5 @@ int check_callback_exit(struct env *env)
 	int err = mark_precise(env, 0);
 	if (err)
 		return err;
-	struct tnum range = kbpf_tnum_range(0, 1);
-	if (!kbpf_tnum_in(range, r0->s.var_off)) {
-		kbpf_tnum_strn(b, sizeof(b), range);
-		if (!kbpf_tnum_is_unknown(r0->s.var_off)) {
-			kbpf_tnum_strn(a, sizeof(a), r0->s.var_off);
-			vlog(env, "At callback return the register R0 has value %s should have been in %s\n", a, b);
-		} else {
-			vlog(env, "At callback return the register R0 has unknown scalar value should have been in %s\n", b);
-		}
-		return -EINVAL;
-	}
-	return 0;
+	return check_r0_range(env, r0, kbpf_tnum_range(0, 1), "callback return");
 }

@@ -214,6 +214,7 @@ static inline void scratch_slot(struct env *env, int spi)
 }
 void vlog_insn(struct env *env, int idx);
 void vlog_insn_text(struct env *env, int idx);
+int check_r0_range(struct env *env, const struct reg *r0, struct tnum range, const char *where);
 const char *reg_type_str(struct env *env, uint32_t type);
 void vlog_rewind(struct env *env, size_t pos);
 

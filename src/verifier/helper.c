@@ -763,7 +763,6 @@ int prepare_func_exit(struct env *env, int *insn_idx)
 int check_return_code(struct env *env)
 {
 	struct reg *r0 = &cur_regs(env)[0];
-	char a[TNUM_STR_MAX], b[TNUM_STR_MAX];
 	if (btf_ctx_void_return(env))
 		return 0;
 	int err = check_reg_read(env, 0);
@@ -791,16 +790,25 @@ int check_return_code(struct env *env)
 		vlog(env, "At program exit the register R0 is not a known value (%s)\n", reg_type_str(env, r0->type));
 		return -EINVAL;
 	}
-	struct tnum range = kbpf_tnum_range((uint64_t)(int64_t)env->type->ret_min, (uint64_t)(int64_t)env->type->ret_max);
-	if (!kbpf_tnum_in(range, r0->s.var_off)) {
-		kbpf_tnum_strn(b, sizeof(b), range);
-		if (!kbpf_tnum_is_unknown(r0->s.var_off)) {
-			kbpf_tnum_strn(a, sizeof(a), r0->s.var_off);
-			vlog(env, "At program exit the register R0 has value %s should have been in %s\n", a, b);
-		} else {
-			vlog(env, "At program exit the register R0 has unknown scalar value should have been in %s\n", b);
-		}
-		return -EINVAL;
+	return check_r0_range(env, r0,
+			      kbpf_tnum_range((uint64_t)(int64_t)env->type->ret_min, (uint64_t)(int64_t)env->type->ret_max),
+			      "program exit");
+}
+
+/* Linux's check_return_code message: R0 (a scalar) must lie within range at `where`
+ * ("program exit", "callback return"). */
+int check_r0_range(struct env *env, const struct reg *r0, struct tnum range, const char *where)
+{
+	char a[TNUM_STR_MAX], b[TNUM_STR_MAX];
+
+	if (kbpf_tnum_in(range, r0->s.var_off))
+		return 0;
+	kbpf_tnum_strn(b, sizeof(b), range);
+	if (!kbpf_tnum_is_unknown(r0->s.var_off)) {
+		kbpf_tnum_strn(a, sizeof(a), r0->s.var_off);
+		vlog(env, "At %s the register R0 has value %s should have been in %s\n", where, a, b);
+	} else {
+		vlog(env, "At %s the register R0 has unknown scalar value should have been in %s\n", where, b);
 	}
-	return 0;
+	return -EINVAL;
 }
