@@ -224,7 +224,12 @@ static int adjust_ptr(struct env *env, const struct bpf_insn *insn, const struct
 		vlog(env, "R%d 32-bit pointer arithmetic prohibited\n", dno);
 		return -EACCES;
 	}
-	if (ptr.type & KBPF_PTR_MAYBE_NULL) {
+	/* A pointer field read from a host object is Linux's PTR_TO_BTF_ID, on which
+	 * arithmetic is allowed; kbpf types it maybe-NULL (see mem.c). The result keeps
+	 * that flag but loses its id: NULL + off is not 0, so no later NULL check may
+	 * clear it, and it can never be dereferenced or passed on as non-NULL. */
+	bool walked = ptr.type == (KBPF_PTR_TO_BTF_ID | KBPF_PTR_MAYBE_NULL) && ptr.btf_walked;
+	if ((ptr.type & KBPF_PTR_MAYBE_NULL) && !walked) {
 		vlog(env, "R%d pointer arithmetic on %s prohibited, null-check it first\n", dno,
 		     reg_type_str(env, ptr.type));
 		return -EACCES;
@@ -274,6 +279,8 @@ static int adjust_ptr(struct env *env, const struct bpf_insn *insn, const struct
 
 	struct reg res = ptr;
 	res.ref_obj_id = ptr_in == dst ? ptr.ref_obj_id : dst->ref_obj_id;
+	if (walked)
+		res.id = 0;
 	kbpf_scalar_mark_unbounded32(&res.s);
 	int64_t sp = ptr.s.smin_value, Sp = ptr.s.smax_value;
 	uint64_t up = ptr.s.umin_value, Up = ptr.s.umax_value;

@@ -274,7 +274,9 @@ static int arg_reg_off(struct env *env, const struct reg *r, int regno, bool rel
 		break;
 	}
 	if (r->off < 0) {
-		vlog(env, "negative offset %s ptr R%d off=%d disallowed\n", reg_type_str(env, r->type), regno, r->off);
+		/* a walked pointer is Linux's plain ptr_ (kbpf adds maybe-NULL) */
+		uint32_t t = r->btf_walked ? r->type & ~KBPF_PTR_MAYBE_NULL : r->type;
+		vlog(env, "negative offset %s ptr R%d off=%d disallowed\n", reg_type_str(env, t), regno, r->off);
 		return -EACCES;
 	}
 	if (!fixed_off_ok && r->off) {

@@ -231,6 +231,31 @@ static void test_btf_loads(void)
 	next[7] = BPF_JMP_IMM(BPF_JA, 0, 0, 0); /* drop the check */
 	verify(next, N(next), NULL, "R1 invalid mem access 'ptr_or_null_'");
 
+	/* Arithmetic on such a pointer is allowed (Linux's ptr_ allows it), but the
+	 * result can never be NULL-checked into a usable pointer: NULL + 8 is not 0. */
+	struct bpf_insn moved[] = {
+		ACQUIRE(),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 9),
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_0),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_0, 16),
+		BPF_MOV64_REG(BPF_REG_3, BPF_REG_1),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 8),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 1),
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, 0),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+		K("bpf_kfunc_call_test_release"),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(moved, N(moved), NULL, "R1 invalid mem access 'ptr_or_null_'");
+	moved[9] = BPF_JMP_IMM(BPF_JEQ, BPF_REG_3, 0, 1); /* checking the copy */
+	verify(moved, N(moved), NULL, "R1 invalid mem access 'ptr_or_null_'");
+	moved[8] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 0); /* not even by +0 */
+	moved[9] = BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 1);
+	verify(moved, N(moved), NULL, "R1 invalid mem access 'ptr_or_null_'");
+	moved[8] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, 0); /* the checked one is fine */
+	verify(moved, N(moved), NULL, NULL);
+
 	struct bpf_insn acc[] = {
 		ACQUIRE(),
 		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 4),
