@@ -53,6 +53,22 @@ if command -v "$clang" >/dev/null 2>&1 && [ -r /usr/include/bpf/bpf_helpers.h ];
 	check "syscall run: retval 3" '^retval: 0x3 \(3\)$' "$out"
 	check "syscall run: ctx written back (sum 5)" '^05 00 00 00 00 00 00 00 02' "$(od -An -tx1 -v "$work/ctx24.out" | tr -s ' \n' ' ' | sed 's/^ //')"
 
+	# --cap on the object commands (run, prog dump, map dump): Linux refuses a syscall
+	# program to a loader without CAP_BPF (bpf_prog_load's bpf_capable check)
+	out=$("$kbpf" run "$obj" sum --ctx "$work/ctx24" --cap none 2>&1); rc=$?
+	status "run --cap none, syscall program: refused" 1 $rc
+	check "run --cap none: the capability is named as the reason" 'program type syscall needs a capability the loader lacks' "$out"
+	out=$("$kbpf" run "$obj" sum --ctx "$work/ctx24" --cap bpf 2>&1); rc=$?
+	status "run --cap bpf, syscall program: runs" 0 $rc
+	out=$("$kbpf" prog dump "$obj" --cap perfmon 2>&1); rc=$?
+	status "prog dump --cap perfmon (no CAP_BPF): refused" 1 $rc
+	out=$("$kbpf" map dump "$obj" --cap none 2>&1); rc=$?
+	status "map dump --cap none: refused" 1 $rc
+	out=$("$kbpf" run --cap none "$work/ctx24" 2>&1); rc=$?
+	status "run --cap with raw instructions: usage error" 2 $rc
+	out=$("$kbpf" prog dump "$obj" --cap nonsense 2>&1); rc=$?
+	status "prog dump --cap nonsense: usage error" 2 $rc
+
 	# typed __ksym: the loader's three reasons, as libbpf's
 	multiarch=/usr/include/$(uname -m)-linux-gnu
 	"$clang" -O2 -g -target bpf -idirafter "$multiarch" -c "$here/ksym_var.bpf.c" -o "$work/ksym.o" || failed=1

@@ -68,10 +68,11 @@ int cli_is_help(const char *arg);
 
 /* getopt codes of the host options every object command takes:
  *   --host FILE       host BTF from FILE (kfuncs, CO-RE)
- *   --kconfig N=V     a kconfig value (CONFIG_HZ=250 is preset) */
-enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG };
+ *   --kconfig N=V     a kconfig value (CONFIG_HZ=250 is preset)
+ *   --cap LIST        the loader's capabilities (kbpf_*_opts.caps) */
+enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG, CLI_OPT_CAP };
 #define CLI_HOST_LONGOPTS { "host", required_argument, 0, CLI_OPT_HOST }, \
-	{ "kconfig", required_argument, 0, CLI_OPT_KCONFIG }
+	{ "kconfig", required_argument, 0, CLI_OPT_KCONFIG }, { "cap", required_argument, 0, CLI_OPT_CAP }
 #define CLI_HOST_USAGE "  --host FILE       host BTF (kfuncs, CO-RE) from FILE: an ELF with .BTF, or raw BTF\n" \
 		       "  --kconfig N=V     set kconfig value N (repeatable; CONFIG_HZ=250 is preset)\n"
 #define CLI_MAX_KCONFIG 64
@@ -83,9 +84,10 @@ struct cli_host_opts {
 		uint64_t value;
 	} kconfig[CLI_MAX_KCONFIG];
 	int nr_kconfig;
+	unsigned caps; /* --cap (0: not given, every capability) */
 };
 
-/* Take --host/--kconfig (opt CLI_OPT_*). Returns 0 or EXIT_USAGE (message printed). */
+/* Take --host/--kconfig/--cap (opt CLI_OPT_*). Returns 0 or EXIT_USAGE (message printed). */
 int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_opts *o);
 /* The host objects load on: map helpers, CONFIG_HZ=250, the options. NULL: printed why. */
 struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o);
@@ -94,12 +96,17 @@ struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o);
  * reason from the object's log. */
 int cli_object_open(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
 		    struct kbpf_object **obj);
-/* The same, with the programs JIT-compiled when jit is nonzero (kbpf_object_open_opts.jit). */
-int cli_object_open_jit(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
-			int jit, struct kbpf_object **obj);
-/* The same with kbpf_object_open_opts.harden and .run_budget (--harden, --budget). */
-int cli_object_open_hardened(const char *cmd, const char *path, struct kbpf_host *host, bool load,
-			     const char *prog, int jit, unsigned harden, uint64_t run_budget, struct kbpf_object **obj);
+/* How cli_object_open_with opens and loads (kbpf_object_open_opts' fields of the same names). */
+struct cli_open_opts {
+	bool load;	     /* load after opening */
+	const char *prog;    /* this program is loaded even if its section starts with '?' */
+	int jit;	     /* JIT-compile the programs */
+	unsigned harden;     /* KBPF_HARDEN_* (--harden, --blind, --stack-guard) */
+	uint64_t run_budget; /* --budget */
+	unsigned caps;	     /* --cap (0: every capability) */
+};
+int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *host, const struct cli_open_opts *o,
+			 struct kbpf_object **obj);
 /* Whether path starts with the ELF magic. */
 int cli_is_elf_file(const char *path);
 /* Disassembly options naming the host's helpers and kfuncs (index prefix on). */

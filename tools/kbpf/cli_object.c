@@ -18,6 +18,12 @@ int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_o
 		o->host_file = arg;
 		return 0;
 	}
+	if (opt == CLI_OPT_CAP) {
+		if (cli_parse_caps(arg, &o->caps))
+			return cli_error(EXIT_USAGE, cmd, "--cap: expected names of bpf, perfmon, net_admin, sys_admin, "
+					 "sys_boot, all, none (comma-separated, -NAME drops), got '%s'", arg);
+		return 0;
+	}
 	/* CLI_OPT_KCONFIG: NAME=VALUE */
 	const char *eq = strchr(arg, '=');
 	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(o->kconfig[0].name))
@@ -86,21 +92,19 @@ static int silent_libbpf(enum libbpf_print_level level, const char *fmt, va_list
 int cli_object_open(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
 		    struct kbpf_object **out)
 {
-	return cli_object_open_jit(cmd, path, host, load, prog, 0, out);
+	struct cli_open_opts o = { .load = load, .prog = prog };
+	return cli_object_open_with(cmd, path, host, &o, out);
 }
 
-int cli_object_open_jit(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
-			int jit, struct kbpf_object **out)
-{
-	return cli_object_open_hardened(cmd, path, host, load, prog, jit, 0, 0, out);
-}
-
-int cli_object_open_hardened(const char *cmd, const char *path, struct kbpf_host *host, bool load,
-			     const char *prog, int jit, unsigned harden, uint64_t run_budget, struct kbpf_object **out)
+int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *host, const struct cli_open_opts *o,
+			 struct kbpf_object **out)
 {
 	static char log[65536];
 	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log, .log_size = sizeof(log),
-					      .jit = jit, .harden = harden, .run_budget = run_budget };
+					      .jit = o->jit, .harden = o->harden, .run_budget = o->run_budget,
+					      .caps = o->caps };
+	bool load = o->load;
+	const char *prog = o->prog;
 	struct kbpf_object *obj = NULL;
 	char line[1024];
 	int ret;

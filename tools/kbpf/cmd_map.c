@@ -18,7 +18,7 @@ void usage_map(void)
 	       "max_entries, flags, then every element as the object leaves it at load (global data\n"
 	       "holds its initial values). Keys and values print as hex, and also as C values when\n"
 	       "the object's BTF describes them. Global data maps are named after their section\n"
-	       "(.data, .rodata, .bss, .kconfig, ...).\n\n" CLI_HOST_USAGE);
+	       "(.data, .rodata, .bss, .kconfig, ...).\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
 }
 
 static void hex(const void *data, size_t size)
@@ -166,6 +166,7 @@ int cmd_map(int argc, char **argv)
 		case 'h': usage_map(); return EXIT_OK;
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
+		case CLI_OPT_CAP:
 			ret = cli_host_option("map", c, optarg, &ho);
 			if (ret)
 				return ret;
@@ -181,7 +182,8 @@ int cmd_map(int argc, char **argv)
 	host = cli_host_new("map", &ho);
 	if (!host)
 		return EXIT_FAIL;
-	ret = cli_object_open("map dump", path, host, true, NULL, &obj);
+	struct cli_open_opts oo = { .load = true, .caps = ho.caps };
+	ret = cli_object_open_with("map dump", path, host, &oo, &obj);
 	if (ret) {
 		kbpf_host_free(host);
 		return ret;

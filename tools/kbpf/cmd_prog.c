@@ -34,7 +34,7 @@ void usage_prog(void)
 	       "  --harden          load/dump: create the programs hardened (--blind, --stack-guard)\n"
 	       "  --blind           JIT constant blinding: no immediate of a program in native code\n"
 	       "  --stack-guard     guard bytes around each stack frame, checked at function return\n"
-	       "  --budget N        each run stops after N backward jumps and BPF-to-BPF calls\n" CLI_HOST_USAGE);
+	       "  --budget N        each run stops after N backward jumps and BPF-to-BPF calls\n" CLI_HOST_USAGE CLI_CAP_USAGE);
 }
 
 struct prog_args {
@@ -72,6 +72,7 @@ static int parse(int argc, char **argv, struct prog_args *a)
 		case 'h': usage_prog(); return -1;
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
+		case CLI_OPT_CAP:
 			ret = cli_host_option("prog", c, optarg, &a->host);
 			if (ret)
 				return ret;
@@ -257,9 +258,9 @@ static int dump(struct prog_args *a, struct kbpf_host *host)
 {
 	struct kbpf_object *obj;
 	struct kbpf_program *p = NULL;
-	int ret = cli_object_open_hardened("prog dump", a->path, host, !a->raw, a->prog, a->jited, a->harden,
-					   a->run_budget, &obj),
-	    shown = 0;
+	struct cli_open_opts oo = { .load = !a->raw, .prog = a->prog, .jit = a->jited, .harden = a->harden,
+				    .run_budget = a->run_budget, .caps = a->host.caps };
+	int ret = cli_object_open_with("prog dump", a->path, host, &oo, &obj), shown = 0;
 
 	if (ret)
 		return ret;

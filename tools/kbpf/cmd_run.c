@@ -53,7 +53,7 @@ void usage_run(void)
 	       "  --type TYPE       with --packet: the program type (xdp, sched_cls, sched_act,\n"
 	       "                    socket_filter, cgroup_skb); objects default to their section's\n"
 	       "  --dialect D       assembly dialect: auto, pseudo-c, conformance\n"
-	       "objects only:\n" CLI_HOST_USAGE);
+	       "objects only:\n" CLI_HOST_USAGE CLI_CAP_USAGE);
 }
 
 /* Parse whitespace-separated hex bytes ("00 0a ff", "000aff" also accepted). */
@@ -155,7 +155,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 			break;
 		case 'h': usage_run(); return -1;
 		case CLI_OPT_HOST:
-		case CLI_OPT_KCONFIG: {
+		case CLI_OPT_KCONFIG:
+		case CLI_OPT_CAP: {
 			int ret = cli_host_option("run", c, optarg, &a->host);
 			if (ret)
 				return ret;
@@ -186,8 +187,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 	bool is_obj = cli_is_elf_file(a->prog_path);
 	if (a->obj_prog && !is_obj)
 		return cli_error(EXIT_USAGE, "run", "PROG goes with a BPF object (FILE.o); %s is not one", a->prog_path);
-	if (!is_obj && (a->host.host_file || a->host.nr_kconfig))
-		return cli_error(EXIT_USAGE, "run", "--host and --kconfig go with a BPF object (FILE.o)");
+	if (!is_obj && (a->host.host_file || a->host.nr_kconfig || a->host.caps))
+		return cli_error(EXIT_USAGE, "run", "--host, --kconfig and --cap go with a BPF object (FILE.o)");
 	return 0;
 }
 
@@ -499,8 +500,9 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 	*host = cli_host_new("run", &a->host);
 	if (!*host)
 		return EXIT_FAIL;
-	ret = cli_object_open_hardened("run", a->prog_path, *host, true, a->obj_prog, a->jit, a->harden, a->run_budget,
-				       obj);
+	struct cli_open_opts oo = { .load = true, .prog = a->obj_prog, .jit = a->jit, .harden = a->harden,
+				    .run_budget = a->run_budget, .caps = a->host.caps };
+	ret = cli_object_open_with("run", a->prog_path, *host, &oo, obj);
 	if (ret)
 		return ret;
 	if (a->obj_prog) {

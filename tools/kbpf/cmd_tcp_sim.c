@@ -212,7 +212,8 @@ static int bpf_cc_get(struct bpf_ccs *b, struct kbpf_tcp_sim *sim, const char *s
 		if (!strcmp(b->objs[i].path, path))
 			obj = b->objs[i].obj;
 	if (!obj) {
-		if (cli_object_open_jit(CMD, path, b->host, true, NULL, jit, &obj))
+		struct cli_open_opts oo = { .load = true, .jit = jit };
+		if (cli_object_open_with(CMD, path, b->host, &oo, &obj))
 			return -1;
 		b->objs[b->nr_objs].obj = obj;
 		if (!(b->objs[b->nr_objs++].path = strdup(path))) {

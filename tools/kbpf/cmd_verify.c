@@ -215,7 +215,7 @@ int cmd_verify(int argc, char **argv)
 		{ "unpriv", no_argument, 0, 'u' },	{ "license", required_argument, 0, 'L' },
 		{ "map", required_argument, 0, 'm' },	{ "dialect", required_argument, 0, 'd' },
 		{ "help", no_argument, 0, 'h' },	CLI_HOST_LONGOPTS,
-		{ "cap", required_argument, 0, 'C' },	{ 0, 0, 0, 0 },
+		{ 0, 0, 0, 0 },
 	};
 	struct verify_args a = { .level = 1 };
 	struct cli_host_opts hopts = { 0 };
@@ -242,11 +242,6 @@ int cmd_verify(int argc, char **argv)
 		case 'L':
 			a.license = optarg;
 			break;
-		case 'C':
-			if (cli_parse_caps(optarg, &a.caps))
-				return cli_error(EXIT_USAGE, "verify", "--cap: expected names of bpf, perfmon, net_admin, "
-						 "sys_admin, sys_boot, all, none (comma-separated, -NAME drops), got '%s'", optarg);
-			break;
 		case 'm':
 			if (nr_defs == MAX_CLI_MAPS || parse_map(optarg, &defs[nr_defs]))
 				return cli_error(EXIT_USAGE, "verify", "--map: expected TYPE:KEY:VALUE:ENTRIES, got '%s'",
@@ -262,8 +257,10 @@ int cmd_verify(int argc, char **argv)
 			return EXIT_OK;
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
+		case CLI_OPT_CAP:
 			if ((rc = cli_host_option("verify", c, optarg, &hopts)))
 				return rc;
+			a.caps = hopts.caps;
 			break;
 		default:
 			return EXIT_USAGE;
