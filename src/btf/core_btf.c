@@ -8,7 +8,6 @@
 #include "btf/core_internal.h"
 
 /* Longer modifier/typedef chains than this do not occur in real BTF; a cycle would. */
-#define MAX_MODS_CHAIN 256
 
 void kbpf_core_msg(char *buf, size_t size, const char *fmt, ...)
 {
@@ -44,21 +43,6 @@ const char *kbpf_core_relo_kind_str(uint32_t kind)
 		"enumval_exists", "enumval_value", "type_matches",
 	};
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
-}
-
-const struct btf_type *kbpf_core_skip_mods(const struct btf *btf, uint32_t id, uint32_t *res_id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	for (int n = 0; t && (btf_is_mod(t) || btf_is_typedef(t)); n++) {
-		if (n == MAX_MODS_CHAIN)
-			return NULL;
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	if (t && res_id)
-		*res_id = id;
-	return t;
 }
 
 const char *kbpf_core_name(const struct btf *btf, uint32_t off)

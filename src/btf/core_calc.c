@@ -60,7 +60,7 @@ static int calc_field(const struct bpf_core_relo *relo, const struct kbpf_core_s
 		return calc_elem(relo, spec, acc, val, field_sz, type_id, validate, why, why_size);
 
 	t = btf__type_by_id(spec->btf, acc->type_id);
-	mt = kbpf_core_skip_mods(spec->btf, btf_members(t)[acc->idx].type, &field_type_id);
+	mt = kbpf_btf_skip_mods(spec->btf, btf_members(t)[acc->idx].type, &field_type_id);
 	if (!mt) {
 		kbpf_core_msg(why, why_size, "field '%s' has a malformed type", acc->name);
 		return -EINVAL;

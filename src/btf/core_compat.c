@@ -45,8 +45,8 @@ static int types_are_compat(const struct btf *local, uint32_t lid, const struct 
 	for (;;) {
 		if (--depth < 0 || spend(budget))
 			return -EINVAL;
-		lt = kbpf_core_skip_mods(local, lid, &lid);
-		tt = kbpf_core_skip_mods(targ, tid, &tid);
+		lt = kbpf_btf_skip_mods(local, lid, &lid);
+		tt = kbpf_btf_skip_mods(targ, tid, &tid);
 		if (!lt || !tt)
 			return -EINVAL;
 		if (!btf_kind_core_compat(lt, tt))
@@ -80,8 +80,8 @@ static int types_are_compat(const struct btf *local, uint32_t lid, const struct 
 
 				if (level <= 0)
 					return -EINVAL;
-				if (!kbpf_core_skip_mods(local, lp[i].type, &la) ||
-				    !kbpf_core_skip_mods(targ, tp[i].type, &ta))
+				if (!kbpf_btf_skip_mods(local, lp[i].type, &la) ||
+				    !kbpf_btf_skip_mods(targ, tp[i].type, &ta))
 					return -EINVAL;
 				ret = types_are_compat(local, la, targ, ta, level - 1, budget);
 				if (ret <= 0)
@@ -107,8 +107,8 @@ int kbpf_core_types_are_compat(const struct btf *local, uint32_t local_id, const
 int kbpf_core_fields_are_compat(const struct btf *local, uint32_t lid, const struct btf *targ, uint32_t tid)
 {
 	for (int depth = 0; depth < CHAIN_DEPTH; depth++) {
-		const struct btf_type *lt = kbpf_core_skip_mods(local, lid, &lid);
-		const struct btf_type *tt = kbpf_core_skip_mods(targ, tid, &tid);
+		const struct btf_type *lt = kbpf_btf_skip_mods(local, lid, &lid);
+		const struct btf_type *tt = kbpf_btf_skip_mods(targ, tid, &tid);
 
 		if (!lt || !tt)
 			return -EINVAL;
@@ -217,8 +217,8 @@ static int types_match(const struct btf *local, uint32_t lid, const struct btf *
 
 		if (--depth < 0 || spend(budget))
 			return -EINVAL;
-		lt = kbpf_core_skip_mods(local, lid, &lid);
-		tt = kbpf_core_skip_mods(targ, tid, &tid);
+		lt = kbpf_btf_skip_mods(local, lid, &lid);
+		tt = kbpf_btf_skip_mods(targ, tid, &tid);
 		if (!lt || !tt)
 			return -EINVAL;
 		/* names are compared after typedefs are skipped; the root typedef's own name

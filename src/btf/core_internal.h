@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <bpf/btf.h>
+#include "btf/btf_mods.h"
 #include "btf/core.h"
 
 /* Access strings longer than this are refused (libbpf's BPF_CORE_SPEC_MAX_LEN). */
@@ -52,11 +53,7 @@ bool kbpf_core_kind_is_field(uint32_t kind);
 bool kbpf_core_kind_is_type(uint32_t kind);
 bool kbpf_core_kind_is_enumval(uint32_t kind);
 
-/* --- BTF helpers (core_btf.c) --- */
-/* The type id names after skipping const/volatile/restrict/type tags and typedefs, or
- * NULL for a bad id or a chain too long to be real (a cycle). *res_id (if non-NULL)
- * gets the id of the type returned. */
-const struct btf_type *kbpf_core_skip_mods(const struct btf *btf, uint32_t id, uint32_t *res_id);
+/* --- BTF helpers (core_btf.c; kbpf_btf_skip_mods in btf/btf_mods.h) --- */
 /* "struct foo", "union <anon>", "int", "enum e" … of type id, into buf. */
 const char *kbpf_core_type_str(const struct btf *btf, uint32_t id, char *buf, size_t size);
 const char *kbpf_core_kind_str(const struct btf_type *t);

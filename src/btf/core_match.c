@@ -24,7 +24,7 @@ static int match_member(struct match *mt, const struct kbpf_core_acc *lacc, uint
 {
 	const struct btf *local = mt->local->btf, *targ = mt->targ;
 	struct kbpf_core_spec *ts = mt->ts;
-	const struct btf_type *tt = kbpf_core_skip_mods(targ, targ_id, &targ_id);
+	const struct btf_type *tt = kbpf_btf_skip_mods(targ, targ_id, &targ_id);
 	const struct btf_member *lm, *m;
 	char lb[128], tb[128], fb[128];
 
@@ -79,7 +79,7 @@ static int match_member(struct match *mt, const struct kbpf_core_acc *lacc, uint
 static int match_enumval(struct match *mt, uint32_t targ_id)
 {
 	const struct kbpf_core_acc *lacc = &mt->local->acc[0];
-	const struct btf_type *tt = kbpf_core_skip_mods(mt->targ, targ_id, &targ_id);
+	const struct btf_type *tt = kbpf_btf_skip_mods(mt->targ, targ_id, &targ_id);
 	char tb[128];
 
 	if (!tt) {
@@ -128,7 +128,7 @@ static int match_index(struct match *mt, int i, uint32_t *targ_id, const struct 
 				      a->nelems, ts->acc[ts->len - 1].name ? ts->acc[ts->len - 1].name : "?");
 			return 0;
 		}
-		if (!kbpf_core_skip_mods(mt->targ, a->type, targ_id)) {
+		if (!kbpf_btf_skip_mods(mt->targ, a->type, targ_id)) {
 			kbpf_core_msg(mt->why, mt->why_size, "target array element type is malformed");
 			return -EINVAL;
 		}
@@ -185,7 +185,7 @@ int kbpf_core_spec_match(const struct kbpf_core_spec *local, const struct btf *t
 		return -EINVAL;
 
 	for (int i = 0; i < local->len; i++) {
-		const struct btf_type *tt = kbpf_core_skip_mods(targ, targ_id, &targ_id);
+		const struct btf_type *tt = kbpf_btf_skip_mods(targ, targ_id, &targ_id);
 
 		if (!tt) {
 			kbpf_core_msg(why, why_size, "target type [%u] is malformed", targ_id);

@@ -99,7 +99,7 @@ static int parse_field_steps(const struct btf *btf, const struct bpf_core_relo *
 		return ret;
 
 	for (int i = 1; i < spec->raw_len; i++) {
-		const struct btf_type *t = kbpf_core_skip_mods(btf, id, &id);
+		const struct btf_type *t = kbpf_btf_skip_mods(btf, id, &id);
 		uint32_t idx = spec->raw[i];
 
 		if (!t) {
@@ -129,7 +129,7 @@ static int parse_field_steps(const struct btf *btf, const struct bpf_core_relo *
 		} else if (btf_is_array(t)) {
 			const struct btf_array *a = btf_array(t);
 
-			if (!kbpf_core_skip_mods(btf, a->type, &id)) {
+			if (!kbpf_btf_skip_mods(btf, a->type, &id)) {
 				kbpf_core_msg(why, why_size, "access string \"%s\" step %d: bad element type", str, i);
 				return -EINVAL;
 			}
@@ -182,7 +182,7 @@ int kbpf_core_parse_spec(const struct btf *btf, const struct bpf_core_relo *relo
 	if ((ret = parse_numbers(str, spec, why, why_size)))
 		return ret;
 
-	t = kbpf_core_skip_mods(btf, relo->type_id, &id);
+	t = kbpf_btf_skip_mods(btf, relo->type_id, &id);
 	if (!t) {
 		kbpf_core_msg(why, why_size, "type_id %u is not a valid type", relo->type_id);
 		return -EINVAL;

@@ -184,8 +184,8 @@ static const char *kind_words(const struct btf_type *t)
 static void explain(const struct btf *local, uint32_t lid, const struct btf *targ, uint32_t tid, struct strbuf *out)
 {
 	for (int depth = 0; depth < 32; depth++) {
-		const struct btf_type *lt = kbpf_core_skip_mods(local, lid, &lid);
-		const struct btf_type *tt = kbpf_core_skip_mods(targ, tid, &tid);
+		const struct btf_type *lt = kbpf_btf_skip_mods(local, lid, &lid);
+		const struct btf_type *tt = kbpf_btf_skip_mods(targ, tid, &tid);
 
 		if (!lt || !tt)
 			return;
@@ -242,7 +242,7 @@ static int find_mismatch(const struct btf *local, const struct btf_type *lp, con
 		/* parameters, then (i == lvlen) the return type */
 		uint32_t lraw = i < lvlen ? la[i].type : lp->type, traw = i < lvlen ? ta[i].type : tp->type;
 
-		if (!kbpf_core_skip_mods(local, lraw, &lid) || !kbpf_core_skip_mods(targ, traw, &tid))
+		if (!kbpf_btf_skip_mods(local, lraw, &lid) || !kbpf_btf_skip_mods(targ, traw, &tid))
 			return -EINVAL;
 		ret = kbpf_core_types_are_compat(local, lid, targ, tid);
 		if (ret < 0)

@@ -16,6 +16,7 @@
 #include <bpf/btf.h>
 #include <ffi.h>
 #include <kbpf/struct_ops.h>
+#include "btf/btf_mods.h"
 #include "exec/jit.h"
 #include "exec/jit_ctx.h"
 #include "exec/jit_emit.h"
@@ -45,19 +46,6 @@ struct kbpf_trampoline {
 	ffi_type *ffi_args[KBPF_TRAMPOLINE_MAX_ARGS];
 };
 
-static const struct btf_type *skip_mods(const struct btf *btf, uint32_t *id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, *id);
-
-	for (int depth = 0; t && (btf_is_mod(t) || btf_is_typedef(t)); depth++) {
-		if (depth == 32)
-			return NULL;
-		*id = t->type;
-		t = btf__type_by_id(btf, *id);
-	}
-	return t;
-}
-
 /* The width and signedness of a parameter or return type; -EINVAL for what does not fit
  * in one integer register as an integer (struct, float, 128-bit...). */
 static int classify(const struct btf *btf, uint32_t id, bool is_ret, struct tramp_val *v)
@@ -69,7 +57,7 @@ static int classify(const struct btf *btf, uint32_t id, bool is_ret, struct tram
 		v->is_signed = false;
 		return is_ret ? 0 : -EINVAL;
 	}
-	t = skip_mods(btf, &id);
+	t = kbpf_btf_skip_mods(btf, id, &id);
 	if (!t)
 		return -EINVAL;
 	if (btf_is_ptr(t)) {
@@ -94,11 +82,11 @@ static int classify(const struct btf *btf, uint32_t id, bool is_ret, struct tram
 /* The FUNC_PROTO behind id (a FUNC_PROTO, a FUNC, or a pointer to either). */
 static const struct btf_type *find_proto(const struct btf *btf, uint32_t id)
 {
-	const struct btf_type *t = skip_mods(btf, &id);
+	const struct btf_type *t = kbpf_btf_skip_mods(btf, id, &id);
 
 	if (t && btf_is_ptr(t)) {
 		id = t->type;
-		t = skip_mods(btf, &id);
+		t = kbpf_btf_skip_mods(btf, id, &id);
 	}
 	if (t && btf_is_func(t))
 		t = btf__type_by_id(btf, t->type);

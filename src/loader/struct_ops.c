@@ -12,28 +12,15 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <kbpf/struct_ops.h>
+#include "btf/btf_mods.h"
 #include "loader/loader_internal.h"
-
-static const struct btf_type *skip_mods(const struct btf *btf, uint32_t id, uint32_t *res)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-	for (int depth = 0; t && (btf_is_mod(t) || btf_is_typedef(t)); depth++) {
-		if (depth == 32)
-			return NULL;
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	if (res)
-		*res = id;
-	return t;
-}
 
 static bool is_func_ptr(const struct btf *btf, uint32_t type_id)
 {
-	const struct btf_type *t = skip_mods(btf, type_id, NULL);
+	const struct btf_type *t = kbpf_btf_skip_mods(btf, type_id, NULL);
 	if (!t || !btf_is_ptr(t))
 		return false;
-	t = skip_mods(btf, t->type, NULL);
+	t = kbpf_btf_skip_mods(btf, t->type, NULL);
 	return t && btf_is_func_proto(t);
 }
 
@@ -51,7 +38,7 @@ static int add_var(struct kbpf_object *obj, const struct obj_sec *s, const struc
 		return -EINVAL;
 	}
 	name = btf__name_by_offset(btf, var->name_off);
-	st = skip_mods(btf, var->type, &type_id);
+	st = kbpf_btf_skip_mods(btf, var->type, &type_id);
 	if (!name || !*name || strlen(name) >= KBPF_OBJ_MAX_NAME) {
 		obj_log(&obj->log, "section '%s': struct_ops variable without a usable name", s->name);
 		return -EINVAL;

@@ -4,19 +4,8 @@
 #include <errno.h>
 #include <bpf/btf.h>
 #include <kbpf/kfunc.h>
+#include "btf/btf_mods.h"
 #include "verifier/env.h"
-
-static const struct btf_type *skip_mods(const struct btf *btf, uint32_t *id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, *id);
-	for (int depth = 0; t && (btf_is_mod(t) || btf_is_typedef(t)); depth++) {
-		if (depth == 32)
-			return NULL;
-		*id = t->type;
-		t = btf__type_by_id(btf, *id);
-	}
-	return t;
-}
 
 /* Whether VAR id is in the host BTF's ".data..percpu" DATASEC (Linux's per-CPU section). */
 static bool var_is_percpu(const struct btf *btf, uint32_t id)
@@ -67,7 +56,7 @@ int check_pseudo_btf_id(struct env *env, const struct bpf_insn *insn, int idx)
 	}
 	type = t->type;
 	uint32_t resolved = type;
-	const struct btf_type *rt = skip_mods(btf, &resolved);
+	const struct btf_type *rt = kbpf_btf_skip_mods(btf, resolved, &resolved);
 	if (var_is_percpu(btf, id)) {
 		a->btf_var_type = KBPF_PTR_TO_BTF_ID | KBPF_MEM_PERCPU;
 		a->btf_var_id = type;
