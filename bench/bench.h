@@ -19,9 +19,18 @@ struct bench_result {
 /* Monotonic time in nanoseconds. */
 double bench_now_ns(void);
 
-/* Run a native_<prog> binary as "path REPEAT ROUNDS" (REPEAT 0: it calibrates itself
- * to ~50 ms a round) and parse its "RUN retval=… repeat=… duration_ns=…" lines. */
-void bench_native_run(const char *path, unsigned repeat, unsigned rounds, struct bench_result *res);
+/* What a timed round is measured in. CPU: the calling thread's CPU time, which leaves out
+ * the time the thread waited for a CPU while other jobs ran, as Linux's BPF_PROG_TEST_RUN
+ * leaves out the time it spends rescheduled (its timer stops around cond_resched());
+ * WALL: monotonic wall time, which on a busy machine includes other jobs' time slices. */
+enum bench_clock { BENCH_CLOCK_CPU, BENCH_CLOCK_WALL };
+double bench_time_ns(enum bench_clock clock);
+
+/* Run a native_<prog> binary as "path REPEAT ROUNDS CLOCK" (REPEAT 0: it calibrates
+ * itself to ~50 ms a round; CLOCK "cpu" or "wall", as enum bench_clock) and parse its
+ * "RUN retval=… repeat=… duration_ns=…" lines. */
+void bench_native_run(const char *path, unsigned repeat, unsigned rounds, enum bench_clock clock,
+		      struct bench_result *res);
 
 /* Linux's bpf() syscall as a reference engine.  bench_linux_probe returns 0 when a
  * socket filter can be loaded and test-run here, else a negative errno with a one-line

@@ -4,11 +4,14 @@
  * own engine (bpf() + BPF_PROG_TEST_RUN) when this process may use it.
  *
  * usage: kbpf-bench [--quick] [--format text|md] [--dir DIR] [--rounds N]
- *                   [--round-ms MS] [--no-linux] [--verbose] [PROG...]
+ *                   [--round-ms MS] [--clock cpu|wall] [--no-linux] [--verbose] [PROG...]
  *
  * Each engine is timed in rounds after calibrating the repeat count so that a round
  * lasts at least --round-ms; the table shows the best round (the least disturbed by
- * the rest of the machine), --verbose also prints the median. */
+ * the rest of the machine), --verbose also prints the median. Rounds are timed in the
+ * thread's CPU time by default (--clock cpu), which is what Linux's BPF_PROG_TEST_RUN
+ * reports too: its timer stops while it is rescheduled. Wall time (--clock wall) also
+ * counts the slices other jobs of a busy machine took, which Linux's column never did. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -44,7 +47,7 @@ struct row {
 	const char *name;
 	size_t static_insns;
 	uint64_t insns_executed; /* from the checked run; 0 when it failed */
-	struct bench_result interp, jit, linux_run, cc, clang;
+	struct bench_result interp, jit, jit_fn, linux_run, cc, clang;
 	double jit_compile_us; /* kbpf_prog_create with .jit minus without; 0: not measured */
 };
 
@@ -57,6 +60,7 @@ struct settings {
 	int verbose;
 	unsigned rounds;
 	double round_ns;
+	enum bench_clock clock;
 };
 
 /* The helper the programs call as #42 (Linux: bpf_get_numa_node_id).  Like
@@ -119,8 +123,33 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Time kbpf_prog_run: the call an embedding host makes per event. */
-static void time_interp(const struct kbpf_prog *prog, void *ctx, const struct settings *s,
+/* repeat runs, each result into bench_sink; the last one's R0 in *ret. Returns nonzero
+ * when a run failed. Two loops, so that neither pays for choosing the other. */
+static __attribute__((noinline)) int run_batch(const struct kbpf_prog *prog, kbpf_prog_fn fn, void *ctx,
+					       unsigned repeat, uint64_t *ret)
+{
+	if (fn) {
+		for (unsigned i = 0; i < repeat; i++) {
+			struct kbpf_prog_result r = fn(ctx);
+
+			if (r.err)
+				return 1;
+			*ret = r.retval;
+			bench_sink += r.retval;
+		}
+		return 0;
+	}
+	for (unsigned i = 0; i < repeat; i++) {
+		if (kbpf_prog_run(prog, ctx, ret))
+			return 1;
+		bench_sink += *ret;
+	}
+	return 0;
+}
+
+/* Time kbpf_prog_run: the call an embedding host makes per event; or, with fn, a call
+ * of the native function kbpf_prog_jited_func gives. */
+static void time_interp(const struct kbpf_prog *prog, kbpf_prog_fn fn, void *ctx, const struct settings *s,
 			struct bench_result *res)
 {
 	double d[64];
@@ -133,27 +162,21 @@ static void time_interp(const struct kbpf_prog *prog, void *ctx, const struct se
 		repeat = 3;
 	} else {
 		for (;;) {
-			double t0 = bench_now_ns();
+			double t0 = bench_time_ns(s->clock);
 
-			for (unsigned i = 0; i < repeat; i++) {
-				if (kbpf_prog_run(prog, ctx, &ret))
-					goto fail;
-				bench_sink += ret;
-			}
-			if (bench_now_ns() - t0 >= s->round_ns || repeat >= (1u << 30))
+			if (run_batch(prog, fn, ctx, repeat, &ret))
+				goto fail;
+			if (bench_time_ns(s->clock) - t0 >= s->round_ns || repeat >= (1u << 30))
 				break;
 			repeat *= 2;
 		}
 	}
 	for (n = 0; n < rounds; n++) {
-		double t0 = bench_now_ns();
+		double t0 = bench_time_ns(s->clock);
 
-		for (unsigned i = 0; i < repeat; i++) {
-			if (kbpf_prog_run(prog, ctx, &ret))
-				goto fail;
-			bench_sink += ret;
-		}
-		d[n] = (bench_now_ns() - t0) / repeat;
+		if (run_batch(prog, fn, ctx, repeat, &ret))
+			goto fail;
+		d[n] = (bench_time_ns(s->clock) - t0) / repeat;
 	}
 	qsort(d, n, sizeof(d[0]), cmp_double);
 	res->retval = (uint32_t)ret;
@@ -162,7 +185,7 @@ static void time_interp(const struct kbpf_prog *prog, void *ctx, const struct se
 	res->ok = 1;
 	return;
 fail:
-	snprintf(res->why, sizeof(res->why), "kbpf_prog_run failed");
+	snprintf(res->why, sizeof(res->why), fn ? "the kbpf_prog_jited_func function failed" : "kbpf_prog_run failed");
 }
 
 /* Best-of time of f: create (and free) the program n times. */
@@ -202,12 +225,18 @@ static void measure_jit(struct kbpf_host *host, const struct bpf_insn *insns, si
 		kbpf_prog_free(prog);
 		return;
 	}
-	time_interp(prog, ctx, s, &row->jit);
+	time_interp(prog, NULL, ctx, s, &row->jit);
+	time_interp(prog, kbpf_prog_jited_func(prog), ctx, s, &row->jit_fn);
 	kbpf_prog_free(prog);
 	if (row->jit.ok && row->jit.retval != expect) {
 		row->jit.ok = 0;
 		snprintf(row->jit.why, sizeof(row->jit.why), "MISMATCH checked mode returned 0x%x, JIT 0x%x", expect,
 			 row->jit.retval);
+	}
+	if (row->jit_fn.ok && row->jit_fn.retval != expect) {
+		row->jit_fn.ok = 0;
+		snprintf(row->jit_fn.why, sizeof(row->jit_fn.why),
+			 "MISMATCH checked mode returned 0x%x, kbpf_prog_jited_func 0x%x", expect, row->jit_fn.retval);
 	}
 	if (!s->quick) {
 		double with = create_ns(host, insns, cnt, 1, 200), without = create_ns(host, insns, cnt, 0, 200);
@@ -255,7 +284,7 @@ static void measure_kbpf(struct kbpf_host *host, const struct bpf_insn *insns, s
 		return;
 	}
 	row->insns_executed = ropts.insns_executed;
-	time_interp(prog, ctx, s, &row->interp);
+	time_interp(prog, NULL, ctx, s, &row->interp);
 	measure_jit(host, insns, cnt, ctx, s, row, (uint32_t)ropts.retval);
 	/* The checked and fast modes must agree with each other before anything else. */
 	if (row->interp.ok && row->interp.retval != (uint32_t)ropts.retval) {
@@ -284,9 +313,9 @@ static void measure(struct kbpf_host *host, const struct settings *s, struct row
 	}
 
 	snprintf(path, sizeof(path), "%s/native_%s", s->dir, row->name);
-	bench_native_run(path, s->quick ? 3 : 0, s->quick ? 1 : s->rounds, &row->cc);
+	bench_native_run(path, s->quick ? 3 : 0, s->quick ? 1 : s->rounds, s->clock, &row->cc);
 	snprintf(path, sizeof(path), "%s/native_clang_%s", s->dir, row->name);
-	bench_native_run(path, s->quick ? 3 : 0, s->quick ? 1 : s->rounds, &row->clang);
+	bench_native_run(path, s->quick ? 3 : 0, s->quick ? 1 : s->rounds, s->clock, &row->clang);
 
 	if (s->linux_wanted && cnt)
 		bench_linux_run(insns, cnt, s->round_ns, s->quick ? 1 : s->rounds, s->quick ? 3 : 0,
@@ -296,11 +325,12 @@ static void measure(struct kbpf_host *host, const struct settings *s, struct row
 
 /* --- the table --- */
 
-#define NCOLS 13
+#define NCOLS 15
 static const char *const headers[NCOLS] = {
 	"program", "BPF insns/run", "kbpf interp ns/run", "interp ns/insn", "kbpf JIT ns/run",
 	"Linux JIT ns/run", "JIT/Linux", (KBPF_BENCH_CC_LABEL " -O2 ns/run"), ("interp/" KBPF_BENCH_CC_LABEL),
-	("JIT/" KBPF_BENCH_CC_LABEL), "clang -O2 ns/run", "interp/clang", "JIT/clang",
+	("JIT/" KBPF_BENCH_CC_LABEL), "clang -O2 ns/run", "interp/clang", "JIT/clang", "JIT fn ns/run",
+	("fn/" KBPF_BENCH_CC_LABEL),
 };
 
 static void fmt_ns(char *buf, size_t size, const struct bench_result *r)
@@ -342,6 +372,8 @@ static void row_cells(const struct row *r, char cells[NCOLS][32])
 	fmt_ns(cells[10], 32, &r->clang);
 	fmt_ratio(cells[11], 32, &r->interp, &r->clang);
 	fmt_ratio(cells[12], 32, &r->jit, &r->clang);
+	fmt_ns(cells[13], 32, &r->jit_fn);
+	fmt_ratio(cells[14], 32, &r->jit_fn, &r->cc);
 }
 
 static void print_table(const struct row *rows, unsigned n, int markdown)
@@ -389,7 +421,7 @@ static unsigned check_retvals(const struct row *r, const char *bullet)
 {
 	const struct { const char *name; const struct bench_result *res; } others[] = {
 		{ KBPF_BENCH_CC_LABEL, &r->cc }, { "clang", &r->clang }, { "Linux", &r->linux_run },
-		{ "kbpf JIT", &r->jit },
+		{ "kbpf JIT", &r->jit }, { "kbpf_prog_jited_func", &r->jit_fn },
 	};
 	unsigned bad = 0;
 
@@ -408,12 +440,15 @@ static unsigned check_retvals(const struct row *r, const char *bullet)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: kbpf-bench [--quick] [--format text|md] [--dir DIR] [--rounds N]\n"
-		   "                  [--round-ms MS] [--no-linux] [--objects DIR] [--verbose] [PROG...]\n"
+		   "                  [--round-ms MS] [--clock cpu|wall] [--no-linux] [--objects DIR]\n"
+		   "                  [--verbose] [PROG...]\n"
 		   "  --quick      tiny repeat counts, one round, no Linux: checks results, times nothing\n"
 		   "  --format md  print the table as Markdown\n"
 		   "  --dir DIR    where PROG.bin and native_PROG live (default %s)\n"
 		   "  --rounds N   timed rounds per engine, best one reported (default 5)\n"
 		   "  --round-ms   minimum duration of one round (default 20)\n"
+		   "  --clock C    time rounds in the thread's CPU time (cpu, the default: what Linux's\n"
+		   "               BPF_PROG_TEST_RUN reports too) or in wall time (wall)\n"
 		   "  --no-linux   do not try Linux's bpf()\n"
 		   "  --objects DIR  time open+load (and with the JIT) of the largest *.bpf.o in DIR\n"
 		   "               that loads on a default host (default %s; '' for none)\n",
@@ -425,7 +460,7 @@ int main(int argc, char **argv)
 	static struct row rows[MAX_PROGS];
 	static char prog_list[] = KBPF_BENCH_PROGS;
 	struct settings s = { .dir = KBPF_BENCH_DIR, .obj_dir = KBPF_BENCH_OBJ_DIR, .rounds = 5, .round_ns = 20e6,
-			      .linux_wanted = 1 };
+			      .linux_wanted = 1, .clock = BENCH_CLOCK_CPU };
 	const char *bullet;
 	char linux_why[200] = "";
 	struct kbpf_host *host;
@@ -452,6 +487,13 @@ int main(int argc, char **argv)
 				s.rounds = 1;
 		} else if (!strcmp(a, "--round-ms") && i + 1 < argc) {
 			s.round_ns = strtod(argv[++i], NULL) * 1e6;
+		} else if (!strcmp(a, "--clock") && i + 1 < argc) {
+			a = argv[++i];
+			if (strcmp(a, "cpu") && strcmp(a, "wall")) {
+				usage(stderr);
+				return 2;
+			}
+			s.clock = !strcmp(a, "cpu") ? BENCH_CLOCK_CPU : BENCH_CLOCK_WALL;
 		} else if (!strcmp(a, "--objects") && i + 1 < argc) {
 			s.obj_dir = argv[++i];
 		} else if (!strcmp(a, "--no-linux")) {
@@ -491,13 +533,13 @@ int main(int argc, char **argv)
 	for (unsigned r = 0; r < n; r++) {
 		measure(host, &s, &rows[r]);
 		if (s.verbose) {
-			const struct bench_result *res[] = { &rows[r].interp, &rows[r].jit, &rows[r].linux_run,
-							     &rows[r].cc, &rows[r].clang };
-			const char *names[] = { "kbpf", "jit", "linux", "cc", "clang" };
+			const struct bench_result *res[] = { &rows[r].interp, &rows[r].jit, &rows[r].jit_fn,
+							     &rows[r].linux_run, &rows[r].cc, &rows[r].clang };
+			const char *names[] = { "kbpf", "jit", "jit_fn", "linux", "cc", "clang" };
 
 			fprintf(stderr, "%s: %zu insns, %llu executed;", rows[r].name, rows[r].static_insns,
 				(unsigned long long)rows[r].insns_executed);
-			for (size_t k = 0; k < 5; k++)
+			for (size_t k = 0; k < 6; k++)
 				if (res[k]->ok)
 					fprintf(stderr, " %s best %.2f median %.2f ret 0x%x;", names[k],
 						res[k]->ns_per_run, res[k]->ns_median, res[k]->retval);
@@ -546,6 +588,10 @@ int main(int argc, char **argv)
 		}
 		if (row->interp.ok && !row->jit.ok) {
 			printf("%s%s: kbpf JIT: %s\n", bullet, row->name, row->jit.why);
+			failures++;
+		}
+		if (row->jit.ok && !row->jit_fn.ok) {
+			printf("%s%s: kbpf_prog_jited_func: %s\n", bullet, row->name, row->jit_fn.why);
 			failures++;
 		}
 		if (!row->cc.ok) {

@@ -20,6 +20,14 @@ double bench_now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+double bench_time_ns(enum bench_clock clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock == BENCH_CLOCK_CPU ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -54,7 +62,8 @@ static void parse_runs(const char *out, struct bench_result *res)
 	res->ok = 1;
 }
 
-void bench_native_run(const char *path, unsigned repeat, unsigned rounds, struct bench_result *res)
+void bench_native_run(const char *path, unsigned repeat, unsigned rounds, enum bench_clock clock,
+		      struct bench_result *res)
 {
 	char arg_repeat[16], arg_rounds[16];
 	char out[8192];
@@ -84,7 +93,8 @@ void bench_native_run(const char *path, unsigned repeat, unsigned rounds, struct
 		return;
 	}
 	if (pid == 0) {
-		char *argv[] = { (char *)path, arg_repeat, arg_rounds, NULL };
+		char *argv[] = { (char *)path, arg_repeat, arg_rounds,
+				 (char *)(clock == BENCH_CLOCK_CPU ? "cpu" : "wall"), NULL };
 
 		dup2(pfd[1], STDOUT_FILENO);
 		close(pfd[0]);

@@ -120,7 +120,10 @@ otherwise and this page is not regenerated.
 
 - **BPF insns/run**: instructions executed per run, counted by kbpf's checked mode.
 - **kbpf interp ns/run**: `kbpf_prog_run()` (the fast, unchecked mode) on a 64-byte
-  context, best of 5 rounds of at least 20 ms each (the defaults; see the command).
+  context, best of 5 rounds of at least 20 ms each (the defaults; see the command), timed
+  in the thread's CPU time (`--clock cpu`, the default), like every kbpf and native
+  column: on a shared machine wall time also counts other jobs' time slices, which
+  Linux's column never includes (below).
 - **interp ns/insn**: the two columns above divided: the interpreter's cost per
   executed instruction, dispatch included.
 - **kbpf JIT ns/run**: the same, JIT-compiled to x86-64 (docs/jit.md); **JIT/Linux**,
@@ -129,19 +132,27 @@ otherwise and this page is not regenerated.
   time to open and load (link, relocate, verify, create) the largest of the tests' own
   BPF objects (`tests/bpf`) on a host with Linux's program types, with and without the
   JIT.
+- **JIT fn ns/run**, **fn/gcc**: the same JIT code called through the native function
+  `kbpf_prog_jited_func()` returns (Linux's `bpf_func`), without `kbpf_prog_run()`'s
+  checks and dispatch, and its ratio to gcc.
 - **Linux JIT ns/run**: the same instructions loaded through `bpf(BPF_PROG_LOAD)` as a
   socket filter and timed with `BPF_PROG_TEST_RUN` (its `duration`, whole ns; best of 5).
-- **gcc/clang -O2 ns/run**: the C compiled natively, best of 5 rounds of ~50 ms;
+  The kernel times its loop with preemption off and stops its clock whenever it yields
+  the CPU (`cond_resched()`), so this column is free of other jobs' time too.
+- **gcc/clang -O2 ns/run**: the C compiled natively, best of 5 rounds of ~50 ms of CPU time;
   **interp/gcc**, **interp/clang**: how many times slower the interpreter is.
 
 The *empty* row is each engine's fixed cost of one invocation: for kbpf the
-`kbpf_prog_run()` call, for Linux `BPF_PROG_TEST_RUN`'s per-iteration bookkeeping
-(which is also inside every other Linux number), for native code a plain call.
+`kbpf_prog_run()` call (and, in *JIT fn*, a call of the native function), for Linux
+`BPF_PROG_TEST_RUN`'s per-iteration bookkeeping (which is also inside every other Linux
+number), for native code a plain call.
 
 The numbers come from one run on one machine. On a shared VM they move between runs
 (up to about ±30% for a single cell was seen on the machine below while other jobs
 ran; the load average before the run is recorded); read the order of magnitude, the
 ns/insn column and the ratios, not the last digit. `--rounds 9` steadies the best round.
+Why kbpf's JIT is as fast as it is, and where its code still differs from Linux's:
+[jit.md](jit.md#speed).
 
 **uBPF, quoted, not measured.** uBPF is not packaged here, so it is not a column. The
 yardstick the benchmark issue gives for uBPF's interpreter on these machines is

@@ -214,10 +214,22 @@ static const struct kbpf_kfunc test_kfuncs[] = {
 	KBPF_KFUNC(bpf_kfunc_call_test_destructive, KF_DESTRUCTIVE),
 };
 
-/* Linux registers the set for BPF_PROG_TYPE_SCHED_CLS, _TRACING and _SYSCALL. kbpf has
- * no "tracing" (fentry/fexit) type yet; the name is registered anyway, so the set is
- * ready when one appears and `kbpf kfuncs` shows Linux's registration. */
-static const char *const test_kfunc_types[] = { "sched_cls", "tracing", "syscall", NULL };
+/* Linux registers the set for BPF_PROG_TYPE_SCHED_CLS, _TRACING and _SYSCALL; kbpf_linux
+ * has one type per tracing attach type. */
+static const char *const test_kfunc_types[] = { "sched_cls", "fentry", "fexit", "fmod_ret", "syscall", NULL };
+
+/* Linux's key_sig_kfunc_set (kernel/trace/bpf_trace.c, for BPF_PROG_TYPE_TRACING — which
+ * LSM programs resolve to for kfuncs): the keyring lookups of test_fentry.c. */
+struct bpf_key;
+struct bpf_key *bpf_lookup_user_key(uint32_t serial, uint64_t flags);
+struct bpf_key *bpf_lookup_system_key(uint64_t id);
+void bpf_key_put(struct bpf_key *bkey);
+static const struct kbpf_kfunc key_kfuncs[] = {
+	KBPF_KFUNC(bpf_lookup_user_key, KF_ACQUIRE | KF_RET_NULL | KF_SLEEPABLE),
+	KBPF_KFUNC(bpf_lookup_system_key, KF_ACQUIRE | KF_RET_NULL),
+	KBPF_KFUNC(bpf_key_put, KF_RELEASE),
+};
+static const char *const key_kfunc_types[] = { "fentry", "fexit", "fmod_ret", "lsm", NULL };
 
 int kbpf_linux_host_add_test_kfuncs(struct kbpf_host *host, char *log_buf, size_t log_size)
 {
@@ -236,6 +248,13 @@ int kbpf_linux_host_add_test_kfuncs(struct kbpf_host *host, char *log_buf, size_
 	if (!host)
 		return -EINVAL;
 	ret = kbpf_host_kfunc_set_register(host, &opts, NULL);
+	struct kbpf_kfunc_set_opts key_opts = {
+		.sz = sizeof(key_opts), .name = "key_sig_kfunc_set", .funcs = key_kfuncs,
+		.nr_funcs = sizeof(key_kfuncs) / sizeof(key_kfuncs[0]), .prog_types = key_kfunc_types,
+		.log_buf = log_buf, .log_size = log_size,
+	};
+	if (!ret)
+		ret = kbpf_host_kfunc_set_register(host, &key_opts, NULL);
 	if (!ret)
 		ret = kbpf_host_var_register(host, test_vars, sizeof(test_vars) / sizeof(test_vars[0]), log_buf,
 					     log_size);

@@ -5,6 +5,7 @@
  * Units as Linux's: bandwidth in segments/µs << 24, gains in 1/256. It runs as
  * cong_control, so the core skips PRR and its own pacing update. */
 #include <kbpf/tcp.h>
+#include "tcp_host_internal.h"
 
 #define BW_SCALE 24
 #define BW_UNIT (1ULL << BW_SCALE)
@@ -42,6 +43,22 @@ struct bbr {
 };
 
 _Static_assert(sizeof(struct bbr) <= ICSK_CA_PRIV_SIZE, "bbr state fits icsk_ca_priv");
+
+/* For the scripted peer's assertions (script.c): BBR's state machine, read from a socket
+ * whose private area has this layout (native bbr, or a BPF CC forwarding to bbr_*). */
+void kbpf_tcp_bbr_peek(const struct sock *sk, struct kbpf_tcp_bbr_peek *out)
+{
+	const struct bbr *bbr = (const struct bbr *)inet_csk(sk)->icsk_ca_priv;
+
+	out->mode = bbr->mode;
+	out->cycle_idx = bbr->cycle_idx;
+	out->pacing_gain = bbr->pacing_gain;
+	out->cwnd_gain = bbr->cwnd_gain;
+	out->full_bw_cnt = bbr->full_bw_cnt;
+	out->full_bw_reached = bbr->full_bw_reached;
+	out->rtt_cnt = bbr->rtt_cnt;
+	out->min_rtt_us = bbr->min_rtt_us;
+}
 
 #define CYCLE_LEN 8
 static const int bbr_bw_rtts = CYCLE_LEN + 2; /* bw filter window, rounds */

@@ -103,9 +103,14 @@ static int fls64(__u64 x)
 	return x ? 64 - __builtin_clzll(x) : 0;
 }
 
-/* cbrt(a) the way Linux estimates it: a 64-entry table of 64·cbrt(i) (scaled and biased as
- * Linux's, so results agree), a shift to bring a into the table's range, then one
- * Newton-Raphson step. Error about 0.2 %. */
+/* cbrt(a) the way Linux estimates it: a 64-entry table of about 64·cbrt(i) (scaled and
+ * biased as Linux's, so results agree), a shift to bring a into the table's range, then one
+ * Newton-Raphson step. Error about 0.2 %.
+ * The table stays data: Linux's was "precomputed then refined by hand", and no formula we
+ * tried reproduces it (round(k·cbrt(i)) − c, the best k and c, misses 16 of the 56 entries
+ * the large-argument path uses; entries 1…7 are picked for the small path). Computing it
+ * at startup would change K for some W_max − cwnd and so the cwnd traces. The spec's
+ * K vectors (tcp-model.md §5.2: 1 → 1388 … 1000 → 13897) hold for this table. */
 static __u32 cubic_root(__u64 a)
 {
 	static const __u8 cbrt_tab[64] = {

@@ -123,6 +123,13 @@ struct sim_flow {
 	__u32 ooo_count;
 	__u32 rcv_unacked; /* full segments received since the last ACK sent */
 
+	/* scripted peer (script.c): no receiver or link, the script ACKs; sysctl-like knobs */
+	bool scripted;
+	bool tlp_off; /* net.ipv4.tcp_early_retrans without TLP */
+	bool ssai_off; /* net.ipv4.tcp_slow_start_after_idle = 0 */
+	__u32 init_cwnd; /* the route's initcwnd; 0 = TCP_INIT_CWND */
+	__u64 script_sent; /* transmissions handed to the scripted peer */
+
 	/* stats */
 	__u64 start_ns, done_ns;
 	__u64 rtos, segs_sent;
@@ -172,7 +179,16 @@ __u32 sim_link_queue(struct sim *s);
 
 /* sim_sender.c */
 void sim_sender_start(struct sim_flow *f);
+/* The connection is established now, rtt_ns after the SYN (the handshake's RTT sample). */
+void sim_sender_establish(struct sim_flow *f, __u64 rtt_ns);
 void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 flags);
+/* A SACK block: segment indexes [start, end). */
+struct sim_sack_block {
+	__u32 start, end;
+};
+/* tcp_ack with any number of SACK blocks (with PKT_DSACK, blk[0] is the D-SACK). */
+void sim_sender_ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_block *blk, unsigned int nblk,
+			   __u8 flags);
 void sim_sender_xmit(struct sim_flow *f);
 void sim_sender_rto(struct sim_flow *f);
 void sim_sender_trace(struct sim_flow *f);

@@ -24,8 +24,14 @@ __u32 sim_link_queue(struct sim *s)
 void sim_link_send(struct sim *s, struct sim_flow *f, __u32 idx, __u8 flags)
 {
 	__u64 wire = f->mss + SIM_HDR_BYTES, tx_ns, depart;
-	__u32 qlen = sim_link_queue(s);
+	__u32 qlen;
 
+	/* A scripted peer (script.c) takes the packet: its ACKs come from the script. */
+	if (f->scripted) {
+		f->script_sent++;
+		return;
+	}
+	qlen = sim_link_queue(s);
 	/* Requested drops (tests): each entry takes one transmission of its segment. */
 	for (unsigned int i = 0; i < f->nr_drop; i++) {
 		if (f->drop_segs[i] == idx) {

@@ -336,6 +336,32 @@ static void enter_recovery(struct sim_flow *f, bool ece_ack)
 	kbpf_tcp_set_ca_state(SK(tp), TCP_CA_Recovery);
 }
 
+/* tcp_try_undo_dsack: all retransmissions of the episode were D-SACKed (the originals
+ * arrived): undo the reduction; the state is left to the caller. */
+static bool try_undo_dsack(struct sim_flow *f)
+{
+	struct tcp_sock *tp = &f->snd;
+
+	if (tp->undo_marker && !tp->undo_retrans) {
+		undo_cwnd_reduction(f, false);
+		return true;
+	}
+	return false;
+}
+
+/* tcp_try_to_open */
+static void try_to_open(struct sim_flow *f, int flag)
+{
+	struct tcp_sock *tp = &f->snd;
+
+	if (!any_retrans_done(f))
+		tp->retrans_stamp = 0;
+	if (flag & FLAG_ECE)
+		enter_cwr(f);
+	if (ca_state(tp) != TCP_CA_CWR)
+		try_keep_open(f);
+}
+
 void sim_fastretrans_alert(struct sim_flow *f, struct sim_ack_state *as)
 {
 	struct tcp_sock *tp = &f->snd;
@@ -365,7 +391,12 @@ void sim_fastretrans_alert(struct sim_flow *f, struct sim_ack_state *as)
 
 	switch (ca_state(tp)) {
 	case TCP_CA_Recovery:
+		/* Every retransmission D-SACKed: undo at once (tcp_try_undo_dsack). */
+		if (try_undo_dsack(f))
+			try_to_open(f, flag);
 		rack_mark_lost(f);
+		if (ca_state(tp) != TCP_CA_Recovery && tp->lost_out)
+			enter_recovery(f, (flag & FLAG_ECE) != 0);
 		break;
 	case TCP_CA_Loss: {
 		/* tcp_process_loss: undo, or leave Loss once high_seq is ACKed (slow start
@@ -381,15 +412,12 @@ void sim_fastretrans_alert(struct sim_flow *f, struct sim_ack_state *as)
 		__attribute__((fallthrough));
 	}
 	default:
+		/* A late D-SACK can still prove the last reduction spurious. */
+		if (ca_state(tp) <= TCP_CA_Disorder)
+			try_undo_dsack(f);
 		rack_mark_lost(f);
 		if (!tp->lost_out) {
-			/* tcp_try_to_open */
-			if (!any_retrans_done(f))
-				tp->retrans_stamp = 0;
-			if (flag & FLAG_ECE)
-				enter_cwr(f);
-			if (ca_state(tp) != TCP_CA_CWR)
-				try_keep_open(f);
+			try_to_open(f, flag);
 			return;
 		}
 		enter_recovery(f, (flag & FLAG_ECE) != 0);

@@ -83,7 +83,9 @@ static void init_transfer(struct tcp_sock *tp)
 	struct sock *sk = SK(tp);
 	struct inet_connection_sock *icsk = &tp->inet_conn;
 
-	tp->snd_cwnd = TCP_INIT_CWND;
+	const struct sim_flow *f = tp->kbpf.owner;
+
+	tp->snd_cwnd = f && f->init_cwnd ? f->init_cwnd : TCP_INIT_CWND;
 	tp->snd_cwnd_stamp = kbpf_tcp_jiffies32(tp);
 	tp->prior_ssthresh = 0;
 	memset(icsk->icsk_ca_priv, 0, sizeof(icsk->icsk_ca_priv));
@@ -104,8 +106,9 @@ void sim_sender_start(struct sim_flow *f)
 	struct sim *s = f->sim;
 	bool needs_ecn = f->ops->flags & TCP_CONG_NEEDS_ECN;
 	__u64 rtt_ns = 2ULL * s->o.delay_us * NSEC_PER_USEC;
-	__u32 peer_isn;
 
+	if (f->scripted)
+		return; /* the script's `connect` establishes it */
 	if (!f->started) {
 		f->started = true;
 		f->start_ns = s->now;
@@ -119,7 +122,13 @@ void sim_sender_start(struct sim_flow *f)
 		sim_push(s, s->now + rtt_ns, EV_FLOW_START, f->id, 0, 0, 0);
 		return;
 	}
-	peer_isn = (__u32)sim_rand(s);
+	sim_sender_establish(f, rtt_ns);
+}
+
+void sim_sender_establish(struct sim_flow *f, __u64 rtt_ns)
+{
+	__u32 peer_isn = (__u32)sim_rand(f->sim);
+
 	sim_flow_clock(f);
 	sock_defaults(f, &f->snd, f->ops, f->isn, peer_isn);
 	sock_defaults(f, &f->rcv, f->peer_ops, peer_isn, f->isn);
@@ -165,7 +174,7 @@ static bool schedule_loss_probe(struct sim_flow *f, bool advancing_rto)
 	__u32 now = kbpf_tcp_jiffies32(tp), timeout;
 	__s64 rto_delta_us;
 
-	if (!tp->packets_out || (state != TCP_CA_Open && state != TCP_CA_CWR))
+	if (f->tlp_off || !tp->packets_out || (state != TCP_CA_Open && state != TCP_CA_CWR))
 		return false;
 	if (tp->srtt_us)
 		timeout = (__u32)kbpf_usecs_to_jiffies((tp->srtt_us >> 2) + (tp->packets_out == 1 ? SIM_RTO_MIN_US : 2000));
@@ -194,8 +203,17 @@ static bool in_cwnd_reduction(const struct tcp_sock *tp)
 	return (1 << tp->inet_conn.icsk_ca_state) & ((1 << TCP_CA_CWR) | (1 << TCP_CA_Recovery));
 }
 
-/* Transmit segment idx (a retransmission if rtx). */
+/* Transmit segment idx (a retransmission if rtx; probe: the loss probe's retransmission,
+ * which Linux sends with __tcp_retransmit_skb: counted in total_retrans and marked
+ * EVER_RETRANS, but not SACKED_RETRANS, so not in retrans_out, retrans_stamp or
+ * undo_retrans — an RTO that follows computes cwnd = in flight + 1 without it). */
+static void send_seg_probe(struct sim_flow *f, __u32 idx, bool rtx, bool probe);
 static void send_seg(struct sim_flow *f, __u32 idx, bool rtx)
+{
+	send_seg_probe(f, idx, rtx, false);
+}
+
+static void send_seg_probe(struct sim_flow *f, __u32 idx, bool rtx, bool probe)
 {
 	struct tcp_sock *tp = &f->snd;
 	struct sock *sk = SK(tp);
@@ -239,7 +257,12 @@ static void send_seg(struct sim_flow *f, __u32 idx, bool rtx)
 
 	tp->data_segs_out++;
 	f->segs_sent++;
-	if (rtx) {
+	if (probe) {
+		/* RACK sees it as the segment itself, sent again (its xmit_us) */
+		seg->flags |= SEG_EVER_RETRANS;
+		tp->total_retrans++;
+		pf |= PKT_RETRANS;
+	} else if (rtx) {
 		seg->flags |= SEG_RETRANS | SEG_EVER_RETRANS;
 		tp->retrans_out++;
 		tp->total_retrans++;
@@ -301,7 +324,7 @@ static void cwnd_validate(struct sim_flow *f, bool is_cwnd_limited)
 	if (tp->packets_out > tp->snd_cwnd_used)
 		tp->snd_cwnd_used = tp->packets_out;
 	/* Application-limited for a whole RTO: shrink cwnd toward what was used. */
-	if ((__s32)(kbpf_tcp_jiffies32(tp) - tp->snd_cwnd_stamp) >= (__s32)tp->inet_conn.icsk_rto &&
+	if (!f->ssai_off && (__s32)(kbpf_tcp_jiffies32(tp) - tp->snd_cwnd_stamp) >= (__s32)tp->inet_conn.icsk_rto &&
 	    !tp->inet_conn.icsk_ca_ops->cong_control) {
 		if (tp->inet_conn.icsk_ca_state == TCP_CA_Open) {
 			__u32 used = tp->snd_cwnd_used > TCP_INIT_CWND ? tp->snd_cwnd_used : TCP_INIT_CWND;
@@ -467,6 +490,15 @@ static void in_ack_event(struct tcp_sock *tp, int flag)
  * most one newly SACKed or D-SACKed segment (sack_plus1 − 1), and ECE. */
 void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pflags)
 {
+	struct sim_sack_block b = { sack_plus1 - 1, sack_plus1 };
+
+	sim_sender_ack_blocks(f, ack_idx, &b, sack_plus1 ? 1 : 0, pflags);
+}
+
+/* tcp_ack with SACK blocks [start, end) of segment indexes. */
+void sim_sender_ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_block *blk, unsigned int nblk,
+			   __u8 pflags)
+{
 	struct tcp_sock *tp = &f->snd;
 	struct sock *sk = SK(tp);
 	struct inet_connection_sock *icsk = &tp->inet_conn;
@@ -495,28 +527,30 @@ void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pf
 		icsk->icsk_retransmits = 0;
 	}
 
-	if (!sack_plus1 && !(pflags & (PKT_ECE | PKT_DSACK)) && (flag & FLAG_SND_UNA_ADVANCED)) {
+	if (!nblk && !(pflags & (PKT_ECE | PKT_DSACK)) && (flag & FLAG_SND_UNA_ADVANCED)) {
 		/* Header prediction: a pure, in-order advance. */
 		flag |= FLAG_WIN_UPDATE;
 	} else {
 		flag |= FLAG_SLOWPATH;
 		if (flag & FLAG_SND_UNA_ADVANCED)
 			flag |= FLAG_WIN_UPDATE;
-		if (sack_plus1 && (pflags & PKT_DSACK)) {
-			__u32 d = sack_plus1 - 1;
+		unsigned int first = 0;
 
+		if (nblk && (pflags & PKT_DSACK)) {
+			__u32 d = blk[0].start;
+
+			first = 1;
 			flag |= FLAG_DSACKING_ACK;
 			/* A D-SACK for a retransmitted segment: one fewer retransmission that
 			 * may have been needed. */
 			if (tp->undo_marker && tp->undo_retrans > 0 && (__s32)(d - f->una_idx) < 0 &&
 			    after(sim_seq(f, d + 1), tp->undo_marker))
 				tp->undo_retrans--;
-		} else if (sack_plus1) {
-			__u32 sidx = sack_plus1 - 1;
-
-			if ((__s32)(sidx - ack_idx) >= 0 && (__s32)(sidx - f->nxt_idx) < 0)
-				sacktag_one(f, sidx, &ss, &rs, &flag);
 		}
+		for (unsigned int b = first; b < nblk; b++)
+			for (__u32 sidx = blk[b].start; (__s32)(sidx - blk[b].end) < 0; sidx++)
+				if ((__s32)(sidx - ack_idx) >= 0 && (__s32)(sidx - f->nxt_idx) < 0)
+					sacktag_one(f, sidx, &ss, &rs, &flag);
 		if ((pflags & PKT_ECE) && (tp->ecn_flags & TCP_ECN_OK)) {
 			flag |= FLAG_ECE;
 			ece = true;
@@ -626,7 +660,7 @@ void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pf
 		}
 	}
 
-	if (f->limit_segs != ~0ULL && f->una_idx >= f->limit_segs) {
+	if (!f->scripted && f->limit_segs != ~0ULL && f->una_idx >= f->limit_segs) {
 		f->done_ns = f->sim->now;
 		sim_timer_cancel(f, T_RTO);
 		sim_timer_cancel(f, T_REO);
@@ -664,7 +698,7 @@ static void send_loss_probe(struct sim_flow *f)
 	seg = sim_seg(f, f->nxt_idx - 1);
 	if (seg->flags & (SEG_SACKED | SEG_RETRANS))
 		goto rearm;
-	send_seg(f, f->nxt_idx - 1, true);
+	send_seg_probe(f, f->nxt_idx - 1, true, true);
 	f->tlp_retrans = true;
 	tp->tlp_high_seq = tp->snd_nxt;
 rearm:

@@ -25,6 +25,7 @@ extern "C" {
 #endif
 
 struct kbpf_map;
+struct btf; /* libbpf's */
 
 /* What to create; the fields of Linux's BPF_MAP_CREATE that matter here. */
 struct kbpf_map_def {
@@ -35,6 +36,16 @@ struct kbpf_map_def {
 	uint32_t max_entries; /* RINGBUF: the data size in bytes */
 	uint32_t map_flags;   /* BPF_F_* */
 	const char *name;     /* copied; NULL: "" */
+	/* BTF of the key and value (Linux's btf_fd, btf_key_type_id, btf_value_type_id;
+	 * what libbpf passes for a map declared with __type()).  Checked as Linux's
+	 * map_check_btf: the types' sizes must be key_size/value_size, an array's key a
+	 * 32-bit int (or none, for a one-element global-data array whose value is a
+	 * DATASEC).  kbpf reads from it where the value's special fields are (one struct
+	 * bpf_spin_lock, one struct bpf_timer) and keeps no reference to btf.
+	 * NULL / 0: a map without BTF. */
+	const struct btf *btf;
+	uint32_t btf_key_type_id;
+	uint32_t btf_value_type_id;
 };
 
 /* Create a map, checking def as Linux's map_create does.  Returns 0 and *map, or
@@ -56,19 +67,41 @@ const char *kbpf_map_name(const struct kbpf_map *map);
  * PROG_ARRAY (whose host-side values are program pointers), 0 for RINGBUF. */
 size_t kbpf_map_host_value_size(const struct kbpf_map *map);
 
+/* The map was created with BTF (kbpf_map_def.btf and a value type): 1, else 0. */
+int kbpf_map_has_btf(const struct kbpf_map *map);
+/* Offset of the value's struct bpf_spin_lock (4 bytes, 4-aligned; Linux's
+ * map->spin_lock_off), or -ENOENT (the value has none), -E2BIG (more than one), -EINVAL
+ * (no BTF, the value is not a struct, or the lock is misaligned). */
+int kbpf_map_spin_lock_off(const struct kbpf_map *map);
+/* The same for struct bpf_timer (16 bytes, 8-aligned). */
+int kbpf_map_timer_off(const struct kbpf_map *map);
+
+/* Take / release a value's struct bpf_spin_lock (lock: its address, 4-byte aligned),
+ * what the bpf_spin_lock / bpf_spin_unlock helpers do: the same lock the host side's
+ * BPF_F_LOCK copies take, so programs and the host exclude each other. */
+void kbpf_map_value_lock(void *lock);
+void kbpf_map_value_unlock(void *lock);
+
 /* --- Host side: bpf(2) syscall semantics ------------------------------------------
  * All return 0 or a negative errno.  Common errnos: -EINVAL (NULL map/key/value,
- * unknown flags, BPF_F_LOCK: kbpf values have no bpf_spin_lock), -EPERM (the map was
+ * unknown flags, BPF_F_LOCK on a map whose value has no bpf_spin_lock), -EPERM (the map was
  * created BPF_F_RDONLY / BPF_F_WRONLY for the host side, or is frozen: no writes),
  * -EOPNOTSUPP (the operation does not exist for this map type, e.g. RINGBUF). */
 
-/* Copy the value of key into value.  -ENOENT: no such key (array: index out of range). */
+/* Copy the value of key into value.  -ENOENT: no such key (array: index out of range).
+ * A value's bpf_spin_lock and bpf_timer fields read as zeroes (Linux masks them). */
 int kbpf_map_lookup(struct kbpf_map *map, const void *key, void *value);
+/* kbpf_map_lookup with Linux's BPF_MAP_LOOKUP_ELEM flags: 0, or BPF_F_LOCK (the copy is
+ * made holding the value's bpf_spin_lock, as a program's critical section would). */
+int kbpf_map_lookup_flags(struct kbpf_map *map, const void *key, void *value, uint64_t flags);
 /* Create or replace key's value.  flags: BPF_ANY, BPF_NOEXIST (-EEXIST if present;
  * always for arrays), BPF_EXIST (-ENOENT if absent).  -E2BIG: hash map full, or array
  * index out of range.  LRU maps evict instead of failing when full.
  * PROG_ARRAY: value points to a `struct kbpf_prog *` (a pointer-sized buffer), flags
- * must be BPF_ANY; the program must outlive its slot (kbpf takes no reference). */
+ * must be BPF_ANY; the program must outlive its slot (kbpf takes no reference).
+ * A value's bpf_spin_lock and bpf_timer fields are never overwritten (Linux's
+ * copy_map_value); with BPF_F_LOCK (or-ed into flags) an existing value is written
+ * holding its bpf_spin_lock. */
 int kbpf_map_update(struct kbpf_map *map, const void *key, const void *value, uint64_t flags);
 /* Delete key. -ENOENT: absent.  Arrays: -EINVAL (their elements cannot be deleted);
  * PROG_ARRAY: empties the slot (-E2BIG out of range, -ENOENT already empty). */
@@ -88,15 +121,26 @@ int kbpf_map_is_frozen(const struct kbpf_map *map);
  * max_entries != 1; -EINVAL: off >= value_size. */
 int kbpf_map_direct_value_addr(struct kbpf_map *map, uint32_t off, void **addr);
 
+/* Bytes at the start of every map object that a privileged program may read through a
+ * map pointer, as Linux's struct bpf_map: ops (opaque), map_type, key_size, value_size,
+ * max_entries, map_flags. libkbpf's own declaration of struct bpf_map (and bpf_array,
+ * bpf_htab, bpf_ringbuf_map, bpf_local_storage_map, each just a struct bpf_map) reaches
+ * the BTF of a host built with -g and pahole; the verifier allows no read beyond these
+ * bytes whatever the host's BTF says. */
+#define KBPF_MAP_PROG_VIEW_SIZE 32
+
 /* --- Storage, for checked-mode runs ------------------------------------------------ */
 
 struct kbpf_mem_region; /* <kbpf/prog.h> */
 
 /* The memory a program can reach through map: what program-side lookups and ringbuf
  * reservations point into (every element's value, every CPU's slot; a ring's data
- * area, which is mapped twice back to back).  Writes up to max regions to out (named
- * after the map; KBPF_MEM_READ unless BPF_F_WRONLY_PROG, KBPF_MEM_WRITE unless
- * BPF_F_RDONLY_PROG) and returns how many the map has (0 for PROG_ARRAY).  The regions
+ * area, which is mapped twice back to back), then, last, the map object's leading
+ * fields a privileged program may read through the map pointer as Linux's struct
+ * bpf_map (ops, map_type, key_size, value_size, max_entries, map_flags; read-only).
+ * Writes up to max regions to out (named after the map; KBPF_MEM_READ unless
+ * BPF_F_WRONLY_PROG, KBPF_MEM_WRITE unless BPF_F_RDONLY_PROG) and returns how many the
+ * map has (1, the object's fields alone, for PROG_ARRAY).  The regions
  * are fixed for the map's lifetime.  A hash map's region spans its whole element pool,
  * element headers included: checked mode guards against stray accesses, it is not a
  * verifier. */
@@ -160,7 +204,8 @@ void *kbpf_local_storage_get(struct kbpf_map *map, const void *owner, const void
  * 0, -ENOENT (no value), -EINVAL. */
 long kbpf_local_storage_delete(struct kbpf_map *map, const void *owner);
 /* Host side (Linux: bpf_map_update_elem / lookup_elem with the socket's fd as key):
- * flags BPF_ANY, BPF_NOEXIST, BPF_EXIST; errnos as kbpf_map_update / kbpf_map_lookup. */
+ * flags BPF_ANY, BPF_NOEXIST, BPF_EXIST (or-ed with BPF_F_LOCK); errnos as kbpf_map_update /
+ * kbpf_map_lookup. */
 int kbpf_local_storage_update(struct kbpf_map *map, const void *owner, const void *value, uint64_t flags);
 int kbpf_local_storage_lookup(struct kbpf_map *map, const void *owner, void *value);
 

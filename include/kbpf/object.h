@@ -131,6 +131,16 @@ const struct bpf_func_info *kbpf_program_func_info(const struct kbpf_program *pr
  * The object must be open on a host with BTF. Returns 0 or a negative errno. */
 int kbpf_program_struct_ops_attach(struct kbpf_object *obj, struct kbpf_program *prog, const char **prog_type,
 				   uint32_t *attach_btf_id, const char **member);
+/* How a BTF-attached tracing program is verified (kbpf_object_load does this for each):
+ * its section ("fentry/FUNC", "fexit/FUNC", "fmod_ret/FUNC", or a sleepable ".s" form)
+ * names the program type the host registered under that prefix (*prog_type) and FUNC,
+ * a function of the host's BTF (*attach_btf_id: kbpf_verify_opts.attach_btf_id);
+ * "lsm/HOOK" names type "lsm" and the function bpf_lsm_HOOK.
+ * *prog_type NULL: the host has no such type (the program loads unverified). Returns 0,
+ * or -ESRCH (no such function in the host BTF) / -EINVAL (no function named), logged
+ * in the object log. */
+int kbpf_program_tracing_attach(struct kbpf_object *obj, struct kbpf_program *prog, const char **prog_type,
+				uint32_t *attach_btf_id);
 const struct bpf_line_info *kbpf_program_line_info(const struct kbpf_program *prog, size_t *cnt);
 
 /* Source position of instruction insn_idx: the line_info record in force there (the last

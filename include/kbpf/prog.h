@@ -90,6 +90,12 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 void kbpf_prog_free(struct kbpf_prog *prog);
 
 const struct bpf_insn *kbpf_prog_insns(const struct kbpf_prog *prog, size_t *cnt);
+/* A verified program's kbpf_prog_insns are the verifier's rewrite (Linux's "xlated"
+ * program, docs/verifier.md "After verification"), which may be longer than the
+ * instructions given to create: entry i of this array is where given instruction i starts
+ * in it, *cnt = the given count + 1 entries, the last one kbpf_prog_insns' count (to move
+ * line info and func info). NULL (*cnt 0) for a program created unverified. */
+const uint32_t *kbpf_prog_xlated_idx(const struct kbpf_prog *prog, size_t *cnt);
 const char *kbpf_prog_name(const struct kbpf_prog *prog);
 
 /* Linux's max_ctx_offset: the end of the furthest context byte the verified program
@@ -105,13 +111,30 @@ const void *kbpf_prog_jited_code(const struct kbpf_prog *prog, size_t *size);
  * start == end where an instruction has no code of its own: an LDDW's second half, the
  * second of two instructions compiled into one native instruction, a jump to the next
  * instruction. Bytes between one instruction's end and the next one's start are a
- * function's epilogue and the next one's prologue; the main prologue precedes
+ * function's epilogue and the next one's prologue, or NOPs that align the loop that
+ * starts at the next instruction; the main prologue precedes
  * instruction 0; stubs follow the last. Returns an array of one entry per instruction
  * (*cnt of them), or NULL (*cnt 0) when the program is not JIT-compiled. */
 struct kbpf_jited_line {
 	uint32_t start, end;
 };
 const struct kbpf_jited_line *kbpf_prog_jited_line_info(const struct kbpf_prog *prog, size_t *cnt);
+
+/* What a JIT-compiled program's native function returns (in rax:rdx, the SysV ABI's
+ * two-register struct return): err is 0 or the negative errno of a run-time stop (what
+ * kbpf_prog_run returns), retval is R0 (0 after a stop). */
+struct kbpf_prog_result {
+	uint64_t retval;
+	int64_t err;
+};
+typedef struct kbpf_prog_result (*kbpf_prog_fn)(void *ctx);
+/* The JIT-compiled program as a native C function, like Linux's prog->bpf_func:
+ * fn(ctx) runs it exactly as kbpf_prog_run(prog, ctx, &r0) does (R1 = ctx, R2-R5 zero,
+ * tail calls, run-time stops), without kbpf_prog_run's argument check and dispatch,
+ * for a host that calls one program per event. NULL when the program is not
+ * JIT-compiled (it runs on the interpreter: use kbpf_prog_run). Valid until
+ * kbpf_prog_free; the same trust as kbpf_prog_run: only verified programs. */
+kbpf_prog_fn kbpf_prog_jited_func(const struct kbpf_prog *prog);
 
 /* Run with R1 = ctx on the JIT-compiled code if there is some, else on the fast
  * interpreter. "call 12" is bpf_tail_call (unless the host registered a helper 12 of
@@ -139,6 +162,11 @@ struct kbpf_mem_region {
  * regions given; a violation stops the program with -EFAULT and a message naming
  * the instruction. Counts executed instructions. Slow; used by tests. */
 #define KBPF_RUN_CHECKED 1u
+/* With KBPF_RUN_CHECKED: the stack starts filled with stack_fill instead of zeros, and
+ * so does each BPF-to-BPF call's frame. Two runs with different fills give different
+ * results only for a program that reads stack it never wrote (which privileged programs
+ * may do, through helpers, as in Linux). */
+#define KBPF_RUN_STACK_FILL 2u
 
 struct kbpf_run_opts {
 	size_t sz;                /* sizeof(struct kbpf_run_opts) */
@@ -147,6 +175,7 @@ struct kbpf_run_opts {
 	const struct kbpf_mem_region *regions;
 	size_t nr_regions;
 	uint64_t max_insns;       /* checked mode: stop with -ETIME after this many (0: no limit) */
+	uint8_t stack_fill;       /* KBPF_RUN_STACK_FILL: the stack's initial bytes */
 	/* out */
 	uint64_t retval;
 	uint64_t insns_executed;  /* checked mode only */

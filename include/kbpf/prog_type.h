@@ -185,6 +185,17 @@ struct kbpf_ctx_access_info {
 };
 
 struct kbpf_prog_type;
+/* LD_ABS / LD_IND at run time (Linux's bpf_skb_load_helper_{8,16,32}): the address of
+ * the size (1, 2 or 4) packet bytes at offset off of the packet whose context is ctx, or
+ * NULL when they are not all inside it. off >= 0 counts from the packet's first byte
+ * (Linux: skb->data); negative offsets are the type's to define (Linux: SKF_NET_OFF,
+ * SKF_LL_OFF), NULL if it defines none. ctx is R6, which the verifier guarantees is the
+ * context. The engines read the bytes as a big-endian value into R0; on NULL the
+ * function executing the load returns 0 at once (its caller continues), as in Linux.
+ * Called from the interpreter and from JIT code (a native call): it must not fail in
+ * any other way, and it may be called with any offset. */
+typedef const void *(*kbpf_ld_abs_fn)(const void *ctx, int32_t off, uint32_t size);
+
 /* Returns 1 if a size-byte access of type at byte offset off of the context is allowed
  * (and fills *info, which the caller zeroes first), 0 if not (the verifier then reports
  * "invalid bpf_context access off=%d size=%d"). */
@@ -226,7 +237,19 @@ struct kbpf_prog_type {
 	const struct kbpf_helper_proto *(*get_func_proto_member)(const struct kbpf_prog_type *type,
 								 const struct kbpf_host *host, int32_t id,
 								 const char *attach_member);
+	/* The packet behind the context for LD_ABS / LD_IND (see kbpf_ld_abs_fn). The
+	 * verifier allows those instructions by linux_type (Linux's socket_filter,
+	 * sched_cls, sched_act); kbpf_prog_create then needs this hook to run them. NULL:
+	 * such programs verify but are not created ("LD_ABS/LD_IND need …"). */
+	kbpf_ld_abs_fn ld_abs;
+	/* A BTF-attached context (kbpf_verify_opts.attach_btf_id) with the function's return
+	 * value in the slot after its arguments (Linux's btf_ctx_access, arg == nr_args):
+	 * KBPF_ATTACH_RET_ANY (fexit: typed like an argument), KBPF_ATTACH_RET_INT (fmod_ret:
+	 * the function must return an integer of at most 8 bytes). 0: no such slot. */
+	int attach_ret;
 };
+#define KBPF_ATTACH_RET_ANY 1
+#define KBPF_ATTACH_RET_INT 2
 /* direct_packet_access values. */
 #define KBPF_PKT_ACCESS_NONE    0
 #define KBPF_PKT_ACCESS_RW      1  /* read and write (tc, xdp) */

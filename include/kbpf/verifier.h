@@ -50,8 +50,9 @@ struct kbpf_verify_opts {
 	int64_t error_insn;          /* instruction the error is about, else -1 */
 	/* in/out: NULL, or room for cnt insns that receive, when the program is safe, the
 	 * program as it must run (Linux's "xlated" program): context accesses converted to
-	 * the run-time context's layout (kbpf_ctx_access_info.conv_off/conv_size). Rewrites
-	 * keep the instruction count, so insn indexes, line info and jumps stay valid. */
+	 * the run-time context's layout (kbpf_ctx_access_info.conv_off/conv_size), dead code
+	 * made "goto -1". Only the rewrites that keep the instruction count, so insn indexes,
+	 * line info and jumps stay valid; xlated_alloc below gets all of them. */
 	struct bpf_insn *xlated_insns;
 	uint32_t nr_ctx_conv;        /* out: accesses the conversion rewrote */
 	/* Kfuncs (docs/kfuncs.md): a sleepable program may call KF_SLEEPABLE kfuncs; with
@@ -94,6 +95,19 @@ struct kbpf_verify_opts {
 	 * Linux's 1,000,000. A smaller one bounds the time and memory one verification may
 	 * take (an embedder's resource limit; the fuzz targets use it). */
 	uint32_t insn_limit;
+	/* The program as it must run after every rewrite kbpf does once a program is proven
+	 * safe, like Linux 6.1's "xlated" program (docs/verifier.md, "After verification"):
+	 * xlated_insns' rewrites plus those that change the program's length: bpf_loop calls
+	 * inlined into a loop that calls the callback directly. Nonzero xlated_alloc (in) asks
+	 * for it: xlated_prog (out) is then allocated by the verifier (release it with free();
+	 * NULL unless the program is safe) and holds xlated_cnt (out) insns. xlated_idx (out,
+	 * allocated too, cnt + 1 entries) says where each given insn starts in it, the last
+	 * entry being xlated_cnt: func_info and line_info move by it, as Linux moves them.
+	 * stack_depth[] above is the rewritten program's (an inlined call adds its slots). */
+	int xlated_alloc;
+	struct bpf_insn *xlated_prog;
+	uint32_t xlated_cnt;
+	uint32_t *xlated_idx;
 };
 
 /* Verify insns as a program of opts->prog_type. Returns 0 if the program is safe,

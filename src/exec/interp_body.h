@@ -136,6 +136,19 @@ static __attribute__((noinline, cold)) int kbpf_interp_tail_nested(const struct 
 #define MEMCHK(addr, size, need, base) ((void)0)
 #define ATOMCHK(addr, size, base) ((void)0)
 #endif
+#if KBPF_INTERP_CHECKED
+/* The bytes an LD_ABS/LD_IND hook found must lie in the declared regions too: checked
+ * mode never lets a program read outside them, whoever computed the address. */
+#define PKTCHK(addr, size)                                                               \
+	do {                                                                             \
+		if (!kbpf_interp_mem_ok(opts, STACK_LO, stack_hi, addr, size, KBPF_MEM_READ)) { \
+			f_addr = (addr), f_size = (size);                                \
+			goto out_ld_abs_fault;                                           \
+		}                                                                        \
+	} while (0)
+#else
+#define PKTCHK(addr, size) ((void)0)
+#endif
 #if KBPF_INTERP_HARDENED
 /* The run budget: a jump to itself or backwards spends one unit whether it is taken or
  * not (the JIT counts the same instructions the same way). */
@@ -268,6 +281,26 @@ static __attribute__((noinline, cold)) int kbpf_interp_tail_nested(const struct 
 		NEXT();                                                                     \
 	}
 
+/* LD_ABS / LD_IND, as Linux runs them (its verifier turns each into a call of
+ * bpf_skb_load_helper_{8,16,32} followed by "if r0 s< 0: r0 = 0, exit"): R0 = the
+ * big-endian value of the packet bytes the program type's hook finds at the offset (a
+ * signed 32-bit sum for IND); none there returns 0 from the current function, whose
+ * caller continues with its R6-R9 restored. */
+#define LDABS(NAME, SIZE, OFFSET, VALUE)                                                    \
+	L_##NAME : {                                                                        \
+		const uint8_t *p = pc->x.ld_abs((const void *)(uintptr_t)R[6], (OFFSET), SIZE); \
+		if (__builtin_expect(!p, 0)) {                                              \
+			R[0] = 0;                                                           \
+			goto L_EXIT;                                                        \
+		}                                                                           \
+		PKTCHK((uint64_t)(uintptr_t)p, SIZE);                                       \
+		R[0] = (VALUE);                                                             \
+		NEXT();                                                                     \
+	}
+#define LDABS_IND_OFF ((int32_t)((uint32_t)SRC + (uint32_t)pc->imm))
+#define LDABS_BE16 ((uint64_t)p[0] << 8 | p[1])
+#define LDABS_BE32 ((uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 8 | p[3])
+
 /* Run ip (see struct kbpf_interp_run), or with labels_out non-NULL only report this
  * loop's label table (the addresses the decoder stores in each instruction). */
 static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip, struct kbpf_interp_run *run,
@@ -322,8 +355,9 @@ static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip
 	uint32_t f_size = 0;
 	unsigned f_need = 0, f_base = 0;
 
-	/* Deterministic results even for a program that reads stack it never wrote. */
-	memset(stack, 0, sizeof(stack));
+	/* Deterministic results even for a program that reads stack it never wrote; another
+	 * fill (KBPF_RUN_STACK_FILL) shows whether it does. */
+	memset(stack, (opts->flags & KBPF_RUN_STACK_FILL) ? opts->stack_fill : 0, sizeof(stack));
 #endif
 
 	DISPATCH();
@@ -446,6 +480,12 @@ L_LDDW:
 	DST = pc->x.u64;
 	pc += 2;
 	DISPATCH();
+	LDABS(LD_ABS_B, 1, pc->imm, p[0])
+	LDABS(LD_ABS_H, 2, pc->imm, LDABS_BE16)
+	LDABS(LD_ABS_W, 4, pc->imm, LDABS_BE32)
+	LDABS(LD_IND_B, 1, LDABS_IND_OFF, p[0])
+	LDABS(LD_IND_H, 2, LDABS_IND_OFF, LDABS_BE16)
+	LDABS(LD_IND_W, 4, LDABS_IND_OFF, LDABS_BE32)
 
 	/* --- calls --- */
 L_CALL_HELPER:
@@ -474,6 +514,11 @@ L_CALL_LOCAL:
 	memcpy(frames[depth].saved, &R[6], sizeof(frames[depth].saved));
 	depth++;
 	R[10] -= KBPF_INTERP_STRIDE;
+#if KBPF_INTERP_CHECKED
+	/* the callee's frame starts filled too, not with an earlier callee's leftovers */
+	if (opts->flags & KBPF_RUN_STACK_FILL)
+		memset((void *)STACK_LO, opts->stack_fill, KBPF_STACK_SIZE);
+#endif
 #if KBPF_INTERP_HARDENED
 	if (guard)
 		kbpf_interp_guard_fill(stack_top - (depth + 1) * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, ip->canary);
@@ -596,6 +641,12 @@ out_fault:
 	kbpf_interp_mem_fault(opts, (size_t)(pc - ip->code), STACK_LO, stack_hi, f_addr, f_size, f_need,
 			      f_base, pc->off);
 	goto out_stop;
+out_ld_abs_fault:
+	ret = -EFAULT;
+	kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code),
+			     "invalid packet read of %u bytes at 0x%llx (LD_ABS/LD_IND, the program type's "
+			     "hook): outside the declared regions", f_size, (unsigned long long)f_addr);
+	goto out_stop;
 out_misaligned:
 	ret = -EFAULT;
 	kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code),
@@ -633,3 +684,8 @@ out:
 #undef ST
 #undef ATOMIC_RMW
 #undef ATOMICS
+#undef PKTCHK
+#undef LDABS
+#undef LDABS_IND_OFF
+#undef LDABS_BE16
+#undef LDABS_BE32

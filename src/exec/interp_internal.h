@@ -38,6 +38,7 @@
 	H(ST_B) H(ST_H) H(ST_W) H(ST_DW) H(STX_B) H(STX_H) H(STX_W) H(STX_DW)              \
 	KBPF_IH_ATOMIC_GROUP(H, W) KBPF_IH_ATOMIC_GROUP(H, DW)                             \
 	H(LDDW)                                                                            \
+	H(LD_ABS_B) H(LD_ABS_H) H(LD_ABS_W) H(LD_IND_B) H(LD_IND_H) H(LD_IND_W)            \
 	H(CALL_HELPER) H(CALL_KFUNC) H(CALLX) H(CALL_LOCAL) H(CALL_UNRESOLVED) H(EXIT) H(TAIL_CALL)                         \
 	H(FELL_OFF)
 
@@ -59,6 +60,7 @@ struct kbpf_di {
 		const struct kbpf_di *target; /* jumps and local calls */
 		kbpf_helper_fn fn;            /* helper calls */
 		const struct kbpf_kfunc_desc *kfunc; /* kfunc calls (exec/kfunc_call.h) */
+		kbpf_ld_abs_fn ld_abs;        /* LD_ABS/LD_IND: the program type's packet hook */
 	} x;
 	const void *hc; /* checked-mode handler label */
 };

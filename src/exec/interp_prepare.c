@@ -165,6 +165,19 @@ static int atomic_handler(const struct bpf_insn *in)
 	return -1;
 }
 
+/* LD_ABS / LD_IND of size B, H or W (Linux has no DW form), or -1. */
+static int ld_abs_handler(const struct bpf_insn *in)
+{
+	bool ind = BPF_MODE(in->code) == BPF_IND;
+
+	switch (BPF_SIZE(in->code)) {
+	case BPF_B: return ind ? KBPF_IH_LD_IND_B : KBPF_IH_LD_ABS_B;
+	case BPF_H: return ind ? KBPF_IH_LD_IND_H : KBPF_IH_LD_ABS_H;
+	case BPF_W: return ind ? KBPF_IH_LD_IND_W : KBPF_IH_LD_ABS_W;
+	}
+	return -1;
+}
+
 _Static_assert(KBPF_IH_ATOMIC_W_CMPXCHG == KBPF_IH_ATOMIC_W_ADD + 9, "atomic group layout");
 _Static_assert(KBPF_IH_ALU32_ADD_X == KBPF_IH_ALU64_ADD_K + 3, "ALU group layout");
 _Static_assert(KBPF_IH_JMP32_JSET_X == KBPF_IH_JMP_JSET_K + 3, "JMP group layout");
@@ -247,7 +260,12 @@ static int decode_one(const struct kbpf_prog *prog, struct kbpf_interp *ip, size
 				return ret;
 			h = KBPF_IH_LDDW;
 		} else if (BPF_MODE(in->code) == BPF_ABS || BPF_MODE(in->code) == BPF_IND) {
-			return decode_fail(err, err_size, i, "LD_ABS/LD_IND need a socket-filter program type");
+			h = ld_abs_handler(in);
+			if (h >= 0 && !prog->ld_abs)
+				return decode_fail(err, err_size, i,
+						   "LD_ABS/LD_IND need a program type with a packet hook "
+						   "(kbpf_prog_type.ld_abs: socket_filter, sched_cls, sched_act)");
+			d->x.ld_abs = prog->ld_abs;
 		}
 		break;
 	case BPF_LDX:

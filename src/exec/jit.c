@@ -52,9 +52,15 @@ static bool is_lddw(const struct bpf_insn *in)
 	return in->code == KBPF_LDDW_CODE;
 }
 
+/* LD_ABS / LD_IND: a call of the program type's packet hook. */
+static bool is_ld_abs(const struct bpf_insn *in)
+{
+	return BPF_CLASS(in->code) == BPF_LD && (BPF_MODE(in->code) == BPF_ABS || BPF_MODE(in->code) == BPF_IND);
+}
+
 static bool is_call(const struct bpf_insn *in)
 {
-	return in->code == (BPF_JMP | BPF_CALL) || in->code == (BPF_JMP | BPF_CALL | BPF_X);
+	return in->code == (BPF_JMP | BPF_CALL) || in->code == (BPF_JMP | BPF_CALL | BPF_X) || is_ld_abs(in);
 }
 
 static bool is_local_call(const struct bpf_insn *in)
@@ -80,6 +86,10 @@ static uint16_t insn_regs(const struct bpf_insn *in)
 			return x ? (uint16_t)(1u << in->dst_reg) : 0;
 		return (uint16_t)(1u << in->dst_reg | (x ? 1u << in->src_reg : 0));
 	case BPF_LD:
+		if (is_ld_abs(in)) /* R0 = load(R6, off [+ src]) */
+			return (uint16_t)(1u << BPF_REG_0 | 1u << BPF_REG_6 |
+					  (BPF_MODE(in->code) == BPF_IND ? 1u << in->src_reg : 0));
+		return (uint16_t)(1u << in->dst_reg);
 	case BPF_ST:
 		return (uint16_t)(1u << in->dst_reg);
 	default: /* LDX, STX */
@@ -178,6 +188,8 @@ static int plan_functions(struct jit_ctx *c)
 						  (long long)t);
 			if (t >= 0)
 				c->jump_target[t] = true;
+			if (t >= 0 && t <= (int64_t)i && c->loop_end[t] < i + 1)
+				c->loop_end[t] = (uint32_t)(i + 1);
 			if (is_lddw(in) && i + 1 >= fn->end)
 				return jit_refuse(c, i, "ld_imm64 split across functions");
 		}
@@ -259,7 +271,8 @@ static int layout_alloc(struct jit_layout *l, size_t cnt, size_t nr_funcs)
 	l->entry = calloc(nr_funcs, sizeof(*l->entry));
 	l->epi = calloc(nr_funcs, sizeof(*l->epi));
 	l->jform = calloc(cnt, sizeof(*l->jform));
-	return l->start && l->end && l->entry && l->epi && l->jform ? 0 : -ENOMEM;
+	l->pad = calloc(cnt, sizeof(*l->pad));
+	return l->start && l->end && l->entry && l->epi && l->jform && l->pad ? 0 : -ENOMEM;
 }
 
 static void layout_free(struct jit_layout *l)
@@ -269,6 +282,7 @@ static void layout_free(struct jit_layout *l)
 	free(l->entry);
 	free(l->epi);
 	free(l->jform);
+	free(l->pad);
 }
 
 static bool layout_equal(const struct jit_layout *a, const struct jit_layout *b, size_t cnt, size_t nr_funcs)
@@ -281,6 +295,22 @@ static bool layout_equal(const struct jit_layout *a, const struct jit_layout *b,
 	       !memcmp(a->epi, b->epi, nr_funcs * sizeof(*a->epi));
 }
 
+/* NOP bytes before loop head i, which would start at pos: a loop that fits in one
+ * 64-byte window goes into one (to the next window when it would straddle two), a longer
+ * one starts on a 32-byte boundary. Sized with the previous pass (the loop: from its
+ * head to the end of its last backward jump); before there is one, the 32-byte rule. */
+static size_t loop_pad(const struct jit_ctx *c, size_t i, size_t pos)
+{
+	size_t size = c->pass0 ? SIZE_MAX : (size_t)(c->prev.end[c->loop_end[i] - 1] - c->prev.start[i]);
+	size_t pad;
+
+	if (size <= JIT_LOOP_WINDOW)
+		pad = pos % JIT_LOOP_WINDOW + size <= JIT_LOOP_WINDOW ? 0 : JIT_LOOP_WINDOW - pos % JIT_LOOP_WINDOW;
+	else
+		pad = (JIT_LOOP_ALIGN - pos % JIT_LOOP_ALIGN) % JIT_LOOP_ALIGN;
+	return pad <= c->align_max ? pad : 0;
+}
+
 /* One pass: the whole image into c->buf, offsets into c->cur. */
 static int emit_pass(struct jit_ctx *c)
 {
@@ -289,6 +319,14 @@ static int emit_pass(struct jit_ctx *c)
 
 	b->len = 0;
 	jb_fill(b, 0xcc, JIT_ENTRY_PAD);
+	/* The ctx entry, "struct kbpf_prog_result fn(void *ctx)": R2-R5 start zero as on
+	 * the interpreter, r9 (the tail call counter) NULL for a new run; falls through. */
+	jb_byte(b, 0xf3), jb_byte(b, 0x0f), jb_byte(b, 0x1e), jb_byte(b, 0xfa); /* endbr64 */
+	x86_mov_imm32(b, X_RSI, 0);
+	x86_mov_imm32(b, X_RDX, 0);
+	x86_mov_imm32(b, X_RCX, 0);
+	x86_mov_imm32(b, X_R8, 0);
+	x86_mov_imm32(b, X_R9, 0);
 	for (size_t f = 0; f < c->nr_funcs; f++) {
 		const struct jit_func *fn = &c->funcs[f];
 
@@ -297,6 +335,14 @@ static int emit_pass(struct jit_ctx *c)
 		if (ret)
 			return ret;
 		for (size_t i = fn->first; i < fn->end; i++) {
+			size_t pad = 0;
+
+			if (c->align_max && c->loop_end[i]) {
+				/* frozen passes keep the padding, so that only jumps may still grow */
+				pad = c->freeze ? c->prev.pad[i] : loop_pad(c, i, b->len);
+				x86_nops(b, pad);
+			}
+			c->cur.pad[i] = (uint8_t)pad;
 			c->cur.start[i] = (uint32_t)b->len;
 			ret = jit_emit_insn(c, f, i);
 			if (ret < 0)
@@ -353,6 +399,24 @@ static int converge(struct jit_ctx *c)
 	return jit_refuse(c, 0, "code layout did not converge in %d passes", JIT_MAX_PASSES);
 }
 
+/* converge, and if the loop head padding kept the layout from settling (padding can
+ * grow where jumps shrink), once more from scratch without it: alignment is only
+ * worth some speed, never a program left on the interpreter. */
+static int converge_aligned(struct jit_ctx *c)
+{
+	int ret = converge(c);
+
+	if (ret == -EOPNOTSUPP && c->align_max) {
+		c->align_max = 0;
+		c->pass0 = true;
+		c->passes = 0;
+		if (c->err && c->err_size)
+			c->err[0] = 0;
+		ret = converge(c);
+	}
+	return ret;
+}
+
 /* Place the code: reserve its mapping first (near the first host function the program
  * calls, else near kbpf itself, which calls the entry; both usually in the host
  * executable), so that the passes can turn host calls within reach into call rel32
@@ -360,6 +424,10 @@ static int converge(struct jit_ctx *c)
 static int place(struct jit_ctx *c, struct kbpf_jit **out)
 {
 	struct kbpf_jit *jit = calloc(1, sizeof(*jit));
+	/* Only host calls depend on where the code lands (everything else is relative to
+	 * the code itself, and the mapping keeps the buffer's alignment): without any, the
+	 * converged code is final and needs no pass more. */
+	bool host_calls = c->near != 0;
 	int ret;
 
 	if (!jit)
@@ -371,14 +439,15 @@ static int place(struct jit_ctx *c, struct kbpf_jit **out)
 	}
 	if (!c->near)
 		c->near = (uintptr_t)&kbpf_jit_compile;
-	ret = jit_mem_reserve(c->buf.len, c->near, &jit->map, &jit->map_size);
+	/* room for the padding of every loop head as well: it may grow as calls shrink */
+	ret = jit_mem_reserve(c->buf.len + c->nr_loop_heads * c->align_max, c->near, &jit->map, &jit->map_size);
 	if (ret) {
 		snprintf(c->err, c->err_size, "cannot map executable memory: %s", strerror(-ret));
 		goto fail;
 	}
 	c->base = (uintptr_t)jit->map;
 	c->base_size = jit->map_size;
-	ret = converge(c);
+	ret = host_calls ? converge_aligned(c) : 0;
 	if (!ret && c->buf.len > jit->map_size)
 		ret = jit_refuse(c, 0, "code grew after placement"); /* cannot happen: it only shrinks */
 	if (!ret) {
@@ -388,13 +457,14 @@ static int place(struct jit_ctx *c, struct kbpf_jit **out)
 	}
 	if (ret)
 		goto fail;
-	jit->code = (const uint8_t *)jit->map + JIT_ENTRY_PAD;
-	jit->code_size = c->cur.size - JIT_ENTRY_PAD;
+	jit->code = (const uint8_t *)jit->map + JIT_ENTRY_PAD + JIT_CTX_ENTRY_LEN;
+	jit->code_size = c->cur.size - JIT_ENTRY_PAD - JIT_CTX_ENTRY_LEN;
 	/* An object pointer to a function pointer: how every JIT hands out its code. */
 	jit->entry = (kbpf_jit_entry_fn)(uintptr_t)jit->code;
+	jit->func = (kbpf_prog_fn)(uintptr_t)((const uint8_t *)jit->map + JIT_ENTRY_PAD);
 	for (size_t i = 0; i < c->cnt; i++) {
-		jit->lines[i].start = c->cur.start[i] - JIT_ENTRY_PAD;
-		jit->lines[i].end = c->cur.end[i] - JIT_ENTRY_PAD;
+		jit->lines[i].start = c->cur.start[i] - JIT_ENTRY_PAD - JIT_CTX_ENTRY_LEN;
+		jit->lines[i].end = c->cur.end[i] - JIT_ENTRY_PAD - JIT_CTX_ENTRY_LEN;
 	}
 	jit->insn_cnt = c->cnt;
 	*out = jit;
@@ -433,7 +503,8 @@ int kbpf_jit_compile(const struct kbpf_prog *prog, unsigned flags, struct kbpf_j
 		jit_seed(&c);
 	c.func_of = calloc(c.cnt, sizeof(*c.func_of));
 	c.jump_target = calloc(c.cnt, sizeof(*c.jump_target));
-	ret = c.func_of && c.jump_target ? find_functions(&c) : -ENOMEM;
+	c.loop_end = calloc(c.cnt, sizeof(*c.loop_end));
+	ret = c.func_of && c.jump_target && c.loop_end ? find_functions(&c) : -ENOMEM;
 	if (!ret)
 		ret = plan_functions(&c);
 	if (!ret && c.has_callx)
@@ -442,9 +513,14 @@ int kbpf_jit_compile(const struct kbpf_prog *prog, unsigned flags, struct kbpf_j
 		ret = layout_alloc(&c.prev, c.cnt, c.nr_funcs);
 	if (!ret)
 		ret = layout_alloc(&c.cur, c.cnt, c.nr_funcs);
+	if (!ret && !(flags & KBPF_JIT_NO_ALIGN)) {
+		c.align_max = JIT_LOOP_WINDOW - 1;
+		for (size_t i = 0; i < c.cnt; i++)
+			c.nr_loop_heads += c.loop_end[i] != 0;
+	}
 	c.pass0 = true;
 	if (!ret)
-		ret = converge(&c);
+		ret = converge_aligned(&c);
 	if (!ret)
 		ret = place(&c, out);
 
@@ -455,6 +531,7 @@ int kbpf_jit_compile(const struct kbpf_prog *prog, unsigned flags, struct kbpf_j
 	free(c.funcs);
 	free(c.func_of);
 	free(c.jump_target);
+	free(c.loop_end);
 	return ret;
 }
 
@@ -481,6 +558,11 @@ const void *kbpf_prog_jited_code(const struct kbpf_prog *prog, size_t *size)
 	if (size)
 		*size = jit ? jit->code_size : 0;
 	return jit ? jit->code : NULL;
+}
+
+kbpf_prog_fn kbpf_prog_jited_func(const struct kbpf_prog *prog)
+{
+	return prog && prog->jit ? prog->jit->func : NULL;
 }
 
 const struct kbpf_jited_line *kbpf_prog_jited_line_info(const struct kbpf_prog *prog, size_t *cnt)

@@ -32,6 +32,7 @@ struct kbpf_jit_ret kbpf_jit_tail_call(uint64_t ctx, uint64_t map, uint64_t inde
 
 struct kbpf_jit {
 	kbpf_jit_entry_fn entry;
+	kbpf_prog_fn func;       /* the ctx entry: R1 = ctx, R2-R5 0, a new run (kbpf_prog_jited_func) */
 	void *map;               /* the executable mapping (read+exec only once filled) */
 	size_t map_size;
 	const uint8_t *code;     /* the entry: generated code runs from here... */
@@ -44,6 +45,7 @@ struct kbpf_jit {
 #define KBPF_JIT_NO_BMI2 0x1u /* use shl/shr/sar by cl even when the CPU has shlx */
 #define KBPF_JIT_BLIND 0x2u       /* constant blinding (KBPF_HARDEN_BLIND) */
 #define KBPF_JIT_STACK_GUARD 0x4u /* guarded frames (KBPF_HARDEN_STACK_GUARD) */
+#define KBPF_JIT_NO_ALIGN 0x8u    /* no NOP padding before loop heads */
 
 /* The compile flags of a program's KBPF_HARDEN_* options (the run budget is read from
  * the program itself). */
@@ -74,14 +76,14 @@ static inline int kbpf_jit_run(const struct kbpf_jit *jit, const uint64_t args[5
 	return (int)r.err;
 }
 
-/* The same with R1 = ctx and R2-R5 zero: kbpf_prog_run's path, kept free of the
- * argument array so that a call costs little more than the native call. */
-static inline int kbpf_jit_run_ctx(const struct kbpf_jit *jit, uint64_t ctx, uint64_t *retval)
+/* The same with R1 = ctx and R2-R5 zero: kbpf_prog_run's path, through the ctx entry
+ * (which zeroes R2-R5 itself), so that a call costs little more than the native call. */
+static inline int kbpf_jit_run_ctx(const struct kbpf_jit *jit, void *ctx, uint64_t *retval)
 {
-	struct kbpf_jit_ret r = jit->entry(ctx, 0, 0, 0, 0, NULL);
+	struct kbpf_prog_result r = jit->func(ctx);
 
 	if (retval)
-		*retval = r.err ? 0 : r.r0;
+		*retval = r.err ? 0 : r.retval;
 	return (int)r.err;
 }
 

@@ -14,6 +14,15 @@
 /* Code before the entry: int3 filler. Keeps the entry off the start of the mapping
  * (a sanitizer's function-type check reads bytes just before a called function). */
 #define JIT_ENTRY_PAD 16
+/* Then the ctx entry (kbpf_prog_jited_func, kbpf_prog_run): R2-R5 and the tail call
+ * counter pointer zeroed (16 bytes, falls through), then the main function. */
+#define JIT_CTX_ENTRY_LEN 16
+/* Loops (from a backward jump's target to the jump) that fit in a 64-byte window are
+ * padded with NOPs so that they lie in one, longer ones start on a 32-byte boundary:
+ * where a small loop lies in the windows the CPU fetches and predicts in decides its
+ * speed (docs/jit.md, "Branches" and "Speed"). */
+#define JIT_LOOP_WINDOW 64
+#define JIT_LOOP_ALIGN 32
 /* Stack guard mode: canary bytes above R10 (between the frame's BPF stack and its saved
  * rbp) and below the 512-byte BPF stack. 16 keeps the frame's alignment. */
 #define JIT_GUARD_BYTES 16
@@ -47,6 +56,7 @@ struct jit_layout {
 	uint32_t abort_fault, abort_time; /* hardening: -EFAULT (a stack guard), -ETIME (the budget) */
 	uint32_t table;        /* the callx helper table */
 	uint8_t *jform;        /* per instruction: its jump's form (enum jit_jump_form) */
+	uint8_t *pad;          /* per instruction: NOP bytes before it (loop head alignment) */
 	uint32_t size;
 };
 
@@ -61,6 +71,13 @@ struct jit_ctx {
 	size_t nr_funcs;
 	uint32_t *func_of; /* instruction -> function index */
 	bool *jump_target; /* some jump lands on the instruction */
+	/* per instruction: 1 + the last jump at or after it that lands on it (a loop's
+	 * first instruction and its back edge), 0 for none */
+	uint32_t *loop_end;
+	/* Loop alignment: the most padding spent on one loop (0: none; turned off when the
+	 * layout does not converge with it). */
+	unsigned align_max;
+	size_t nr_loop_heads;
 	bool has_local_calls, has_callx;
 	bool has_stop_calls; /* calls of unresolved __weak kfuncs: they stop the run */
 	bool has_tail_calls; /* call 12: bpf_tail_call */

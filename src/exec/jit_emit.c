@@ -55,6 +55,29 @@ void jb_fill(struct jit_buf *b, uint8_t v, size_t n)
 	}
 }
 
+void x86_nops(struct jit_buf *b, size_t n)
+{
+	static const uint8_t nop[9][9] = {
+		{ 0x90 },
+		{ 0x66, 0x90 },
+		{ 0x0f, 0x1f, 0x00 },
+		{ 0x0f, 0x1f, 0x40, 0x00 },
+		{ 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+		{ 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+		{ 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 },
+		{ 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+		{ 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+	};
+
+	while (n) {
+		size_t k = n < 9 ? n : 9;
+
+		for (size_t j = 0; j < k; j++)
+			jb_byte(b, nop[k - 1][j]);
+		n -= k;
+	}
+}
+
 /* Legacy prefixes, then REX when any field needs it (or a byte register among
  * spl/bpl/sil/dil must not be read as ah/ch/dh/bh), then the opcode bytes. */
 static void prefix_rex_op(struct jit_buf *b, unsigned flags, uint32_t opcode, unsigned reg, unsigned rm,

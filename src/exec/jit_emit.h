@@ -48,6 +48,9 @@ void jb_imm16(struct jit_buf *b, uint16_t v);
 void jb_imm32(struct jit_buf *b, uint32_t v);
 void jb_imm64(struct jit_buf *b, uint64_t v);
 void jb_fill(struct jit_buf *b, uint8_t v, size_t n);
+/* n bytes of padding that run as few instructions: the recommended multi-byte NOPs
+ * (0f 1f /0), at most 9 bytes each. */
+void x86_nops(struct jit_buf *b, size_t n);
 
 /* Prefixes, REX, opcode (1-3 bytes, e.g. 0x0fb6), ModRM with mod=11. */
 void x86_rr(struct jit_buf *b, unsigned flags, uint32_t opcode, unsigned reg, unsigned rm);

@@ -957,6 +957,63 @@ static int emit_call(struct jit_ctx *c, size_t f, size_t i)
 	return jit_refuse(c, i, "call with src_reg %d is not supported", in->src_reg);
 }
 
+/* LD_ABS / LD_IND (interp_body.h has the semantics): rax = the program type's hook with
+ * rdi = R6 (the context, as the verifier guarantees), esi = the offset (imm, or src + imm
+ * in 32 bits) and edx = the size; NULL returns 0 from this function (rax is 0 already:
+ * straight to its epilogue, as its exit would), else R0 = the big-endian value at rax.
+ * The call clobbers R1-R5, as Linux's call of bpf_skb_load_helper_* does. */
+static int emit_ld_abs(struct jit_ctx *c, size_t f, size_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	struct jit_buf *b = &c->buf;
+	kbpf_ld_abs_fn hook = c->prog->ld_abs;
+
+	if (!hook) /* create refuses such a program before the JIT sees it */
+		return jit_refuse(c, i, "LD_ABS/LD_IND need a program type with a packet hook");
+	switch (BPF_SIZE(in->code)) {
+	case BPF_B:
+	case BPF_H:
+	case BPF_W:
+		break;
+	default:
+		return jit_refuse(c, i, "unsupported opcode 0x%02x", in->code);
+	}
+	if (BPF_MODE(in->code) == BPF_IND) {
+		/* the offset first: src may be R1 (rdi) or R3 (rdx), overwritten next */
+		x86_mov_rr(b, false, X_RSI, jit_reg[in->src_reg]);
+		if (in->imm && c->blind) {
+			emit_blinded_imm(c, i, X_R10, in->imm, false);
+			x86_alu_rr(b, false, ALU_ADD, X_RSI, X_R10);
+		} else if (in->imm) {
+			x86_alu_imm(b, false, ALU_ADD, X_RSI, in->imm);
+		}
+	} else if (c->blind) {
+		emit_blinded_imm(c, i, X_RSI, in->imm, false);
+	} else {
+		x86_mov_imm32(b, X_RSI, (uint32_t)in->imm);
+	}
+	x86_mov_rr(b, true, X_RDI, jit_reg[BPF_REG_6]);
+	x86_mov_imm32(b, X_RDX, BPF_SIZE(in->code) == BPF_B ? 1 : BPF_SIZE(in->code) == BPF_H ? 2 : 4);
+	emit_host_call(c, (uintptr_t)hook);
+	x86_test_rr(b, true, X_RAX, X_RAX);
+	x86_jcc32(b, CC_E, rel_from_here(c, c->prev.epi[f], X86_JCC32_LEN));
+	switch (BPF_SIZE(in->code)) {
+	case BPF_B:
+		x86_rm(b, 0, 0x0fb6, X_RAX, X_RAX, 0); /* movzx eax, byte [rax] */
+		break;
+	case BPF_H:
+		x86_rm(b, 0, 0x0fb7, X_RAX, X_RAX, 0); /* movzx eax, word [rax] */
+		x86_bswap(b, false, X_RAX);           /* then the swap as emit_end does it */
+		x86_shift_imm(b, false, SH_SHR, X_RAX, 16);
+		break;
+	default:
+		x86_rm(b, 0, 0x8b, X_RAX, X_RAX, 0); /* mov eax, [rax] */
+		x86_bswap(b, false, X_RAX);
+		break;
+	}
+	return 0;
+}
+
 /* --- one instruction --------------------------------------------------------------- */
 
 /* "rX = rY; rX += imm" (how compiled code makes pointers, e.g. r3 = r10; r3 += -248)
@@ -1018,7 +1075,9 @@ static int emit_one(struct jit_ctx *c, size_t f, size_t i)
 				x86_mov_imm64(&c->buf, jit_reg[in->dst_reg], v);
 			return 0;
 		}
-		return jit_refuse(c, i, "LD_ABS/LD_IND are not supported by the JIT");
+		if (BPF_MODE(in->code) == BPF_ABS || BPF_MODE(in->code) == BPF_IND)
+			return emit_ld_abs(c, f, i);
+		break;
 	case BPF_LDX:
 		return emit_ldx(c, i);
 	case BPF_ST:

@@ -8,6 +8,7 @@
 #include <kbpf/kfunc.h>
 #include <kbpf/isa.h>
 #include <kbpf/map.h>
+#include <kbpf/prog_type.h>
 #include <kbpf/verifier.h>
 #include "exec/callback.h"
 #include "exec/jit.h"
@@ -69,6 +70,8 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	size_t log_size = log ? OPTS_GET(opts, log_size, 0) : 0;
 	struct kbpf_prog *prog;
 	struct bpf_insn *xlated = NULL; /* the verifier's rewrite (ctx conversion), if verified */
+	uint32_t *xlated_idx = NULL;    /* ... and where each given insn went in it */
+	size_t xlated_idx_cnt = 0;
 	uint32_t max_ctx_offset = 0; /* the verifier's, if verified */
 	int ret;
 
@@ -100,20 +103,27 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		vo.func_info = OPTS_GET(opts, func_info, NULL);
 		vo.nr_func_info = OPTS_GET(opts, nr_func_info, 0);
 		vo.caps = OPTS_GET(opts, caps, 0);
-		xlated = malloc(cnt * sizeof(*insns));
-		if (!xlated)
-			return -ENOMEM;
-		vo.xlated_insns = xlated;
+		/* what runs is the rewritten program (ctx conversion, bpf_loop inlining), which
+		 * may be longer than the one given */
+		vo.xlated_alloc = 1;
 		ret = kbpf_prog_verify(insns, cnt, &vo);
-		if (ret) {
-			free(xlated);
+		if (ret)
 			return ret;
+		if (!vo.xlated_prog || !vo.xlated_idx) {
+			free(vo.xlated_prog);
+			free(vo.xlated_idx);
+			return -ENOMEM;
 		}
+		xlated = vo.xlated_prog;
+		xlated_idx = vo.xlated_idx;
+		xlated_idx_cnt = cnt + 1;
+		cnt = vo.xlated_cnt;
 		max_ctx_offset = vo.max_ctx_offset;
-		insns = xlated; /* same count: what runs is the converted program */
+		insns = xlated;
 		ret = kbpf_insns_validate(insns, cnt, log, log_size);
 		if (ret) {
 			free(xlated);
+			free(xlated_idx);
 			return ret;
 		}
 	}
@@ -121,10 +131,13 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	prog = calloc(1, sizeof(*prog));
 	if (!prog) {
 		free(xlated);
+		free(xlated_idx);
 		return -ENOMEM;
 	}
 	if (xlated) {
 		prog->insns = xlated;
+		prog->xlated_idx = xlated_idx;
+		prog->xlated_idx_cnt = xlated_idx_cnt;
 	} else {
 		prog->insns = malloc(cnt * sizeof(*insns));
 		if (!prog->insns) {
@@ -152,6 +165,12 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	}
 	snprintf(prog->name, sizeof(prog->name), "%s", OPTS_GET(opts, name, NULL) ? opts->name : "prog");
 
+	if (OPTS_GET(opts, prog_type, NULL)) {
+		/* verified above, so the type exists: its run-time hooks come with it */
+		const struct kbpf_prog_type *type = kbpf_host_prog_type_find(prog->host, opts->prog_type);
+
+		prog->ld_abs = type ? type->ld_abs : NULL;
+	}
 	prog->max_ctx_offset = max_ctx_offset;
 	prog->harden = OPTS_GET(opts, harden, 0);
 	prog->run_budget = OPTS_GET(opts, run_budget, 0);
@@ -251,7 +270,15 @@ void kbpf_prog_free(struct kbpf_prog *prog)
 	free(prog->map_regions);
 	free(prog->maps);
 	free(prog->insns);
+	free(prog->xlated_idx);
 	free(prog);
+}
+
+const uint32_t *kbpf_prog_xlated_idx(const struct kbpf_prog *prog, size_t *cnt)
+{
+	if (cnt)
+		*cnt = prog && prog->xlated_idx ? prog->xlated_idx_cnt : 0;
+	return prog ? prog->xlated_idx : NULL;
 }
 
 const struct bpf_insn *kbpf_prog_insns(const struct kbpf_prog *prog, size_t *cnt)
@@ -285,7 +312,7 @@ int kbpf_prog_run(const struct kbpf_prog *prog, void *ctx, uint64_t *retval)
 	if (!prog)
 		return -EINVAL;
 	if (prog->jit)
-		return kbpf_jit_run_ctx(prog->jit, (uint64_t)(uintptr_t)ctx, retval);
+		return kbpf_jit_run_ctx(prog->jit, ctx, retval);
 	return prog_run_interp(prog, ctx, retval);
 }
 
@@ -299,8 +326,10 @@ int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts)
 	opts->insns_executed = 0;
 	if (opts->err && opts->err_size)
 		opts->err[0] = 0;
-	if (opts->flags & ~KBPF_RUN_CHECKED)
+	if (opts->flags & ~(KBPF_RUN_CHECKED | KBPF_RUN_STACK_FILL))
 		return -EINVAL;
+	if ((opts->flags & KBPF_RUN_STACK_FILL) && !(opts->flags & KBPF_RUN_CHECKED))
+		return -EINVAL; /* the fast engines do not clear their stack at all */
 	if (opts->flags & KBPF_RUN_CHECKED)
 		return kbpf_interp_run_checked(prog, opts);
 	if (prog->jit)

@@ -4,6 +4,7 @@
 #define KBPF_SRC_EXEC_PROG_INTERNAL_H
 
 #include <kbpf/prog.h>
+#include <kbpf/prog_type.h>
 
 struct kbpf_interp; /* the interpreter's pre-decoded form, owned by interp.c */
 struct kbpf_jit;    /* native code, owned by jit.c */
@@ -27,6 +28,11 @@ struct kbpf_prog {
 	uint32_t max_ctx_offset; /* the verifier's (kbpf_prog_max_ctx_offset); 0 if unverified */
 	uint64_t run_budget; /* backward jumps + local calls per run (<= KBPF_RUN_BUDGET_MAX); 0: unbounded */
 	struct kbpf_prog_callbacks *callbacks; /* what its ld_imm64s of functions load */
+	uint32_t *xlated_idx;  /* verified: where each given insn starts in insns (kbpf_prog_xlated_idx) */
+	size_t xlated_idx_cnt;
+	/* LD_ABS/LD_IND's packet: the program type's hook (kbpf_prog_type.ld_abs), NULL
+	 * for an unverified program or a type without one (such programs are refused) */
+	kbpf_ld_abs_fn ld_abs;
 };
 
 /* The 64-bit value the LDDW at insns[idx] loads: its immediate, or for map pseudo

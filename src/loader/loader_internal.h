@@ -290,6 +290,9 @@ struct obj_sops_attach {
 /* Linux's load-time checks (check_struct_ops_btf_id, libbpf's init_kern) with their
  * messages in the object log; 0 or a negative errno. */
 int obj_struct_ops_attach(struct kbpf_object *obj, struct kbpf_program *p, struct obj_sops_attach *out);
+/* A tracing program's type and attach target from its section (tracing_attach.c):
+ * out->prog_type NULL when the host has no type for it; 0 or a negative errno (logged). */
+int obj_tracing_attach(struct kbpf_object *obj, struct kbpf_program *p, struct obj_sops_attach *out);
 
 /* --- load stages --- */
 /* Resolve every extern; what cannot be resolved is recorded in ext->err/err_msg. */

@@ -508,7 +508,20 @@ int obj_maps_create(struct kbpf_object *obj)
 				(unsigned long long)bytes, (unsigned long long)KBPF_OBJ_MAX_MAP_BYTES);
 			return -E2BIG;
 		}
+		/* the map's BTF types, as libbpf passes them (BTF_KEY/VALUE_TYPE_ID): where a
+		 * value's bpf_spin_lock / bpf_timer are */
+		if (obj->btf && m->btf_value_type_id) {
+			def.btf = obj->btf;
+			def.btf_key_type_id = m->btf_key_type_id;
+			def.btf_value_type_id = m->btf_value_type_id;
+		}
 		ret = kbpf_map_create(&def, &m->map);
+		if (ret && def.btf) {
+			/* libbpf: "Retrying without BTF." (a PROG_ARRAY with __type(), say) */
+			def.btf = NULL;
+			def.btf_key_type_id = def.btf_value_type_id = 0;
+			ret = kbpf_map_create(&def, &m->map);
+		}
 		if (ret) {
 			m->map = NULL;
 			obj_log(&obj->log,

@@ -307,11 +307,20 @@ int kbpf_object_load(struct kbpf_object *obj)
 		bool sops = p->type == BPF_PROG_TYPE_STRUCT_OPS;
 		if (!ret && sops)
 			ret = obj_struct_ops_attach(obj, p, &sa);
+		/* fentry/FUNC…: the host type of the section's attach type, FUNC's BTF id */
+		bool tracing = p->type == BPF_PROG_TYPE_TRACING || p->type == BPF_PROG_TYPE_LSM;
+		if (!ret && tracing)
+			ret = obj_tracing_attach(obj, p, &sa);
 		if (ret) {
 			free(log);
 			break;
 		}
-		const char *vtype = sops ? sa.prog_type : verify_type_name(obj->host, p->type);
+		const char *vtype = sops || tracing ? sa.prog_type : verify_type_name(obj->host, p->type);
+		/* a host type named as the section ("cgroup/connect4": a Linux attach type
+		 * whose rules differ from its program type's other attach types) wins */
+		const char *sec = p->sec_name[0] == '?' ? p->sec_name + 1 : p->sec_name;
+		if (!sops && !tracing && p->type && kbpf_host_prog_type_find(obj->host, sec))
+			vtype = sec;
 		struct kbpf_prog_opts po = {
 			.sz = sizeof(po), .host = obj->host, .name = p->name, .log_buf = log, .log_size = log_size,
 			.log_level = obj->log_level,

@@ -109,11 +109,14 @@ static long array_update_elem(struct kbpf_map *map, const void *key, const void 
 		return -E2BIG; /* every element exists: there is nothing to insert */
 	if (flags & BPF_NOEXIST)
 		return -EEXIST;
-	if (flags & BPF_F_LOCK)
-		return -EINVAL; /* no bpf_spin_lock in kbpf values */
+	if ((flags & BPF_F_LOCK) && map->spin_lock_off < 0)
+		return -EINVAL;
 	if (map->type == BPF_MAP_TYPE_PERCPU_ARRAY)
 		cpu = kbpf_cpu_id();
-	kbpf_map_copy_value(elem_ptr(array, index, cpu), value, map->value_size);
+	if (flags & BPF_F_LOCK)
+		kbpf_map_value_copy_locked(map, elem_ptr(array, index, cpu), value, false);
+	else
+		kbpf_map_value_copy(map, elem_ptr(array, index, cpu), value);
 	return 0;
 }
 
@@ -132,7 +135,7 @@ static int array_sys_lookup(struct kbpf_map *map, const void *key, void *value)
 
 	if (!elem)
 		return -ENOENT;
-	kbpf_map_copy_value(value, elem, map->value_size);
+	kbpf_map_value_copy(map, value, elem);
 	return 0;
 }
 

@@ -143,16 +143,23 @@ bool htab_bucket_unlink(struct htab_bucket *b, struct htab_elem *e)
  * host side); otherwise it is this CPU's only, and a new element's other CPUs start
  * at zero (Linux's pcpu_init_value) so a program can rely on their contents. */
 static void elem_set_value(struct kbpf_htab *htab, struct htab_elem *e, const void *value,
-			   bool all_cpus, bool new_elem)
+			   bool all_cpus, bool new_elem, uint64_t flags)
 {
 	uint32_t vs = htab->map.value_size, vs8 = htab->value_size8;
 	char *dst;
 
 	if (!htab->percpu) {
+		/* a bpf_spin_lock (only here: Linux allows none in per-CPU values) is the
+		 * holder's: an update writes around it, a new element starts unlocked */
 		dst = htab_elem_value(htab, e, 0);
-		kbpf_map_copy_value(dst, value, vs);
-		if (new_elem)
+		if (!new_elem && (flags & BPF_F_LOCK))
+			kbpf_map_value_copy_locked(&htab->map, dst, value, false);
+		else
+			kbpf_map_value_copy(&htab->map, dst, value);
+		if (new_elem) {
+			kbpf_map_value_init_fields(&htab->map, dst);
 			kbpf_map_zero_value(dst + vs, vs8 - vs); /* no stale bytes of a previous key */
+		}
 		return;
 	}
 	if (all_cpus) {
@@ -231,15 +238,15 @@ static int htab_update(struct kbpf_htab *htab, const void *key, const void *valu
 
 	if ((flags & ~(uint64_t)BPF_F_LOCK) > BPF_EXIST)
 		return -EINVAL;
-	if (flags & BPF_F_LOCK)
-		return -EINVAL; /* no bpf_spin_lock in kbpf values */
+	if ((flags & BPF_F_LOCK) && htab->map.spin_lock_off < 0)
+		return -EINVAL;
 
 	kbpf_spin_lock(&b->lock);
 	old = bucket_find(b, hash, key, key_size);
-	err = check_flags(old, flags);
+	err = check_flags(old, flags & ~(uint64_t)BPF_F_LOCK);
 	if (err || old) {
 		if (old) {
-			elem_set_value(htab, old, value, all_cpus, false);
+			elem_set_value(htab, old, value, all_cpus, false, flags);
 			if (htab->lru)
 				htab_lru_touch(old);
 		}
@@ -261,16 +268,16 @@ static int htab_update(struct kbpf_htab *htab, const void *key, const void *valu
 	e = htab_lru_get(htab);
 	if (!e)
 		return -ENOMEM;
-	elem_set_value(htab, e, value, all_cpus, true);
+	elem_set_value(htab, e, value, all_cpus, true, flags);
 	elem_set_key(htab, e, key, hash);
 	__atomic_store_n(&e->lru_ref, 0, __ATOMIC_RELAXED);
 	htab_lru_add(htab, e);
 	kbpf_spin_lock(&b->lock);
 	old = bucket_find(b, hash, key, key_size);
-	err = check_flags(old, flags);
+	err = check_flags(old, flags & ~(uint64_t)BPF_F_LOCK);
 	if (err || old) {
 		if (old) { /* inserted by another thread meanwhile */
-			elem_set_value(htab, old, value, all_cpus, false);
+			elem_set_value(htab, old, value, all_cpus, false, flags);
 			htab_lru_touch(old);
 		}
 		kbpf_spin_unlock(&b->lock);
@@ -284,7 +291,7 @@ static int htab_update(struct kbpf_htab *htab, const void *key, const void *valu
 insert:
 	/* value first: a reader standing on this recycled element may match the new key
 	 * as soon as it is stored, and must then see the new value (release/acquire) */
-	elem_set_value(htab, e, value, all_cpus, true);
+	elem_set_value(htab, e, value, all_cpus, true, flags);
 	elem_set_key(htab, e, key, hash);
 	bucket_link(b, e);
 	kbpf_spin_unlock(&b->lock);
@@ -345,7 +352,7 @@ static int htab_sys_lookup(struct kbpf_map *map, const void *key, void *value)
 				kbpf_map_copy_value((char *)value + (size_t)htab->value_size8 * cpu,
 						    htab_elem_value(htab, e, cpu), htab->value_size8);
 		} else {
-			kbpf_map_copy_value(value, htab_elem_value(htab, e, 0), map->value_size);
+			kbpf_map_value_copy(map, value, htab_elem_value(htab, e, 0));
 		}
 	}
 	kbpf_spin_unlock(&b->lock);

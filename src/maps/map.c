@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "maps/map_internal.h"
+#include "maps/map_prog_view.h"
 
 /* The struct the caller was compiled with may be newer (bigger) than ours: fine if
  * the fields we do not know are zero (libbpf's OPTS_VALID rule). */
@@ -21,6 +22,10 @@ static int def_valid(const struct kbpf_map_def *def)
 	return 1;
 }
 
+/* A field of def, or dflt if the caller's struct is too old to have it. */
+#define DEF_FIELD(def, f, dflt) \
+	((def)->sz >= offsetof(struct kbpf_map_def, f) + sizeof((def)->f) ? (def)->f : (dflt))
+
 /* Linux map types kbpf does not implement: -EOPNOTSUPP says "known, not here";
  * numbers Linux does not know get Linux's -EINVAL. */
 static int unsupported_type(uint32_t type)
@@ -34,6 +39,8 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 {
 	struct kbpf_map_attr attr;
 	struct kbpf_map *map = NULL;
+	const struct btf *btf;
+	uint32_t btf_key_id, btf_value_id;
 	char *name;
 	int err;
 
@@ -41,6 +48,12 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 		return -EINVAL;
 	*out = NULL;
 	if (!def_valid(def))
+		return -EINVAL;
+	btf = DEF_FIELD(def, btf, NULL);
+	btf_key_id = DEF_FIELD(def, btf_key_type_id, 0);
+	btf_value_id = DEF_FIELD(def, btf_value_type_id, 0);
+	/* Linux: type ids need the BTF they name */
+	if ((btf_key_id || btf_value_id) && !btf)
 		return -EINVAL;
 	attr = (struct kbpf_map_attr){
 		.type = def->type,
@@ -79,6 +92,14 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 	}
 	if (err)
 		return err;
+	/* Linux: BTF without type ids is ignored; with them, map_check_btf decides */
+	if (btf_key_id || btf_value_id) {
+		err = kbpf_map_check_btf(map, btf, btf_key_id, btf_value_id);
+		if (err) {
+			map->ops->free(map);
+			return err;
+		}
+	}
 
 	name = strdup(def->name ? def->name : "");
 	if (!name) {
@@ -98,6 +119,11 @@ void kbpf_map_init_from_attr(struct kbpf_map *map, const struct kbpf_map_attr *a
 	map->max_entries = attr->max_entries;
 	map->map_flags = attr->map_flags;
 	map->host_value_size = attr->value_size;
+	/* Linux: -EINVAL until map_check_btf finds out more */
+	map->has_btf = false;
+	map->spin_lock_off = -EINVAL;
+	map->timer_off = -EINVAL;
+	map->nr_fields = 0;
 }
 
 void kbpf_map_free(struct kbpf_map *map)
@@ -118,6 +144,9 @@ uint32_t kbpf_map_max_entries(const struct kbpf_map *map) { return map ? map->ma
 uint32_t kbpf_map_flags(const struct kbpf_map *map) { return map ? map->map_flags : 0; }
 const char *kbpf_map_name(const struct kbpf_map *map) { return map ? map->name : NULL; }
 size_t kbpf_map_host_value_size(const struct kbpf_map *map) { return map ? map->host_value_size : 0; }
+int kbpf_map_has_btf(const struct kbpf_map *map) { return map && map->has_btf; }
+int kbpf_map_spin_lock_off(const struct kbpf_map *map) { return map ? map->spin_lock_off : -EINVAL; }
+int kbpf_map_timer_off(const struct kbpf_map *map) { return map ? map->timer_off : -EINVAL; }
 
 /* --- host side ------------------------------------------------------------------ */
 
@@ -135,13 +164,39 @@ static int host_can_write(const struct kbpf_map *map)
 
 int kbpf_map_lookup(struct kbpf_map *map, const void *key, void *value)
 {
+	return kbpf_map_lookup_flags(map, key, value, 0);
+}
+
+int kbpf_map_lookup_flags(struct kbpf_map *map, const void *key, void *value, uint64_t flags)
+{
+	int err;
+
 	if (!map || !key || !value)
+		return -EINVAL;
+	if (flags & ~(uint64_t)BPF_F_LOCK)
 		return -EINVAL;
 	if (!host_can_read(map))
 		return -EPERM;
+	if ((flags & BPF_F_LOCK) && map->spin_lock_off < 0)
+		return -EINVAL;
 	if (!map->ops->sys_lookup)
 		return -EOPNOTSUPP;
-	return map->ops->sys_lookup(map, key, value);
+	if (flags & BPF_F_LOCK) {
+		/* maps with a lock (array, hash; local storage is keyed by owner and has no
+		 * sys_lookup) keep their values in place: copy from there under the lock.
+		 * A hash element deleted meanwhile stays valid memory (htab_pool.c), as in
+		 * Linux, which copies the same way without the bucket lock. */
+		void *elem = map->ops->lookup_elem ? map->ops->lookup_elem(map, key) : NULL;
+		if (!elem)
+			return -ENOENT;
+		kbpf_map_value_copy_locked(map, value, elem, true);
+		kbpf_map_value_init_fields(map, value);
+		return 0;
+	}
+	err = map->ops->sys_lookup(map, key, value);
+	if (!err && map->nr_fields)
+		kbpf_map_value_init_fields(map, value); /* Linux masks them in the copy */
+	return err;
 }
 
 int kbpf_map_update(struct kbpf_map *map, const void *key, const void *value, uint64_t flags)
@@ -150,8 +205,8 @@ int kbpf_map_update(struct kbpf_map *map, const void *key, const void *value, ui
 		return -EINVAL;
 	if (!host_can_write(map))
 		return -EPERM;
-	/* BPF_F_LOCK needs a bpf_spin_lock in the value, which needs BTF: never here */
-	if (flags & BPF_F_LOCK)
+	/* BPF_F_LOCK needs a bpf_spin_lock in the value (Linux's map_update_elem) */
+	if ((flags & BPF_F_LOCK) && map->spin_lock_off < 0)
 		return -EINVAL;
 	if (!map->ops->sys_update)
 		return -EOPNOTSUPP;
@@ -215,9 +270,19 @@ size_t kbpf_map_one_region(const struct kbpf_map *map, void *base, size_t size, 
 
 size_t kbpf_map_mem_regions(const struct kbpf_map *map, struct kbpf_mem_region *out, size_t max)
 {
-	if (!map || !map->ops->mem_regions)
+	size_t n;
+
+	if (!map)
 		return 0;
-	return map->ops->mem_regions(map, out, out ? max : 0);
+	if (!out)
+		max = 0;
+	n = map->ops->mem_regions ? map->ops->mem_regions(map, out, max) : 0;
+	/* last, the map object's fields a verified program may read through a map
+	 * pointer (struct bpf_map, map_prog_view.h): read-only */
+	if (n < max)
+		out[n] = (struct kbpf_mem_region){ .base = (void *)(uintptr_t)map, .size = sizeof(struct bpf_map),
+						   .flags = KBPF_MEM_READ, .name = map->name };
+	return n + 1;
 }
 
 /* --- program side ---------------------------------------------------------------- */

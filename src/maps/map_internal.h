@@ -54,6 +54,11 @@ struct kbpf_map {
 	char *name;
 	/* host-side value buffer size, see kbpf_map_host_value_size */
 	size_t host_value_size;
+	/* BTF-described special fields of the value (map_btf.c): an offset, or a negative
+	 * errno as kbpf_map_spin_lock_off returns; nr_fields: how many are >= 0 */
+	bool has_btf;
+	int32_t spin_lock_off, timer_off;
+	int nr_fields;
 };
 
 /* The checked, normalised creation request. */
@@ -63,6 +68,20 @@ struct kbpf_map_attr {
 
 /* Fill the common part from attr (name is set by map.c). */
 void kbpf_map_init_from_attr(struct kbpf_map *map, const struct kbpf_map_attr *attr);
+
+/* --- BTF-described values (map_btf.c) --------------------------------------------- */
+
+/* Linux's map_check_btf: check the key and value types against the map and record
+ * where the value's bpf_spin_lock and bpf_timer are. 0 or a negative errno. */
+int kbpf_map_check_btf(struct kbpf_map *map, const struct btf *btf, uint32_t key_id, uint32_t value_id);
+/* Linux's copy_map_value: value_size bytes, all but the special fields. */
+void kbpf_map_value_copy(const struct kbpf_map *map, void *dst, const void *src);
+/* Linux's copy_map_value_locked: the same, holding the bpf_spin_lock of src (lock_src)
+ * or of dst. The map must have a spin lock. */
+void kbpf_map_value_copy_locked(const struct kbpf_map *map, void *dst, const void *src, bool lock_src);
+/* Linux's check_and_init_map_value: zero the special fields of a value (a new element,
+ * or a copy handed to the host). */
+void kbpf_map_value_init_fields(const struct kbpf_map *map, void *value);
 
 /* Per-type constructors: check attr as Linux's map_alloc_check/map_alloc do, then
  * allocate.  Return 0 and *out, or a negative errno. */

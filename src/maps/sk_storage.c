@@ -89,10 +89,12 @@ static struct ls_elem *new_elem_locked(struct ls_map *m, const void *owner, cons
 	else if (!(e = malloc(sizeof(*e) + KBPF_ROUND_UP((size_t)m->map.value_size, 8))))
 		return NULL;
 	e->owner = owner;
-	if (value)
-		kbpf_map_copy_value(e->data, value, m->map.value_size);
-	else
+	if (value) {
+		kbpf_map_value_copy(&m->map, e->data, value);
+		kbpf_map_value_init_fields(&m->map, e->data); /* a new value's lock is free */
+	} else {
 		kbpf_map_zero_value(e->data, m->map.value_size);
+	}
 	uint32_t h = owner_hash(m, owner);
 	e->next = m->buckets[h];
 	m->buckets[h] = e;
@@ -206,8 +208,11 @@ int kbpf_local_storage_update(struct kbpf_map *map, const void *owner, const voi
 	struct ls_elem *e;
 	int ret = 0;
 
+	uint64_t lock = flags & BPF_F_LOCK;
+
+	flags &= ~(uint64_t)BPF_F_LOCK;
 	if (!m || !owner || !value || (flags & ~(uint64_t)BPF_EXIST & ~(uint64_t)BPF_NOEXIST) ||
-	    (flags & BPF_EXIST && flags & BPF_NOEXIST))
+	    (flags & BPF_EXIST && flags & BPF_NOEXIST) || (lock && map->spin_lock_off < 0))
 		return -EINVAL;
 	if (kbpf_map_is_frozen(map)) /* frozen: read-only for the host side */
 		return -EPERM;
@@ -217,8 +222,10 @@ int kbpf_local_storage_update(struct kbpf_map *map, const void *owner, const voi
 		ret = -EEXIST;
 	else if (!e && flags == BPF_EXIST)
 		ret = -ENOENT;
+	else if (e && lock)
+		kbpf_map_value_copy_locked(map, e->data, value, false);
 	else if (e)
-		kbpf_map_copy_value(e->data, value, map->value_size);
+		kbpf_map_value_copy(map, e->data, value);
 	else if (!new_elem_locked(m, owner, value))
 		ret = -ENOMEM;
 	kbpf_spin_unlock(&m->lock);
@@ -234,8 +241,10 @@ int kbpf_local_storage_lookup(struct kbpf_map *map, const void *owner, void *val
 		return -EINVAL;
 	kbpf_spin_lock(&m->lock);
 	e = find_locked(m, owner);
-	if (e)
-		kbpf_map_copy_value(value, e->data, map->value_size);
+	if (e) {
+		kbpf_map_value_copy(map, value, e->data);
+		kbpf_map_value_init_fields(map, value);
+	}
 	kbpf_spin_unlock(&m->lock);
 	return e ? 0 : -ENOENT;
 }

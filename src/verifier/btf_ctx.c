@@ -96,6 +96,9 @@ int btf_ctx_init(struct env *env)
 	const struct btf_param *args = btf_params(t);
 	for (uint16_t i = 0; i < btf_vlen(t); i++)
 		size += slot_bytes(btf, args[i].type);
+	/* fexit/fmod_ret: the return value's slot follows the arguments */
+	if (env->type && env->type->sz > offsetof(struct kbpf_prog_type, attach_ret) && env->type->attach_ret)
+		size += slot_bytes(btf, t->type);
 	env->attach_proto_id = pid;
 	env->attach_ctx_size = size > 8 * CTX_MAX_ARGS ? 8 * CTX_MAX_ARGS : (uint32_t)size;
 	env->attach_name = env->attach_member ? env->attach_member : fname ? fname : "";
@@ -116,13 +119,22 @@ static int generic_access(struct env *env, const struct btf *btf, const struct b
 	}
 	uint32_t arg = ctx_arg_idx(btf, proto, off);
 	*argp = arg;
-	if (arg >= nargs) {
+	int ret_kind = env->type->sz > offsetof(struct kbpf_prog_type, attach_ret) ? env->type->attach_ret : 0;
+	uint32_t tid = arg < nargs ? args[arg].type : proto->type;
+	if (arg == nargs && ret_kind == KBPF_ATTACH_RET_INT) {
+		const struct btf_type *rt = vbtf_skip_mods(btf, tid, NULL);
+		if (rt == &vbtf_void || !btf_is_int(rt) || rt->size > 8) {
+			vlog(env, "ret type %s not allowed for fmod_ret\n", vbtf_kind_str(rt));
+			return 0;
+		}
+	}
+	if (arg > nargs || (arg == nargs && !ret_kind)) {
 		/* struct_ops (expected_attach_type = member index) cannot read the return
 		 * value: only fexit/fmod_ret/LSM programs have that slot */
 		vlog(env, "func '%s' doesn't have %d-th argument\n", fn, arg + 1);
 		return 0;
 	}
-	const struct btf_type *t = vbtf_skip_mods(btf, args[arg].type, NULL);
+	const struct btf_type *t = vbtf_skip_mods(btf, tid, NULL);
 	if ((btf_is_int(t) && t->size <= 8) || btf_is_enum(t) || btf_is_enum64(t) || btf_is_composite(t))
 		return 1; /* a scalar */
 	if (t == &vbtf_void || !btf_is_ptr(t)) {

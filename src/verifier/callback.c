@@ -86,7 +86,7 @@ int push_callback(struct env *env, int32_t helper_id, int insn_idx, uint32_t sub
 		callee->regs[4] = caller_args[3];
 	}
 	callee->in_callback = true;
-	free(st->frame[st->curframe + 1]);
+	frame_free(st->frame[st->curframe + 1]);
 	st->frame[++st->curframe] = callee;
 	if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2)) {
 		vlog(env, "caller:\n");

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "verifier/env.h"
+#include "verifier/spin_lock.h"
 #include "verifier/kfunc.h"
 
 static bool is_pseudo_call(const struct bpf_insn *in)
@@ -196,6 +197,9 @@ int resolve_ldimm64(struct env *env)
 				return -EBADF;
 			}
 			struct kbpf_map *map = env->opts->maps[insn[i].imm];
+			int ferr = check_map_prog_fields(env, map);
+			if (ferr)
+				return ferr;
 			if (src == BPF_PSEUDO_MAP_VALUE || src == BPF_PSEUDO_MAP_IDX_VALUE) {
 				uint32_t off = (uint32_t)insn[i + 1].imm;
 				void *addr;

@@ -74,10 +74,15 @@ struct frame {
 	uint64_t stack_live_read; /* the same for stack slots (bit spi) */
 	bool born;
 	int nr_refs;
+	/* The stack, sized like Linux's allocated_stack: stack[0 .. allocated/8) are valid
+	 * (slot 0 is fp-8). It points at inl[] (a copy is one allocation sized to what the
+	 * program touched) or, once stack_grow outgrew that in place, at a heap array of
+	 * stack_cap slots. Everything above stack is copied as one block; refs up to
+	 * nr_refs. Free a frame with frame_free, never free(). */
+	struct stack_slot *stack;
+	int stack_cap;
 	struct ref refs[MAX_REFS];
-	/* Last: copies take only the allocated slots; the rest is garbage until
-	 * stack_grow zeroes it. */
-	struct stack_slot stack[STACK_SLOTS];
+	struct stack_slot inl[];
 };
 
 struct vstate {
@@ -129,6 +134,9 @@ struct insn_aux {
 	int32_t ctx_conv_off;
 	/* ld_imm64 BPF_PSEUDO_BTF_ID (ld.c, Linux's aux->btf_var): the register's type */
 	uint32_t btf_var_type, btf_var_id, btf_var_mem_size;
+	/* bpf_loop call (loop_inline.c, Linux's loop_inline_state): inlined if fit */
+	bool loop_inline_init, loop_inline_fit;
+	uint32_t loop_cb_subprog;
 };
 
 struct env {
@@ -145,6 +153,10 @@ struct env {
 	char *log;
 	size_t log_size, log_len;
 	bool log_full;
+	/* log.c, level >= 1: the log stops at the caller's buffer size (Linux 6.1); while
+	 * full only what the current insn logs is kept here, to end the caller's log */
+	char log_tail[1024];
+	size_t log_tail_len;
 	/* program structure */
 	struct subprog sub[MAX_SUBPROGS + 1];
 	int nr_sub;
@@ -197,6 +209,16 @@ static inline int insn_target(int i, int64_t delta)
 int fixup_note_ctx(struct env *env, int insn_idx, int off, int size, const struct kbpf_ctx_access_info *info);
 int fixup_apply(struct env *env, struct bpf_insn *out);
 
+/* loop_inline.c: bpf_loop inlining (Linux's update_loop_inline_state, optimize_bpf_loop).
+ * note: at a bpf_loop call whose callback is subprogno, before R1-R5 are clobbered.
+ * apply: after a safe walk, in (env->cnt insns, fixup_apply's output) with the fit calls
+ * inlined into *out (malloc'ed; NULL when nothing is inlined) of *out_cnt insns, and if
+ * out_idx, *out_idx (malloc'ed, with *out) where each of the cnt insns and the end start in
+ * it; the subprograms' starts and stack depths in env become the new program's. */
+int loop_inline_note(struct env *env, int insn_idx, uint32_t subprogno);
+int loop_inline_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out, int *out_cnt,
+		      uint32_t **out_idx);
+
 /* log.c */
 void vlog(struct env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void vlog_state(struct env *env, const struct frame *f, bool all);
@@ -217,6 +239,8 @@ void vlog_insn_text(struct env *env, int idx);
 int check_r0_range(struct env *env, const struct reg *r0, struct tnum range, const char *where);
 const char *reg_type_str(struct env *env, uint32_t type);
 void vlog_rewind(struct env *env, size_t pos);
+/* Before the log goes to the caller: a truncated log ends with the last lines kept. */
+void vlog_finish(struct env *env);
 
 /* state.c */
 struct vstate *state_new(void);
@@ -224,11 +248,13 @@ struct vstate *state_copy(const struct vstate *src);
 void state_free(struct vstate *st);
 int state_copy_into(struct vstate *dst, const struct vstate *src);
 struct frame *frame_new(int callsite, uint32_t frameno, uint32_t subprogno);
+void frame_free(struct frame *f);
 void reg_mark_unknown(struct env *env, struct reg *r);
 void reg_mark_not_init(struct env *env, struct reg *r);
 void reg_mark_known(struct reg *r, uint64_t v);
 bool reg_is_pointer(const struct reg *r);
 bool reg_is_pkt(const struct reg *r);
+/* 0, or -ENOMEM (the frame is unchanged); slots it adds are STACK_INVALID. */
 int stack_grow(struct frame *f, int size);
 bool reg_identical(const struct reg *a, const struct reg *b);
 
@@ -268,6 +294,8 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 int check_ldx_stx(struct env *env, const struct bpf_insn *insn, int idx);
 int check_helper_mem(struct env *env, int regno, int size, bool zero_ok, bool write_raw);
 int check_ptr_off_reg(struct env *env, const struct reg *r, int regno);
+/* Linux's check_ptr_alignment: stack always strict, packet from NET_IP_ALIGN. */
+int check_ptr_alignment(struct env *env, const struct reg *r, int off, int size, bool strict);
 int check_ld_abs(struct env *env, const struct bpf_insn *insn);
 int check_ld_imm(struct env *env, const struct bpf_insn *insn);
 

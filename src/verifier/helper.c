@@ -8,6 +8,7 @@
 #include <kbpf/isa.h>
 #include "verifier/env.h"
 #include "verifier/kfunc.h"
+#include "verifier/spin_lock.h"
 #include "verifier/stack.h"
 
 int check_mem_region(struct env *env, int regno, int off, int size, uint32_t mem_size, bool zero_ok);
@@ -24,6 +25,7 @@ struct call_meta {
 	uint32_t subprogno; /* ARG_PTR_TO_FUNC: the callback */
 	bool has_func;
 	uint32_t ret_btf_id; /* ARG_PTR_TO_PERCPU_BTF_ID: the variable's type (host BTF) */
+	int32_t func_id;
 };
 
 static const uint32_t map_kv_types[] = { KBPF_PTR_TO_STACK, KBPF_PTR_TO_PACKET, KBPF_PTR_TO_PACKET_META,
@@ -170,7 +172,8 @@ static int helper_mem(struct env *env, int regno, int size, bool zero_ok, struct
 			     kbpf_map_value_size(r->map), r->off, size);
 			return -EACCES;
 		}
-		return check_mem_region(env, regno, r->off, size, kbpf_map_value_size(r->map), zero_ok);
+		int err = check_mem_region(env, regno, r->off, size, kbpf_map_value_size(r->map), zero_ok);
+		return err ? err : check_map_value_fields(env, regno, r->off, size);
 	}
 	case KBPF_PTR_TO_MEM:
 		if ((r->type & KBPF_MEM_RDONLY) && raw) {
@@ -287,6 +290,12 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 	}
 	switch (base) {
 	case KBPF_ARG_CONST_MAP_PTR:
+		/* a timer helper: the map must be the timer's (kbpf has no inner maps, whose
+		 * map_uid Linux compares too) */
+		if (meta->map && meta->map != r->map) {
+			vlog(env, "timer pointer in R1 map_uid=0 doesn't match map pointer in R2 map_uid=0\n");
+			return -EINVAL;
+		}
 		meta->map = r->map;
 		break;
 	case KBPF_ARG_PTR_TO_MAP_KEY:
@@ -307,6 +316,14 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 	case KBPF_ARG_PTR_TO_MEM:
 		meta->raw_mode = at & KBPF_ARG_MEM_UNINIT;
 		meta->regno = regno;
+		if (at & KBPF_ARG_MEM_FIXED_SIZE) {
+			/* no size argument follows: the proto gives the size (strtol's long) */
+			int size = (int)fn->arg_size[arg];
+			if ((err = helper_mem(env, regno, size, false, meta)))
+				return err;
+			if (at & KBPF_ARG_MEM_ALIGNED)
+				return check_ptr_alignment(env, r, 0, size, true);
+		}
 		break;
 	case KBPF_ARG_CONST_SIZE:
 		return check_mem_size(env, regno, false, meta);
@@ -327,11 +344,17 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 		return helper_mem(env, regno, size, false, meta);
 	}
 	case KBPF_ARG_PTR_TO_SPIN_LOCK:
-		vlog(env, "map '%s' doesn't have 'struct bpf_spin_lock'\n", r->map ? kbpf_map_name(r->map) : "");
-		return -EINVAL;
+		if (meta->func_id != BPF_FUNC_spin_lock && meta->func_id != BPF_FUNC_spin_unlock) {
+			vlog(env, "verifier internal error\n");
+			return -EFAULT;
+		}
+		if (process_spin_lock(env, regno, meta->func_id == BPF_FUNC_spin_lock))
+			return -EACCES;
+		break;
 	case KBPF_ARG_PTR_TO_TIMER:
-		vlog(env, "map '%s' has to have BTF in order to use bpf_timer\n", r->map ? kbpf_map_name(r->map) : "");
-		return -EINVAL;
+		if (process_timer_func(env, regno, &meta->map))
+			return -EACCES;
+		break;
 	case KBPF_ARG_PTR_TO_KPTR:
 		vlog(env, "R%d has no valid kptr\n", regno);
 		return -EACCES;
@@ -381,6 +404,9 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 		bad = id != BPF_FUNC_perf_event_read && id != BPF_FUNC_perf_event_output &&
 		      id != BPF_FUNC_skb_output && id != BPF_FUNC_perf_event_read_value && id != BPF_FUNC_xdp_output;
 		break;
+	case BPF_MAP_TYPE_SK_STORAGE:
+		bad = id != BPF_FUNC_sk_storage_get && id != BPF_FUNC_sk_storage_delete;
+		break;
 	default:
 		break;
 	}
@@ -392,6 +418,10 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 	case BPF_FUNC_ringbuf_reserve:
 	case BPF_FUNC_ringbuf_query:
 		bad |= mt != BPF_MAP_TYPE_RINGBUF;
+		break;
+	case BPF_FUNC_sk_storage_get:
+	case BPF_FUNC_sk_storage_delete:
+		bad |= mt != BPF_MAP_TYPE_SK_STORAGE;
 		break;
 	case BPF_FUNC_perf_event_read:
 	case BPF_FUNC_perf_event_output:
@@ -501,6 +531,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	struct call_meta meta;
 	memset(&meta, 0, sizeof(meta));
 	meta.pkt_access = fn->flags & KBPF_HELPER_PKT_ACCESS;
+	meta.func_id = id;
 	for (int i = 0; i < 5; i++)
 		if ((err = check_func_arg(env, i, &meta, fn)))
 			return err;
@@ -537,6 +568,9 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	bool callback = meta.has_func && is_callback_helper(id);
 	if (callback)
 		memcpy(cb_args, regs, sizeof(cb_args));
+	/* 6.1 update_loop_inline_state: reads (and may make precise) R4 before the clobber */
+	if (callback && id == BPF_FUNC_loop && (err = loop_inline_note(env, insn_idx, meta.subprogno)))
+		return err;
 	for (int i = 0; i <= 5; i++) {
 		reg_mark_not_init(env, &regs[i]);
 		scratch_reg(env, i);
@@ -562,6 +596,9 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		}
 		r0->map = meta.map;
 		r0->type = KBPF_PTR_TO_MAP_VALUE | null_flag;
+		/* a non-NULL value names its lock by id too (may-NULL ones get theirs below) */
+		if (!null_flag && reg_may_point_to_spin_lock(r0))
+			r0->id = ++env->id_gen;
 		break;
 	case KBPF_RET_PTR_TO_SOCKET:
 	case KBPF_RET_PTR_TO_TCP_SOCK:
@@ -712,7 +749,7 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 	for (int i = 0; i <= 5; i++)
 		reg_mark_not_init(env, &caller->regs[i]);
 	caller->written |= 0x3f;
-	free(st->frame[st->curframe + 1]);
+	frame_free(st->frame[st->curframe + 1]);
 	st->frame[++st->curframe] = callee;
 	if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2)) {
 		vlog(env, "caller:\n");
@@ -755,7 +792,7 @@ int prepare_func_exit(struct env *env, int *insn_idx)
 		vlog(env, "to caller at %d:\n", *insn_idx);
 		vlog_state(env, caller, true);
 	}
-	free(callee);
+	frame_free(callee);
 	st->frame[st->curframe--] = NULL;
 	return 0;
 }

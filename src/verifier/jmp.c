@@ -3,6 +3,7 @@
  * refinement of scalars, linked scalars, null checks and packet ranges. */
 #include <errno.h>
 #include "verifier/env.h"
+#include "verifier/spin_lock.h"
 
 static bool type_not_null(uint32_t t)
 {
@@ -82,7 +83,8 @@ static void mark_or_null(struct reg *r, uint32_t id, bool is_null)
 		return;
 	}
 	r->type &= ~KBPF_PTR_MAYBE_NULL;
-	r->id = 0;
+	if (!reg_may_point_to_spin_lock(r)) /* else the id names the value's lock */
+		r->id = 0;
 }
 
 static void mark_ptr_or_null_regs(struct vstate *st, int regno, bool is_null)

@@ -627,6 +627,12 @@ static int struct_walk(struct env *env, const struct btf *btf, uint32_t id, uint
 	return -EINVAL;
 }
 
+int btf_struct_read(struct env *env, const struct btf *btf, uint32_t id, uint32_t off, uint32_t size,
+		    uint32_t *ptr_id)
+{
+	return struct_walk(env, btf, id, off, size, ptr_id);
+}
+
 int check_btf_access(struct env *env, int regno, int off, int size, bool write, int value_regno)
 {
 	struct reg *regs = cur_regs(env);

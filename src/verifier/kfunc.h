@@ -24,6 +24,11 @@ int kfunc_fixup_check(struct env *env);
 /* LDX/STX/ST through PTR_TO_BTF_ID register regno at byte off (the register's fixed
  * offset included). Reads walk the host BTF; writes need the type's btf_struct_access. */
 int check_btf_access(struct env *env, int regno, int off, int size, bool write, int value_regno);
+/* Linux's btf_struct_walk for a read of size bytes at off in host-BTF struct id (mem.c:
+ * map pointers read as struct bpf_map): 0 and *ptr_id (the pointee struct of a pointer
+ * member, 0 for a scalar), or a negative errno with Linux's message logged. */
+int btf_struct_read(struct env *env, const struct btf *btf, uint32_t id, uint32_t off, uint32_t size,
+		    uint32_t *ptr_id);
 /* The kfunc's name in the host BTF, for the log (NULL if id is not a FUNC there). */
 const char *kfunc_btf_name(struct env *env, int32_t id);
 

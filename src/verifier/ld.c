@@ -6,6 +6,7 @@
 #include <kbpf/kfunc.h>
 #include "btf/btf_mods.h"
 #include "verifier/env.h"
+#include "verifier/spin_lock.h"
 
 /* Whether VAR id is in the host BTF's ".data..percpu" DATASEC (Linux's per-CPU section). */
 static bool var_is_percpu(const struct btf *btf, uint32_t id)
@@ -132,6 +133,8 @@ int check_ld_imm(struct env *env, const struct bpf_insn *insn)
 	if (insn->src_reg == BPF_PSEUDO_MAP_VALUE || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE) {
 		d->type = KBPF_PTR_TO_MAP_VALUE;
 		d->off = insn[1].imm;
+		if (reg_may_point_to_spin_lock(d)) /* the id names the lock (spin_lock.c) */
+			d->id = ++env->id_gen;
 	} else {
 		d->type = KBPF_CONST_PTR_TO_MAP;
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The verifier log: Linux's message texts, instruction lines and register-state
  * syntax (print_verifier_state), kept in a growable buffer so that level-1 rewinds
- * and the final copy into the caller's buffer are simple. */
+ * and the final copy into the caller's buffer are simple. At level >= 1 the buffer
+ * stops at the caller's log_size and formatting stops with it, as in Linux 6.1. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,42 @@
 #include "verifier/env.h"
 #include "verifier/kfunc.h"
 
+/* Bytes of log the caller's buffer holds at a non-zero level (SIZE_MAX: no bound: at
+ * level 0, kbpf's own, the few error lines are kept whole and the caller gets their
+ * tail). */
+static size_t log_limit(const struct env *env)
+{
+	const struct kbpf_verify_opts *o = env->opts;
+	if (!o || !env->level)
+		return SIZE_MAX;
+	return o->log_buf && o->log_size ? o->log_size - 1 : 0;
+}
+
+/* While the log is full: keep the last bytes of what the current insn logs (the
+ * reason for a rejection, then the statistics). */
+static void tail_add(struct env *env, const char *s, size_t n)
+{
+	const size_t cap = sizeof(env->log_tail);
+	if (n >= cap) {
+		s += n - cap;
+		n = cap;
+	}
+	if (env->log_tail_len + n > cap) {
+		size_t drop = env->log_tail_len + n - cap;
+		memmove(env->log_tail, env->log_tail + drop, env->log_tail_len - drop);
+		env->log_tail_len -= drop;
+	}
+	memcpy(env->log_tail + env->log_tail_len, s, n);
+	env->log_tail_len += n;
+}
+
 void vlog(struct env *env, const char *fmt, ...)
 {
 	char buf[1024]; /* Linux formats each verbose() call through a 1 KiB buffer */
 	va_list ap;
+	size_t limit = log_limit(env);
+	if (env->log_full && limit == SIZE_MAX)
+		return;
 	va_start(ap, fmt);
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
@@ -21,13 +54,23 @@ void vlog(struct env *env, const char *fmt, ...)
 		return;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
-	if (env->log_full)
+	if (env->log_full) {
+		tail_add(env, buf, (size_t)n);
 		return;
+	}
+	if (limit != SIZE_MAX && env->log_len + n > limit) {
+		/* Linux 6.1's bpf_verifier_vlog: what fits, then no more formatting */
+		n = (int)(limit - env->log_len);
+		env->log_full = true;
+		env->log_tail_len = 0;
+	}
 	if (env->log_len + n + 1 > env->log_size) {
 		size_t ns = env->log_size ? env->log_size * 2 : 4096;
 		while (ns < env->log_len + n + 1)
 			ns *= 2;
-		/* A runaway level-2 log of a huge program must not exhaust memory. */
+		if (limit != SIZE_MAX && ns > limit + 1)
+			ns = limit + 1;
+		/* A runaway level-0 log must not exhaust memory. */
 		if (ns > (256u << 20)) {
 			env->log_full = true;
 			return;
@@ -47,11 +90,32 @@ void vlog(struct env *env, const char *fmt, ...)
 
 void vlog_rewind(struct env *env, size_t pos)
 {
+	if (env->log_full && log_limit(env) != SIZE_MAX) {
+		/* a position recorded while full: drop what was kept since */
+		env->log_tail_len = 0;
+		if (pos >= env->log_len)
+			return;
+		env->log_full = false; /* Linux's bpf_vlog_reset: room again */
+	}
 	if (pos < env->log_len) {
 		env->log_len = pos;
 		if (env->log)
 			env->log[pos] = 0;
 	}
+}
+
+/* A level >= 1 log that filled the caller's buffer ends, like any other, with the reason
+ * and the statistics: the lines kept since the last insn replace the buffer's end. */
+void vlog_finish(struct env *env)
+{
+	if (!env->log_full || !env->log_tail_len || log_limit(env) == SIZE_MAX || !env->log)
+		return;
+	size_t n = env->log_tail_len < env->log_len ? env->log_tail_len : env->log_len;
+	size_t start = env->log_len - n;
+	memcpy(env->log + start, env->log_tail + env->log_tail_len - n, n);
+	if (start)
+		env->log[start - 1] = '\n';
+	env->log[env->log_len] = 0;
 }
 
 static const char *const base_names[KBPF_REG_TYPE_MAX] = {
@@ -158,6 +222,8 @@ void mark_all_scratched(struct env *env)
 
 void vlog_state(struct env *env, const struct frame *f, bool all)
 {
+	if (env->log_full && log_limit(env) != SIZE_MAX)
+		goto out; /* nothing of it would reach the caller */
 	if (f->frameno)
 		vlog(env, " frame%u:", f->frameno);
 	for (int i = 0; i < MAX_REG; i++) {
@@ -199,6 +265,7 @@ void vlog_state(struct env *env, const struct frame *f, bool all)
 	if (f->in_callback)
 		vlog(env, " cb");
 	vlog(env, "\n");
+out:
 	env->scratched_regs = 0;
 	env->scratched_stack = 0;
 	env->scratched = false;
@@ -223,6 +290,8 @@ void vlog_insn_text(struct env *env, int idx)
 	char buf[256];
 	struct kbpf_disasm_opts o = { .sz = sizeof(o), .helper_name = helper_name_cb, .kfunc_name = kfunc_name_cb,
 				      .cookie = env };
+	if (env->log_full && log_limit(env) != SIZE_MAX)
+		return;
 	if (kbpf_insn_disasm(env->insns, env->cnt, idx, &o, buf, sizeof(buf)) < 0)
 		snprintf(buf, sizeof(buf), "?");
 	vlog(env, "%d: (%02x) %s\n", idx, env->insns[idx].code, buf);
@@ -231,6 +300,12 @@ void vlog_insn_text(struct env *env, int idx)
 /* The instruction line of the walk: remembered so the state can join it. */
 void vlog_insn(struct env *env, int idx)
 {
+	if (env->log_full && log_limit(env) != SIZE_MAX) {
+		/* a new insn: what the last one logged was not its end; no line to join */
+		env->log_tail_len = 0;
+		env->last_insn_log_end = 0;
+		return;
+	}
 	size_t start = env->log_len;
 	vlog_insn_text(env, idx);
 	env->last_insn_log_len = (int)(env->log_len - start);

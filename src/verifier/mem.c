@@ -4,8 +4,11 @@
  * ctx via the program type's is_valid_access, packet, mem. */
 #include <errno.h>
 #include <string.h>
+#include <bpf/btf.h>
+#include <kbpf/host.h>
 #include "verifier/env.h"
 #include "verifier/kfunc.h"
+#include "verifier/spin_lock.h"
 #include "verifier/stack.h"
 
 static int bpf_size_to_bytes(int sz)
@@ -136,7 +139,7 @@ static const char *align_prefix(uint32_t type)
 	}
 }
 
-static int check_alignment(struct env *env, const struct reg *r, int off, int size, bool strict)
+int check_ptr_alignment(struct env *env, const struct reg *r, int off, int size, bool strict)
 {
 	char tn[TNUM_STR_MAX];
 	if (size == 1)
@@ -227,6 +230,88 @@ static int check_ctx_access(struct env *env, int off, int size, bool write, stru
 	return 0;
 }
 
+/* Linux's map_btf_id: the struct a map pointer reads as, by map type (map_prog_view.h in
+ * src/maps gives the host's BTF these names). */
+static const char *map_btf_name(uint32_t map_type)
+{
+	switch (map_type) {
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+	case BPF_MAP_TYPE_PROG_ARRAY:
+		return "bpf_array";
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+		return "bpf_htab";
+	case BPF_MAP_TYPE_RINGBUF:
+		return "bpf_ringbuf_map";
+	case BPF_MAP_TYPE_SK_STORAGE:
+		return "bpf_local_storage_map";
+	default:
+		return NULL;
+	}
+}
+
+/* Linux's check_ptr_to_map_access: a CONST_PTR_TO_MAP read as the map type's struct of
+ * the host BTF. At run time the load reads the map object itself, whose leading fields
+ * are what that struct describes (src/maps/map_prog_view.h), nothing beyond. */
+static int check_ptr_to_map_access(struct env *env, int regno, int off, int size, bool write, int value_regno)
+{
+	struct reg *regs = cur_regs(env), *r = &regs[regno];
+	const struct btf *btf = env->host ? kbpf_host_btf(env->host) : NULL;
+	const char *tname = map_btf_name(kbpf_map_type(r->map));
+	int id;
+
+	if (!btf) {
+		vlog(env, "map_ptr access not supported without CONFIG_DEBUG_INFO_BTF\n");
+		return -EOPNOTSUPP;
+	}
+	id = tname ? btf__find_by_name_kind(btf, tname, BTF_KIND_STRUCT) : -ENOENT;
+	if (id <= 0) {
+		vlog(env, "map_ptr access not supported for map type %d\n", (int)kbpf_map_type(r->map));
+		return -EOPNOTSUPP;
+	}
+	if (!(env->caps & KBPF_CAP_PERFMON)) {
+		vlog(env, "%s access is allowed only to CAP_PERFMON and CAP_SYS_ADMIN\n", tname);
+		return -EPERM;
+	}
+	if (off < 0) {
+		vlog(env, "R%d is %s invalid negative access: off=%d\n", regno, tname, off);
+		return -EACCES;
+	}
+	if (write) {
+		vlog(env, "only read from %s is supported\n", tname);
+		return -EACCES;
+	}
+	/* map pointer arithmetic is refused (alu.c): never a variable offset here */
+	if (!kbpf_tnum_is_const(r->s.var_off) || r->s.var_off.value) {
+		vlog(env, "R%d invalid mem access '%s'\n", regno, reg_type_str(env, r->type));
+		return -EACCES;
+	}
+	uint32_t ptr_id;
+	int err = btf_struct_read(env, btf, (uint32_t)id, (uint32_t)off, (uint32_t)size, &ptr_id);
+	if (err)
+		return err;
+	/* a host BTF with a bigger struct (Linux's own, say) must not open the rest of
+	 * kbpf's map object */
+	if ((uint64_t)off + (uint64_t)size > KBPF_MAP_PROG_VIEW_SIZE) {
+		vlog(env, "access beyond struct %s at off %d size %d\n", tname, off, size);
+		return -EACCES;
+	}
+	if (value_regno >= 0) {
+		reg_mark_unknown(env, &regs[value_regno]);
+		if (ptr_id) { /* Linux's mark_btf_ld_reg; maybe NULL, as kbpf's BTF reads are */
+			reg_mark_known(&regs[value_regno], 0);
+			regs[value_regno].type = KBPF_PTR_TO_BTF_ID | KBPF_PTR_MAYBE_NULL;
+			regs[value_regno].btf_id = ptr_id;
+			regs[value_regno].id = ++env->id_gen;
+			regs[value_regno].btf_walked = true;
+		}
+	}
+	return 0;
+}
+
 int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size, bool write, int value_regno,
 		     bool strict_align)
 {
@@ -235,7 +320,7 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 	const struct bpf_insn *insn = &env->insns[insn_idx];
 	int err;
 
-	if ((err = check_alignment(env, r, off, size, strict_align)))
+	if ((err = check_ptr_alignment(env, r, off, size, strict_align)))
 		return err;
 	off += r->off;
 
@@ -258,6 +343,8 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 		if ((err = check_map_access_type(env, r, off - r->off, size, write)))
 			return err;
 		if ((err = check_mem_region(env, regno, off, size, kbpf_map_value_size(r->map), false)))
+			return err;
+		if ((err = check_map_value_fields(env, regno, off, size)))
 			return err;
 		if (!write && value_regno >= 0)
 			reg_mark_unknown(env, &regs[value_regno]);
@@ -361,6 +448,10 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 		break;
 	case KBPF_PTR_TO_BTF_ID:
 		if ((err = check_btf_access(env, regno, off, size, write, value_regno)))
+			return err;
+		break;
+	case KBPF_CONST_PTR_TO_MAP:
+		if ((err = check_ptr_to_map_access(env, regno, off, size, write, value_regno)))
 			return err;
 		break;
 	default:

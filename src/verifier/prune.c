@@ -5,33 +5,40 @@
  * Register liveness (Linux's REG_LIVE_READ/WRITTEN, mark_reg_read, propagate_liveness):
  * a read marks the register in every checkpoint above the current path up to the
  * segment that wrote it; a register no path below a checkpoint read is dead there and
- * is not compared. Stack slots are not tracked: every stack byte counts, so a few more
- * paths are walked than in Linux, never one Linux would prune unsafely. */
+ * is not compared; the same for stack slots (an 8-byte write defines a slot). Frames
+ * hold only the stack slots the program touched (state.c), compared up to the explored
+ * state's allocated depth as in Linux's stacksafe. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "verifier/env.h"
 
 #define ID_MAP_SIZE ((MAX_REG + STACK_SLOTS) * KBPF_MAX_CALL_FRAMES)
-/* Bound on stored checkpoints (each is a few KiB per frame). */
+/* Bound on stored checkpoints (each ~2 KiB per frame plus 128 bytes per stack slot
+ * the program touched). */
 #define MAX_STORED_STATES 30000u
 
+/* The ids paired so far in one states_equal: n entries used, so a comparison starts
+ * by setting n = 0 instead of clearing the whole (4.7 KiB) table. */
 struct idmap {
-	uint32_t old, cur;
+	int n;
+	struct {
+		uint32_t old, cur;
+	} e[ID_MAP_SIZE];
 };
 
 static bool check_ids(uint32_t old, uint32_t cur, struct idmap *map)
 {
-	for (int i = 0; i < ID_MAP_SIZE; i++) {
-		if (!map[i].old) {
-			map[i].old = old;
-			map[i].cur = cur;
-			return true;
-		}
-		if (map[i].old == old)
-			return map[i].cur == cur;
-	}
-	return false;
+	if (!old)
+		return true; /* no id: nothing to pair */
+	for (int i = 0; i < map->n; i++)
+		if (map->e[i].old == old)
+			return map->e[i].cur == cur;
+	if (map->n == ID_MAP_SIZE)
+		return false;
+	map->e[map->n].old = old;
+	map->e[map->n++].cur = cur;
+	return true;
 }
 
 static bool range_within(const struct scalar *o, const struct scalar *c)
@@ -185,8 +192,8 @@ static bool states_equal(struct env *env, const struct vstate *o, const struct v
 		return false;
 	if (o->active_spin_lock != c->active_spin_lock)
 		return false;
-	struct idmap map[ID_MAP_SIZE];
-	memset(map, 0, sizeof(map));
+	struct idmap idmap, *map = &idmap;
+	map->n = 0;
 	bool ok = true;
 	for (int f = 0; f <= o->curframe && ok; f++) {
 		const struct frame *of = o->frame[f], *cf = c->frame[f];

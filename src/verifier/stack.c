@@ -30,11 +30,11 @@ static void scrub(uint8_t *t)
 		*t = STACK_MISC;
 }
 
-static void update_depth(struct env *env, struct frame *f, int off)
+static int update_depth(struct env *env, struct frame *f, int off)
 {
-	stack_grow(f, -off);
 	if (env->sub[f->subprogno].stack_depth < -off)
 		env->sub[f->subprogno].stack_depth = -off;
+	return stack_grow(f, -off);
 }
 
 /* Linux's check_stack_access_within_bounds; off already includes reg->off. */
@@ -67,8 +67,10 @@ int stack_bounds(struct env *env, int regno, int off, int size, enum stack_acces
 		}
 		return -EACCES;
 	}
-	update_depth(env, f, (int)min_off);
-	return 0;
+	/* Linux 6.1.y grows the stack here too (grow_stack_state at the end of
+	 * check_stack_access_within_bounds): any access in bounds, so the slots the
+	 * access checks below are always allocated. */
+	return update_depth(env, f, (int)min_off);
 }
 
 static void save_spill(struct stack_slot *sl, const struct reg *r, int size)

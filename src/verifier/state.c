@@ -15,22 +15,59 @@ void state_free(struct vstate *st)
 	if (!st)
 		return;
 	for (int i = 0; i < KBPF_MAX_CALL_FRAMES; i++)
-		free(st->frame[i]);
+		frame_free(st->frame[i]);
 	free(st->hist);
 	free(st);
 }
 
-/* dst becomes a deep copy of src (frames included); list links are not copied. */
+/* A frame with room for slots stack slots in the same allocation (not initialised). */
+static struct frame *frame_alloc(int slots)
+{
+	struct frame *f = malloc(sizeof(*f) + (size_t)slots * sizeof(struct stack_slot));
+	if (!f)
+		return NULL;
+	f->stack = f->inl;
+	f->stack_cap = slots;
+	return f;
+}
+
+void frame_free(struct frame *f)
+{
+	if (!f)
+		return;
+	if (f->stack != f->inl)
+		free(f->stack);
+	free(f);
+}
+
+/* dst (room for src's allocated slots) becomes a copy of src: what is above the stack
+ * pointer in one block, then the live refs and slots only. */
+static void frame_copy(struct frame *dst, const struct frame *src)
+{
+	memcpy(dst, src, offsetof(struct frame, stack));
+	memcpy(dst->refs, src->refs, (size_t)src->nr_refs * sizeof(struct ref));
+	memcpy(dst->stack, src->stack, (size_t)(src->allocated / 8) * sizeof(struct stack_slot));
+}
+
+/* dst becomes a deep copy of src (frames included); list links are not copied. A frame
+ * of dst is reused when its stack has room (pop_branch copies into env->cur), else it
+ * is replaced by one sized to src's allocated stack, as Linux's copy_func_state. */
 int state_copy_into(struct vstate *dst, const struct vstate *src)
 {
 	for (int i = 0; i < KBPF_MAX_CALL_FRAMES; i++) {
 		if (i <= src->curframe && src->frame[i]) {
-			if (!dst->frame[i] && !(dst->frame[i] = malloc(sizeof(struct frame))))
-				return -ENOMEM;
-			memcpy(dst->frame[i], src->frame[i],
-			       offsetof(struct frame, stack) + (src->frame[i]->allocated / 8) * sizeof(struct stack_slot));
+			const struct frame *sf = src->frame[i];
+			int slots = sf->allocated / 8;
+			if (!dst->frame[i] || dst->frame[i]->stack_cap < slots) {
+				struct frame *nf = frame_alloc(slots);
+				if (!nf)
+					return -ENOMEM;
+				frame_free(dst->frame[i]);
+				dst->frame[i] = nf;
+			}
+			frame_copy(dst->frame[i], sf);
 		} else {
-			free(dst->frame[i]);
+			frame_free(dst->frame[i]);
 			dst->frame[i] = NULL;
 		}
 	}
@@ -96,6 +133,7 @@ struct frame *frame_new(int callsite, uint32_t frameno, uint32_t subprogno)
 	struct frame *f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
+	f->stack = f->inl; /* no stack until the program touches it (stack_grow) */
 	for (int i = 0; i < MAX_REG; i++)
 		reg_mark_not_init(NULL, &f->regs[i]);
 	f->regs[FP_REG].type = KBPF_PTR_TO_STACK;
@@ -118,16 +156,38 @@ bool reg_is_pkt(const struct reg *r)
 	return r->type == KBPF_PTR_TO_PACKET || r->type == KBPF_PTR_TO_PACKET_META;
 }
 
-/* Grow the frame's allocated stack to cover size bytes below fp. */
+/* Grow the frame's allocated stack to cover size bytes below fp (Linux's
+ * grow_stack_state). In place: callers hold pointers to the frame and its registers,
+ * so a stack that outgrows its room moves to (or within) the heap, never the frame.
+ * The heap room doubles: the walking state grows a slot at a time; copies of it take
+ * only the allocated slots. */
 int stack_grow(struct frame *f, int size)
 {
 	size = (size + 7) & ~7;
 	if (size > KBPF_MAX_STACK)
 		size = KBPF_MAX_STACK;
-	if (size > f->allocated) {
-		memset(&f->stack[f->allocated / 8], 0, (size - f->allocated) / 8 * sizeof(struct stack_slot));
-		f->allocated = size;
+	if (size <= f->allocated)
+		return 0;
+	int slots = size / 8, old = f->allocated / 8;
+	if (slots > f->stack_cap) {
+		int cap = f->stack_cap * 2 < STACK_SLOTS ? f->stack_cap * 2 : STACK_SLOTS;
+		if (cap < slots)
+			cap = slots;
+		struct stack_slot *s;
+		if (f->stack == f->inl) {
+			s = malloc((size_t)cap * sizeof(*s));
+			if (s)
+				memcpy(s, f->stack, (size_t)old * sizeof(*s));
+		} else {
+			s = realloc(f->stack, (size_t)cap * sizeof(*s));
+		}
+		if (!s)
+			return -ENOMEM;
+		f->stack = s;
+		f->stack_cap = cap;
 	}
+	memset(&f->stack[old], 0, (size_t)(slots - old) * sizeof(struct stack_slot));
+	f->allocated = size;
 	return 0;
 }
 

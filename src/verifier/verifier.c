@@ -462,12 +462,52 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* The rewrites after a safe walk (Linux's bpf_check after check_max_stack_depth): same-count
+ * ones (fixup.c) into out_same if given, then bpf_loop inlining; with alloc the result goes
+ * to opts->xlated_prog / xlated_cnt. */
+static int xlate(struct env *env, struct bpf_insn *out_same, bool alloc)
+{
+	struct kbpf_verify_opts *o = env->opts;
+	struct bpf_insn *buf = malloc((size_t)env->cnt * sizeof(*buf)), *grown = NULL;
+	int grown_cnt = env->cnt;
+	if (!buf)
+		return -ENOMEM;
+	int n = fixup_apply(env, buf);
+	if (out_same) {
+		memcpy(out_same, buf, (size_t)env->cnt * sizeof(*buf));
+		o->nr_ctx_conv = (uint32_t)n;
+	}
+	uint32_t *idx = NULL;
+	int err = loop_inline_apply(env, buf, &grown, &grown_cnt, alloc ? &idx : NULL);
+	if (!err && alloc && !grown) {
+		/* nothing moved: each insn where it was */
+		idx = malloc(((size_t)env->cnt + 1) * sizeof(*idx));
+		for (int i = 0; idx && i <= env->cnt; i++)
+			idx[i] = (uint32_t)i;
+		if (!idx)
+			err = -ENOMEM;
+	}
+	if (!err && alloc) {
+		o->xlated_prog = grown ? grown : buf;
+		o->xlated_cnt = (uint32_t)grown_cnt;
+		o->xlated_idx = idx;
+		if (grown)
+			free(buf);
+		return 0;
+	}
+	free(buf);
+	free(grown);
+	free(idx);
+	return err;
+}
+
 /* The caller's buffer gets the log's tail: the reason for a rejection is its last line. */
 static void copy_log(struct env *env)
 {
 	struct kbpf_verify_opts *o = env->opts;
 	if (!o->log_buf || !o->log_size)
 		return;
+	vlog_finish(env);
 	size_t len = env->log_len, room = o->log_size - 1;
 	const char *src = env->log ? env->log : "";
 	if (len > room) {
@@ -575,8 +615,17 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	/* The program as it must run: only for a safe program, and only if the caller's
 	 * opts are recent enough to have the field. */
 	bool want_xlated = opts->sz >= offsetof(struct kbpf_verify_opts, nr_ctx_conv) + sizeof(opts->nr_ctx_conv);
-	if (!err && want_xlated && opts->xlated_insns)
-		opts->nr_ctx_conv = (uint32_t)fixup_apply(env, opts->xlated_insns);
+	bool want_alloc = opts->sz >= offsetof(struct kbpf_verify_opts, xlated_idx) + sizeof(opts->xlated_idx) &&
+			  opts->xlated_alloc;
+	if (want_alloc) {
+		opts->xlated_prog = NULL;
+		opts->xlated_cnt = 0;
+		opts->xlated_idx = NULL;
+	}
+	/* Every safe program gets the rewrites, asked for or not (as in Linux: the
+	 * statistics' stack depths include the inlined loops' slots). */
+	if (!err)
+		err = xlate(env, want_xlated ? opts->xlated_insns : NULL, want_alloc);
 	uint64_t ns = now_ns() - t0;
 	if (env->level)
 		print_stats(env, ns);

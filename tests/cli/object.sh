@@ -45,7 +45,13 @@ expect 0 "call bpf_map_lookup_elem#1" -- prog dump "$(o maps)" use_maps
 expect 0 "call bpf_ringbuf_reserve#131" -- prog dump "$(o maps)" use_maps
 expect 0 "not_autoloaded \(section \?socket" -- prog dump "$(o subprogs)" not_autoloaded
 expect 0 "as in the ELF file" -- prog dump --raw "$(o kfunc_weak)"
-expect 0 "call kfunc#0" -- prog dump "$(o kfunc_weak)" weak_kfunc
+expect 0 "call kfunc#0" -- prog dump --linked "$(o kfunc_weak)" weak_kfunc
+# by default what runs: the verifier proved the unresolved weak kfunc's call dead
+expect 0 "^ +4: \(05\) goto pc-1" -- prog dump "$(o kfunc_weak)" weak_kfunc
+expect 2 "--linked goes with 'dump'" -- prog dump --linked --raw "$(o kfunc_weak)"
+# a bpf_loop inlined: a BPF-to-BPF call of the callback, its source lines moved with it
+expect 0 "^ +[0-9]+: \(b5\) if r1 <= 0x800000 goto pc\+2" -- prog dump "$(o callbacks)" loop_stop
+expect 0 "^; return c.sum \* 100 \+ n; @ callbacks.bpf.c" -- prog dump "$(o callbacks)" loop_stop
 out=$("$kbpf" prog dump "$(o subprogs)")
 if grep -q "^calls_static" <<<"$out" && ! grep -q "^not_autoloaded" <<<"$out"; then ok; else bad "prog dump: all loaded programs, not the '?' one"; fi
 expect 1 "no program 'nope' \(programs: tail_target, use_maps, lookup_missing\)" -- prog dump "$(o maps)" nope
@@ -55,6 +61,8 @@ expect 0 "map '.data': array, key 4, value 56, max_entries 1" -- map dump "$(o g
 expect 0 "data_var = \(int\)10" -- map dump "$(o globals)" .data
 expect 0 "big = \(long long\[4\]\)\[1,2,3,4,\]" -- map dump "$(o globals)" .data
 expect 0 "flags 0x80, frozen" -- map dump "$(o globals)" .rodata
+# a map whose value type holds a bpf_spin_lock (its BTF passed at creation)
+expect 0 "map 'counters': array, key 4, value 16, max_entries 1, flags 0x0, bpf_spin_lock at 4" -- map dump "$(o spin_lock)"
 expect 0 "CONFIG_HZ = \(int\)250" -- map dump "$(o kconfig)"
 expect 0 "CONFIG_HZ = \(int\)100" -- map dump --kconfig CONFIG_HZ=100 "$(o kconfig)"
 expect 0 "CONFIG_KBPF_U8 = \(unsigned char\)9" -- map dump --kconfig CONFIG_KBPF_U8=9 "$(o kconfig)"
@@ -66,6 +74,8 @@ expect 1 "no map 'nope'" -- map dump "$(o maps)" nope
 
 # --- run FILE.o [PROG] ---
 expect 0 "retval: 0x70 \(112\)" -- run "$(o maps)" use_maps
+expect 0 "retval: 0x3 \(3\)" -- run --repeat 3 "$(o spin_lock)" incr
+expect 0 "retval: 0x2 \(2\)" -- run --jit --repeat 2 "$(o spin_lock)" hash_incr
 expect 0 "insns executed: [0-9]+" -- run --checked "$(o maps)" use_maps
 expect 0 "retval: 0x98 \(152\)" -- run "$(o globals)" globals
 expect 0 "retval: 0xbe \(190\)" -- run "$(o globals)" globals --repeat 3

@@ -6,7 +6,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <bpf/btf.h>
 #include "selftests.h"
 
 #define FILL_MAX_INSNS 1000000 /* Linux's MAX_TEST_INSNS */
@@ -131,6 +133,31 @@ static size_t fill_torturous(struct bpf_insn *p, uint32_t variant, uint32_t *ret
 	}
 }
 
+/* bpf_fill_big_prog_with_loop_1: a bpf_loop call near the start of a program a page of
+ * insns long (page size 4096 as on x86-64, minus 25: Linux sized it so that inlining the
+ * call makes the program cross a page), then "r0 = 0"s up to the exit and the callback,
+ * the last two insns (the runner moves the callback's func_info there). Returns 0. */
+static size_t fill_big_prog_with_loop(struct bpf_insn *p, uint32_t *retval)
+{
+	const size_t len = 4096 - 25;
+	size_t i = 0;
+
+	*retval = 0;
+	p[i++] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_1, 1);
+	p[i++] = (struct bpf_insn)BPF_RAW_INSN(BPF_LD | BPF_IMM | BPF_DW, BPF_REG_2, BPF_PSEUDO_FUNC, 0,
+					       (int32_t)(len - 2 - 1 - 1));
+	p[i++] = (struct bpf_insn)BPF_RAW_INSN(0, 0, 0, 0, 0);
+	p[i++] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_3, 0);
+	p[i++] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_4, 0);
+	p[i++] = (struct bpf_insn)BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_loop);
+	while (i < len - 3)
+		p[i++] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = (struct bpf_insn)BPF_EXIT_INSN();
+	p[i++] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 0);
+	p[i++] = (struct bpf_insn)BPF_EXIT_INSN();
+	return i;
+}
+
 void *st_table_sym(void *table, const char *name)
 {
 	return dlsym(table, name);
@@ -145,8 +172,9 @@ int st_fill(void *table, const struct bpf_test *t, struct bpf_insn **insns, size
 
 	*unsupported = NULL;
 #define IS(name) (table && fn == (void (*)(struct bpf_test *))st_table_sym(table, #name))
-	if (!IS(bpf_fill_rand_ld_dw) && !IS(bpf_fill_scale) && !IS(bpf_fill_torturous_jumps)) {
-		*unsupported = "its generator (LD_ABS chains, bpf_loop inlining) is not reimplemented";
+	if (!IS(bpf_fill_rand_ld_dw) && !IS(bpf_fill_scale) && !IS(bpf_fill_torturous_jumps) &&
+	    !IS(bpf_fill_big_prog_with_loop_1)) {
+		*unsupported = "its generator (LD_ABS chains) is not reimplemented";
 		return -EOPNOTSUPP;
 	}
 	p = calloc(FILL_MAX_INSNS, sizeof(*p));
@@ -154,6 +182,8 @@ int st_fill(void *table, const struct bpf_test *t, struct bpf_insn **insns, size
 		return -ENOMEM;
 	if (IS(bpf_fill_rand_ld_dw))
 		n = fill_rand_ld_dw(p, t->retval, retval);
+	else if (IS(bpf_fill_big_prog_with_loop_1))
+		n = fill_big_prog_with_loop(p, retval);
 	else if (IS(bpf_fill_scale))
 		n = t->retval == 1 || t->retval == 2 ? fill_scale(p, t->retval == 2, retval) : 0;
 	else
@@ -166,5 +196,73 @@ int st_fill(void *table, const struct bpf_test *t, struct bpf_insn **insns, size
 	}
 	*insns = p;
 	*cnt = n;
+	return 0;
+}
+
+/* --- Attach targets (test_verifier.c's `.kfunc`) ---
+ * Linux types a TRACING program by its expected_attach_type and loads it with the BTF
+ * id libbpf_find_vmlinux_btf_id finds for the test's .kfunc: kbpf has one program type
+ * per attach type, and the target is a FUNC of the host's BTF (the runner's own, which
+ * holds hosts/linux/test_fentry.c's bpf_fentry_test* and bpf_modify_return_test). */
+const char *st_test_prog_type_name(const struct bpf_test *t)
+{
+	static const struct {
+		enum bpf_attach_type attach;
+		const char *name;
+	} cg_sock[] = {
+		/* hosts/linux names these as libbpf names their sections */
+		{ BPF_CGROUP_INET_SOCK_CREATE, "cgroup/sock_create" },
+		{ BPF_CGROUP_INET_SOCK_RELEASE, "cgroup/sock_release" },
+		{ BPF_CGROUP_INET4_POST_BIND, "cgroup/post_bind4" },
+		{ BPF_CGROUP_INET6_POST_BIND, "cgroup/post_bind6" },
+		{ BPF_CGROUP_INET4_BIND, "cgroup/bind4" }, { BPF_CGROUP_INET6_BIND, "cgroup/bind6" },
+		{ BPF_CGROUP_INET4_CONNECT, "cgroup/connect4" }, { BPF_CGROUP_INET6_CONNECT, "cgroup/connect6" },
+		{ BPF_CGROUP_INET4_GETPEERNAME, "cgroup/getpeername4" },
+		{ BPF_CGROUP_INET6_GETPEERNAME, "cgroup/getpeername6" },
+		{ BPF_CGROUP_INET4_GETSOCKNAME, "cgroup/getsockname4" },
+		{ BPF_CGROUP_INET6_GETSOCKNAME, "cgroup/getsockname6" },
+		{ BPF_CGROUP_UDP4_SENDMSG, "cgroup/sendmsg4" }, { BPF_CGROUP_UDP6_SENDMSG, "cgroup/sendmsg6" },
+		{ BPF_CGROUP_UDP4_RECVMSG, "cgroup/recvmsg4" }, { BPF_CGROUP_UDP6_RECVMSG, "cgroup/recvmsg6" },
+	};
+	if (t->prog_type == BPF_PROG_TYPE_CGROUP_SOCK || t->prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR) {
+		/* Linux's default for cgroup_sock (0 is also BPF_CGROUP_INET_INGRESS) */
+		if (t->prog_type == BPF_PROG_TYPE_CGROUP_SOCK && !t->expected_attach_type)
+			return "cgroup_sock";
+		for (size_t i = 0; i < sizeof(cg_sock) / sizeof(cg_sock[0]); i++)
+			if (cg_sock[i].attach == t->expected_attach_type)
+				return cg_sock[i].name;
+		return NULL;
+	}
+	if (t->prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT)
+		return t->expected_attach_type == BPF_CGROUP_GETSOCKOPT ? "cgroup/getsockopt"
+		       : t->expected_attach_type == BPF_CGROUP_SETSOCKOPT ? "cgroup/setsockopt" : NULL;
+	if (t->prog_type == BPF_PROG_TYPE_LSM)
+		return t->expected_attach_type == BPF_LSM_MAC ? "lsm" : NULL;
+	if (t->prog_type != BPF_PROG_TYPE_TRACING)
+		return st_prog_type_name(t->prog_type);
+	switch (t->expected_attach_type) {
+	case BPF_TRACE_FENTRY: return "fentry";
+	case BPF_TRACE_FEXIT: return "fexit";
+	case BPF_MODIFY_RETURN: return "fmod_ret";
+	default: return NULL; /* iterators, tp_btf: not modelled */
+	}
+}
+
+int st_attach_btf_id(const struct kbpf_host *host, const struct bpf_test *t, uint32_t *id, char *why,
+		     size_t why_size)
+{
+	*id = 0;
+	if ((t->prog_type != BPF_PROG_TYPE_TRACING && t->prog_type != BPF_PROG_TYPE_LSM) || !t->kfunc)
+		return 0;
+	/* libbpf_find_vmlinux_btf_id: an LSM hook's function is bpf_lsm_<hook> */
+	char name[128];
+	snprintf(name, sizeof(name), "%s%s", t->prog_type == BPF_PROG_TYPE_LSM ? "bpf_lsm_" : "", t->kfunc);
+	const struct btf *btf = kbpf_host_btf(host);
+	int r = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -ENOENT;
+	if (r <= 0) {
+		snprintf(why, why_size, "attach target %s: not a function of the host", name);
+		return -EOPNOTSUPP;
+	}
+	*id = (uint32_t)r;
 	return 0;
 }

@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The maps a selftest's fixup_* arrays ask for (verifier-notes §10.3), created with
  * kbpf's map API. Linux patches each listed instruction's imm with a map fd; kbpf has no
- * fds, so the imm becomes the map's index in the table given to the verifier. */
+ * fds, so the imm becomes the map's index in the table given to the verifier. Maps with
+ * bpf_spin_lock / bpf_timer values get test_verifier.c's BTF, as its create_map_spin_lock,
+ * create_sk_storage_map and create_map_timer give it. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <bpf/btf.h>
 #include "selftests.h"
 
+/* btf: the value type id, in test_verifier.c's BTF (test_btf below), Linux gives the
+ * map (key: its type 1, int); BTF_UNSUPPORTED: fields kbpf does not model yet (kptr). */
+#define BTF_UNSUPPORTED 0xffffffffu
 struct map_kind {
 	const char *name;
 	size_t fixup_off; /* offsetof(struct bpf_test, fixup_…) */
 	uint32_t type, key_size, value_size, max_entries, flags;
-	int needs_btf;    /* Linux gives the map BTF (spin lock, timer, kptr): kbpf maps have none */
+	uint32_t btf;
 };
 
 #define K(field, t, k, v, n, f, btf) { #field, offsetof(struct bpf_test, fixup_##field), t, k, v, n, f, btf }
@@ -30,17 +36,44 @@ static const struct map_kind kinds[] = {
 	K(map_in_map, BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, 4, 1, 0, 0),
 	K(cgroup_storage, BPF_MAP_TYPE_CGROUP_STORAGE, 16, 64, 0, 0, 0),
 	K(percpu_cgroup_storage, BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, 16, 64, 0, 0, 0),
-	K(map_spin_lock, BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0, 1),
+	K(map_spin_lock, BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0, 3),
 	K(map_array_ro, BPF_MAP_TYPE_ARRAY, 4, 48, 1, BPF_F_RDONLY_PROG, 0),
 	K(map_array_wo, BPF_MAP_TYPE_ARRAY, 4, 48, 1, BPF_F_WRONLY_PROG, 0),
 	K(map_array_small, BPF_MAP_TYPE_ARRAY, 4, 1, 1, 0, 0),
-	K(sk_storage_map, BPF_MAP_TYPE_SK_STORAGE, 4, 8, 0, BPF_F_NO_PREALLOC, 1),
+	K(sk_storage_map, BPF_MAP_TYPE_SK_STORAGE, 4, 8, 0, BPF_F_NO_PREALLOC, 3),
 	K(map_event_output, BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 1, 0, 0),
 	K(map_reuseport_array, BPF_MAP_TYPE_REUSEPORT_SOCKARRAY, 4, 8, 1, 0, 0),
 	K(map_ringbuf, BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0, 0),
-	K(map_timer, BPF_MAP_TYPE_ARRAY, 4, 16, 1, 0, 1),
-	K(map_kptr, BPF_MAP_TYPE_ARRAY, 4, 24, 1, 0, 1),
+	K(map_timer, BPF_MAP_TYPE_ARRAY, 4, 16, 1, 0, 5),
+	K(map_kptr, BPF_MAP_TYPE_ARRAY, 4, 24, 1, 0, BTF_UNSUPPORTED),
 };
+
+/* test_verifier.c's btf_raw_types, through libbpf's BTF writer: [1] int, [2] struct
+ * bpf_spin_lock { int val; }, [3] struct val { int cnt; struct bpf_spin_lock l; },
+ * [4] struct bpf_timer {} (16 bytes), [5] struct timer { struct bpf_timer t; }. The kptr
+ * types after them are left out while kbpf has no kptrs. NULL on failure. */
+static struct btf *test_btf(void)
+{
+	struct btf *btf = btf__new_empty();
+	int err = 0;
+
+	if (!btf)
+		return NULL;
+	err |= btf__add_int(btf, "int", 4, BTF_INT_SIGNED) != 1;
+	err |= btf__add_struct(btf, "bpf_spin_lock", 4) != 2;
+	err |= btf__add_field(btf, "val", 1, 0, 0);
+	err |= btf__add_struct(btf, "val", 8) != 3;
+	err |= btf__add_field(btf, "cnt", 1, 0, 0);
+	err |= btf__add_field(btf, "l", 2, 32, 0);
+	err |= btf__add_struct(btf, "bpf_timer", 16) != 4;
+	err |= btf__add_struct(btf, "timer", 16) != 5;
+	err |= btf__add_field(btf, "t", 4, 0, 0);
+	if (err) {
+		btf__free(btf);
+		return NULL;
+	}
+	return btf;
+}
 
 /* A program for a prog-array slot, unverified (it is trivially safe): r0 = ret, or a
  * tail call into slot idx of the array first. */
@@ -87,63 +120,83 @@ static int prog_array_fill(struct kbpf_host *host, const char *type, struct st_m
 	return 0;
 }
 
+/* Create the map of one kind if t's fixups ask for it (*btf: made on first need). */
+static int map_create_one(struct kbpf_host *host, const struct bpf_test *t, struct bpf_insn *insns,
+			  size_t cnt, struct st_maps *m, const struct map_kind *kind, struct btf **btf,
+			  char *why, size_t why_size)
+{
+	const int *fix = (const int *)((const char *)t + kind->fixup_off);
+	struct kbpf_map_def def = {
+		.sz = sizeof(def), .type = kind->type, .key_size = kind->key_size,
+		.value_size = kind->value_size, .max_entries = kind->max_entries,
+		.map_flags = kind->flags, .name = kind->name,
+	};
+	struct kbpf_map *map = NULL;
+	int err;
+
+	if (!fix[0])
+		return 0;
+	if (kind->btf == BTF_UNSUPPORTED) {
+		snprintf(why, why_size, "fixup_%s: a map with BTF kptr fields", kind->name);
+		return -EOPNOTSUPP;
+	}
+	if (kind->btf) {
+		if (!*btf && !(*btf = test_btf())) {
+			snprintf(why, why_size, "fixup_%s: cannot build test_verifier.c's BTF", kind->name);
+			return -ENOMEM;
+		}
+		def.btf = *btf;
+		def.btf_key_type_id = 1;
+		def.btf_value_type_id = kind->btf;
+	}
+	err = kbpf_map_create(&def, &map);
+	if (err) {
+		snprintf(why, why_size, "fixup_%s: map type %u: %s", kind->name, kind->type,
+			 strerror(-err));
+		return err == -EINVAL ? -EOPNOTSUPP : err;
+	}
+	m->maps[m->nr] = map;
+	if (kind->type == BPF_MAP_TYPE_ARRAY && kind->value_size == 48) {
+		/* element 0 of the 48-byte arrays: index 28, foo[6] = 0xabcdef12 */
+		uint8_t val[48] = { 0 };
+		uint32_t key = 0, idx = 28, foo6 = 0xabcdef12;
+
+		memcpy(val, &idx, 4);
+		memcpy(val + 4 + 6 * 4, &foo6, 4);
+		kbpf_map_update(map, &key, val, BPF_ANY);
+	}
+	if (kind->type == BPF_MAP_TYPE_PROG_ARRAY) {
+		int is2 = kind->max_entries == 8;
+
+		char log[256] = "";
+
+		err = prog_array_fill(host, st_prog_type_name(t->prog_type), m, map, is2 ? 7 : 0,
+				      1, 2, log, sizeof(log));
+		if (err) {
+			m->nr++;
+			snprintf(why, why_size, "fixup_%s: cannot fill: %s: %s", kind->name,
+				 strerror(-err), log);
+			return err;
+		}
+	}
+	for (int i = 0; i < MAX_FIXUPS && fix[i]; i++)
+		if ((size_t)fix[i] < cnt)
+			insns[fix[i]].imm = (int32_t)m->nr;
+	m->nr++;
+	return 0;
+}
+
 int st_maps_create(struct kbpf_host *host, const struct bpf_test *t, struct bpf_insn *insns,
 		   size_t cnt, struct st_maps *m, char *why, size_t why_size)
 {
+	struct btf *btf = NULL;
+	int ret = 0;
+
 	memset(m, 0, sizeof(*m));
-	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		const int *fix = (const int *)((const char *)t + kinds[k].fixup_off);
-		struct kbpf_map_def def = {
-			.sz = sizeof(def), .type = kinds[k].type, .key_size = kinds[k].key_size,
-			.value_size = kinds[k].value_size, .max_entries = kinds[k].max_entries,
-			.map_flags = kinds[k].flags, .name = kinds[k].name,
-		};
-		struct kbpf_map *map = NULL;
-		int err;
-
-		if (!fix[0])
-			continue;
-		if (kinds[k].needs_btf) {
-			snprintf(why, why_size, "fixup_%s: a map with BTF (bpf_spin_lock/bpf_timer/kptr fields)",
-				 kinds[k].name);
-			return -EOPNOTSUPP;
-		}
-		err = kbpf_map_create(&def, &map);
-		if (err) {
-			snprintf(why, why_size, "fixup_%s: map type %u: %s", kinds[k].name, kinds[k].type,
-				 strerror(-err));
-			return err == -EINVAL ? -EOPNOTSUPP : err;
-		}
-		m->maps[m->nr] = map;
-		if (kinds[k].type == BPF_MAP_TYPE_ARRAY && kinds[k].value_size == 48) {
-			/* element 0 of the 48-byte arrays: index 28, foo[6] = 0xabcdef12 */
-			uint8_t val[48] = { 0 };
-			uint32_t key = 0, idx = 28, foo6 = 0xabcdef12;
-
-			memcpy(val, &idx, 4);
-			memcpy(val + 4 + 6 * 4, &foo6, 4);
-			kbpf_map_update(map, &key, val, BPF_ANY);
-		}
-		if (kinds[k].type == BPF_MAP_TYPE_PROG_ARRAY) {
-			int is2 = kinds[k].max_entries == 8;
-
-			char log[256] = "";
-
-			err = prog_array_fill(host, st_prog_type_name(t->prog_type), m, map, is2 ? 7 : 0,
-					      1, 2, log, sizeof(log));
-			if (err) {
-				m->nr++;
-				snprintf(why, why_size, "fixup_%s: cannot fill: %s: %s", kinds[k].name,
-					 strerror(-err), log);
-				return err;
-			}
-		}
-		for (int i = 0; i < MAX_FIXUPS && fix[i]; i++)
-			if ((size_t)fix[i] < cnt)
-				insns[fix[i]].imm = (int32_t)m->nr;
-		m->nr++;
-	}
-	return 0;
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && !ret; k++)
+		ret = map_create_one(host, t, insns, cnt, m, &kinds[k], &btf, why, why_size);
+	btf__free(btf); /* maps keep no reference to it */
+	return ret;
 }
 
 void st_maps_free(struct st_maps *m)

@@ -57,6 +57,13 @@ const char *st_prog_type_linux_name(enum bpf_prog_type type);
 int st_fill(void *table, const struct bpf_test *t, struct bpf_insn **insns, size_t *cnt,
 	    uint32_t *retval, const char **unsupported);
 void *st_table_sym(void *table, const char *name);
+/* kbpf's program type for a test, by its prog_type and, for TRACING, its
+ * expected_attach_type (fill.c); NULL if kbpf does not provide it. */
+const char *st_test_prog_type_name(const struct bpf_test *t);
+/* The host BTF id of a TRACING test's attach target (.kfunc) in *id (0 for other tests).
+ * -EOPNOTSUPP, *why set, when the host has no such function. */
+int st_attach_btf_id(const struct kbpf_host *host, const struct bpf_test *t, uint32_t *id, char *why,
+		     size_t why_size);
 
 /* Results (report.c). */
 int st_report_md(const char *path, const struct st_case *cases, const struct st_outcome *res,

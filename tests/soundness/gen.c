@@ -404,7 +404,11 @@ static void packet(struct snd_gen *g)
 static void ld_abs(struct snd_gen *g)
 {
 	static const uint8_t sz[3] = { BPF_B, BPF_H, BPF_W };
-	if (pct(g, 50))
+	/* Linux's negative offsets: the MAC header (SKF_LL_OFF), the network header (SKF_NET_OFF) */
+	static const int32_t neg[2] = { -0x200000, -0x100000 };
+	if (pct(g, 10))
+		emit(g, BPF_LD_ABS(sz[rn(g, 3)], neg[rn(g, 2)] + (int32_t)rn(g, 80) - 2));
+	else if (pct(g, 50))
 		emit(g, BPF_LD_ABS(sz[rn(g, 3)], (int32_t)rn(g, 140)));
 	else
 		emit(g, BPF_LD_IND(sz[rn(g, 3)], sreg(g), (int32_t)rn(g, 64) - 8));
@@ -587,9 +591,8 @@ static void snippet(struct snd_gen *g, struct fn_state *fs)
 				continue;
 			packet(g);
 		} else if (r < 73) {
-			/* LD_ABS/IND: rare, kbpf's engines do not run them yet (only the verifier
-			 * knows them) */
-			if (rn(g, 8))
+			/* LD_ABS/IND: both engines run them through the type's packet hook */
+			if (rn(g, 2))
 				continue;
 			/* Linux: LD_ABS/IND cannot be mixed with bpf-to-bpf calls */
 			if (!fs->has_ctx || (t != SND_SCHED_CLS && t != SND_SOCKET_FILTER) || fs->in_loop || nr_subs)

@@ -111,12 +111,12 @@ static int scrub_create(struct snd_env *env, uint8_t pattern, struct kbpf_prog *
 int snd_env_init(struct snd_env *env, int with_kfuncs)
 {
 	static const struct kbpf_map_def defs[SND_NR_MAPS] = {
-		[SND_MAP_ARRAY] = { sizeof(struct kbpf_map_def), BPF_MAP_TYPE_ARRAY, 4, SND_ARRAY_VALUE,
-				    SND_ARRAY_ENTRIES, 0, "array" },
-		[SND_MAP_HASH] = { sizeof(struct kbpf_map_def), BPF_MAP_TYPE_HASH, SND_HASH_KEY, SND_HASH_VALUE,
-				   SND_HASH_ENTRIES, 0, "hash" },
-		[SND_MAP_GLOBAL] = { sizeof(struct kbpf_map_def), BPF_MAP_TYPE_ARRAY, 4, SND_GLOBAL_VALUE, 1, 0,
-				     "global" },
+		[SND_MAP_ARRAY] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4,
+				    .value_size = SND_ARRAY_VALUE, .max_entries = SND_ARRAY_ENTRIES, .name = "array" },
+		[SND_MAP_HASH] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_HASH, .key_size = SND_HASH_KEY,
+				   .value_size = SND_HASH_VALUE, .max_entries = SND_HASH_ENTRIES, .name = "hash" },
+		[SND_MAP_GLOBAL] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4,
+				     .value_size = SND_GLOBAL_VALUE, .max_entries = 1, .name = "global" },
 	};
 	int ret;
 
@@ -211,6 +211,19 @@ int snd_maps_reset(struct snd_env *env, const struct snd_case *c)
 			return ret;
 	}
 	return 0;
+}
+
+/* LD_ABS/LD_IND: kbpf_prog_create runs them only with their type's packet hook, and a
+ * socket filter's may read the MAC header, the 14 bytes before the packet. */
+static bool has_ld_abs(const struct snd_case *c)
+{
+	for (size_t i = 0; i < c->cnt; i++) {
+		uint8_t code = c->insns[i].code;
+
+		if (BPF_CLASS(code) == BPF_LD && (BPF_MODE(code) == BPF_ABS || BPF_MODE(code) == BPF_IND))
+			return true;
+	}
+	return false;
 }
 
 /* The context and packet of c, fresh; returns the context to pass in R1. */
@@ -357,13 +370,17 @@ static int run_one(struct snd_env *env, const struct snd_case *c, struct kbpf_pr
 	size_t ctx_size;
 	char err[512] = "";
 	void *ctx = state_reset(env, c, &ctx_size);
-	struct kbpf_mem_region regions[2];
+	struct kbpf_mem_region regions[3];
 	struct kbpf_run_opts ro = {
 		.sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .regions = regions, .max_insns = CHECK_BUDGET,
 		.err = err, .err_size = sizeof(err),
 	};
 	struct run_req rq = { .prog = prog, .scrub = env->scrub[variant ? 1 : 0], .checked = checked, .ropts = &ro,
 			      .ctx = ctx };
+	if (variant) { /* the checked interpreter's own stack, with the variant's pattern */
+		ro.flags |= KBPF_RUN_STACK_FILL;
+		ro.stack_fill = 0xa5;
+	}
 	int ret = snd_maps_reset(env, c);
 
 	if (ret)
@@ -375,6 +392,9 @@ static int run_one(struct snd_env *env, const struct snd_case *c, struct kbpf_pr
 	if (c->type != SND_SYSCALL)
 		regions[ro.nr_regions++] = (struct kbpf_mem_region){ env->buf + SND_HEADROOM, c->pkt_len,
 			KBPF_MEM_READ | KBPF_MEM_WRITE, "packet" };
+	if (c->type == SND_SOCKET_FILTER && has_ld_abs(c)) /* SKF_LL_OFF: the MAC header, read-only */
+		regions[ro.nr_regions++] = (struct kbpf_mem_region){ env->buf + SND_HEADROOM - 14, 14,
+			KBPF_MEM_READ, "mac header" };
 	ro.args[0] = (uint64_t)(uintptr_t)ctx;
 	s->ret = run_variant(&rq, variant);
 	s->r0 = rq.r0;
@@ -431,6 +451,14 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 		.log_size = env->log_size, .maps = env->maps, .nr_maps = SND_NR_MAPS, .jit = 1,
 	};
 	ret = kbpf_prog_create(env->xlated, c->cnt, &po, &prog);
+	if (ret && has_ld_abs(c)) {
+		/* LD_ABS needs the type's packet hook, which only a create with the type takes:
+		 * from the program itself, verified a second time (such programs are rare) */
+		po.prog_type = snd_type_names[c->type];
+		po.license = "GPL";
+		po.unprivileged = c->unprivileged;
+		ret = kbpf_prog_create(c->insns, c->cnt, &po, &prog);
+	}
 	if (ret) {
 		res->verdict = SND_UNRUNNABLE;
 		snprintf(res->why, sizeof(res->why), "verified program fails kbpf_prog_create (%d): %.400s", ret,

@@ -215,6 +215,38 @@ static void test_atomic_checks(void)
 	CHECK_CONTAINS(err, "(r1 +2)");
 }
 
+/* KBPF_RUN_STACK_FILL: the stack and each callee's new frame start with the fill byte;
+ * an earlier callee's leftovers are not what the next one reads. */
+static void test_stack_fill(void)
+{
+	const struct bpf_insn p[] = {
+		BPF_CALL_REL(4),                            /* writes 7 at its fp-8 */
+		BPF_CALL_REL(5),                            /* reads its fp-8, never written */
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, FP, -16),    /* the main frame's own */
+		BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1),
+		BPF_EXIT_INSN(),
+		BPF_ST_MEM(BPF_DW, FP, -8, 7),
+		BPF_EXIT_INSN(),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, -8),
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_prog *prog = make_prog(p, ARRAY_SIZE(p), NULL, NULL, NULL, 0);
+	struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED };
+
+	CHECK(prog != NULL);
+	if (!prog)
+		return;
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), 0);
+	CHECK_EQ_U64(ro.retval, 7); /* zeros, and the first callee's 7 left in the block */
+	ro.flags = KBPF_RUN_CHECKED | KBPF_RUN_STACK_FILL;
+	ro.stack_fill = 0xa5;
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), 0);
+	CHECK_EQ_U64(ro.retval, 0xa5a5a5a5a5a5a5a5ull * 2);
+	ro.flags = KBPF_RUN_STACK_FILL; /* the fast engines keep no fill */
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), (uint64_t)-EINVAL);
+	kbpf_prog_free(prog);
+}
+
 int main(void)
 {
 	RUN(test_clean_run);
@@ -222,5 +254,6 @@ int main(void)
 	RUN(test_region_access);
 	RUN(test_stack_bounds);
 	RUN(test_atomic_checks);
+	RUN(test_stack_fill);
 	return test_summary();
 }

@@ -107,6 +107,26 @@ static inline uint64_t jit_check_at(const struct bpf_insn *insns, size_t n, cons
 			after_interp[k], ((uint8_t *)r->mem)[k]);
 		test_failed_now = 1;
 	}
+	if (!ri.args[1] && !ri.args[2] && !ri.args[3] && !ri.args[4]) {
+		/* R1 alone: the ctx entry (kbpf_prog_jited_func, which kbpf_prog_run uses)
+		 * must run it exactly as the five-argument entry did */
+		kbpf_prog_fn fn = kbpf_prog_jited_func(pj);
+		struct kbpf_prog_result fr = { 0, 0 };
+
+		if (r->mem_len)
+			memcpy(r->mem, before, r->mem_len);
+		if (fn)
+			fr = fn((void *)(uintptr_t)ri.args[0]);
+		if (!fn || fr.err != ret_j || fr.retval != rj.retval) {
+			fprintf(stderr, "line %d: kbpf_prog_jited_func: %s %lld R0 0x%llx, the JIT's entry %d R0 0x%llx\n",
+				line, fn ? "returned" : "NULL", (long long)fr.err, (unsigned long long)fr.retval, ret_j,
+				(unsigned long long)rj.retval);
+			test_failed_now = 1;
+		} else if (r->mem_len && memcmp(after_interp, r->mem, r->mem_len)) {
+			fprintf(stderr, "line %d: memory after kbpf_prog_jited_func differs\n", line);
+			test_failed_now = 1;
+		}
+	}
 	free(before);
 	free(after_interp);
 	kbpf_prog_free(pi);

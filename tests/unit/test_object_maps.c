@@ -141,26 +141,28 @@ static void test_mem_regions(void)
 	if (!obj)
 		return;
 	struct kbpf_map *array = kbpf_object_find_map(obj, "array");
-	CHECK_EQ_U64(kbpf_map_mem_regions(array, r, 2), 1);
+	/* the storage, then the object's fields programs read as struct bpf_map */
+	CHECK_EQ_U64(kbpf_map_mem_regions(array, r, 2), 2);
+	CHECK(r[1].base == (void *)array && r[1].flags == KBPF_MEM_READ);
 	uint32_t k = 2;
 	void *p = kbpf_map_lookup_elem(array, &k);
 	CHECK((char *)p >= (char *)r[0].base && (char *)p + 8 <= (char *)r[0].base + r[0].size);
 	CHECK_EQ_U64(r[0].flags, KBPF_MEM_READ | KBPF_MEM_WRITE);
 	CHECK_STR(r[0].name, "array");
-	CHECK_EQ_U64(kbpf_map_mem_regions(array, NULL, 0), 1);
-	CHECK_EQ_U64(kbpf_map_mem_regions(kbpf_object_find_map(obj, "jmp"), r, 2), 0);
+	CHECK_EQ_U64(kbpf_map_mem_regions(array, NULL, 0), 2);
+	CHECK_EQ_U64(kbpf_map_mem_regions(kbpf_object_find_map(obj, "jmp"), r, 2), 1);
 	CHECK_EQ_U64(kbpf_map_mem_regions(NULL, r, 2), 0);
 	struct kbpf_map *pch = kbpf_object_find_map(obj, "pcpu_hash");
 	uint64_t *vals = calloc(kbpf_nr_cpus(), 8);
 	CHECK_EQ_U64(kbpf_map_update(pch, &k, vals, BPF_ANY), 0);
 	for (unsigned cpu = 0; cpu < kbpf_nr_cpus(); cpu++) {
 		void *v = kbpf_map_lookup_percpu_elem(pch, &k, cpu);
-		CHECK_EQ_U64(kbpf_map_mem_regions(pch, r, 2), 1);
+		CHECK_EQ_U64(kbpf_map_mem_regions(pch, r, 2), 2);
 		CHECK(v && (char *)v >= (char *)r[0].base && (char *)v + 8 <= (char *)r[0].base + r[0].size);
 	}
 	free(vals);
 	struct kbpf_map *rb = kbpf_object_find_map(obj, "rb");
-	CHECK_EQ_U64(kbpf_map_mem_regions(rb, r, 2), 1);
+	CHECK_EQ_U64(kbpf_map_mem_regions(rb, r, 2), 2);
 	void *sample = kbpf_ringbuf_reserve(rb, 64, 0);
 	CHECK(sample && (char *)sample >= (char *)r[0].base && (char *)sample + 64 <= (char *)r[0].base + r[0].size);
 	if (sample)

@@ -62,10 +62,14 @@ static void tv_setup(void)
 				    .is_valid_access = t_pkt_access, .direct_packet_access = 1 };
 	kbpf_host_prog_type_register(tv_host, &p);
 	/* map 0: hash 8/8; map 1: array 4/48; map 2: ringbuf 4096; map 3: array 4/8 rdonly */
-	struct kbpf_map_def d0 = { sizeof(d0), BPF_MAP_TYPE_HASH, 8, 8, 16, 0, "h8" };
-	struct kbpf_map_def d1 = { sizeof(d1), BPF_MAP_TYPE_ARRAY, 4, 48, 1, 0, "a48" };
-	struct kbpf_map_def d2 = { sizeof(d2), BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0, "rb" };
-	struct kbpf_map_def d3 = { sizeof(d3), BPF_MAP_TYPE_ARRAY, 4, 8, 1, BPF_F_RDONLY_PROG, "ro" };
+	struct kbpf_map_def d0 = { .sz = sizeof(d0), .type = BPF_MAP_TYPE_HASH, .key_size = 8, .value_size = 8,
+				    .max_entries = 16, .map_flags = 0, .name = "h8" };
+	struct kbpf_map_def d1 = { .sz = sizeof(d1), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = 48,
+				    .max_entries = 1, .map_flags = 0, .name = "a48" };
+	struct kbpf_map_def d2 = { .sz = sizeof(d2), .type = BPF_MAP_TYPE_RINGBUF, .key_size = 0, .value_size = 0,
+				    .max_entries = 4096, .map_flags = 0, .name = "rb" };
+	struct kbpf_map_def d3 = { .sz = sizeof(d3), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = 8,
+				    .max_entries = 1, .map_flags = BPF_F_RDONLY_PROG, .name = "ro" };
 	kbpf_map_create(&d0, &tv_maps[0]);
 	kbpf_map_create(&d1, &tv_maps[1]);
 	kbpf_map_create(&d2, &tv_maps[2]);
@@ -149,7 +153,7 @@ __attribute__((unused)) static int tv_run_checked(const char *text, const char *
 		uint8_t pkt[256];
 		memset(ctx, fills[k], sizeof(ctx));
 		memset(pkt, fills[k], sizeof(pkt));
-		struct kbpf_mem_region regs[8];
+		struct kbpf_mem_region regs[16]; /* ctx, packet, each map's storage and header */
 		size_t nr = 0;
 		regs[nr++] = (struct kbpf_mem_region){ ctx, sizeof(ctx), KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" };
 		if (pkt_len) {
@@ -157,8 +161,8 @@ __attribute__((unused)) static int tv_run_checked(const char *text, const char *
 			ctx[1] = (uint64_t)(uintptr_t)(pkt + pkt_len);
 			regs[nr++] = (struct kbpf_mem_region){ pkt, pkt_len, KBPF_MEM_READ | KBPF_MEM_WRITE, "packet" };
 		}
-		for (int m = 0; m < 4 && nr < 8; m++)
-			nr += kbpf_map_mem_regions(tv_maps[m], &regs[nr], 8 - nr);
+		for (int m = 0; m < 4 && nr < 16; m++)
+			nr += kbpf_map_mem_regions(tv_maps[m], &regs[nr], 16 - nr);
 		struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .regions = regs,
 					    .nr_regions = nr, .max_insns = 1000000, .err = err, .err_size = sizeof(err) };
 		ro.args[0] = (uint64_t)(uintptr_t)ctx;

@@ -18,7 +18,8 @@ void usage_map(void)
 	       "max_entries, flags, then every element as the object leaves it at load (global data\n"
 	       "holds its initial values). Keys and values print as hex, and also as C values when\n"
 	       "the object's BTF describes them. Global data maps are named after their section\n"
-	       "(.data, .rodata, .bss, .kconfig, ...).\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
+	       "(.data, .rodata, .bss, .kconfig, ...). A value holding a bpf_spin_lock is read\n"
+	       "holding it (BPF_F_LOCK); the lock itself shows as zeroes.\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
 }
 
 static void hex(const void *data, size_t size)
@@ -90,9 +91,13 @@ static int dump_map(const struct kbpf_object *obj, struct kbpf_map *m)
 	char msg[256];
 	int ret = 0, n = 0;
 
-	printf("map '%s': %s, key %u, value %u, max_entries %u, flags 0x%x%s\n", kbpf_map_name(m),
+	int lock_off = kbpf_map_spin_lock_off(m);
+	printf("map '%s': %s, key %u, value %u, max_entries %u, flags 0x%x%s", kbpf_map_name(m),
 	       cli_map_type_name(type), ks, vs, kbpf_map_max_entries(m), kbpf_map_flags(m),
 	       kbpf_map_is_frozen(m) ? ", frozen" : "");
+	if (lock_off >= 0)
+		printf(", bpf_spin_lock at %d", lock_off);
+	printf("\n");
 	if (type == BPF_MAP_TYPE_RINGBUF) {
 		printf("  %llu bytes of records pending\n", (unsigned long long)kbpf_ringbuf_query(m, BPF_RB_AVAIL_DATA));
 		return 0;
@@ -113,7 +118,9 @@ static int dump_map(const struct kbpf_object *obj, struct kbpf_map *m)
 	bool percpu = host_vs != vs;
 	for (ret = kbpf_map_get_next_key(m, NULL, next); !ret; ret = kbpf_map_get_next_key(m, key, next)) {
 		memcpy(key, next, ks);
-		if (kbpf_map_lookup(m, key, value))
+		/* a value with a bpf_spin_lock is copied holding it (BPF_F_LOCK), as a
+		 * program's critical section leaves it; the lock's bytes read as zeroes */
+		if (kbpf_map_lookup_flags(m, key, value, lock_off >= 0 ? BPF_F_LOCK : 0))
 			continue;
 		if (n++)
 			printf("\n");

@@ -26,9 +26,12 @@ void usage_prog(void)
 	       "      fails, print the last lines of the verifier log and exit 1.\n"
 	       "dump: load the object and print each loaded program (or PROG, loaded even if its\n"
 	       "      section starts with '?') as it will run:\n"
-	       "      relocated, with the subprograms it calls appended, helper and kfunc names,\n"
-	       "      and '; source line @ file:line:col' comments from the object's line info.\n\n"
+	       "      relocated, with the subprograms it calls appended, after the verifier's\n"
+	       "      rewrites (context accesses converted, bpf_loop calls inlined: bpftool's\n"
+	       "      'xlated' program), helper and kfunc names, and '; source line @\n"
+	       "      file:line:col' comments from the object's line info.\n\n"
 	       "  --raw             dump the instructions as in the ELF file, without loading\n"
+	       "  --linked          dump them as loading linked them, before the verifier's rewrites\n"
 	       "  --jited           load with the x86-64 JIT and show each instruction's native\n"
 	       "                    code under it (disassembled with capstone)\n"
 	       "  --harden          load/dump: create the programs hardened (--blind, --stack-guard)\n"
@@ -41,6 +44,7 @@ struct prog_args {
 	const char *cmd;
 	const char *path, *prog;
 	bool raw, jited;
+	bool linked; /* --linked: the program as loading links it, before the verifier's rewrites */
 	struct cli_host_opts host;
 	unsigned harden;     /* KBPF_HARDEN_* */
 	uint64_t run_budget; /* --budget */
@@ -50,6 +54,7 @@ static int parse(int argc, char **argv, struct prog_args *a)
 {
 	static const struct option longopts[] = {
 		{ "raw", no_argument, 0, 'r' }, { "jited", no_argument, 0, 'j' }, { "help", no_argument, 0, 'h' },
+		{ "linked", no_argument, 0, 'L' },
 		{ "harden", no_argument, 0, 'S' }, { "blind", no_argument, 0, 'B' },
 		{ "stack-guard", no_argument, 0, 'G' }, { "budget", required_argument, 0, 'U' },
 		CLI_HOST_LONGOPTS, { 0, 0, 0, 0 },
@@ -61,6 +66,7 @@ static int parse(int argc, char **argv, struct prog_args *a)
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': a->raw = true; break;
+		case 'L': a->linked = true; break;
 		case 'j': a->jited = true; break;
 		case 'S': a->harden |= KBPF_HARDEN_ALL; break;
 		case 'B': a->harden |= KBPF_HARDEN_BLIND; break;
@@ -176,11 +182,33 @@ static void print_jited_insns(const struct jited_view *v, size_t i, size_t n)
 #endif
 }
 
-static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p, bool raw, bool jited)
+/* orig[j]: the linked program's insn that starts at insn j of the loaded (xlated)
+ * program, -1 inside a rewrite's expansion (an inlined bpf_loop), so that func_info and
+ * line_info, which name linked insns, land where those insns went. */
+static long *xlated_origins(const struct kbpf_prog *prog, size_t linked_cnt, size_t cnt)
 {
-	size_t cnt, nfi;
-	const struct bpf_insn *insns = kbpf_program_insns(p, &cnt);
+	size_t n = 0;
+	const uint32_t *idx = kbpf_prog_xlated_idx(prog, &n);
+	long *orig = malloc((cnt ? cnt : 1) * sizeof(*orig));
+
+	if (!orig)
+		return NULL;
+	for (size_t j = 0; j < cnt; j++)
+		orig[j] = idx ? -1 : (long)j;
+	for (size_t i = 0; idx && i < n && i < linked_cnt; i++)
+		if (idx[i] < cnt)
+			orig[idx[i]] = (long)i;
+	return orig;
+}
+
+static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p, bool raw, bool linked, bool jited)
+{
+	size_t cnt, nfi, linked_cnt;
+	const struct bpf_insn *insns = kbpf_program_insns(p, &linked_cnt);
 	const struct bpf_func_info *fi = raw ? NULL : kbpf_program_func_info(p, &nfi);
+	/* a loaded program: what runs, after the verifier's rewrites (bpftool's "xlated") */
+	const struct kbpf_prog *loaded = raw || linked ? NULL : kbpf_program_prog(p);
+	long *orig = NULL;
 	const struct btf *btf = kbpf_object_btf(obj);
 	struct kbpf_disasm_opts opts;
 	char buf[256];
@@ -189,6 +217,13 @@ static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p,
 
 	struct jited_view jv = { 0 };
 
+	cnt = linked_cnt;
+	if (loaded) {
+		insns = kbpf_prog_insns(loaded, &cnt);
+		orig = xlated_origins(loaded, linked_cnt, cnt);
+		if (!orig)
+			return -ENOMEM;
+	}
 	cli_object_disasm_opts(obj, &opts);
 	opts.with_index = 0;
 	if (jited) {
@@ -211,16 +246,17 @@ static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p,
 
 	for (size_t i = 0; i < cnt;) {
 		struct kbpf_source_line sl;
+		long o = orig ? orig[i] : (long)i; /* the linked insn, -1: inside a rewrite */
 
-		for (size_t k = 0; fi && k < nfi; k++) {
-			if (fi[k].insn_off != i)
+		for (size_t k = 0; fi && o >= 0 && k < nfi; k++) {
+			if (fi[k].insn_off != (uint32_t)o)
 				continue;
 			if (btf && !kbpf_btf_func_decl(btf, fi[k].type_id, buf, sizeof(buf)))
 				printf("%s%s:\n", i ? "\n" : "", buf);
 		}
 		/* a line once, where its first record starts (records of other columns
 		 * of the same line follow) */
-		if (!raw && !kbpf_program_source_line(p, i, &sl) && sl.insn == i && sl.text[0] &&
+		if (!raw && o >= 0 && !kbpf_program_source_line(p, (size_t)o, &sl) && sl.insn == (size_t)o && sl.text[0] &&
 		    (sl.line != last_line || !last_file || strcmp(sl.file, last_file))) {
 			const char *t = sl.text;
 			last_file = sl.file;
@@ -251,6 +287,7 @@ static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p,
 	if (jited)
 		cs_close(&jv.cs);
 #endif
+	free(orig);
 	return 0;
 }
 
@@ -284,7 +321,7 @@ static int dump(struct prog_args *a, struct kbpf_host *host)
 			return cli_error(EXIT_FAIL, "prog dump", "%s: program '%s' is not JIT-compiled (runs on the interpreter)",
 					 a->path, kbpf_program_name(p));
 		}
-		dump_one(obj, p, a->raw, a->jited);
+		dump_one(obj, p, a->raw, a->linked, a->jited);
 	}
 	kbpf_object_close(obj);
 	return EXIT_OK;
@@ -385,6 +422,8 @@ int cmd_prog(int argc, char **argv)
 		return cli_error(EXIT_USAGE, "prog", "--jited goes with 'dump' or 'load'");
 	if (a.jited && a.raw)
 		return cli_error(EXIT_USAGE, "prog", "--raw and --jited exclude each other");
+	if (a.linked && (a.raw || a.jited || verb[0] != 'd'))
+		return cli_error(EXIT_USAGE, "prog", "--linked goes with 'dump', without --raw or --jited");
 #ifndef KBPF_HAVE_CAPSTONE
 	if (a.jited && verb[0] == 'd')
 		return cli_error(EXIT_FAIL, "prog", "--jited: this kbpf was built without capstone (libcapstone-dev)");

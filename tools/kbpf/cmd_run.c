@@ -51,7 +51,8 @@ void usage_run(void)
 	       "                    context's initial bytes (__sk_buff fields such as mark, cb[])\n"
 	       "  --packet-out FILE write the packet after the run to FILE instead of a hex dump\n"
 	       "  --type TYPE       with --packet: the program type (xdp, sched_cls, sched_act,\n"
-	       "                    socket_filter, cgroup_skb); objects default to their section's\n"
+	       "                    socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit); objects\n"
+	       "                    default to their section's\n"
 	       "  --dialect D       assembly dialect: auto, pseudo-c, conformance\n"
 	       "objects only:\n" CLI_HOST_USAGE CLI_CAP_USAGE);
 }
@@ -260,7 +261,10 @@ static enum pkt_kind pkt_kind_of_linux(uint32_t type)
 	case BPF_PROG_TYPE_SCHED_CLS:
 	case BPF_PROG_TYPE_SCHED_ACT: return PKT_SKB_L2;
 	case BPF_PROG_TYPE_SOCKET_FILTER:
-	case BPF_PROG_TYPE_CGROUP_SKB: return PKT_SKB_L3;
+	case BPF_PROG_TYPE_CGROUP_SKB:
+	case BPF_PROG_TYPE_LWT_IN:
+	case BPF_PROG_TYPE_LWT_OUT:
+	case BPF_PROG_TYPE_LWT_XMIT: return PKT_SKB_L3;
 	default: return PKT_NONE;
 	}
 }
@@ -271,8 +275,9 @@ static enum pkt_kind pkt_kind_of_name(const char *name)
 		return PKT_XDP;
 	if (!strcmp(name, "sched_cls") || !strcmp(name, "sched_act") || !strcmp(name, "tc"))
 		return PKT_SKB_L2;
-	if (!strcmp(name, "socket_filter") || !strcmp(name, "cgroup_skb"))
-		return PKT_SKB_L3;
+	if (!strcmp(name, "socket_filter") || !strcmp(name, "cgroup_skb") || !strcmp(name, "lwt_in") ||
+	    !strcmp(name, "lwt_out") || !strcmp(name, "lwt_xmit"))
+		return PKT_SKB_L3; /* Linux's test run gives lwt programs the network header too */
 	return PKT_NONE;
 }
 
@@ -385,7 +390,7 @@ static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_k
 
 	if (kind == PKT_NONE)
 		return cli_error(EXIT_USAGE, "run", "--packet needs a networking program type (--type xdp, "
-				 "sched_cls, sched_act, socket_filter, cgroup_skb)");
+				 "sched_cls, sched_act, socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit)");
 	if (cli_read_file("run", a->packet_path, &pkt, &pkt_len))
 		return EXIT_FAIL;
 	code = pkt_setup(&r, kind, pkt, pkt_len, ctx_in, ctx_len);
@@ -544,7 +549,7 @@ int cmd_run(int argc, char **argv)
 		return cli_error(EXIT_USAGE, "run", "--mem-hex: expected hex byte pairs, got '%s'", a.mem_hex);
 	if (a.type && pkt_kind_of_name(a.type) == PKT_NONE)
 		return cli_error(EXIT_USAGE, "run", "--type: '%s' has no packet (xdp, sched_cls, sched_act, "
-				 "socket_filter, cgroup_skb)", a.type);
+				 "socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit)", a.type);
 	if ((a.mem_path || a.ctx_path) && cli_read_file("run", a.mem_path ? a.mem_path : a.ctx_path, &mem, &mem_len))
 		return EXIT_FAIL;
 	if (cli_is_elf_file(a.prog_path)) {

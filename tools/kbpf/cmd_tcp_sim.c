@@ -41,7 +41,13 @@ void usage_tcp_sim(void)
 	       "  --trace FILE        per-ACK CSV: time, flow, cwnd, ssthresh, srtt, pacing rate,\n"
 	       "                      in flight, queue, delivered, lost, retransmits, CA state\n"
 	       "  --plot FILE         cwnd and queue over time through gnuplot (.svg or .png)\n"
-	       "  --quiet             no summary\n");
+	       "  --quiet             no summary\n\n"
+	       "  --script FILE       scripted peer: FILE drives one sender (the one --cc) instead of\n"
+	       "                      the receiver and link: connection set-up, writes, the peer's\n"
+	       "                      ACKs at given times, assertions on cwnd, ssthresh, ca_state…\n"
+	       "                      (docs/tcp-sim.md \"Scripted peer\"); exit 1 if one fails\n"
+	       "  --keep-going        with --script: check every assertion, not up to the first\n"
+	       "                      failure\n");
 }
 
 /* "20M", "1.5G", "100k" (bit/s). */
@@ -243,10 +249,76 @@ static int bpf_cc_get(struct bpf_ccs *b, struct kbpf_tcp_sim *sim, const char *s
 	return 0;
 }
 
+static void script_report(const char *msg, void *ctx)
+{
+	(void)ctx;
+	printf("%s\n", msg);
+}
+
+/* --script: the file's lines drive one sender (kbpf_tcp_script_run). */
+static int run_script(const char *path, const struct tcp_congestion_ops *ops, const char *trace_path,
+		      bool keep_going, bool quiet)
+{
+	struct kbpf_tcp_script_opts so = { .sz = sizeof(so), .name = path, .keep_going = keep_going,
+					   .report = script_report };
+	struct kbpf_tcp_script_result res;
+	FILE *in = fopen(path, "r"), *trace = NULL;
+	char *text = NULL;
+	size_t len = 0, cap = 0, n;
+	int err, rc = EXIT_FAIL;
+
+	if (!in)
+		return cli_error(EXIT_FAIL, CMD, "--script %s: %s", path, strerror(errno));
+	do {
+		if (cap - len < 4096) {
+			char *t = cap > (64U << 20) ? NULL : realloc(text, cap + 65536);
+
+			if (!t) {
+				fclose(in);
+				free(text);
+				return cli_error(EXIT_FAIL, CMD, "--script %s: too large or out of memory", path);
+			}
+			text = t;
+			cap += 65536;
+		}
+		n = fread(text + len, 1, cap - len - 1, in);
+		len += n;
+	} while (n);
+	text[len] = 0;
+	fclose(in);
+	if (strlen(text) != len) {
+		free(text);
+		return cli_error(EXIT_FAIL, CMD, "--script %s: not a text file", path);
+	}
+	if (trace_path) {
+		if (!(trace = fopen(trace_path, "w"))) {
+			free(text);
+			return cli_error(EXIT_FAIL, CMD, "cannot write %s: %s", trace_path, strerror(errno));
+		}
+		fprintf(trace, "time_s,flow,cwnd,ssthresh,srtt_us,pacing_rate_Bps,inflight,queue_pkts,delivered,lost,"
+			       "retrans,ca_state\n");
+		so.trace = trace_csv;
+		so.trace_ctx = trace;
+	}
+	fflush(stdout);
+	err = kbpf_tcp_script_run(text, ops, &so, &res);
+	free(text);
+	if (trace && fclose(trace) && !err)
+		return cli_error(EXIT_FAIL, CMD, "writing the trace failed: %s", strerror(errno));
+	if (err)
+		return cli_error(EXIT_FAIL, CMD, "--script %s: %s", path,
+				 err == -EINVAL ? "the script cannot run (see above)" : strerror(-err));
+	if (!quiet)
+		printf("%s: %s: %u assertions, %u failed, %u ACKs\n", path, ops->name, res.checks, res.failed,
+		       res.acks);
+	rc = res.failed ? EXIT_FAIL : EXIT_OK;
+	return rc;
+}
+
 int cmd_tcp_sim(int argc, char **argv)
 {
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
-	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT };
+	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -256,7 +328,8 @@ int cmd_tcp_sim(int argc, char **argv)
 		{ "seed", required_argument, 0, O_SEED },     { "trace", required_argument, 0, O_TRACE },
 		{ "plot", required_argument, 0, O_PLOT },     { "quiet", no_argument, 0, O_QUIET },
 		{ "help", no_argument, 0, O_HELP },	     { "jit", no_argument, 0, O_JIT },
-		{ "no-jit", no_argument, 0, O_NO_JIT },	     { 0, 0, 0, 0 },
+		{ "no-jit", no_argument, 0, O_NO_JIT },	     { "script", required_argument, 0, O_SCRIPT },
+		{ "keep-going", no_argument, 0, O_KEEP_GOING }, { 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
 	const struct tcp_congestion_ops *ops[MAX_FLOWS];
@@ -266,7 +339,8 @@ int cmd_tcp_sim(int argc, char **argv)
 	char names[MAX_FLOWS][TCP_CA_NAME_MAX];
 	unsigned int nflows = 0;
 	uint64_t duration = 30000000, bytes = 0, stagger = 0, v;
-	const char *trace_path = NULL, *plot_path = NULL;
+	const char *trace_path = NULL, *plot_path = NULL, *script_path = NULL;
+	bool keep_going = false;
 	char tmp_csv[] = "/tmp/kbpf-tcp-sim-XXXXXX";
 	bool quiet = false, ecn = false, tmp_used = false;
 	FILE *trace = NULL;
@@ -350,6 +424,12 @@ int cmd_tcp_sim(int argc, char **argv)
 		case O_NO_JIT:
 			jit = 0;
 			break;
+		case O_SCRIPT:
+			script_path = optarg;
+			break;
+		case O_KEEP_GOING:
+			keep_going = true;
+			break;
 		case 'h':
 		case O_HELP:
 			usage_tcp_sim();
@@ -363,6 +443,10 @@ int cmd_tcp_sim(int argc, char **argv)
 		return cli_error(EXIT_USAGE, CMD, "unexpected argument '%s'", argv[optind]);
 	if (!nflows)
 		return cli_error(EXIT_USAGE, CMD, "no flow: give at least one --cc NAME");
+	if (script_path && (nflows != 1 || plot_path))
+		return cli_error(EXIT_USAGE, CMD, "--script drives one sender: give exactly one --cc, and no --plot");
+	if (keep_going && !script_path)
+		return cli_error(EXIT_USAGE, CMD, "--keep-going goes with --script");
 	if (plot_path) {
 		const char *dot = strrchr(plot_path, '.');
 
@@ -379,6 +463,10 @@ int cmd_tcp_sim(int argc, char **argv)
 	for (unsigned int i = 0; i < nflows; i++) {
 		if (bpf_spec[i] && bpf_cc_get(&bpf, sim, bpf_spec[i], jit, &ops[i], names[i]))
 			goto out;
+	}
+	if (script_path) {
+		rc = run_script(script_path, ops[0], trace_path, keep_going, quiet);
+		goto out;
 	}
 	for (unsigned int i = 0; i < nflows; i++) {
 		struct kbpf_tcp_flow_opts fo = { .sz = sizeof(fo), .start_us = stagger * i, .bytes = bytes };

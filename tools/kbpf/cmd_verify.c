@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/btf.h>
+#include <linux/bpf.h>
 #include <kbpf/prog_type.h>
 #include <kbpf/verifier.h>
 #include "cli.h"
@@ -25,6 +27,8 @@ void usage_verify(void)
 	       "                    socket_filter for FILE\n"
 	       "  --log-level N     Linux's log level bits: 1 the failing path, 2 every insn with\n"
 	       "                    its state, 4 statistics (default 1; 0: only the error line)\n"
+	       "  --attach FUNC     the host function a fentry/fexit/fmod_ret program attaches to\n"
+	       "                    (its arguments are the context); objects: from the section\n"
 	       "  --unpriv          Linux's rules for loads without CAP_BPF/CAP_PERFMON\n"
 	       CLI_CAP_USAGE
 	       "  --license L       license for GPL-only helpers (default GPL, or the object's)\n"
@@ -74,6 +78,7 @@ struct verify_args {
 	size_t nr_func_info;	/* struct_ops programs: the host member's prototype types the context */
 	uint32_t attach_btf_id;
 	const char *attach_member;
+	const char *attach_func; /* --attach: a host function (fentry, fexit, fmod_ret) */
 };
 
 static int verify_one(const char *cmd, const char *what, const struct bpf_insn *insns, size_t cnt,
@@ -93,6 +98,16 @@ static int verify_one(const char *cmd, const char *what, const struct bpf_insn *
 		o.prog_btf = a->btf;
 		o.func_info = a->func_info;
 		o.nr_func_info = (uint32_t)a->nr_func_info;
+	}
+	if (a->attach_func) {
+		const struct btf *hbtf = kbpf_host_btf(host);
+		int id = hbtf ? btf__find_by_name_kind(hbtf, a->attach_func, BTF_KIND_FUNC) : -ENOENT;
+		if (id <= 0) {
+			free(log);
+			return cli_error(EXIT_FAIL, cmd, "--attach: '%s' is not a function of the host's BTF",
+					 a->attach_func);
+		}
+		o.attach_btf_id = (uint32_t)id;
 	}
 	log[0] = 0;
 	int ret = kbpf_prog_verify(insns, cnt, &o);
@@ -169,6 +184,12 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 			}
 			snprintf(buf, sizeof(buf), "%s", tname);
 			tname = buf;
+			/* a host type named as the section (an attach type: "cgroup/connect4") */
+			const char *sec = kbpf_program_section_name(progs[i]);
+			if (sec && sec[0] == '?')
+				sec++;
+			if (sec && kbpf_host_prog_type_find(host, sec))
+				tname = sec;
 		}
 		struct verify_args pa = *a;
 		if (!a->type && types[i] == BPF_PROG_TYPE_STRUCT_OPS) {
@@ -187,6 +208,22 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 				       kbpf_program_name(progs[i]), kbpf_program_section_name(progs[i]));
 				continue;
 			}
+		}
+		if ((types[i] == BPF_PROG_TYPE_TRACING || types[i] == BPF_PROG_TYPE_LSM) &&
+		    (!a->type || !a->attach_func)) {
+			/* fentry/FUNC…: the section's attach type and FUNC's host BTF id, as
+			 * kbpf_object_load does; --type overrides the type, not the target */
+			const char *ttype = NULL;
+			size_t before = olog ? strlen(olog) : 0;
+			int r = kbpf_program_tracing_attach(obj, progs[i], &ttype, &pa.attach_btf_id);
+			if (r) {
+				printf("%s%s: rejected (%s)\n", olog ? olog + before : "", kbpf_program_name(progs[i]),
+				       strerror(-r));
+				rc = EXIT_FAIL;
+				continue;
+			}
+			if (!a->type && ttype)
+				tname = ttype;
 		}
 		size_t cnt;
 		const struct bpf_insn *insns = kbpf_program_insns(progs[i], &cnt);
@@ -215,7 +252,7 @@ int cmd_verify(int argc, char **argv)
 		{ "unpriv", no_argument, 0, 'u' },	{ "license", required_argument, 0, 'L' },
 		{ "map", required_argument, 0, 'm' },	{ "dialect", required_argument, 0, 'd' },
 		{ "help", no_argument, 0, 'h' },	CLI_HOST_LONGOPTS,
-		{ 0, 0, 0, 0 },
+		{ "attach", required_argument, 0, 'A' },	{ 0, 0, 0, 0 },
 	};
 	struct verify_args a = { .level = 1 };
 	struct cli_host_opts hopts = { 0 };
@@ -238,6 +275,9 @@ int cmd_verify(int argc, char **argv)
 			break;
 		case 'u':
 			a.unpriv = 1;
+			break;
+		case 'A':
+			a.attach_func = optarg;
 			break;
 		case 'L':
 			a.license = optarg;

@@ -46,18 +46,22 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(ktime_get_tai_ns, F(ktime_get_tai_ns), INT, 0, 0),
 	H(strncmp, NULL, INT, 0, 0, KBPF_ARG_PTR_TO_MEM, KBPF_ARG_CONST_SIZE, KBPF_ARG_PTR_TO_CONST_STR),
 	{ .id = BPF_FUNC_strtol,
-	  .proto = { .ret_type = INT, .arg_type = { RDONLY_MEM, KBPF_ARG_CONST_SIZE, ANY,
+	  .proto = { .fn = F(strtol), .ret_type = INT, .arg_type = { RDONLY_MEM, KBPF_ARG_CONST_SIZE, ANY,
 				 KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_FIXED_SIZE | KBPF_ARG_MEM_UNINIT |
 					 KBPF_ARG_MEM_WRITE | KBPF_ARG_MEM_ALIGNED },
 		     .arg_size = { 0, 0, 0, 8 } } },
 	{ .id = BPF_FUNC_strtoul,
-	  .proto = { .ret_type = INT, .arg_type = { RDONLY_MEM, KBPF_ARG_CONST_SIZE, ANY,
+	  .proto = { .fn = F(strtoul), .ret_type = INT, .arg_type = { RDONLY_MEM, KBPF_ARG_CONST_SIZE, ANY,
 				 KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_FIXED_SIZE | KBPF_ARG_MEM_UNINIT |
 					 KBPF_ARG_MEM_WRITE | KBPF_ARG_MEM_ALIGNED },
 		     .arg_size = { 0, 0, 0, 8 } } },
 	/* bpf_base_func_proto, CAP_BPF */
 	H(spin_lock, F(spin_lock), KBPF_RET_VOID, 0, BPF, KBPF_ARG_PTR_TO_SPIN_LOCK),
 	H(spin_unlock, F(spin_unlock), KBPF_RET_VOID, 0, BPF, KBPF_ARG_PTR_TO_SPIN_LOCK),
+	/* socket local storage (tc, cgroup_skb… list them in their sets) */
+	H(sk_storage_get, F(sk_storage_get), KBPF_RET_PTR_TO_MAP_VALUE | KBPF_RET_MAYBE_NULL, 0, 0, MAP,
+	  KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON, KBPF_ARG_PTR_TO_MAP_VALUE | KBPF_ARG_MAYBE_NULL, ANY),
+	H(sk_storage_delete, F(sk_storage_delete), INT, 0, 0, MAP, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON),
 	H(jiffies64, F(jiffies64), INT, 0, BPF),
 	/* a per-CPU host variable (typed __ksym, kbpf/kfunc.h): kbpf has one copy of it */
 	H(per_cpu_ptr, F(per_cpu_ptr), KBPF_RET_PTR_TO_MEM_OR_BTF_ID | KBPF_RET_MAYBE_NULL | KBPF_RET_MEM_RDONLY, 0,
@@ -85,6 +89,8 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(skb_load_bytes_relative, NULL, INT, 0, 0, CTX, ANY, UNINIT_MEM, KBPF_ARG_CONST_SIZE, ANY),
 	H(get_socket_cookie, F(get_socket_cookie), INT, 0, 0, CTX),
 	H(get_socket_uid, F(get_socket_uid), INT, 0, 0, CTX),
+	/* the sock, sock_addr, sk_msg and sockops variants: a context or NULL */
+	H(get_netns_cookie, F(get_netns_cookie), INT, 0, 0, CTX | KBPF_ARG_MAYBE_NULL),
 	/* bpf_skb_event_output_proto / bpf_xdp_event_output_proto / bpf_perf_event_output_proto(_tp):
 	 * the same shape everywhere */
 	H(perf_event_output, NULL, INT, GPL, 0, CTX, MAP, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO),
@@ -105,7 +111,7 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(skb_change_type, NULL, INT, 0, 0, CTX, ANY),
 	H(skb_adjust_room, NULL, INT, CHG, 0, CTX, ANY, ANY, ANY),
 	H(skb_change_tail, NULL, INT, CHG, 0, CTX, ANY, ANY),
-	H(skb_change_head, NULL, INT, CHG, 0, CTX, ANY, ANY),
+	H(skb_change_head, F(skb_change_head), INT, CHG, 0, CTX, ANY, ANY),
 	H(redirect, NULL, INT, 0, 0, ANY, ANY), /* tc's and xdp's have the same prototype */
 	H(get_route_realm, NULL, INT, 0, 0, CTX),
 	H(get_hash_recalc, F(get_hash_recalc), INT, 0, 0, CTX),
@@ -118,6 +124,17 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	SK_LOOKUP(sk_lookup_udp, SOCKET_OR_NULL),
 	SK_LOOKUP(skc_lookup_tcp, KBPF_RET_PTR_TO_SOCK_COMMON | KBPF_RET_MAYBE_NULL),
 	H(sk_release, F(sk_release), INT, 0, 0, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON | KBPF_ARG_OBJ_RELEASE),
+	/* lwt_in/lwt_xmit_func_proto (the two push_encap protos have one shape), seg6local */
+	H(lwt_push_encap, NULL, INT, CHG, 0, CTX, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE),
+	H(lwt_seg6_store_bytes, NULL, INT, CHG, 0, CTX, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE),
+	H(lwt_seg6_action, NULL, INT, CHG, 0, CTX, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE),
+	H(lwt_seg6_adjust_srh, NULL, INT, CHG, 0, CTX, ANY, ANY),
+	/* sk_msg_func_proto: what a sendmsg program does with the message (not run) */
+	H(msg_apply_bytes, NULL, INT, 0, 0, CTX, ANY),
+	H(msg_cork_bytes, NULL, INT, 0, 0, CTX, ANY),
+	H(msg_pull_data, NULL, INT, CHG, 0, CTX, ANY, ANY, ANY),
+	H(msg_push_data, NULL, INT, CHG, 0, CTX, ANY, ANY, ANY),
+	H(msg_pop_data, NULL, INT, CHG, 0, CTX, ANY, ANY, ANY),
 	/* xdp_func_proto */
 	H(xdp_adjust_head, F(xdp_adjust_head), INT, CHG, 0, CTX, ANY),
 	H(xdp_adjust_meta, F(xdp_adjust_meta), INT, CHG, 0, CTX, ANY),

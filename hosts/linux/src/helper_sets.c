@@ -10,7 +10,7 @@
 #define END -1
 #define ID(x) BPF_FUNC_##x
 
-static const int32_t base_set[] = {
+const int32_t kbpf_linux_base_set[] = {
 	/* unprivileged */
 	ID(map_lookup_elem), ID(map_update_elem), ID(map_delete_elem), ID(map_push_elem), ID(map_pop_elem),
 	ID(map_peek_elem), ID(map_lookup_percpu_elem), ID(get_prandom_u32), ID(get_smp_processor_id),
@@ -30,7 +30,7 @@ static const int32_t base_set[] = {
 
 /* bpf_sk_base_func_proto's own cases (the skc_to_* casts need CAP_PERFMON and BTF ids
  * of kernel socket structs, which a kbpf host does not have). */
-static const int32_t sk_base_set[] = { ID(ktime_get_coarse_ns), END };
+const int32_t kbpf_linux_sk_base_set[] = { ID(ktime_get_coarse_ns), END };
 
 static const int32_t sk_filter_set[] = {
 	ID(skb_load_bytes), ID(skb_load_bytes_relative), ID(get_socket_cookie), ID(get_socket_uid),
@@ -73,7 +73,7 @@ static const int32_t cg_skb_set[] = {
 
 /* bpf_tracing_func_proto: the helpers of every tracing type (no capability checks, as
  * loading a tracing type already needs CAP_BPF and CAP_PERFMON). */
-static const int32_t tracing_set[] = {
+const int32_t kbpf_linux_tracing_set[] = {
 	ID(map_lookup_elem), ID(map_update_elem), ID(map_delete_elem), ID(map_push_elem), ID(map_pop_elem),
 	ID(map_peek_elem), ID(map_lookup_percpu_elem), ID(ktime_get_ns), ID(ktime_get_boot_ns), ID(tail_call),
 	ID(get_current_pid_tgid), ID(get_current_task), ID(get_current_task_btf), ID(task_pt_regs),
@@ -107,14 +107,16 @@ static const int32_t syscall_set[] = {
 };
 
 #define SETS(...) ((const int32_t *const[]){ __VA_ARGS__, NULL })
-const struct linux_type_desc kbpf_linux_socket_filter_desc = { SETS(sk_filter_set, sk_base_set, base_set) };
-const struct linux_type_desc kbpf_linux_tc_desc = { SETS(tc_set, sk_base_set, base_set) };
-const struct linux_type_desc kbpf_linux_xdp_desc = { SETS(xdp_set, sk_base_set, base_set) };
-const struct linux_type_desc kbpf_linux_cg_skb_desc = { SETS(cg_skb_set, sk_filter_set, sk_base_set, base_set) };
-const struct linux_type_desc kbpf_linux_kprobe_desc = { SETS(kprobe_set, tracing_set, base_set) };
-const struct linux_type_desc kbpf_linux_tracepoint_desc = { SETS(tp_set, tracing_set, base_set) };
-const struct linux_type_desc kbpf_linux_raw_tp_desc = { SETS(raw_tp_set, tracing_set, base_set) };
-const struct linux_type_desc kbpf_linux_syscall_desc = { SETS(syscall_set, raw_tp_set, tracing_set, base_set) };
+#define SK_SETS kbpf_linux_sk_base_set, kbpf_linux_base_set
+const struct linux_type_desc kbpf_linux_socket_filter_desc = { SETS(sk_filter_set, SK_SETS) };
+const struct linux_type_desc kbpf_linux_tc_desc = { SETS(tc_set, SK_SETS) };
+const struct linux_type_desc kbpf_linux_xdp_desc = { SETS(xdp_set, SK_SETS) };
+const struct linux_type_desc kbpf_linux_cg_skb_desc = { SETS(cg_skb_set, sk_filter_set, SK_SETS) };
+#define TRACING_SETS kbpf_linux_tracing_set, kbpf_linux_base_set
+const struct linux_type_desc kbpf_linux_kprobe_desc = { SETS(kprobe_set, TRACING_SETS) };
+const struct linux_type_desc kbpf_linux_tracepoint_desc = { SETS(tp_set, TRACING_SETS) };
+const struct linux_type_desc kbpf_linux_raw_tp_desc = { SETS(raw_tp_set, TRACING_SETS) };
+const struct linux_type_desc kbpf_linux_syscall_desc = { SETS(syscall_set, raw_tp_set, TRACING_SETS) };
 
 static bool set_has(const int32_t *set, int32_t id)
 {

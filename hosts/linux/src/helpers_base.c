@@ -109,24 +109,20 @@ KBPF_LINUX_HELPER(get_current_uid_gid)
 }
 
 /* struct bpf_spin_lock is one u32 inside a map value (the verifier proves the pointer):
- * 0 free, 1 held. Critical sections are short and calls are not allowed inside, so
- * spinning (with a yield now and then) is the right cost. */
+ * the maps' own lock (kbpf_map_value_lock), which host-side BPF_F_LOCK copies take too.
+ * Critical sections are short and calls are not allowed inside, so it spins (yielding
+ * now and then). */
 KBPF_LINUX_HELPER(spin_lock)
 {
 	LINUX_UNUSED5(r1, r2, r3, r4, r5);
-	uint32_t *lock = (uint32_t *)(uintptr_t)r1;
-	for (unsigned spins = 0; __atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE); spins++) {
-		while (__atomic_load_n(lock, __ATOMIC_RELAXED))
-			if (++spins % 1024 == 0)
-				sched_yield();
-	}
+	kbpf_map_value_lock((void *)(uintptr_t)r1);
 	return 0;
 }
 
 KBPF_LINUX_HELPER(spin_unlock)
 {
 	LINUX_UNUSED5(r1, r2, r3, r4, r5);
-	__atomic_store_n((uint32_t *)(uintptr_t)r1, 0, __ATOMIC_RELEASE);
+	kbpf_map_value_unlock((void *)(uintptr_t)r1);
 	return 0;
 }
 

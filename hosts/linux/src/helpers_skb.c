@@ -75,6 +75,14 @@ KBPF_LINUX_HELPER(get_socket_cookie)
 	return 0;
 }
 
+/* kbpf runs in one network namespace, Linux's init_net, whose cookie is the first one
+ * Linux hands out; the context may be NULL (ARG_PTR_TO_CTX_OR_NULL). */
+KBPF_LINUX_HELPER(get_netns_cookie)
+{
+	LINUX_UNUSED5(r1, r2, r3, r4, r5);
+	return 1;
+}
+
 KBPF_LINUX_HELPER(get_socket_uid)
 {
 	LINUX_UNUSED5(r1, r2, r3, r4, r5);
@@ -192,5 +200,27 @@ KBPF_LINUX_HELPER(skb_vlan_pop)
 	if (err)
 		return ERR(err);
 	hwaccel_put(skb, proto, tci);
+	return 0;
+}
+
+/* bpf_skb_change_head(skb, head_room, flags): head_room zeroed bytes pushed in front of
+ * the packet (metadata moves with it), for an L3 packet that needs a MAC header. Linux
+ * reallocates the head when the headroom is short; kbpf's buffer is the host's, so that
+ * is -ENOMEM here. BPF_SKB_MAX_LEN is Linux's 16 MiB GSO bound. */
+KBPF_LINUX_HELPER(skb_change_head)
+{
+	(void)r4, (void)r5;
+	struct kbpf_linux_skb *skb = SKB(r1);
+	uint32_t room = (uint32_t)r2;
+	if (r3 || (uint64_t)skb->md.len + room > (16u << 20))
+		return ERR(-EINVAL);
+	if ((size_t)(skb->data_meta - skb->head) < room)
+		return ERR(-ENOMEM);
+	size_t metalen = (size_t)(skb->data - skb->data_meta);
+	memmove(skb->data_meta - room, skb->data_meta, metalen);
+	skb->data_meta -= room;
+	skb->data -= room;
+	memset(skb->data, 0, room);
+	skb->md.len += room;
 	return 0;
 }

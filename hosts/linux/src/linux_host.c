@@ -13,20 +13,23 @@ static const struct kbpf_prog_type linux_types[] = {
 	/* Loadable without privileges (Linux: all other types need CAP_BPF). */
 	{ .sz = sizeof(struct kbpf_prog_type), .name = "socket_filter", .linux_type = BPF_PROG_TYPE_SOCKET_FILTER,
 	  .ctx_size = SKB_CTX_SIZE, .ctx_btf_name = "__sk_buff", .is_valid_access = kbpf_linux_sk_filter_access,
-	  .get_func_proto = kbpf_linux_get_func_proto, .priv = (void *)&kbpf_linux_socket_filter_desc },
+	  .get_func_proto = kbpf_linux_get_func_proto, .priv = (void *)&kbpf_linux_socket_filter_desc,
+	  .ld_abs = kbpf_linux_skb_ld_abs_l3 },
 	/* Linux's return range for ingress ([0, 3] on egress, an attach type kbpf lacks). */
 	{ .sz = sizeof(struct kbpf_prog_type), .name = "cgroup_skb", .linux_type = BPF_PROG_TYPE_CGROUP_SKB,
 	  .ctx_size = SKB_CTX_SIZE, .ctx_btf_name = "__sk_buff", .is_valid_access = kbpf_linux_cg_skb_access,
 	  .get_func_proto = kbpf_linux_get_func_proto, .has_ret_range = 1, .ret_min = 0, .ret_max = 1,
-	  .direct_packet_access = KBPF_PKT_ACCESS_RDONLY, .priv = (void *)&kbpf_linux_cg_skb_desc },
+	  .direct_packet_access = KBPF_PKT_ACCESS_RDONLY, .priv = (void *)&kbpf_linux_cg_skb_desc,
+	  /* unused while the verifier refuses LD_ABS here, as Linux's does */
+	  .ld_abs = kbpf_linux_skb_ld_abs_l3 },
 	{ .sz = sizeof(struct kbpf_prog_type), .name = "sched_cls", .linux_type = BPF_PROG_TYPE_SCHED_CLS,
 	  .ctx_size = SKB_CTX_SIZE, .ctx_btf_name = "__sk_buff", .is_valid_access = kbpf_linux_tc_access,
 	  .get_func_proto = kbpf_linux_get_func_proto, .direct_packet_access = KBPF_PKT_ACCESS_RW,
-	  .priv = (void *)&kbpf_linux_tc_desc, .load_caps = NET_ADMIN },
+	  .priv = (void *)&kbpf_linux_tc_desc, .load_caps = NET_ADMIN, .ld_abs = kbpf_linux_skb_ld_abs_l2 },
 	{ .sz = sizeof(struct kbpf_prog_type), .name = "sched_act", .linux_type = BPF_PROG_TYPE_SCHED_ACT,
 	  .ctx_size = SKB_CTX_SIZE, .ctx_btf_name = "__sk_buff", .is_valid_access = kbpf_linux_tc_access,
 	  .get_func_proto = kbpf_linux_get_func_proto, .direct_packet_access = KBPF_PKT_ACCESS_RW,
-	  .priv = (void *)&kbpf_linux_tc_desc, .load_caps = NET_ADMIN },
+	  .priv = (void *)&kbpf_linux_tc_desc, .load_caps = NET_ADMIN, .ld_abs = kbpf_linux_skb_ld_abs_l2 },
 	{ .sz = sizeof(struct kbpf_prog_type), .name = "xdp", .linux_type = BPF_PROG_TYPE_XDP,
 	  .ctx_size = sizeof(struct xdp_md), .ctx_btf_name = "xdp_md", .is_valid_access = kbpf_linux_xdp_access,
 	  .get_func_proto = kbpf_linux_get_func_proto, .direct_packet_access = KBPF_PKT_ACCESS_RW,
@@ -88,5 +91,26 @@ int kbpf_linux_host_add(struct kbpf_host *host)
 		if (ret)
 			return ret;
 	}
+	static const struct {
+		const struct kbpf_prog_type *types;
+		const size_t *nr;
+	} groups[] = {
+		{ kbpf_linux_lwt_types, &kbpf_linux_nr_lwt_types },
+		{ kbpf_linux_tracing_types, &kbpf_linux_nr_tracing_types },
+		{ kbpf_linux_sk_skb_types, &kbpf_linux_nr_sk_skb_types },
+		{ kbpf_linux_sk_lookup_types, &kbpf_linux_nr_sk_lookup_types },
+		{ kbpf_linux_cgroup_sock_types, &kbpf_linux_nr_cgroup_sock_types },
+		{ kbpf_linux_perf_event_types, &kbpf_linux_nr_perf_event_types },
+		{ kbpf_linux_cgroup_sysctl_types, &kbpf_linux_nr_cgroup_sysctl_types },
+		{ kbpf_linux_sock_ops_types, &kbpf_linux_nr_sock_ops_types },
+		{ kbpf_linux_cgroup_device_types, &kbpf_linux_nr_cgroup_device_types },
+		{ kbpf_linux_cgroup_sockopt_types, &kbpf_linux_nr_cgroup_sockopt_types },
+	};
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		for (size_t i = 0; i < *groups[g].nr; i++) {
+			ret = kbpf_host_prog_type_register(host, &groups[g].types[i]);
+			if (ret)
+				return ret;
+		}
 	return 0;
 }

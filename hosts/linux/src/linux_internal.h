@@ -26,6 +26,10 @@ struct linux_type_desc {
 extern const struct linux_type_desc kbpf_linux_socket_filter_desc, kbpf_linux_tc_desc, kbpf_linux_xdp_desc,
 	kbpf_linux_cg_skb_desc, kbpf_linux_syscall_desc, kbpf_linux_tracepoint_desc, kbpf_linux_raw_tp_desc,
 	kbpf_linux_kprobe_desc;
+/* The fallbacks other files' sets end with: bpf_base_func_proto, bpf_sk_base_func_proto. */
+extern const int32_t kbpf_linux_base_set[], kbpf_linux_sk_base_set[];
+/* bpf_tracing_func_proto's own cases, what every tracing type has. */
+extern const int32_t kbpf_linux_tracing_set[];
 const struct kbpf_helper_proto *kbpf_linux_get_func_proto(const struct kbpf_prog_type *type,
 							  const struct kbpf_host *host, int32_t id);
 
@@ -48,6 +52,41 @@ int kbpf_linux_raw_tp_access(const struct kbpf_prog_type *type, int off, int siz
 int kbpf_linux_kprobe_access(const struct kbpf_prog_type *type, int off, int size,
 			     enum kbpf_access_type access, struct kbpf_ctx_access_info *info);
 
+/* LD_ABS / LD_IND's packet (skb_ld_abs.c), kbpf_prog_type.ld_abs: for a context seen
+ * from its MAC header (tc) or from its network header (socket_filter, cgroup_skb). */
+const void *kbpf_linux_skb_ld_abs_l2(const void *ctx, int32_t off, uint32_t size);
+const void *kbpf_linux_skb_ld_abs_l3(const void *ctx, int32_t off, uint32_t size);
+
+/* bpf_skb_is_valid_access, the rules every __sk_buff type shares, and the packet pointer
+ * fields' typing and conversion (skb_access.c). */
+int kbpf_linux_skb_access(int off, int size, enum kbpf_access_type access, struct kbpf_ctx_access_info *info);
+int kbpf_linux_skb_packet_pointer(int off, uint32_t reg_type, struct kbpf_ctx_access_info *info);
+
+/* Program types kept with their rules in a file of their own (prog_*.c), registered by
+ * kbpf_linux_host_add after the ones of linux_host.c. */
+int kbpf_linux_lwt_access(const struct kbpf_prog_type *type, int off, int size, enum kbpf_access_type access,
+			  struct kbpf_ctx_access_info *info);
+extern const struct kbpf_prog_type kbpf_linux_lwt_types[];
+extern const size_t kbpf_linux_nr_lwt_types;
+extern const struct kbpf_prog_type kbpf_linux_tracing_types[];
+extern const size_t kbpf_linux_nr_tracing_types;
+extern const struct kbpf_prog_type kbpf_linux_sk_skb_types[];
+extern const size_t kbpf_linux_nr_sk_skb_types;
+extern const struct kbpf_prog_type kbpf_linux_sk_lookup_types[];
+extern const size_t kbpf_linux_nr_sk_lookup_types;
+extern const struct kbpf_prog_type kbpf_linux_cgroup_sock_types[];
+extern const size_t kbpf_linux_nr_cgroup_sock_types;
+extern const struct kbpf_prog_type kbpf_linux_perf_event_types[];
+extern const size_t kbpf_linux_nr_perf_event_types;
+extern const struct kbpf_prog_type kbpf_linux_cgroup_sysctl_types[];
+extern const size_t kbpf_linux_nr_cgroup_sysctl_types;
+extern const struct kbpf_prog_type kbpf_linux_sock_ops_types[];
+extern const size_t kbpf_linux_nr_sock_ops_types;
+extern const struct kbpf_prog_type kbpf_linux_cgroup_device_types[];
+extern const size_t kbpf_linux_nr_cgroup_device_types;
+extern const struct kbpf_prog_type kbpf_linux_cgroup_sockopt_types[];
+extern const size_t kbpf_linux_nr_cgroup_sockopt_types;
+
 /* Helper implementations (helpers_*.c, trace_printk.c), by the name of Linux's. */
 #define KBPF_LINUX_HELPER(name) uint64_t kbpf_linux_##name(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
 KBPF_LINUX_HELPER(ktime_get_ns);
@@ -59,9 +98,13 @@ KBPF_LINUX_HELPER(per_cpu_ptr);
 KBPF_LINUX_HELPER(this_cpu_ptr);
 KBPF_LINUX_HELPER(get_prandom_u32);
 KBPF_LINUX_HELPER(get_numa_node_id);
+KBPF_LINUX_HELPER(strtol); /* helpers_strtox.c */
+KBPF_LINUX_HELPER(strtoul);
 KBPF_LINUX_HELPER(get_current_pid_tgid);
 KBPF_LINUX_HELPER(get_current_uid_gid);
 KBPF_LINUX_HELPER(spin_lock);
+KBPF_LINUX_HELPER(sk_storage_get);
+KBPF_LINUX_HELPER(sk_storage_delete);
 KBPF_LINUX_HELPER(spin_unlock);
 KBPF_LINUX_HELPER(probe_read);
 KBPF_LINUX_HELPER(probe_read_str);
@@ -73,12 +116,14 @@ KBPF_LINUX_HELPER(get_hash_recalc);
 KBPF_LINUX_HELPER(get_cgroup_classid);
 KBPF_LINUX_HELPER(skb_vlan_push);
 KBPF_LINUX_HELPER(skb_vlan_pop);
+KBPF_LINUX_HELPER(skb_change_head);
 KBPF_LINUX_HELPER(sk_lookup);
 KBPF_LINUX_HELPER(sk_release);
 KBPF_LINUX_HELPER(sk_cast);
 KBPF_LINUX_HELPER(sk_fullsock);
 KBPF_LINUX_HELPER(get_socket_cookie);
 KBPF_LINUX_HELPER(get_socket_uid);
+KBPF_LINUX_HELPER(get_netns_cookie);
 KBPF_LINUX_HELPER(xdp_adjust_head);
 KBPF_LINUX_HELPER(xdp_adjust_tail);
 KBPF_LINUX_HELPER(xdp_adjust_meta);

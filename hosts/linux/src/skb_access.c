@@ -15,7 +15,7 @@
 _Static_assert(sizeof(struct __sk_buff) == 192, "struct __sk_buff is not Linux 6.1's");
 
 /* The packet pointer fields: what the load yields and where the pointer really is. */
-static int packet_pointer(int off, uint32_t reg_type, struct kbpf_ctx_access_info *info)
+int kbpf_linux_skb_packet_pointer(int off, uint32_t reg_type, struct kbpf_ctx_access_info *info)
 {
 	info->reg_type = reg_type;
 	info->conv_size = sizeof(void *);
@@ -29,7 +29,7 @@ static int packet_pointer(int off, uint32_t reg_type, struct kbpf_ctx_access_inf
 }
 
 /* bpf_skb_is_valid_access: the rules every __sk_buff type shares. */
-static int skb_access(int off, int size, enum kbpf_access_type access, struct kbpf_ctx_access_info *info)
+int kbpf_linux_skb_access(int off, int size, enum kbpf_access_type access, struct kbpf_ctx_access_info *info)
 {
 	if (off < 0 || off >= (int)SKB_SIZE || size <= 0)
 		return 0;
@@ -71,7 +71,7 @@ int kbpf_linux_sk_filter_access(const struct kbpf_prog_type *type, int off, int 
 		return 0;
 	if (access == KBPF_ACCESS_WRITE && !IN_RANGE(cb[0], cb[4]))
 		return 0;
-	return skb_access(off, size, access, info);
+	return kbpf_linux_skb_access(off, size, access, info);
 }
 
 int kbpf_linux_cg_skb_access(const struct kbpf_prog_type *type, int off, int size,
@@ -89,12 +89,12 @@ int kbpf_linux_cg_skb_access(const struct kbpf_prog_type *type, int off, int siz
 		else if (!IN(mark) && !IN(priority) && !IN_RANGE(cb[0], cb[4]))
 			return 0;
 	}
-	if (!skb_access(off, size, access, info))
+	if (!kbpf_linux_skb_access(off, size, access, info))
 		return 0;
 	if (IN(data))
-		return packet_pointer(off, KBPF_PTR_TO_PACKET, info);
+		return kbpf_linux_skb_packet_pointer(off, KBPF_PTR_TO_PACKET, info);
 	if (IN(data_end))
-		return packet_pointer(off, KBPF_PTR_TO_PACKET_END, info);
+		return kbpf_linux_skb_packet_pointer(off, KBPF_PTR_TO_PACKET_END, info);
 	return 1;
 }
 
@@ -109,13 +109,13 @@ int kbpf_linux_tc_access(const struct kbpf_prog_type *type, int off, int size, e
 		return 0;
 	if (off == (int)OFF(tstamp_type))
 		return size == 1;
-	if (!skb_access(off, size, access, info))
+	if (!kbpf_linux_skb_access(off, size, access, info))
 		return 0;
 	if (IN(data))
-		return packet_pointer(off, KBPF_PTR_TO_PACKET, info);
+		return kbpf_linux_skb_packet_pointer(off, KBPF_PTR_TO_PACKET, info);
 	if (IN(data_meta))
-		return packet_pointer(off, KBPF_PTR_TO_PACKET_META, info);
+		return kbpf_linux_skb_packet_pointer(off, KBPF_PTR_TO_PACKET_META, info);
 	if (IN(data_end))
-		return packet_pointer(off, KBPF_PTR_TO_PACKET_END, info);
+		return kbpf_linux_skb_packet_pointer(off, KBPF_PTR_TO_PACKET_END, info);
 	return 1;
 }

@@ -3,10 +3,14 @@
  *
  * kbpf_linux_host_add() registers, on an ordinary struct kbpf_host and through the
  * public API only, the Linux 6.1 program types socket_filter, sched_cls, sched_act,
- * xdp, cgroup_skb, syscall, tracepoint, raw_tracepoint and kprobe (context access
- * rules, per-type helper sets, return ranges, capability rules) and the helpers by
- * Linux id with Linux's prototypes. docs/program-types.md lists what runs and what is
- * only a prototype.
+ * xdp, cgroup_skb, syscall, tracepoint, raw_tracepoint, kprobe, lwt_in/out/xmit/
+ * seg6local, sk_skb, sk_msg, sk_lookup, sock_ops, perf_event, cgroup_sysctl,
+ * cgroup_device, fentry/fexit/fmod_ret/lsm (BTF-attached: kbpf_verify_opts.attach_btf_id)
+ * and, one type per attach type, cgroup_sock ("cgroup_sock", "cgroup/post_bind4", …),
+ * cgroup_sock_addr ("cgroup/connect4", …) and cgroup_sockopt ("cgroup/getsockopt",
+ * "cgroup/setsockopt") (context access rules, per-type helper sets, return ranges,
+ * capability rules) and the helpers by Linux id with Linux's prototypes.
+ * docs/program-types.md lists what runs and what is only a prototype.
  *
  * Contexts at run time: a networking program's R1 points at a struct kbpf_linux_skb or
  * struct kbpf_linux_xdp. Programs see Linux's struct __sk_buff / struct xdp_md at the
@@ -41,7 +45,13 @@ int kbpf_linux_host_add(struct kbpf_host *host);
 typedef void (*kbpf_linux_printk_fn)(const char *msg, void *arg);
 void kbpf_linux_trace_printk_set(kbpf_linux_printk_fn fn, void *arg);
 
-/* The run-time context of socket_filter, sched_cls, sched_act and cgroup_skb programs. */
+/* The run-time context of socket_filter, sched_cls, sched_act, cgroup_skb, lwt_* and
+ * sk_skb programs.
+ * LD_ABS / LD_IND read the packet through it (kbpf_prog_type.ld_abs): offsets >= 0 from
+ * data up to data_end; negative ones as Linux's SKF_NET_OFF / SKF_LL_OFF, from head up
+ * to data_end, with an Ethernet frame positioned as Linux runs each type (tc: the MAC
+ * header at data; socket_filter: the network header at data, the MAC header in the 14
+ * bytes before it). hosts/linux/src/skb_ld_abs.c. */
 struct kbpf_linux_skb {
 	struct __sk_buff md;   /* the program's view; md.data, md.data_end, md.data_meta unused */
 	uint8_t *data;         /* first packet byte */
@@ -90,14 +100,32 @@ int kbpf_linux_test_run_syscall(const struct kbpf_prog *prog, void *ctx, size_t 
 /* The test kfuncs of Linux 6.1's net/bpf/test_run.c (bpf_kfunc_call_test1/2/3, acquire/
  * release, get_rdwr_mem, pass_ctx, fail1/2/3, mem_len_*, destructive, …) and their types
  * (struct prog_test_ref_kfunc, prog_test_pass1, …), registered as one set for sched_cls,
- * tracing and syscall with Linux's flags: what Linux's kfunc selftests call
- * (tests/linux-kfunc, docs/kfuncs.md); and the per-CPU host variable bpf_prog_active
+ * the tracing types (fentry, fexit, fmod_ret) and syscall with Linux's flags: what Linux's
+ * kfunc selftests call (tests/linux-kfunc, docs/kfuncs.md); Linux's keyring kfuncs
+ * (bpf_lookup_user_key, bpf_lookup_system_key, bpf_key_put: kbpf has no keyrings, the
+ * lookups return NULL) for the tracing types and lsm; the attach targets of the tracing
+ * test run (bpf_fentry_test1..8, bpf_modify_return_test, the LSM hook bpf_lsm_bpf) are
+ * in the library's BTF too; and the per-CPU host variable bpf_prog_active
  * their typed __ksym reads (kbpf_host_var_register; the library keeps its .data..percpu
  * section so pahole gives it a VAR). In the separate library kbpf_linux_test_kfuncs
  * (its struct sock is the TCP host's, so it links kbpf_tcp). Needs the host's BTF loaded
  * first, from a binary that links the library (kbpf_add_host_btf). Returns 0 or
  * kbpf_host_kfunc_set_register's / kbpf_host_var_register's error, the reason in log_buf. */
 int kbpf_linux_host_add_test_kfuncs(struct kbpf_host *host, char *log_buf, size_t log_size);
+
+/* BPF_PROG_TEST_RUN of a fentry, fexit or fmod_ret program (Linux 6.1's
+ * bpf_prog_test_run_tracing), attached to the host function attach_func: the calls
+ * Linux's test run makes, to bpf_fentry_test1..8 (attach_type BPF_TRACE_FENTRY or
+ * BPF_TRACE_FEXIT) or bpf_modify_return_test (BPF_MODIFY_RETURN), each through a
+ * trampoline that runs prog with the call's u64 argument array when the function is
+ * attach_func (before it; after it, with the return value in the slot after the
+ * arguments, for fexit; before it for fmod_ret, whose nonzero R0 replaces the call).
+ * *retval: 0 for fentry/fexit, or Linux's (side_effect << 16) | return value for fmod_ret.
+ * -EFAULT when a function's result is not Linux's (Linux's test run then fails too),
+ * -EINVAL for another attach type, or kbpf_prog_run's error. In kbpf_linux_test_kfuncs
+ * (test_fentry.c), whose BTF holds the functions. */
+int kbpf_linux_test_run_tracing(const struct kbpf_prog *prog, const char *attach_func, int attach_type,
+				uint32_t *retval);
 
 #ifdef __cplusplus
 }

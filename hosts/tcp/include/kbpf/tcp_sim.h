@@ -112,6 +112,42 @@ struct tcp_sock *kbpf_tcp_sim_sender(struct kbpf_tcp_sim *sim, unsigned int flow
 /* The flow's receiver socket, or NULL. */
 struct tcp_sock *kbpf_tcp_sim_receiver(struct kbpf_tcp_sim *sim, unsigned int flow);
 
+/* --- the scripted peer (docs/tcp-sim.md "Scripted peer") ---
+ * Instead of the simulated receiver and link, a script drives one sender the way
+ * packetdrill does: handshake options and sysctl-like knobs, application writes, the
+ * peer's ACKs at given times (cumulative, SACK blocks, ECE), idle gaps, and assertions on
+ * the sender's state ("expect cwnd=20 ssthresh=inf"). Timers (RTO, TLP, pacing, RACK)
+ * run between the script's events. */
+
+/* One message: a failed assertion "NAME:LINE: FIELD: expected X, got Y", or why the
+ * script cannot run "NAME:LINE: …". */
+typedef void (*kbpf_tcp_script_report_fn)(const char *msg, void *ctx);
+
+struct kbpf_tcp_script_opts {
+	size_t sz; /* sizeof(struct kbpf_tcp_script_opts) */
+	const char *name; /* the script's name in messages (e.g. its file); NULL: "script" */
+	int keep_going; /* nonzero: check every assertion, else stop at the first failure */
+	kbpf_tcp_script_report_fn report;
+	void *report_ctx;
+	kbpf_tcp_trace_fn trace; /* after every ACK the sender processes (flow 0) */
+	void *trace_ctx;
+};
+
+struct kbpf_tcp_script_result {
+	unsigned int lines; /* script lines run */
+	unsigned int acks; /* ACKs the peer sent */
+	unsigned int checks; /* assertions evaluated */
+	unsigned int failed; /* of which failed */
+};
+
+/* Run script text (NUL-terminated) against a sender with congestion control ops (native,
+ * or a BPF CC: it is registered by name in the run's simulation). Returns 0 when the
+ * script ran to its end or stopped at a failed assertion (res->failed says which), -EINVAL
+ * when it has a syntax error or asks for what the model does not do (reported with the
+ * line), -ENOMEM. res may be NULL. */
+int kbpf_tcp_script_run(const char *text, const struct tcp_congestion_ops *ops,
+			const struct kbpf_tcp_script_opts *opts, struct kbpf_tcp_script_result *res);
+
 #ifdef __cplusplus
 }
 #endif

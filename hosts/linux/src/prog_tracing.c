@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The BTF-attached tracing program types fentry, fexit and fmod_ret (Linux 6.1's
+ * BPF_PROG_TYPE_TRACING with expected_attach_type BPF_TRACE_FENTRY, BPF_TRACE_FEXIT,
+ * BPF_MODIFY_RETURN; kernel/trace/bpf_trace.c). A program of these types is attached to
+ * a host function named by its BTF id (kbpf_verify_opts.attach_btf_id, kbpf_prog_opts
+ * .attach_btf_id): its context is then the u64 array of that function's arguments,
+ * typed through the host's BTF by the verifier (Linux's btf_ctx_access). Without an
+ * attach target the context is unusable, as Linux refuses such a load outright
+ * ("Tracing programs must provide btf_id"). Writes through the struct pointers it reads
+ * are refused ("only read is supported"): host memory is read-only to tracing. The LSM
+ * type (BPF_PROG_TYPE_LSM, BPF_LSM_MAC) is the same kind of program on an LSM hook. */
+#include "linux_internal.h"
+
+/* No attach target: no context field at all. */
+static int tracing_access(const struct kbpf_prog_type *type, int off, int size, enum kbpf_access_type access,
+			  struct kbpf_ctx_access_info *info)
+{
+	(void)type, (void)off, (void)size, (void)access, (void)info;
+	return 0;
+}
+
+#define END_ID -1
+#define ID(x) BPF_FUNC_##x
+
+/* tracing_prog_func_proto's own cases kbpf can give a meaning to (the socket casts,
+ * seq_* of iterators, d_path, get_func_arg… need kernel objects or trampoline data the
+ * host does not have: not registered, so "unknown func"), then raw_tp_prog_func_proto's. */
+static const int32_t tracing_own_set[] = {
+	ID(skb_output), ID(xdp_output), ID(sk_storage_get), ID(sk_storage_delete), ID(get_socket_cookie),
+	ID(xdp_get_buff_len), ID(d_path), ID(get_func_arg), ID(get_func_ret), ID(get_func_arg_cnt),
+	ID(get_attach_cookie), END_ID
+};
+static const int32_t raw_tp_set[] = { ID(perf_event_output), ID(get_stackid), ID(get_stack), END_ID };
+
+#define SETS(...) ((const int32_t *const[]){ __VA_ARGS__, NULL })
+static const struct linux_type_desc tracing_desc = { SETS(tracing_own_set, raw_tp_set, kbpf_linux_tracing_set,
+							  kbpf_linux_base_set) };
+
+/* The tracing helpers' socket and xdp variants take kernel objects (struct sock *, struct
+ * xdp_buff *) through BTF, not a ctx: the generic ones registered by id do not fit. */
+static const struct kbpf_helper_proto *tracing_func_proto(const struct kbpf_prog_type *type,
+							  const struct kbpf_host *host, int32_t id)
+{
+	if (id == BPF_FUNC_get_socket_cookie || id == BPF_FUNC_xdp_get_buff_len)
+		return NULL;
+	return kbpf_linux_get_func_proto(type, host, id);
+}
+
+#define PERFMON (KBPF_CAP_BPF | KBPF_CAP_PERFMON) /* Linux: is_perfmon_prog_type */
+/* check_return_code: fentry and fexit must return 0; fmod_ret's value is the function's. */
+/* fexit reads the function's return value after its arguments; fmod_ret the int return
+ * of the function (or of the fmod_ret program before it): Linux's btf_ctx_access. */
+#define TRACING(name_, ret_, attach_ret_)                                                                       \
+	{ .sz = sizeof(struct kbpf_prog_type), .name = name_, .linux_type = BPF_PROG_TYPE_TRACING,                \
+	  .ctx_size = KBPF_LINUX_RAW_TP_CTX_SIZE, .is_valid_access = tracing_access,                            \
+	  .get_func_proto = tracing_func_proto, .has_ret_range = ret_, .ret_min = 0, .ret_max = 0,               \
+	  .priv = (void *)&tracing_desc, .load_caps = PERFMON, .attach_ret = attach_ret_ }
+
+/* bpf_lsm_func_proto's own cases kbpf has (inode storage, bprm, ima: kernel objects),
+ * then tracing_prog_func_proto's. */
+static const int32_t lsm_own_set[] = { ID(sk_storage_get), ID(sk_storage_delete), ID(spin_lock), ID(spin_unlock),
+				       END_ID };
+static const struct linux_type_desc lsm_desc = { SETS(lsm_own_set, tracing_own_set, raw_tp_set,
+						      kbpf_linux_tracing_set, kbpf_linux_base_set) };
+
+const struct kbpf_prog_type kbpf_linux_tracing_types[] = {
+	TRACING("fentry", 1, 0),
+	TRACING("fexit", 1, KBPF_ATTACH_RET_ANY),
+	TRACING("fmod_ret", 0, KBPF_ATTACH_RET_INT),
+	/* BPF_PROG_TYPE_LSM, BPF_LSM_MAC: attached to an LSM hook (bpf_lsm_<hook>), whose
+	 * arguments and return value (the slot after them) are the context; any return
+	 * value (the hook's verdict); a void hook needs none (btf_ctx_void_return). */
+	{ .sz = sizeof(struct kbpf_prog_type), .name = "lsm", .linux_type = BPF_PROG_TYPE_LSM,
+	  .ctx_size = KBPF_LINUX_RAW_TP_CTX_SIZE, .is_valid_access = tracing_access,
+	  .get_func_proto = tracing_func_proto, .priv = (void *)&lsm_desc, .load_caps = PERFMON,
+	  .attach_ret = KBPF_ATTACH_RET_ANY },
+};
+const size_t kbpf_linux_nr_tracing_types = sizeof(kbpf_linux_tracing_types) / sizeof(kbpf_linux_tracing_types[0]);

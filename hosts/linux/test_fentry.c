@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The attach targets of Linux 6.1's tracing test run (net/bpf/test_run.c): the host
+ * functions bpf_fentry_test1..8 and bpf_modify_return_test, with Linux's prototypes and
+ * results, in this library's BTF so that a fentry/fexit/fmod_ret program can name them
+ * (kbpf_verify_opts.attach_btf_id); and kbpf_linux_test_run_tracing, which calls them
+ * as Linux's bpf_prog_test_run_tracing does, through a trampoline that runs the program
+ * attached to one of them. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include <kbpf/linux.h>
+#include <kbpf/prog.h>
+
+/* noinline + used: each is a real function with its own DWARF (and so BTF FUNC), and
+ * the calls below go through it, as Linux's trampolines need. */
+#define TEST_FN __attribute__((noinline, used))
+
+struct bpf_fentry_test_t {
+	struct bpf_fentry_test_t *a;
+};
+
+int bpf_fentry_test1(int a);
+int bpf_fentry_test2(int a, uint64_t b);
+int bpf_fentry_test3(char a, int b, uint64_t c);
+int bpf_fentry_test4(void *a, char b, int c, uint64_t d);
+int bpf_fentry_test5(uint64_t a, void *b, short c, int d, uint64_t e);
+int bpf_fentry_test6(uint64_t a, void *b, short c, int d, void *e, uint64_t f);
+int bpf_fentry_test7(struct bpf_fentry_test_t *arg);
+int bpf_fentry_test8(struct bpf_fentry_test_t *arg);
+int bpf_modify_return_test(int a, int *b);
+
+/* Linux's arithmetic, in its types (the narrowing to int is Linux's too). */
+TEST_FN int bpf_fentry_test1(int a)
+{
+	return a + 1;
+}
+
+TEST_FN int bpf_fentry_test2(int a, uint64_t b)
+{
+	return (int)(a + b);
+}
+
+TEST_FN int bpf_fentry_test3(char a, int b, uint64_t c)
+{
+	return (int)(a + b + c);
+}
+
+TEST_FN int bpf_fentry_test4(void *a, char b, int c, uint64_t d)
+{
+	return (int)((long)a + b + c + d);
+}
+
+TEST_FN int bpf_fentry_test5(uint64_t a, void *b, short c, int d, uint64_t e)
+{
+	return (int)(a + (long)b + c + d + e);
+}
+
+TEST_FN int bpf_fentry_test6(uint64_t a, void *b, short c, int d, void *e, uint64_t f)
+{
+	return (int)(a + (long)b + c + d + (long)e + f);
+}
+
+TEST_FN int bpf_fentry_test7(struct bpf_fentry_test_t *arg)
+{
+	return (int)(long)arg;
+}
+
+TEST_FN int bpf_fentry_test8(struct bpf_fentry_test_t *arg)
+{
+	return (int)(long)arg->a;
+}
+
+TEST_FN int bpf_modify_return_test(int a, int *b)
+{
+	*b += 1;
+	return a + *b;
+}
+
+/* One call of the test run: the target, its arguments as the u64 context array a
+ * program attached to it sees (C's argument conversions applied), and the call. */
+struct tramp {
+	const struct kbpf_prog *prog;
+	const char *attached; /* the function the program is attached to */
+	int kind;             /* BPF_TRACE_FENTRY, BPF_TRACE_FEXIT, BPF_MODIFY_RETURN */
+	int err;              /* the first kbpf_prog_run error */
+};
+
+static int call_target(int idx, const uint64_t *a)
+{
+	switch (idx) {
+	case 1: return bpf_fentry_test1((int)a[0]);
+	case 2: return bpf_fentry_test2((int)a[0], a[1]);
+	case 3: return bpf_fentry_test3((char)a[0], (int)a[1], a[2]);
+	case 4: return bpf_fentry_test4((void *)(uintptr_t)a[0], (char)a[1], (int)a[2], a[3]);
+	case 5: return bpf_fentry_test5(a[0], (void *)(uintptr_t)a[1], (short)a[2], (int)a[3], a[4]);
+	case 6:
+		return bpf_fentry_test6(a[0], (void *)(uintptr_t)a[1], (short)a[2], (int)a[3],
+					(void *)(uintptr_t)a[4], a[5]);
+	case 7: return bpf_fentry_test7((struct bpf_fentry_test_t *)(uintptr_t)a[0]);
+	case 8: return bpf_fentry_test8((struct bpf_fentry_test_t *)(uintptr_t)a[0]);
+	default: return bpf_modify_return_test((int)a[0], (int *)(uintptr_t)a[1]);
+	}
+}
+
+static const char *const target_names[] = {
+	"bpf_modify_return_test", "bpf_fentry_test1", "bpf_fentry_test2", "bpf_fentry_test3", "bpf_fentry_test4",
+	"bpf_fentry_test5",       "bpf_fentry_test6", "bpf_fentry_test7", "bpf_fentry_test8",
+};
+
+static uint64_t run_prog(struct tramp *t, uint64_t *ctx)
+{
+	uint64_t r0 = 0;
+	int err = kbpf_prog_run(t->prog, ctx, &r0);
+	if (err && !t->err)
+		t->err = err;
+	return r0;
+}
+
+/* Linux's BPF trampoline for one call: fentry runs before the function, fexit after it
+ * with the return value in the slot after the arguments; fmod_ret runs before and, when
+ * it returns nonzero, the function is skipped and its result is the program's. */
+static int tramp_call(struct tramp *t, int idx, int nargs, const uint64_t *args)
+{
+	uint64_t ctx[8] = { 0 };
+	memcpy(ctx, args, (size_t)nargs * sizeof(*args));
+	if (!t->attached || strcmp(t->attached, target_names[idx]))
+		return call_target(idx, args);
+	if (t->kind == BPF_MODIFY_RETURN) {
+		int64_t r = (int64_t)run_prog(t, ctx);
+		if ((int)r)
+			return (int)r;
+		return call_target(idx, args);
+	}
+	if (t->kind == BPF_TRACE_FENTRY)
+		run_prog(t, ctx);
+	int ret = call_target(idx, args);
+	if (t->kind == BPF_TRACE_FEXIT) {
+		ctx[nargs] = (uint64_t)(int64_t)ret;
+		run_prog(t, ctx);
+	}
+	return ret;
+}
+
+#define CALL(idx, ...)                                                                                          \
+	tramp_call(&t, idx, (int)(sizeof((uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t)),                      \
+		   (uint64_t[]){ __VA_ARGS__ })
+
+int kbpf_linux_test_run_tracing(const struct kbpf_prog *prog, const char *attach_func, int attach_type,
+				uint32_t *retval)
+{
+	if (!prog || !retval)
+		return -EINVAL;
+	struct tramp t = { .prog = prog, .attached = attach_func, .kind = attach_type };
+	struct bpf_fentry_test_t arg = { 0 };
+	uint16_t side_effect = 0, ret = 0;
+	int b = 2;
+
+	switch (attach_type) {
+	case BPF_TRACE_FENTRY:
+	case BPF_TRACE_FEXIT:
+		if (CALL(1, 1) != 2 || CALL(2, 2, 3) != 5 || CALL(3, 4, 5, 6) != 15 || CALL(4, 7, 8, 9, 10) != 34 ||
+		    CALL(5, 11, 12, 13, 14, 15) != 65 || CALL(6, 16, 17, 18, 19, 20, 21) != 111 || CALL(7, 0) != 0 ||
+		    CALL(8, (uint64_t)(uintptr_t)&arg) != 0)
+			return t.err ? t.err : -EFAULT;
+		break;
+	case BPF_MODIFY_RETURN:
+		ret = (uint16_t)CALL(0, 1, (uint64_t)(uintptr_t)&b);
+		if (b != 2)
+			side_effect = 1;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (t.err)
+		return t.err;
+	*retval = ((uint32_t)side_effect << 16) | ret;
+	return 0;
+}
+
+/* --- LSM: the hook Linux's verifier selftests attach to, and the key kfuncs --- */
+
+/* The LSM hook of the bpf() syscall (Linux's security_bpf → bpf_lsm_bpf): an LSM program
+ * attaches to bpf_lsm_<hook> (libbpf_find_vmlinux_btf_id's "bpf_lsm_" prefix). The
+ * default hook allows everything. */
+union bpf_attr;
+int bpf_lsm_bpf(int cmd, union bpf_attr *attr, unsigned int size);
+TEST_FN int bpf_lsm_bpf(int cmd, union bpf_attr *attr, unsigned int size)
+{
+	(void)cmd, (void)attr, (void)size;
+	return 0;
+}
+
+/* Linux's struct bpf_key (kernel/trace/bpf_trace.c): a reference to a keyring. kbpf has
+ * no keyrings: the lookups find none (NULL), so a correct program never has one to put. */
+struct key;
+struct bpf_key {
+	struct key *key;
+	_Bool has_ref;
+};
+
+struct bpf_key *bpf_lookup_user_key(uint32_t serial, uint64_t flags);
+struct bpf_key *bpf_lookup_system_key(uint64_t id);
+void bpf_key_put(struct bpf_key *bkey);
+
+TEST_FN struct bpf_key *bpf_lookup_user_key(uint32_t serial, uint64_t flags)
+{
+	(void)serial, (void)flags;
+	return NULL;
+}
+
+TEST_FN struct bpf_key *bpf_lookup_system_key(uint64_t id)
+{
+	(void)id;
+	return NULL;
+}
+
+TEST_FN void bpf_key_put(struct bpf_key *bkey)
+{
+	(void)bkey;
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Maps with BTF-described values (Linux 6.1 map_check_btf, btf_find_spin_lock,
+ * btf_find_timer, copy_map_value): where the value's struct bpf_spin_lock and struct
+ * bpf_timer live, and value copies that leave them alone.  Why copies skip them: the
+ * lock word belongs to whoever holds it (a program between bpf_spin_lock and
+ * bpf_spin_unlock); a host update that wrote it would free or take the lock behind
+ * that program's back. */
+#include <errno.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "maps/map_internal.h"
+#include "maps/map_prog_view.h"
+#include "maps/spinlock.h"
+
+#define SPIN_LOCK_SIZE 4 /* struct bpf_spin_lock { __u32 val; } */
+#define SPIN_LOCK_ALIGN 4
+#define TIMER_SIZE 16 /* struct bpf_timer { __u64 :64; __u64 :64; } */
+#define TIMER_ALIGN 8
+
+_Static_assert(sizeof(struct kbpf_spinlock) == SPIN_LOCK_SIZE, "bpf_spin_lock is the maps' 4-byte lock word");
+
+static const char *type_name(const struct btf *btf, const struct btf_type *t)
+{
+	const char *n = t ? btf__name_by_offset(btf, t->name_off) : NULL;
+	return n ? n : "";
+}
+
+/* One field found: 1 and *off, ignored: 0, or Linux's -EINVAL for a misplaced one. */
+static int field_at(const struct btf_type *ft, uint32_t off, int sz, uint32_t *out)
+{
+	/* btf_find_struct: a struct of the right size, anything else is not the field */
+	if (!ft || !btf_is_struct(ft) || ft->size != (uint32_t)sz)
+		return 0;
+	*out = off;
+	return 1;
+}
+
+/* Linux's btf_find_field for one struct field named name (size sz, alignment align)
+ * in the value type t: its offset, -ENOENT (none), -E2BIG (more than one), -EINVAL (t
+ * is neither a struct nor a DATASEC, or the field is misaligned). */
+static int find_field(const struct btf *btf, const struct btf_type *t, const char *name, int sz, int align)
+{
+	uint32_t off, found_off = 0;
+	int n = 0, r;
+
+	if (btf_is_struct(t)) {
+		const struct btf_member *m = btf_members(t);
+		for (uint16_t i = 0; i < btf_vlen(t); i++, m++) {
+			const struct btf_type *mt = btf__type_by_id(btf, m->type);
+			if (strcmp(type_name(btf, mt), name))
+				continue;
+			off = btf_member_bit_offset(t, i);
+			if (off % 8)
+				return -EINVAL; /* valid C cannot make it */
+			off /= 8;
+			if (off % align)
+				return -EINVAL;
+			r = field_at(mt, off, sz, &off);
+			if (!r)
+				continue;
+			if (n++)
+				return -E2BIG;
+			found_off = off;
+		}
+	} else if (btf_is_datasec(t)) {
+		const struct btf_var_secinfo *v = btf_var_secinfos(t);
+		for (uint16_t i = 0; i < btf_vlen(t); i++, v++) {
+			const struct btf_type *var = btf__type_by_id(btf, v->type);
+			const struct btf_type *vt = var ? btf__type_by_id(btf, var->type) : NULL;
+			if (strcmp(type_name(btf, vt), name) || v->size != (uint32_t)sz)
+				continue;
+			if (v->offset % align)
+				return -EINVAL;
+			r = field_at(vt, v->offset, sz, &off);
+			if (!r)
+				continue;
+			if (n++)
+				return -E2BIG;
+			found_off = off;
+		}
+	} else {
+		return -EINVAL;
+	}
+	return n ? (int)found_off : -ENOENT;
+}
+
+/* A 32-bit int, as array and local-storage keys must be described. */
+static bool is_i32(const struct btf_type *t)
+{
+	return t && btf_is_int(t) && btf_int_bits(t) == 32 && !btf_int_offset(t);
+}
+
+/* The type-specific part (Linux's map->ops->map_check_btf); key NULL: no key type. */
+static int type_check_btf(const struct kbpf_map *map, const struct btf_type *key, const struct btf_type *value)
+{
+	switch (map->type) {
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+		if (!key) /* keyless: only .bss/.data/.rodata */
+			return map->type == BPF_MAP_TYPE_ARRAY && map->max_entries == 1 && btf_is_datasec(value)
+				       ? 0
+				       : -EINVAL;
+		return is_i32(key) ? 0 : -EINVAL;
+	case BPF_MAP_TYPE_SK_STORAGE:
+		return is_i32(key) ? 0 : -EINVAL;
+	case BPF_MAP_TYPE_PROG_ARRAY:
+		return -EOPNOTSUPP; /* map_check_no_btf: Linux's ENOTSUPP */
+	default:
+		/* no check of their own: a key type is required */
+		return key ? 0 : -EINVAL;
+	}
+}
+
+/* btf_type_id_size: the type behind id's modifiers and typedefs, with its size. */
+static const struct btf_type *sized_type(const struct btf *btf, uint32_t id, long long *size)
+{
+	int rid = btf__resolve_type(btf, id);
+	if (rid <= 0)
+		return NULL;
+	*size = btf__resolve_size(btf, (uint32_t)rid);
+	return *size < 0 ? NULL : btf__type_by_id(btf, (uint32_t)rid);
+}
+
+int kbpf_map_check_btf(struct kbpf_map *map, const struct btf *btf, uint32_t key_id, uint32_t value_id)
+{
+	const struct btf_type *key = NULL, *value;
+	long long size;
+	int err;
+
+	if (key_id) {
+		key = sized_type(btf, key_id, &size);
+		if (!key || size != map->key_size)
+			return -EINVAL;
+	}
+	value = sized_type(btf, value_id, &size);
+	if (!value || size != map->value_size)
+		return -EINVAL;
+
+	map->spin_lock_off = find_field(btf, value, "bpf_spin_lock", SPIN_LOCK_SIZE, SPIN_LOCK_ALIGN);
+	if (map->spin_lock_off >= 0) {
+		if (map->map_flags & BPF_F_RDONLY_PROG)
+			return -EACCES;
+		/* Linux also allows cgroup, inode and task storage, which kbpf has not */
+		if (map->type != BPF_MAP_TYPE_HASH && map->type != BPF_MAP_TYPE_ARRAY &&
+		    map->type != BPF_MAP_TYPE_SK_STORAGE)
+			return -EOPNOTSUPP;
+		if ((uint32_t)map->spin_lock_off + SPIN_LOCK_SIZE > map->value_size)
+			return -EFAULT;
+	}
+	map->timer_off = find_field(btf, value, "bpf_timer", TIMER_SIZE, TIMER_ALIGN);
+	if (map->timer_off >= 0) {
+		if (map->map_flags & BPF_F_RDONLY_PROG)
+			return -EACCES;
+		if (map->type != BPF_MAP_TYPE_HASH && map->type != BPF_MAP_TYPE_LRU_HASH &&
+		    map->type != BPF_MAP_TYPE_ARRAY)
+			return -EOPNOTSUPP;
+		if ((uint32_t)map->timer_off + TIMER_SIZE > map->value_size)
+			return -EFAULT;
+	}
+	err = type_check_btf(map, key, value);
+	if (err)
+		return err;
+	map->nr_fields = (map->spin_lock_off >= 0) + (map->timer_off >= 0);
+	map->has_btf = true;
+	return 0;
+}
+
+/* The special fields of map's value, by offset: how many (at most 2). */
+static int fields_of(const struct kbpf_map *map, uint32_t off[2], uint32_t size[2])
+{
+	int n = 0;
+
+	if (map->spin_lock_off >= 0) {
+		off[n] = (uint32_t)map->spin_lock_off;
+		size[n++] = SPIN_LOCK_SIZE;
+	}
+	if (map->timer_off >= 0) {
+		off[n] = (uint32_t)map->timer_off;
+		size[n++] = TIMER_SIZE;
+	}
+	if (n == 2 && off[0] > off[1]) {
+		uint32_t o = off[0], s = size[0];
+		off[0] = off[1], size[0] = size[1];
+		off[1] = o, size[1] = s;
+	}
+	return n;
+}
+
+void kbpf_map_value_copy(const struct kbpf_map *map, void *dst, const void *src)
+{
+	uint32_t off[2], size[2], start[3], end[3];
+	int n = map->nr_fields ? fields_of(map, off, size) : 0;
+	char *d = dst;
+	const char *s = src;
+
+	if (!n) {
+		kbpf_map_copy_value(dst, src, map->value_size);
+		return;
+	}
+	/* the pieces between the fields */
+	for (int i = 0; i <= n; i++) {
+		start[i] = i ? off[i - 1] + size[i - 1] : 0;
+		end[i] = i < n ? off[i] : map->value_size;
+	}
+	/* an overlapping copy upwards goes last piece first, as memmove would */
+	bool down = d > s && d < s + map->value_size;
+	for (int j = 0; j <= n; j++) {
+		int i = down ? n - j : j;
+		if (end[i] > start[i])
+			kbpf_map_copy_value(d + start[i], s + start[i], end[i] - start[i]);
+	}
+}
+
+void kbpf_map_value_copy_locked(const struct kbpf_map *map, void *dst, const void *src, bool lock_src)
+{
+	struct kbpf_spinlock *lock =
+		(struct kbpf_spinlock *)((char *)(lock_src ? (void *)(uintptr_t)src : dst) + map->spin_lock_off);
+
+	kbpf_spin_lock(lock);
+	kbpf_map_value_copy(map, dst, src);
+	kbpf_spin_unlock(lock);
+}
+
+void kbpf_map_value_lock(void *lock)
+{
+	kbpf_spin_lock(lock);
+}
+
+void kbpf_map_value_unlock(void *lock)
+{
+	kbpf_spin_unlock(lock);
+}
+
+void kbpf_map_value_init_fields(const struct kbpf_map *map, void *value)
+{
+	uint32_t off[2], size[2];
+	int n = map->nr_fields ? fields_of(map, off, size) : 0;
+
+	for (int i = 0; i < n; i++) {
+		char *f = (char *)value + off[i];
+		if (size[i] == SPIN_LOCK_SIZE && !((uintptr_t)f & 3)) /* the lock word: one atomic store */
+			__atomic_store_n((uint32_t *)(void *)f, 0, __ATOMIC_RELAXED);
+		else
+			kbpf_map_zero_value(f, size[i]);
+	}
+}
+
+/* Not used by code: names the program view of map objects (map_prog_view.h) so that the
+ * BTF of a host built with -g and pahole describes them, the verifier's map pointer
+ * reads resolve against it (each map type's struct by its Linux name). */
+const struct kbpf_map_btf_anchor {
+	const struct bpf_array *array;
+	const struct bpf_htab *htab;
+	const struct bpf_ringbuf_map *ringbuf;
+	const struct bpf_local_storage_map *local_storage;
+} kbpf_map_btf_anchor;
