@@ -6,6 +6,9 @@
  * call per iteration (in kbpf a libffi closure that starts the interpreter anew) becomes a
  * direct call, and the program's xlated form is the one Linux's selftests expect.
  *
+ * The same pass adds the tail-call guard of unprivileged programs (do_misc_fixups):
+ * three instructions for each tail call (tail_guard_here).
+ *
  * The walk records, per call insn, what Linux records (loop_inline_note). After a safe
  * verification the program is rewritten in one pass (loop_inline_apply): each call grows
  * into Linux's 19 instructions, with the same registers (R6 bound, R7 counter, R8 ctx),
@@ -18,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/bpf.h>
+#include <kbpf/insn.h>
+#include <kbpf/map.h>
 #include "verifier/env.h"
 
 #define LOOP_PATCH_LEN 19
@@ -85,6 +90,32 @@ static bool inline_here(const struct env *env, int i)
 	return round8(depth) + 3 * REG_SIZE <= KBPF_MAX_STACK;
 }
 
+/* Linux's do_misc_fixups for a tail call of an unprivileged program (Spectre v1): the
+ * index is bounded in 64 bits, then masked, before the call; an index that is in range
+ * only once truncated to 32 bits (what the call itself takes) does not call. */
+#define TAIL_GUARD_LEN 3
+
+static bool tail_guard_here(const struct env *env, int i)
+{
+	return !env->priv && env->aux[i].tail_map && !env->aux[i].tail_map_poison;
+}
+
+static void emit_tail_guard(struct bpf_insn *out, const struct kbpf_map *map, struct bpf_insn call)
+{
+	uint32_t max = kbpf_map_max_entries(map), mask = 0;
+	while (max && mask < max - 1) /* Linux's array index_mask: the next power of two, less 1 */
+		mask = mask << 1 | 1;
+	out[0] = (struct bpf_insn)BPF_JMP_IMM(BPF_JGE, BPF_REG_3, (int32_t)max, 2);
+	out[1] = (struct bpf_insn)BPF_ALU32_IMM(BPF_AND, BPF_REG_3, (int32_t)mask);
+	out[2] = call;
+}
+
+/* How many instructions old insn i becomes. */
+static int patch_len(const struct env *env, int i)
+{
+	return inline_here(env, i) ? LOOP_PATCH_LEN : tail_guard_here(env, i) ? TAIL_GUARD_LEN : 1;
+}
+
 /* Linux's inline_bpf_loop body at out[0..18]; base is the R6 spill slot's offset. */
 static void emit_loop(struct bpf_insn *out, int32_t base)
 {
@@ -127,16 +158,17 @@ static bool move_rel(const int *nidx, int cnt, int i, int64_t t, int64_t lo, int
 int loop_inline_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out, int *out_cnt,
 		      uint32_t **out_idx)
 {
-	int cnt = env->cnt, n = 0;
+	int cnt = env->cnt;
 	*out = NULL;
 	*out_cnt = cnt;
 	if (out_idx)
 		*out_idx = NULL;
+	int64_t grow = 0;
 	for (int i = 0; i < cnt; i++)
-		n += inline_here(env, i);
-	if (!n)
+		grow += patch_len(env, i) - 1;
+	if (!grow)
 		return 0;
-	if ((int64_t)cnt + (int64_t)n * (LOOP_PATCH_LEN - 1) > KBPF_MAX_PROCESSED_INSNS) {
+	if ((int64_t)cnt + grow > KBPF_MAX_PROCESSED_INSNS) {
 		vlog(env, "insn %d cannot be patched: the program would be too large\n", cnt);
 		return -E2BIG;
 	}
@@ -148,8 +180,8 @@ int loop_inline_apply(struct env *env, const struct bpf_insn *in, struct bpf_ins
 		return -ENOMEM;
 	for (int i = 0, d = 0; i <= cnt; i++) {
 		nidx[i] = i + d;
-		if (i < cnt && inline_here(env, i))
-			d += LOOP_PATCH_LEN - 1;
+		if (i < cnt)
+			d += patch_len(env, i) - 1;
 	}
 	/* the spill area of each subprogram: below its depth rounded up to 8, the same for
 	 * every call in it */
@@ -178,6 +210,10 @@ int loop_inline_apply(struct env *env, const struct bpf_insn *in, struct bpf_ins
 			emit_loop(&p[nidx[i]], base[s]);
 			p[nidx[i] + LOOP_CALL_OFF].imm = nidx[env->sub[cb].start] - (nidx[i] + LOOP_CALL_OFF) - 1;
 			patched_sub[s] = true;
+			continue;
+		}
+		if (tail_guard_here(env, i)) {
+			emit_tail_guard(&p[nidx[i]], env->aux[i].tail_map, insn);
 			continue;
 		}
 		if (insn.code == (BPF_LD | BPF_IMM | BPF_DW) && insn.src_reg == BPF_PSEUDO_FUNC) {
