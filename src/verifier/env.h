@@ -96,8 +96,11 @@ struct vstate {
 	/* precision backtracking: this segment's insns and its non-sequential steps */
 	int first_insn_idx, last_insn_idx;
 	bool all_precise; /* a checkpoint whose scalars, and its ancestors', are all precise */
-	struct hist { int idx, prev; } *hist;
-	int hist_cnt, hist_cap;
+	/* the segment's non-sequential steps, newest first, in an immutable list shared by
+	 * the states copied from this one (a copy takes a reference, a step adds a node): a
+	 * long segment costs one node per step, however many states copy it */
+	struct hist { int idx, prev; int refs; struct hist *up; } *hist;
+	int hist_cnt;
 	/* explored list bookkeeping */
 	struct vstate *next;
 	uint32_t miss, hit;
@@ -332,6 +335,11 @@ int check_callback_exit(struct env *env);
 int mark_precise(struct env *env, int regno);
 int mark_chain_precision(struct env *env, int frame, uint32_t reg_mask, uint64_t stack_mask);
 int push_hist(struct vstate *st, int idx, int prev);
+/* The history list's references (precise.c): drop one (frees what no state holds), drop
+ * the newest step of st, forget st's whole segment. */
+void hist_put(struct hist *h);
+void hist_pop(struct vstate *st);
+void hist_clear(struct vstate *st);
 void clear_precision(struct vstate *st);
 
 /* prune.c */

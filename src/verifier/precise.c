@@ -13,16 +13,41 @@
 
 int push_hist(struct vstate *st, int idx, int prev)
 {
-	if (st->hist_cnt == st->hist_cap) {
-		int nc = st->hist_cap ? st->hist_cap * 2 : 16;
-		struct hist *h = realloc(st->hist, nc * sizeof(*h));
-		if (!h)
-			return -ENOMEM;
-		st->hist = h;
-		st->hist_cap = nc;
-	}
-	st->hist[st->hist_cnt++] = (struct hist){ idx, prev };
+	struct hist *n = malloc(sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	*n = (struct hist){ .idx = idx, .prev = prev, .refs = 1, .up = st->hist }; /* takes st's reference */
+	st->hist = n;
+	st->hist_cnt++;
 	return 0;
+}
+
+void hist_put(struct hist *h)
+{
+	while (h && --h->refs == 0) {
+		struct hist *up = h->up;
+		free(h);
+		h = up;
+	}
+}
+
+void hist_pop(struct vstate *st)
+{
+	struct hist *h = st->hist;
+	if (!h)
+		return;
+	st->hist = h->up;
+	if (st->hist)
+		st->hist->refs++;
+	st->hist_cnt--;
+	hist_put(h);
+}
+
+void hist_clear(struct vstate *st)
+{
+	hist_put(st->hist);
+	st->hist = NULL;
+	st->hist_cnt = 0;
 }
 
 static void set_precise_all(struct vstate *st, bool v)
@@ -141,10 +166,14 @@ static int backtrack_insn(struct env *env, int idx, uint32_t *regs, uint64_t *st
 
 /* The insn before i on this path (6.1 get_prev_insn_idx; the second half of an
  * ld_imm64 is stepped over). */
-static int prev_insn(struct env *env, const struct vstate *st, int i, int *hist)
+static int prev_insn(struct env *env, const struct hist **h, int i, int *hist)
 {
-	if (*hist && st->hist[*hist - 1].idx == i)
-		return st->hist[--*hist].prev;
+	if (*hist && (*h)->idx == i) {
+		int prev = (*h)->prev;
+		*h = (*h)->up;
+		--*hist;
+		return prev;
+	}
 	if (i >= 2 && env->insns[i - 2].code == (BPF_LD | BPF_IMM | BPF_DW))
 		return i - 2;
 	return i - 1;
@@ -182,6 +211,7 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 	bool skip_first = true;
 	for (;;) {
 		int hist = st->hist_cnt;
+		const struct hist *h = st->hist;
 		if (env->level & KBPF_LOG_LEVEL2)
 			vlog(env, "last_idx %d first_idx %d\n", last, first);
 		for (int i = last;;) {
@@ -195,7 +225,7 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 				return 0;
 			if (i == first && !hist)
 				break;
-			i = prev_insn(env, st, i, &hist);
+			i = prev_insn(env, &h, i, &hist);
 			if (i < 0 || i >= env->cnt) {
 				give_up(st);
 				return 0;

@@ -241,8 +241,13 @@ int is_state_visited(struct env *env, int insn_idx)
 	cur->last_insn_idx = env->prev_insn_idx;
 	if (!env->aux[insn_idx].prune_point)
 		return 0;
-	bool add = env->test_state_freq || (env->jmps_processed - env->prev_jmps_processed >= 2 &&
-					     env->insn_processed - env->prev_insn_processed >= 8);
+	/* A path that stores no checkpoint keeps one history segment for all its steps, and
+	 * precision backtracking walks it whole each time: a loop of N iterations would cost
+	 * O(N^2) time. Linux later forces a checkpoint once the history passes 40 jumps ("bpf:
+	 * avoid accumulating infinitely long jmp history", 6.8); so does kbpf. */
+	bool force = env->test_state_freq || cur->hist_cnt > 40;
+	bool add = force || (env->jmps_processed - env->prev_jmps_processed >= 2 &&
+			     env->insn_processed - env->prev_insn_processed >= 8);
 	int n = 0;
 	struct vstate **pprev = &env->explored[insn_idx], *sl;
 	while ((sl = *pprev)) {
@@ -252,7 +257,7 @@ int is_state_visited(struct env *env, int insn_idx)
 				vlog(env, "infinite loop detected at insn %d\n", insn_idx);
 				return -EINVAL;
 			}
-			if (env->jmps_processed - env->prev_jmps_processed < 20 &&
+			if (!force && env->jmps_processed - env->prev_jmps_processed < 20 &&
 			    env->insn_processed - env->prev_insn_processed < 100)
 				add = false;
 			goto miss;
@@ -322,14 +327,14 @@ miss:
 	nw->branches = 1;
 	nw->parent = cur->parent;
 	if (env->hist_pushed)
-		nw->hist_cnt--; /* the step into insn_idx is not part of nw's segment */
+		hist_pop(nw); /* the step into insn_idx is not part of nw's segment */
 	for (int f = 0; f <= nw->curframe; f++)
 		nw->frame[f]->live_read = 0, nw->frame[f]->stack_live_read = 0; /* filled in below it */
 	nw->next = env->explored[insn_idx];
 	env->explored[insn_idx] = nw;
 	cur->parent = nw;
 	cur->first_insn_idx = insn_idx;
-	cur->hist_cnt = 0;
+	hist_clear(cur);
 	for (int f = 0; f <= cur->curframe; f++) {
 		cur->frame[f]->written = 0;
 		cur->frame[f]->stack_written = 0;

@@ -16,7 +16,7 @@ void state_free(struct vstate *st)
 		return;
 	for (int i = 0; i < KBPF_MAX_CALL_FRAMES; i++)
 		frame_free(st->frame[i]);
-	free(st->hist);
+	hist_put(st->hist);
 	free(st);
 }
 
@@ -80,16 +80,12 @@ int state_copy_into(struct vstate *dst, const struct vstate *src)
 	dst->first_insn_idx = src->first_insn_idx;
 	dst->last_insn_idx = src->last_insn_idx;
 	dst->all_precise = false; /* only checkpoints earn it (precise.c give_up) */
-	if (src->hist_cnt > dst->hist_cap) {
-		struct hist *h = realloc(dst->hist, src->hist_cnt * sizeof(*h));
-		if (!h)
-			return -ENOMEM;
-		dst->hist = h;
-		dst->hist_cap = src->hist_cnt;
-	}
-	if (src->hist_cnt)
-		memcpy(dst->hist, src->hist, src->hist_cnt * sizeof(*dst->hist));
+	struct hist *old = dst->hist;
+	dst->hist = src->hist; /* shared, not copied */
+	if (dst->hist)
+		dst->hist->refs++;
 	dst->hist_cnt = src->hist_cnt;
+	hist_put(old);
 	return 0;
 }
 
