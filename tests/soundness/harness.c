@@ -355,7 +355,7 @@ static __attribute__((noinline)) int run_now(struct run_req *rq)
 /* Run at a stack depth and with a stack pattern of the variant's. */
 static __attribute__((noinline)) int run_variant(struct run_req *rq, int variant)
 {
-	volatile uint8_t *pad = alloca(variant ? 16 + 0x7f0 : 16); /* r10 differs in bits 4-10 */
+	volatile uint8_t *pad = alloca(variant ? 16 + 0x107f0 : 16); /* r10 differs in bits 4-10 and 16 */
 	pad[0] = 0;
 	stack_prefill(variant ? 0xa5 : 0x00);
 	int ret = run_now(rq);
@@ -392,9 +392,11 @@ static int run_one(struct snd_env *env, const struct snd_case *c, struct kbpf_pr
 	if (c->type != SND_SYSCALL)
 		regions[ro.nr_regions++] = (struct kbpf_mem_region){ env->buf + SND_HEADROOM, c->pkt_len,
 			KBPF_MEM_READ | KBPF_MEM_WRITE, "packet" };
-	if (c->type == SND_SOCKET_FILTER && has_ld_abs(c)) /* SKF_LL_OFF: the MAC header, read-only */
-		regions[ro.nr_regions++] = (struct kbpf_mem_region){ env->buf + SND_HEADROOM - 14, 14,
-			KBPF_MEM_READ, "mac header" };
+	/* SKF_LL_OFF/SKF_NET_OFF: the MAC header before the packet, read-only, as one region
+	 * with the packet (a load may straddle them, as in Linux's skb) */
+	if (c->type == SND_SOCKET_FILTER && has_ld_abs(c))
+		regions[ro.nr_regions++] = (struct kbpf_mem_region){ env->buf + SND_HEADROOM - 14, 14 + c->pkt_len,
+			KBPF_MEM_READ, "mac header and packet" };
 	ro.args[0] = (uint64_t)(uintptr_t)ctx;
 	s->ret = run_variant(&rq, variant);
 	s->r0 = rq.r0;
