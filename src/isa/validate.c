@@ -89,7 +89,9 @@ static int check_jmp(const struct bpf_insn *in, size_t i, char *err, size_t size
 	case BPF_EXIT:
 		if (cls != BPF_JMP)
 			return fail(err, size, i, "unknown opcode %02x", in->code);
-		if (x || in->src_reg || in->dst_reg || in->off || in->imm)
+		/* Linux's do_check ignores off here (and its JITs do): a program Linux's
+		 * verifier accepts must not be refused on it */
+		if (x || in->src_reg || in->dst_reg || in->imm)
 			return fail(err, size, i, "BPF_EXIT uses reserved fields");
 		return 0;
 	case 0xe0:

@@ -84,6 +84,8 @@ static void test_reserved_fields(void)
 	EXPECT_ERR("insn 0: BPF_CALL uses reserved fields", BPF_RAW_INSN(BPF_JMP | BPF_CALL, 1, 0, 0, 1), BPF_EXIT_INSN());
 	EXPECT_ERR("insn 0: BPF_CALL uses reserved fields", BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, 3, 0, 1), BPF_EXIT_INSN());
 	EXPECT_ERR("insn 0: BPF_EXIT uses reserved fields", BPF_RAW_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 1));
+	/* off is ignored, as in Linux's verifier: such an exit is valid */
+	EXPECT_OK(BPF_MOV64_IMM(BPF_REG_0, 0), BPF_RAW_INSN(BPF_JMP | BPF_EXIT, 0, 0, 3, 0));
 	EXPECT_ERR("insn 0: BPF_JMP/JMP32 uses reserved fields", BPF_RAW_INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0, 0), BPF_EXIT_INSN());
 	EXPECT_ERR("insn 0: BPF_JMP/JMP32 uses reserved fields", BPF_RAW_INSN(BPF_JMP32 | BPF_JEQ | BPF_X, 0, 1, 0, 5), BPF_EXIT_INSN());
 	EXPECT_ERR("insn 0: BPF_LD_[ABS|IND] uses reserved fields", BPF_RAW_INSN(BPF_LD | BPF_ABS | BPF_W, 1, 0, 0, 0), BPF_EXIT_INSN());
