@@ -13,20 +13,10 @@
 #include <kbpf/kbpf.h>
 #include <kbpf/linux.h>
 #include "test.h"
+#include "test_linux_util.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NOT_RUN 0xdeadbeefull
-
-static struct kbpf_host *linux_host(void)
-{
-	struct kbpf_host *host = kbpf_host_new();
-
-	if (host && kbpf_linux_host_add(host)) {
-		kbpf_host_free(host);
-		return NULL;
-	}
-	return host;
-}
 
 /* An Ethernet frame in a buffer with headroom, as BPF_PROG_TEST_RUN lays it out: tc
  * sees it from the MAC header, a socket filter from the network header. */

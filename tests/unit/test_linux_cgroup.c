@@ -12,6 +12,7 @@
 #include <kbpf/linux.h>
 #include <kbpf/verifier.h>
 #include "test.h"
+#include "test_linux_util.h"
 
 #define R KBPF_ACCESS_READ
 #define W KBPF_ACCESS_WRITE
@@ -19,28 +20,12 @@
 #define SA(f) ((int)offsetof(struct bpf_sock_addr, f))
 #define SO(f) ((int)offsetof(struct bpf_sockopt, f))
 
-static struct kbpf_host *linux_host(void)
-{
-	struct kbpf_host *host = kbpf_host_new();
-	if (host && kbpf_linux_host_add(host)) {
-		kbpf_host_free(host);
-		return NULL;
-	}
-	return host;
-}
-
 /* The verdict of type name for an access (-1: no such type). */
 static int ok(const struct kbpf_host *host, const char *name, int off, int size, enum kbpf_access_type a,
 	      struct kbpf_ctx_access_info *info)
 {
 	const struct kbpf_prog_type *t = kbpf_host_prog_type_find(host, name);
-	struct kbpf_ctx_access_info local;
-	if (!t)
-		return -1;
-	if (!info)
-		info = &local;
-	memset(info, 0, sizeof(*info));
-	return t->is_valid_access(t, off, size, a, info);
+	return t ? ctx_ok(t, off, size, a, info) : -1;
 }
 
 static bool has(const struct kbpf_host *host, const char *type, int32_t id)

@@ -10,32 +10,13 @@
 #include <kbpf/linux.h>
 #include <kbpf/verifier.h>
 #include "test.h"
+#include "test_linux_util.h"
 
 #define SKB(f) ((int)offsetof(struct __sk_buff, f))
 #define R KBPF_ACCESS_READ
 #define W KBPF_ACCESS_WRITE
 
 static const char *const lwt_types[] = { "lwt_in", "lwt_out", "lwt_xmit", "lwt_seg6local" };
-
-static struct kbpf_host *linux_host(void)
-{
-	struct kbpf_host *host = kbpf_host_new();
-	if (host && kbpf_linux_host_add(host)) {
-		kbpf_host_free(host);
-		return NULL;
-	}
-	return host;
-}
-
-static int ctx_ok(const struct kbpf_prog_type *t, int off, int size, enum kbpf_access_type a,
-		  struct kbpf_ctx_access_info *info)
-{
-	struct kbpf_ctx_access_info local;
-	if (!info)
-		info = &local;
-	memset(info, 0, sizeof(*info));
-	return t->is_valid_access(t, off, size, a, info);
-}
 
 static void test_types(void)
 {

@@ -10,6 +10,7 @@
 #include <kbpf/linux.h>
 #include <kbpf/verifier.h>
 #include "test.h"
+#include "test_linux_util.h"
 
 #define R KBPF_ACCESS_READ
 #define W KBPF_ACCESS_WRITE
@@ -17,26 +18,6 @@
 #define MSG(f) ((int)offsetof(struct sk_msg_md, f))
 #define LK(f) ((int)offsetof(struct bpf_sk_lookup, f))
 #define OPS(f) ((int)offsetof(struct bpf_sock_ops, f))
-
-static struct kbpf_host *linux_host(void)
-{
-	struct kbpf_host *host = kbpf_host_new();
-	if (host && kbpf_linux_host_add(host)) {
-		kbpf_host_free(host);
-		return NULL;
-	}
-	return host;
-}
-
-static int ok(const struct kbpf_prog_type *t, int off, int size, enum kbpf_access_type a,
-	      struct kbpf_ctx_access_info *info)
-{
-	struct kbpf_ctx_access_info local;
-	if (!info)
-		info = &local;
-	memset(info, 0, sizeof(*info));
-	return t->is_valid_access(t, off, size, a, info);
-}
 
 static bool has(const struct kbpf_host *host, const char *type, int32_t id)
 {
@@ -98,20 +79,20 @@ static void test_sk_skb(void)
 		kbpf_host_free(host);
 		return;
 	}
-	CHECK(ok(t, SKB(mark), 4, R, NULL) == 0); /* no mark at all */
-	CHECK(ok(t, SKB(tc_classid), 4, R, NULL) == 0);
-	CHECK(ok(t, SKB(data_meta), 4, R, NULL) == 0);
-	CHECK(ok(t, SKB(tstamp), 8, R, NULL) == 0);
-	CHECK(ok(t, SKB(tc_index), 4, W, NULL) == 1);
-	CHECK(ok(t, SKB(priority), 4, W, NULL) == 1);
-	CHECK(ok(t, SKB(cb[0]), 4, W, NULL) == 0);
-	CHECK(ok(t, SKB(family), 4, R, NULL) == 1); /* the socket tuple is readable */
-	CHECK(ok(t, SKB(remote_ip4), 4, R, NULL) == 1);
-	CHECK(ok(t, SKB(remote_ip6[1]), 4, R, NULL) == 1);
-	CHECK(ok(t, SKB(remote_ip4), 2, R, NULL) == 0);
-	CHECK(ok(t, SKB(local_port), 4, R, NULL) == 1);
-	CHECK(ok(t, SKB(data), 4, R, &info) == 1 && info.reg_type == KBPF_PTR_TO_PACKET && info.conv_size == 8);
-	CHECK(ok(t, SKB(data_end), 4, R, &info) == 1 && info.reg_type == KBPF_PTR_TO_PACKET_END);
+	CHECK(ctx_ok(t, SKB(mark), 4, R, NULL) == 0); /* no mark at all */
+	CHECK(ctx_ok(t, SKB(tc_classid), 4, R, NULL) == 0);
+	CHECK(ctx_ok(t, SKB(data_meta), 4, R, NULL) == 0);
+	CHECK(ctx_ok(t, SKB(tstamp), 8, R, NULL) == 0);
+	CHECK(ctx_ok(t, SKB(tc_index), 4, W, NULL) == 1);
+	CHECK(ctx_ok(t, SKB(priority), 4, W, NULL) == 1);
+	CHECK(ctx_ok(t, SKB(cb[0]), 4, W, NULL) == 0);
+	CHECK(ctx_ok(t, SKB(family), 4, R, NULL) == 1); /* the socket tuple is readable */
+	CHECK(ctx_ok(t, SKB(remote_ip4), 4, R, NULL) == 1);
+	CHECK(ctx_ok(t, SKB(remote_ip6[1]), 4, R, NULL) == 1);
+	CHECK(ctx_ok(t, SKB(remote_ip4), 2, R, NULL) == 0);
+	CHECK(ctx_ok(t, SKB(local_port), 4, R, NULL) == 1);
+	CHECK(ctx_ok(t, SKB(data), 4, R, &info) == 1 && info.reg_type == KBPF_PTR_TO_PACKET && info.conv_size == 8);
+	CHECK(ctx_ok(t, SKB(data_end), 4, R, &info) == 1 && info.reg_type == KBPF_PTR_TO_PACKET_END);
 	CHECK(has(host, "sk_skb", BPF_FUNC_skb_load_bytes) && has(host, "sk_skb", BPF_FUNC_skb_store_bytes));
 	CHECK(has(host, "sk_skb", BPF_FUNC_skb_change_head) && has(host, "sk_skb", BPF_FUNC_sk_lookup_tcp));
 	CHECK(!has(host, "sk_skb", BPF_FUNC_redirect) && !has(host, "sk_skb", BPF_FUNC_csum_diff));
@@ -129,16 +110,16 @@ static void test_sk_msg(void)
 		kbpf_host_free(host);
 		return;
 	}
-	CHECK(ok(t, MSG(data), 8, R, &info) == 1 && info.reg_type == KBPF_PTR_TO_PACKET && info.conv_size == 0);
-	CHECK(ok(t, MSG(data_end), 8, R, &info) == 1 && info.reg_type == KBPF_PTR_TO_PACKET_END);
-	CHECK(ok(t, MSG(data), 4, R, NULL) == 0);
-	CHECK(ok(t, MSG(sk), 8, R, &info) == 1 && info.reg_type == KBPF_PTR_TO_SOCKET);
-	CHECK(ok(t, MSG(family), 4, R, NULL) == 1);
-	CHECK(ok(t, MSG(remote_ip6[3]), 4, R, NULL) == 1);
-	CHECK(ok(t, MSG(size), 4, R, NULL) == 1);
-	CHECK(ok(t, MSG(family), 2, R, NULL) == 0); /* no narrow reads */
-	CHECK(ok(t, MSG(local_port), 4, W, NULL) == 0); /* read-only */
-	CHECK(ok(t, MSG(size) + 4, 4, R, NULL) == 0);   /* the padding before sk */
+	CHECK(ctx_ok(t, MSG(data), 8, R, &info) == 1 && info.reg_type == KBPF_PTR_TO_PACKET && info.conv_size == 0);
+	CHECK(ctx_ok(t, MSG(data_end), 8, R, &info) == 1 && info.reg_type == KBPF_PTR_TO_PACKET_END);
+	CHECK(ctx_ok(t, MSG(data), 4, R, NULL) == 0);
+	CHECK(ctx_ok(t, MSG(sk), 8, R, &info) == 1 && info.reg_type == KBPF_PTR_TO_SOCKET);
+	CHECK(ctx_ok(t, MSG(family), 4, R, NULL) == 1);
+	CHECK(ctx_ok(t, MSG(remote_ip6[3]), 4, R, NULL) == 1);
+	CHECK(ctx_ok(t, MSG(size), 4, R, NULL) == 1);
+	CHECK(ctx_ok(t, MSG(family), 2, R, NULL) == 0); /* no narrow reads */
+	CHECK(ctx_ok(t, MSG(local_port), 4, W, NULL) == 0); /* read-only */
+	CHECK(ctx_ok(t, MSG(size) + 4, 4, R, NULL) == 0);   /* the padding before sk */
 	CHECK(has(host, "sk_msg", BPF_FUNC_msg_apply_bytes) && has(host, "sk_msg", BPF_FUNC_msg_pull_data));
 	CHECK(has(host, "sk_msg", BPF_FUNC_get_netns_cookie));
 	CHECK(!has(host, "sk_msg", BPF_FUNC_skb_load_bytes));
@@ -168,18 +149,18 @@ static void test_sk_lookup(void)
 		kbpf_host_free(host);
 		return;
 	}
-	CHECK(ok(t, LK(sk), 8, R, &info) == 1 && info.reg_type == (KBPF_PTR_TO_SOCKET | KBPF_PTR_MAYBE_NULL));
-	CHECK(ok(t, LK(sk), 4, R, NULL) == 0);
-	CHECK(ok(t, LK(family), 4, R, &info) == 1 && info.ctx_field_size == 4);
-	CHECK(ok(t, LK(family), 1, R, NULL) == 1);
-	CHECK(ok(t, LK(local_ip6[2]) + 2, 2, R, NULL) == 1);
-	CHECK(ok(t, LK(remote_port), 4, R, NULL) == 1); /* a u32 read of the __be16 */
-	CHECK(ok(t, LK(remote_port), 2, R, &info) == 1 && info.ctx_field_size == 2);
-	CHECK(ok(t, LK(remote_port) + 2, 2, R, NULL) == 1); /* the zero padding */
-	CHECK(ok(t, LK(remote_port) + 2, 4, R, NULL) == 0);
-	CHECK(ok(t, LK(ingress_ifindex), 4, R, NULL) == 1);
-	CHECK(ok(t, LK(family), 4, W, NULL) == 0);
-	CHECK(ok(t, (int)sizeof(struct bpf_sk_lookup), 4, R, NULL) == 0);
+	CHECK(ctx_ok(t, LK(sk), 8, R, &info) == 1 && info.reg_type == (KBPF_PTR_TO_SOCKET | KBPF_PTR_MAYBE_NULL));
+	CHECK(ctx_ok(t, LK(sk), 4, R, NULL) == 0);
+	CHECK(ctx_ok(t, LK(family), 4, R, &info) == 1 && info.ctx_field_size == 4);
+	CHECK(ctx_ok(t, LK(family), 1, R, NULL) == 1);
+	CHECK(ctx_ok(t, LK(local_ip6[2]) + 2, 2, R, NULL) == 1);
+	CHECK(ctx_ok(t, LK(remote_port), 4, R, NULL) == 1); /* a u32 read of the __be16 */
+	CHECK(ctx_ok(t, LK(remote_port), 2, R, &info) == 1 && info.ctx_field_size == 2);
+	CHECK(ctx_ok(t, LK(remote_port) + 2, 2, R, NULL) == 1); /* the zero padding */
+	CHECK(ctx_ok(t, LK(remote_port) + 2, 4, R, NULL) == 0);
+	CHECK(ctx_ok(t, LK(ingress_ifindex), 4, R, NULL) == 1);
+	CHECK(ctx_ok(t, LK(family), 4, W, NULL) == 0);
+	CHECK(ctx_ok(t, (int)sizeof(struct bpf_sk_lookup), 4, R, NULL) == 0);
 	CHECK(has(host, "sk_lookup", BPF_FUNC_sk_assign) && has(host, "sk_lookup", BPF_FUNC_sk_release));
 	CHECK(!has(host, "sk_lookup", BPF_FUNC_skb_load_bytes));
 	/* bpf_sk_assign(ctx, NULL, 0) is fine: the socket may be NULL */
@@ -209,16 +190,16 @@ static void test_sock_ops(void)
 		kbpf_host_free(host);
 		return;
 	}
-	CHECK(ok(t, OPS(reply), 4, W, NULL) == 1);
-	CHECK(ok(t, OPS(sk_txhash), 4, W, NULL) == 1);
-	CHECK(ok(t, OPS(op), 4, W, NULL) == 0);
-	CHECK(ok(t, OPS(op), 4, R, NULL) == 1);
-	CHECK(ok(t, OPS(op), 2, R, NULL) == 0);
-	CHECK(ok(t, OPS(bytes_received), 8, R, NULL) == 1);
-	CHECK(ok(t, OPS(bytes_acked), 4, R, NULL) == 0);
-	CHECK(ok(t, OPS(sk), 8, R, &info) == 1 && info.reg_type == (KBPF_PTR_TO_SOCKET | KBPF_PTR_MAYBE_NULL));
-	CHECK(ok(t, OPS(skb_data), 8, R, &info) == 1 && info.reg_type == KBPF_PTR_TO_PACKET);
-	CHECK(ok(t, OPS(skb_tcp_flags), 1, R, &info) == 1 && info.ctx_field_size == 4);
+	CHECK(ctx_ok(t, OPS(reply), 4, W, NULL) == 1);
+	CHECK(ctx_ok(t, OPS(sk_txhash), 4, W, NULL) == 1);
+	CHECK(ctx_ok(t, OPS(op), 4, W, NULL) == 0);
+	CHECK(ctx_ok(t, OPS(op), 4, R, NULL) == 1);
+	CHECK(ctx_ok(t, OPS(op), 2, R, NULL) == 0);
+	CHECK(ctx_ok(t, OPS(bytes_received), 8, R, NULL) == 1);
+	CHECK(ctx_ok(t, OPS(bytes_acked), 4, R, NULL) == 0);
+	CHECK(ctx_ok(t, OPS(sk), 8, R, &info) == 1 && info.reg_type == (KBPF_PTR_TO_SOCKET | KBPF_PTR_MAYBE_NULL));
+	CHECK(ctx_ok(t, OPS(skb_data), 8, R, &info) == 1 && info.reg_type == KBPF_PTR_TO_PACKET);
+	CHECK(ctx_ok(t, OPS(skb_tcp_flags), 1, R, &info) == 1 && info.ctx_field_size == 4);
 	CHECK(has(host, "sock_ops", BPF_FUNC_getsockopt) && has(host, "sock_ops", BPF_FUNC_sock_ops_cb_flags_set));
 	/* var_off.c: an unbounded stack pointer into getsockopt */
 	const struct bpf_insn unbounded[] = {
