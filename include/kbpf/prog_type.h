@@ -147,6 +147,13 @@ struct kbpf_helper_proto {
 				    * (Linux: bpf_base_func_proto's CAP_BPF / CAP_PERFMON split);
 				    * without them the verifier treats it as unknown. 0: anyone. */
 	uint32_t arg_size[5];      /* KBPF_ARG_MEM_FIXED_SIZE: bytes of the memory argument */
+	/* If set, the helper only returns this 64-bit variable, which the host keeps
+	 * current (8-byte aligned, never freed while programs use it): the verifier's
+	 * rewrite replaces each call with R0 = *inline_load (ld_imm64 of the address, then
+	 * a load), as Linux inlines bpf_jiffies64. fn still serves programs created
+	 * without verification. Checked runs may read the variable. Registration refuses a
+	 * misaligned address (-EINVAL). */
+	const volatile uint64_t *inline_load;
 };
 
 /* Register helper id with its prototype (the proto and its name are copied). If

@@ -21,29 +21,6 @@
 	((opts) && (opts)->sz >= offsetof(typeof(*(opts)), field) + sizeof((opts)->field))
 #define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
-/* The storage of every map in the table (once per map), for checked runs. */
-static int collect_map_regions(struct kbpf_prog *prog)
-{
-	size_t total = 0, n = 0;
-
-	for (size_t i = 0; i < prog->nr_maps; i++)
-		total += kbpf_map_mem_regions(prog->maps[i], NULL, 0);
-	if (!total)
-		return 0;
-	prog->map_regions = calloc(total, sizeof(*prog->map_regions));
-	if (!prog->map_regions)
-		return -ENOMEM;
-	for (size_t i = 0; i < prog->nr_maps; i++) {
-		bool seen = false;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = prog->maps[k] == prog->maps[i];
-		if (!seen)
-			n += kbpf_map_mem_regions(prog->maps[i], prog->map_regions + n, total - n);
-	}
-	prog->nr_map_regions = n < total ? n : total;
-	return 0;
-}
-
 /* Compile prog with the JIT. Only a host the JIT cannot serve at all fails the create;
  * a program the JIT does not take keeps the interpreter, the reason in the log. */
 static int prog_jit(struct kbpf_prog *prog, char *log, size_t log_size)
@@ -73,6 +50,8 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	uint32_t *xlated_idx = NULL;    /* ... and where each given insn went in it */
 	size_t xlated_idx_cnt = 0;
 	uint32_t max_ctx_offset = 0; /* the verifier's, if verified */
+	const struct bpf_insn *given = insns; /* before the verifier's rewrite */
+	size_t given_cnt = cnt;
 	int ret;
 
 	if (!out)
@@ -157,11 +136,11 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		}
 		memcpy(prog->maps, opts->maps, nr_maps * sizeof(*prog->maps));
 		prog->nr_maps = nr_maps;
-		ret = collect_map_regions(prog);
-		if (ret) {
-			kbpf_prog_free(prog);
-			return ret;
-		}
+	}
+	ret = kbpf_prog_regions_collect(prog, given, given_cnt); /* prog_regions.c */
+	if (ret) {
+		kbpf_prog_free(prog);
+		return ret;
 	}
 	snprintf(prog->name, sizeof(prog->name), "%s", OPTS_GET(opts, name, NULL) ? opts->name : "prog");
 

@@ -17,8 +17,8 @@ struct kbpf_prog {
 	struct kbpf_host *host;
 	struct kbpf_map **maps; /* the table LDDW map pseudo instructions index */
 	size_t nr_maps;
-	/* the maps' storage, which checked mode lets the program touch besides the
-	 * regions a run declares (kbpf_map_mem_regions) */
+	/* the maps' storage and the variables of inlined helpers, which checked mode lets
+	 * the program touch besides the regions a run declares (prog_regions.c) */
 	struct kbpf_mem_region *map_regions;
 	size_t nr_map_regions;
 	struct kbpf_interp *interp;
@@ -34,6 +34,10 @@ struct kbpf_prog {
 	 * for an unverified program or a type without one (such programs are refused) */
 	kbpf_ld_abs_fn ld_abs;
 };
+
+/* prog_regions.c: fill map_regions; given are the instructions before the verifier's
+ * rewrite (prog->insns, xlated_idx set). Returns 0 or -ENOMEM. */
+int kbpf_prog_regions_collect(struct kbpf_prog *prog, const struct bpf_insn *given, size_t given_cnt);
 
 /* The 64-bit value the LDDW at insns[idx] loads: its immediate, or for map pseudo
  * sources the map's address or the address of a value offset. Shared by the engines.

@@ -44,6 +44,8 @@ int kbpf_host_helper_register_proto(struct kbpf_host *host, int32_t id,
 	for (int i = 0; i < 5; i++)
 		if (KBPF_ARG_BASE(proto->arg_type[i]) >= KBPF_ARG_TYPE_MAX)
 			return -EINVAL;
+	if ((uintptr_t)proto->inline_load & 7)
+		return -EINVAL; /* the JIT and the interpreter load it as one aligned u64 */
 	size_t pos = proto_lower_bound(host, id);
 	if (pos < host->nr_protos && host->protos[pos].id == id)
 		return -EEXIST;

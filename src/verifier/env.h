@@ -140,6 +140,8 @@ struct insn_aux {
 	/* bpf_loop call (loop_inline.c, Linux's loop_inline_state): inlined if fit */
 	bool loop_inline_init, loop_inline_fit;
 	uint32_t loop_cb_subprog;
+	/* helper call whose proto has inline_load (grow.c): the variable it becomes */
+	const volatile uint64_t *inline_load;
 };
 
 struct env {
@@ -214,13 +216,25 @@ int fixup_apply(struct env *env, struct bpf_insn *out);
 
 /* loop_inline.c: bpf_loop inlining (Linux's update_loop_inline_state, optimize_bpf_loop).
  * note: at a bpf_loop call whose callback is subprogno, before R1-R5 are clobbered.
- * apply: after a safe walk, in (env->cnt insns, fixup_apply's output) with the fit calls
- * inlined into *out (malloc'ed; NULL when nothing is inlined) of *out_cnt insns, and if
- * out_idx, *out_idx (malloc'ed, with *out) where each of the cnt insns and the end start in
- * it; the subprograms' starts and stack depths in env become the new program's. */
+ * here: whether the call at i is inlined (LOOP_PATCH_LEN insns); emit: its patch at out,
+ * base the spill area's offset from R10, callback_rel the BPF-to-BPF call's imm. */
+#define LOOP_PATCH_LEN 19
+#define LOOP_CALL_OFF 12 /* the BPF-to-BPF call inside the patch */
 int loop_inline_note(struct env *env, int insn_idx, uint32_t subprogno);
-int loop_inline_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out, int *out_cnt,
-		      uint32_t **out_idx);
+bool loop_inline_here(const struct env *env, int i, int subprog);
+void loop_inline_emit(struct bpf_insn *out, int32_t base, int32_t callback_rel);
+/* The spill area of bpf_loop inlining below a subprogram's stack depth (3 registers and
+ * the rounding of the depth to 8). */
+int loop_inline_extra_stack(int depth);
+
+/* grow.c: the rewrites that make the program longer (Linux's optimize_bpf_loop and the
+ * growing part of do_misc_fixups: inlined bpf_loop calls, unprivileged tail-call guards,
+ * helpers that are a variable's load). After a safe walk, in (env->cnt insns, fixup_apply's
+ * output) is rewritten into *out (malloc'ed; NULL when nothing grows) of *out_cnt insns,
+ * and if out_idx, *out_idx (malloc'ed, with *out) where each of the cnt insns and the end
+ * start in it; the subprograms' starts and stack depths in env become the new program's. */
+int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out, int *out_cnt,
+	       uint32_t **out_idx);
 
 /* log.c */
 void vlog(struct env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

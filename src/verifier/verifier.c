@@ -463,7 +463,7 @@ static uint64_t now_ns(void)
 }
 
 /* The rewrites after a safe walk (Linux's bpf_check after check_max_stack_depth): same-count
- * ones (fixup.c) into out_same if given, then bpf_loop inlining; with alloc the result goes
+ * ones (fixup.c) into out_same if given, then the growing ones (grow.c); with alloc the result goes
  * to opts->xlated_prog / xlated_cnt. */
 static int xlate(struct env *env, struct bpf_insn *out_same, bool alloc)
 {
@@ -478,7 +478,7 @@ static int xlate(struct env *env, struct bpf_insn *out_same, bool alloc)
 		o->nr_ctx_conv = (uint32_t)n;
 	}
 	uint32_t *idx = NULL;
-	int err = loop_inline_apply(env, buf, &grown, &grown_cnt, alloc ? &idx : NULL);
+	int err = grow_apply(env, buf, &grown, &grown_cnt, alloc ? &idx : NULL);
 	if (!err && alloc && !grown) {
 		/* nothing moved: each insn where it was */
 		idx = malloc(((size_t)env->cnt + 1) * sizeof(*idx));

@@ -15,7 +15,7 @@
 #include <kbpf/map.h>
 #include "linux_internal.h"
 
-static uint64_t clock_ns(clockid_t id)
+uint64_t kbpf_linux_clock_ns(clockid_t id)
 {
 	struct timespec ts;
 	if (clock_gettime(id, &ts))
@@ -26,32 +26,25 @@ static uint64_t clock_ns(clockid_t id)
 KBPF_LINUX_HELPER(ktime_get_ns)
 {
 	LINUX_UNUSED5(r1, r2, r3, r4, r5);
-	return clock_ns(CLOCK_MONOTONIC);
+	return kbpf_linux_clock_ns(CLOCK_MONOTONIC);
 }
 
 KBPF_LINUX_HELPER(ktime_get_boot_ns)
 {
 	LINUX_UNUSED5(r1, r2, r3, r4, r5);
-	return clock_ns(CLOCK_BOOTTIME);
+	return kbpf_linux_clock_ns(CLOCK_BOOTTIME);
 }
 
 KBPF_LINUX_HELPER(ktime_get_coarse_ns)
 {
 	LINUX_UNUSED5(r1, r2, r3, r4, r5);
-	return clock_ns(CLOCK_MONOTONIC_COARSE);
+	return kbpf_linux_clock_ns(CLOCK_MONOTONIC_COARSE);
 }
 
 KBPF_LINUX_HELPER(ktime_get_tai_ns)
 {
 	LINUX_UNUSED5(r1, r2, r3, r4, r5);
-	return clock_ns(CLOCK_TAI);
-}
-
-/* Debian's kernels tick at CONFIG_HZ=250; jiffies count from boot. */
-KBPF_LINUX_HELPER(jiffies64)
-{
-	LINUX_UNUSED5(r1, r2, r3, r4, r5);
-	return clock_ns(CLOCK_BOOTTIME) / (1000000000u / 250);
+	return kbpf_linux_clock_ns(CLOCK_TAI);
 }
 
 /* bpf_per_cpu_ptr / bpf_this_cpu_ptr on a per-CPU host variable (kbpf/kfunc.h): a
@@ -79,7 +72,7 @@ KBPF_LINUX_HELPER(get_prandom_u32)
 	uint64_t x = prandom_state;
 	if (!x) {
 		if (getrandom(&x, sizeof(x), GRND_NONBLOCK) != sizeof(x))
-			x = clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)(uintptr_t)&prandom_state;
+			x = kbpf_linux_clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)(uintptr_t)&prandom_state;
 		x |= 1; /* never the absorbing state 0 */
 	}
 	x ^= x >> 12;

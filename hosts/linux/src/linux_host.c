@@ -72,6 +72,8 @@ static int add_helpers(struct kbpf_host *host)
 		/* The host's own implementation runs; Linux's prototype describes it. */
 		if (kbpf_host_helper_find(host, h->id, NULL))
 			p.fn = NULL;
+		else if (h->id == BPF_FUNC_jiffies64)
+			p.inline_load = kbpf_linux_jiffies_var(); /* NULL unless the ticker runs */
 		int ret = kbpf_host_helper_register_proto(host, h->id, &p);
 		if (ret)
 			return ret;

@@ -5,6 +5,7 @@
 #define KBPF_LINUX_INTERNAL_H
 
 #include <stdbool.h>
+#include <time.h>
 #include <kbpf/linux.h>
 
 /* A helper kbpf_linux registers: its Linux id and prototype (name filled in from
@@ -94,6 +95,11 @@ KBPF_LINUX_HELPER(ktime_get_boot_ns);
 KBPF_LINUX_HELPER(ktime_get_coarse_ns);
 KBPF_LINUX_HELPER(ktime_get_tai_ns);
 KBPF_LINUX_HELPER(jiffies64);
+/* helpers_base.c: clock id's time in ns (0 if the clock cannot be read). */
+uint64_t kbpf_linux_clock_ns(clockid_t id);
+/* jiffies.c: the variable bpf_jiffies64 may be inlined into (its proto's inline_load)
+ * while the ticker runs, else NULL. */
+const volatile uint64_t *kbpf_linux_jiffies_var(void);
 KBPF_LINUX_HELPER(per_cpu_ptr);
 KBPF_LINUX_HELPER(this_cpu_ptr);
 KBPF_LINUX_HELPER(get_prandom_u32);

@@ -39,6 +39,17 @@ extern "C" {
  * something else), -ENOMEM. */
 int kbpf_linux_host_add(struct kbpf_host *host);
 
+/* Linux's jiffies, kept the way Linux keeps them: start a thread that advances a jiffies
+ * variable HZ (250) times a second from CLOCK_BOOTTIME. Hosts set up with
+ * kbpf_linux_host_add afterwards let the verifier inline bpf_jiffies64 into a load of that
+ * variable (one load instead of a clock read; the xlated program is Linux's); without the
+ * ticker the helper reads the clock at each call. Both give the same count, the variable
+ * up to a tick late, as Linux's. Process-wide and idempotent: returns 0 or -errno
+ * (pthread_create). Stop it only once the programs of those hosts are freed: after
+ * kbpf_linux_jiffies_stop they would read a frozen count. */
+int kbpf_linux_jiffies_start(void);
+void kbpf_linux_jiffies_stop(void);
+
 /* Where bpf_trace_printk output goes: fn gets each formatted message (as the program
  * wrote it, usually ending in '\n'). Process-wide, because a helper is called with its
  * five arguments only and so cannot find its host; fn NULL restores the default, stderr. */

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The rewrites after a safe walk that make the program longer, in one pass over the final
+ * positions (Linux patches one instruction at a time with bpf_patch_insn_data; the result
+ * is the same program):
+ *   - an inlined bpf_loop call becomes Linux's 19-instruction loop (loop_inline.c);
+ *   - an unprivileged program's tail call gets Linux's Spectre v1 guard (do_misc_fixups);
+ *   - a call of a helper whose proto has inline_load becomes R0 = that variable, as
+ *     do_misc_fixups inlines bpf_jiffies64 (ld_imm64 of its address, then a load).
+ * Every jump, BPF-to-BPF call and function address that crosses a patch is moved as
+ * bpf_adj_branches moves it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/bpf.h>
+#include <kbpf/insn.h>
+#include <kbpf/map.h>
+#include "verifier/env.h"
+
+/* The subprogram that holds insn i (env->sub[nr_sub].start is cnt). */
+static int sub_of(const struct env *env, int i)
+{
+	int s = 0;
+	while (s + 1 < env->nr_sub && env->sub[s + 1].start <= i)
+		s++;
+	return s;
+}
+
+static bool inline_here(const struct env *env, int i)
+{
+	return loop_inline_here(env, i, sub_of(env, i));
+}
+
+/* Linux's do_misc_fixups for a tail call of an unprivileged program (Spectre v1): the
+ * index is bounded in 64 bits, then masked, before the call; an index that is in range
+ * only once truncated to 32 bits (what the call itself takes) does not call. */
+#define TAIL_GUARD_LEN 3
+
+static bool tail_guard_here(const struct env *env, int i)
+{
+	return !env->priv && env->aux[i].tail_map && !env->aux[i].tail_map_poison;
+}
+
+static void emit_tail_guard(struct bpf_insn *out, const struct kbpf_map *map, struct bpf_insn call)
+{
+	uint32_t max = kbpf_map_max_entries(map), mask = 0;
+	while (max && mask < max - 1) /* Linux's array index_mask: the next power of two, less 1 */
+		mask = mask << 1 | 1;
+	out[0] = (struct bpf_insn)BPF_JMP_IMM(BPF_JGE, BPF_REG_3, (int32_t)max, 2);
+	out[1] = (struct bpf_insn)BPF_ALU32_IMM(BPF_AND, BPF_REG_3, (int32_t)mask);
+	out[2] = call;
+}
+
+/* A helper that returns a variable: Linux's jiffies64 fixup (for a JIT on a 64-bit
+ * machine; kbpf's engines are both). The call was verified with the helper's return type,
+ * and the load gives what the helper would have returned. */
+#define LOAD_PATCH_LEN 3
+
+static bool load_here(const struct env *env, int i)
+{
+	return env->aux[i].inline_load != NULL;
+}
+
+static void emit_load(struct bpf_insn *out, const volatile uint64_t *var)
+{
+	const struct bpf_insn patch[LOAD_PATCH_LEN] = {
+		BPF_LD_IMM64(BPF_REG_0, (uint64_t)(uintptr_t)var),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_0, 0),
+	};
+	memcpy(out, patch, sizeof(patch));
+}
+
+/* How many instructions old insn i becomes. */
+static int patch_len(const struct env *env, int i)
+{
+	if (inline_here(env, i))
+		return LOOP_PATCH_LEN;
+	if (tail_guard_here(env, i))
+		return TAIL_GUARD_LEN;
+	return load_here(env, i) ? LOAD_PATCH_LEN : 1;
+}
+
+/* Relative field (off or imm) of the insn at old index i, whose target is old index t,
+ * in the new program; false if it does not fit (Linux: -ERANGE). */
+static bool move_rel(const int *nidx, int cnt, int i, int64_t t, int64_t lo, int64_t hi, int64_t *rel)
+{
+	if (t < 0 || t > cnt)
+		return false; /* not in a verified program */
+	*rel = (int64_t)nidx[t] - nidx[i] - 1;
+	return *rel >= lo && *rel <= hi;
+}
+
+int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out, int *out_cnt, uint32_t **out_idx)
+{
+	int cnt = env->cnt;
+	*out = NULL;
+	*out_cnt = cnt;
+	if (out_idx)
+		*out_idx = NULL;
+	int64_t grow = 0;
+	for (int i = 0; i < cnt; i++)
+		grow += patch_len(env, i) - 1;
+	if (!grow)
+		return 0;
+	if ((int64_t)cnt + grow > KBPF_MAX_PROCESSED_INSNS) {
+		vlog(env, "insn %d cannot be patched: the program would be too large\n", cnt);
+		return -E2BIG;
+	}
+	/* nidx[i]: where old insn i (a patched call: its patch) starts; nidx[cnt] the end */
+	int *nidx = malloc(((size_t)cnt + 1) * sizeof(*nidx));
+	int32_t base[MAX_SUBPROGS + 1];
+	int extra[MAX_SUBPROGS + 1];
+	if (!nidx)
+		return -ENOMEM;
+	for (int i = 0, d = 0; i <= cnt; i++) {
+		nidx[i] = i + d;
+		if (i < cnt)
+			d += patch_len(env, i) - 1;
+	}
+	/* the spill area of each subprogram: below its depth rounded up to 8, the same for
+	 * every call in it */
+	for (int s = 0; s < env->nr_sub; s++) {
+		int depth = env->sub[s].stack_depth;
+		extra[s] = loop_inline_extra_stack(depth);
+		base[s] = -(depth + extra[s]);
+	}
+	int new_cnt = nidx[cnt];
+	struct bpf_insn *p = calloc((size_t)new_cnt, sizeof(*p));
+	bool *patched_sub = calloc((size_t)env->nr_sub, sizeof(*patched_sub));
+	int err = 0;
+	if (!p || !patched_sub) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < cnt && !err; i++) {
+		struct bpf_insn insn = in[i];
+		uint8_t cls = BPF_CLASS(insn.code), op = BPF_OP(insn.code);
+		int64_t rel;
+		bool ok = true;
+
+		if (inline_here(env, i)) {
+			int s = sub_of(env, i);
+			int cb = (int)env->aux[i].loop_cb_subprog;
+			loop_inline_emit(&p[nidx[i]], base[s], nidx[env->sub[cb].start] - (nidx[i] + LOOP_CALL_OFF) - 1);
+			patched_sub[s] = true;
+			continue;
+		}
+		if (load_here(env, i)) {
+			emit_load(&p[nidx[i]], env->aux[i].inline_load);
+			continue;
+		}
+		if (tail_guard_here(env, i)) {
+			emit_tail_guard(&p[nidx[i]], env->aux[i].tail_map, insn);
+			continue;
+		}
+		if (insn.code == (BPF_LD | BPF_IMM | BPF_DW) && insn.src_reg == BPF_PSEUDO_FUNC) {
+			ok = move_rel(nidx, cnt, i, (int64_t)i + insn.imm + 1, INT32_MIN, INT32_MAX, &rel);
+			insn.imm = (int32_t)rel;
+		} else if ((cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_EXIT) {
+			if (op == BPF_CALL) {
+				if (insn.src_reg == BPF_PSEUDO_CALL) {
+					ok = move_rel(nidx, cnt, i, (int64_t)i + insn.imm + 1, INT32_MIN, INT32_MAX, &rel);
+					insn.imm = (int32_t)rel;
+				}
+			} else if (cls == BPF_JMP32 && op == BPF_JA) { /* gotol: the offset is imm */
+				ok = move_rel(nidx, cnt, i, (int64_t)i + insn.imm + 1, INT32_MIN, INT32_MAX, &rel);
+				insn.imm = (int32_t)rel;
+			} else {
+				ok = move_rel(nidx, cnt, i, (int64_t)i + insn.off + 1, INT16_MIN, INT16_MAX, &rel);
+				insn.off = (int16_t)rel;
+			}
+		}
+		if (!ok) {
+			/* Linux's bpf_patch_insn_data fails the load the same way */
+			vlog(env, "insn %d cannot be patched due to 16-bit range\n", i);
+			err = -ENOMEM;
+			break;
+		}
+		p[nidx[i]] = insn;
+	}
+	if (err)
+		goto out;
+	for (int s = 0; s < env->nr_sub; s++) {
+		if (patched_sub[s])
+			env->sub[s].stack_depth += extra[s];
+		env->sub[s].start = nidx[env->sub[s].start];
+	}
+	env->sub[env->nr_sub].start = new_cnt;
+	*out = p;
+	*out_cnt = new_cnt;
+	p = NULL;
+	if (out_idx) {
+		/* the same map, for the caller: int and uint32_t agree on every value here */
+		uint32_t *idx = malloc(((size_t)cnt + 1) * sizeof(*idx));
+		if (!idx) {
+			free(*out);
+			*out = NULL;
+			err = -ENOMEM;
+			goto out;
+		}
+		for (int i = 0; i <= cnt; i++)
+			idx[i] = (uint32_t)nidx[i];
+		*out_idx = idx;
+	}
+out:
+	free(p);
+	free(patched_sub);
+	free(nidx);
+	return err;
+}
