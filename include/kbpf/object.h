@@ -109,6 +109,12 @@ int kbpf_program_set_autoload(struct kbpf_program *prog, bool autoload);
 uint32_t kbpf_program_type(const struct kbpf_program *prog);
 /* -EBUSY once the object is loaded. */
 int kbpf_program_set_type(struct kbpf_program *prog, uint32_t type);
+/* Linux's load flags for the program (libbpf's bpf_program__flags/__set_flags):
+ * BPF_F_STRICT_ALIGNMENT, BPF_F_ANY_ALIGNMENT, BPF_F_TEST_STATE_FREQ, BPF_F_SLEEPABLE
+ * (kbpf_verify_opts.prog_flags). Default 0. Set: -EBUSY once the object is loaded; an
+ * unknown bit fails the program's load with -EINVAL. */
+uint32_t kbpf_program_flags(const struct kbpf_program *prog);
+int kbpf_program_set_flags(struct kbpf_program *prog, uint32_t flags);
 /* The program's instructions: as in the ELF section before load; after load the linked
  * and relocated ones (subprograms appended), also when the load failed after linking. */
 const struct bpf_insn *kbpf_program_insns(const struct kbpf_program *prog, size_t *cnt);

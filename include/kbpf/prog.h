@@ -68,6 +68,9 @@ struct kbpf_prog_opts {
 	/* The loader's capabilities for verification (kbpf_verify_opts.caps: KBPF_CAP_*; 0:
 	 * every one unless unprivileged; KBPF_CAP_NONE: none). */
 	unsigned caps;
+	/* Linux's load flags for verification (kbpf_verify_opts.prog_flags:
+	 * BPF_F_STRICT_ALIGNMENT, BPF_F_ANY_ALIGNMENT, BPF_F_TEST_STATE_FREQ, BPF_F_SLEEPABLE). */
+	uint32_t prog_flags;
 };
 
 /* Constant blinding in the JIT (Linux's bpf_jit_harden): no immediate of the program

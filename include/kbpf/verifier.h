@@ -108,6 +108,12 @@ struct kbpf_verify_opts {
 	struct bpf_insn *xlated_prog;
 	uint32_t xlated_cnt;
 	uint32_t *xlated_idx;
+	/* Linux's BPF_PROG_LOAD prog_flags that concern the verifier (<linux/bpf.h>):
+	 * BPF_F_STRICT_ALIGNMENT (every access naturally aligned, packets as if at
+	 * NET_IP_ALIGN 2: "misaligned ... access"), BPF_F_ANY_ALIGNMENT (cancels it),
+	 * BPF_F_TEST_STATE_FREQ (= test_state_freq), BPF_F_SLEEPABLE (= sleepable). Any
+	 * other bit: -EINVAL. */
+	uint32_t prog_flags;
 };
 
 /* Verify insns as a program of opts->prog_type. Returns 0 if the program is safe,

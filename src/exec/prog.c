@@ -82,6 +82,7 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		vo.func_info = OPTS_GET(opts, func_info, NULL);
 		vo.nr_func_info = OPTS_GET(opts, nr_func_info, 0);
 		vo.caps = OPTS_GET(opts, caps, 0);
+		vo.prog_flags = OPTS_GET(opts, prog_flags, 0);
 		/* what runs is the rewritten program (ctx conversion, bpf_loop inlining), which
 		 * may be longer than the one given */
 		vo.xlated_alloc = 1;

@@ -201,6 +201,7 @@ struct kbpf_program {
 	char *sec_name;
 	size_t func_idx;
 	uint32_t type;
+	uint32_t prog_flags; /* kbpf_program_set_flags */
 	bool autoload;
 	/* after load (linking) */
 	struct bpf_insn *insns;

@@ -330,7 +330,7 @@ int kbpf_object_load(struct kbpf_object *obj)
 			.prog_type = vtype,
 			.license = obj->license,
 			.attach_btf_id = sa.attach_btf_id, .attach_member = sa.member,
-			.caps = obj->caps,
+			.caps = obj->caps, .prog_flags = p->prog_flags,
 		};
 		/* BTF func_info: global functions verified on their own, callbacks allowed */
 		if (obj->btf && p->nr_func_info) {
@@ -455,6 +455,21 @@ int kbpf_program_set_type(struct kbpf_program *prog, uint32_t type)
 	if (prog->obj->load_tried)
 		return -EBUSY;
 	prog->type = type;
+	return 0;
+}
+
+uint32_t kbpf_program_flags(const struct kbpf_program *prog)
+{
+	return prog ? prog->prog_flags : 0;
+}
+
+int kbpf_program_set_flags(struct kbpf_program *prog, uint32_t flags)
+{
+	if (!prog)
+		return -EINVAL;
+	if (prog->obj->load_tried)
+		return -EBUSY;
+	prog->prog_flags = flags;
 	return 0;
 }
 

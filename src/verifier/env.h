@@ -177,6 +177,8 @@ struct env {
 	uint32_t insn_processed, prev_insn_processed;
 	uint32_t jmps_processed, prev_jmps_processed;
 	bool test_state_freq; /* Linux's BPF_F_TEST_STATE_FREQ (kbpf_verify_opts) */
+	bool sleepable;        /* kbpf_verify_opts.sleepable or BPF_F_SLEEPABLE */
+	bool strict_alignment; /* BPF_F_STRICT_ALIGNMENT without BPF_F_ANY_ALIGNMENT */
 	uint32_t insn_limit;  /* kbpf_verify_opts.insn_limit, else KBPF_MAX_PROCESSED_INSNS */
 	uint32_t total_states, peak_states, cur_states, max_states_per_insn;
 	int insn_idx, prev_insn_idx;

@@ -442,8 +442,7 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 		vlog(env, "release kernel function %s expects refcounted PTR_TO_BTF_ID\n", fname);
 		return -EINVAL;
 	}
-	if ((meta->flags & KBPF_KF_SLEEPABLE) && !(env->opts->sz > offsetof(struct kbpf_verify_opts, sleepable) &&
-						    env->opts->sleepable)) {
+	if ((meta->flags & KBPF_KF_SLEEPABLE) && !env->sleepable) {
 		vlog(env, "kernel function %s is sleepable but the program is not\n", fname);
 		return -EINVAL;
 	}
@@ -471,7 +470,7 @@ int check_kfunc_call(struct env *env, const struct bpf_insn *insn, int insn_idx)
 		.sz = sizeof(info),
 		.prog_type = env->type->name,
 		.prog_name = env->opts->prog_name,
-		.sleepable = env->opts->sz > offsetof(struct kbpf_verify_opts, sleepable) && env->opts->sleepable,
+		.sleepable = env->sleepable,
 	};
 	struct kfunc_meta meta = { 0 };
 	int err = kbpf_host_kfunc_allowed(env->host, &info, func_id, &meta.flags);

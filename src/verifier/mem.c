@@ -142,6 +142,7 @@ static const char *align_prefix(uint32_t type)
 int check_ptr_alignment(struct env *env, const struct reg *r, int off, int size, bool strict)
 {
 	char tn[TNUM_STR_MAX];
+	strict = strict || env->strict_alignment;
 	if (size == 1)
 		return 0;
 	if (reg_is_pkt(r)) {

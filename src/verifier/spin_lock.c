@@ -140,7 +140,7 @@ static bool is_tracing(uint32_t linux_type)
 int check_map_prog_fields(struct env *env, const struct kbpf_map *map)
 {
 	uint32_t t = env->type->linux_type;
-	bool sleepable = env->opts->sz > offsetof(struct kbpf_verify_opts, sleepable) && env->opts->sleepable;
+	bool sleepable = env->sleepable;
 
 	if (kbpf_map_spin_lock_off(map) >= 0) {
 		if (t == BPF_PROG_TYPE_SOCKET_FILTER) {

@@ -550,6 +550,14 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 		return -ENOENT;
 	if (opts->log_level & ~7u)
 		return -EINVAL;
+	uint32_t prog_flags = opts->sz >= offsetof(struct kbpf_verify_opts, prog_flags) + sizeof(opts->prog_flags)
+				      ? opts->prog_flags : 0;
+	if (prog_flags & ~(uint32_t)(BPF_F_STRICT_ALIGNMENT | BPF_F_ANY_ALIGNMENT | BPF_F_TEST_STATE_FREQ |
+				     BPF_F_SLEEPABLE)) {
+		if (opts->log_buf && opts->log_size)
+			snprintf(opts->log_buf, opts->log_size, "unknown prog_flags 0x%x\n", prog_flags);
+		return -EINVAL; /* Linux's bpf_prog_load refuses them before the verifier */
+	}
 	/* Linux's bpf_prog_load: most types need CAP_BPF, networking ones CAP_NET_ADMIN,
 	 * tracing ones CAP_PERFMON (-EPERM, no verifier log). */
 	unsigned need = type->sz > offsetof(struct kbpf_prog_type, load_caps) ? type->load_caps : 0;
@@ -573,7 +581,13 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	env->type = type;
 	env->priv = !unpriv;
 	env->caps = caps;
-	env->test_state_freq = opts->sz > offsetof(struct kbpf_verify_opts, test_state_freq) && opts->test_state_freq;
+	env->test_state_freq = (opts->sz > offsetof(struct kbpf_verify_opts, test_state_freq) && opts->test_state_freq) ||
+			       (prog_flags & BPF_F_TEST_STATE_FREQ);
+	env->sleepable = (opts->sz > offsetof(struct kbpf_verify_opts, sleepable) && opts->sleepable) ||
+			 (prog_flags & BPF_F_SLEEPABLE);
+	/* Linux: strict if asked for, or on machines without efficient unaligned access
+	 * (x86-64 has it, and kbpf's engines never need alignment); ANY cancels it */
+	env->strict_alignment = (prog_flags & BPF_F_STRICT_ALIGNMENT) && !(prog_flags & BPF_F_ANY_ALIGNMENT);
 	env->insn_limit = KBPF_MAX_PROCESSED_INSNS;
 	if (opts->sz >= offsetof(struct kbpf_verify_opts, insn_limit) + sizeof(opts->insn_limit) && opts->insn_limit &&
 	    opts->insn_limit < KBPF_MAX_PROCESSED_INSNS)

@@ -24,10 +24,34 @@ expect 0 "R0_w=map_value_or_null\(id=[0-9]+,off=0,ks=4,vs=8,imm=0\)" -- verify -
 expect 0 "safe: safe as socket_filter" -- verify "$obj"
 expect 2 "" -- verify --log-level x "$obj"
 expect 1 "no program 'nope'" -- verify "$obj" nope
+# --prog-flags: Linux's BPF_F_STRICT_ALIGNMENT makes a misaligned map value read an
+# error (x86-64 allows it otherwise); BPF_F_ANY_ALIGNMENT cancels it; unknown bits refused
+cat >"$tmp/misaligned.s" <<'EOF'
+*(u64 *)(r10 -8) = 0
+r2 = r10
+r2 += -8
+r1 = map[idx:0]
+call bpf_map_lookup_elem#1
+if r0 == 0 goto out
+r0 = *(u32 *)(r0 +2)
+out:
+r0 = 0
+exit
+EOF
+expect 0 "safe as socket_filter" -- verify --map array:4:8:1 "$tmp/misaligned.s"
+expect 1 "misaligned value access off \(0x0; 0x0\)\+0\+2 size 4" -- verify --prog-flags strict_alignment --map array:4:8:1 "$tmp/misaligned.s"
+expect 0 "safe as socket_filter" -- verify --prog-flags strict_align,any_align --map array:4:8:1 "$tmp/misaligned.s"
+expect 0 "safe as socket_filter" -- verify --prog-flags 3 --map array:4:8:1 "$tmp/misaligned.s"
+expect 1 "unknown prog_flags 0x100" -- verify --prog-flags 0x100 --map array:4:8:1 "$tmp/misaligned.s"
+expect 2 "--prog-flags: expected strict_alignment" -- verify --prog-flags bogus "$tmp/misaligned.s"
 # kbpf prog load: the verifier's last lines and exit 1, or what was loaded
 expect 1 "7: \(79\) r0 = \*\(u64 \*\)\(r0 \+0\)" -- prog load "$obj" null_deref
 expect 1 "R0 invalid mem access 'map_value_or_null'" -- prog load "$obj" null_deref
 expect 1 "load failed: Permission denied" -- prog load "$obj" null_deref
 expect 0 "unsafe.bpf.o: 1 program loaded" -- prog load "$obj"
 expect 0 "safe: section socket, type socket_filter" -- prog load "$obj" safe
+# load flags reach every program of an object (kbpf_program_set_flags)
+expect 1 "unknown prog_flags 0x100" -- prog load --prog-flags 0x100 "$obj" safe
+expect 0 "1 program loaded" -- prog load --prog-flags strict_alignment "$obj" safe
+expect 1 "unknown prog_flags 0x100" -- prog dump --prog-flags 0x100 "$obj" safe
 finish

@@ -676,11 +676,13 @@ static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, 
 		/* Linux's test_verifier: statistics only, level 2 for VERBOSE_ACCEPT */
 		.log_level = expect == VERBOSE_ACCEPT ? KBPF_LOG_LEVEL2 : KBPF_LOG_STATS,
 		.log_buf = log, .log_size = log_size, .prog_name = t->descr,
-		/* test_verifier passes flags above its own two as program flags:
-		 * BPF_F_TEST_STATE_FREQ (1 << 3) is the one kbpf models */
-		.test_state_freq = (t->flags & (1u << 3)) != 0,
+		/* test_verifier's program flags: its own two flags become the alignment
+		 * ones, and flags above them are passed as they are (BPF_F_TEST_STATE_FREQ,
+		 * BPF_F_SLEEPABLE: the ones its cases use) */
+		.prog_flags = ((t->flags & F_LOAD_WITH_STRICT_ALIGNMENT) ? BPF_F_STRICT_ALIGNMENT : 0) |
+			      ((t->flags & F_NEEDS_EFFICIENT_UNALIGNED_ACCESS) ? BPF_F_ANY_ALIGNMENT : 0) |
+			      (t->flags & ~3u),
 		.attach_btf_id = attach_btf_id,
-		.sleepable = (t->flags & BPF_F_SLEEPABLE) != 0,
 	};
 	vo.xlated_alloc = xlated;
 	struct btf *btf = test_btf(t);
@@ -783,12 +785,5 @@ out:
 int st_case_run(struct kbpf_host *host, const struct st_case *c, char *log, size_t log_size,
 		int verbose, struct st_outcome *out)
 {
-	/* Linux loads these with BPF_F_STRICT_ALIGNMENT, which kbpf cannot be asked for:
-	 * they count as skipped unless they pass anyway. */
-	if (case_run(host, c, log, log_size, verbose, out) == ST_FAIL &&
-	    (c->test->flags & F_LOAD_WITH_STRICT_ALIGNMENT)) {
-		set(out, ST_SKIP, "strict-align",
-		    "loads with BPF_F_STRICT_ALIGNMENT: kbpf_verify_opts has no such flag");
-	}
-	return out->rc;
+	return case_run(host, c, log, log_size, verbose, out);
 }

@@ -56,7 +56,13 @@ int cli_parse_u64(const char *s, uint64_t *out);
 int cli_parse_caps(const char *s, unsigned *caps);
 #define CLI_CAP_USAGE "  --cap LIST        the loader's capabilities (default all): bpf, perfmon, net_admin,\n" \
 		      "                    sys_admin, sys_boot, all, none, comma-separated; -NAME drops one\n" \
-		      "                    (--cap -sys_boot: no destructive kfuncs, as Linux without CAP_SYS_BOOT)\n"
+		      "                    (--cap -sys_boot: no destructive kfuncs, as Linux without CAP_SYS_BOOT)\n" \
+		      "  --prog-flags LIST Linux's load flags: strict_alignment, any_alignment, test_state_freq,\n" \
+		      "                    sleepable (comma-separated), or a number\n"
+/* --prog-flags LIST: comma-separated BPF_F_* load flag names (strict_alignment,
+ * any_alignment, test_state_freq, sleepable; "strict_align", "any_align" too) or a
+ * number. Returns 0 and *flags for kbpf_verify_opts.prog_flags, or -EINVAL. */
+int cli_parse_prog_flags(const char *s, uint32_t *flags);
 
 /* Parse a --dialect value. Returns 0 or -EINVAL. */
 int cli_parse_dialect(const char *s, enum kbpf_asm_dialect *out);
@@ -69,10 +75,12 @@ int cli_is_help(const char *arg);
 /* getopt codes of the host options every object command takes:
  *   --host FILE       host BTF from FILE (kfuncs, CO-RE)
  *   --kconfig N=V     a kconfig value (CONFIG_HZ=250 is preset)
- *   --cap LIST        the loader's capabilities (kbpf_*_opts.caps) */
-enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG, CLI_OPT_CAP };
+ *   --cap LIST        the loader's capabilities (kbpf_*_opts.caps)
+ *   --prog-flags LIST Linux's load flags (kbpf_*_opts.prog_flags) */
+enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG, CLI_OPT_CAP, CLI_OPT_PROG_FLAGS };
 #define CLI_HOST_LONGOPTS { "host", required_argument, 0, CLI_OPT_HOST }, \
-	{ "kconfig", required_argument, 0, CLI_OPT_KCONFIG }, { "cap", required_argument, 0, CLI_OPT_CAP }
+	{ "kconfig", required_argument, 0, CLI_OPT_KCONFIG }, { "cap", required_argument, 0, CLI_OPT_CAP }, \
+	{ "prog-flags", required_argument, 0, CLI_OPT_PROG_FLAGS }
 #define CLI_HOST_USAGE "  --host FILE       host BTF (kfuncs, CO-RE) from FILE: an ELF with .BTF, or raw BTF\n" \
 		       "  --kconfig N=V     set kconfig value N (repeatable; CONFIG_HZ=250 is preset)\n"
 #define CLI_MAX_KCONFIG 64
@@ -85,6 +93,7 @@ struct cli_host_opts {
 	} kconfig[CLI_MAX_KCONFIG];
 	int nr_kconfig;
 	unsigned caps; /* --cap (0: not given, every capability) */
+	uint32_t prog_flags; /* --prog-flags (kbpf_verify_opts.prog_flags) */
 };
 
 /* Take --host/--kconfig/--cap (opt CLI_OPT_*). Returns 0 or EXIT_USAGE (message printed). */
@@ -104,6 +113,7 @@ struct cli_open_opts {
 	unsigned harden;     /* KBPF_HARDEN_* (--harden, --blind, --stack-guard) */
 	uint64_t run_budget; /* --budget */
 	unsigned caps;	     /* --cap (0: every capability) */
+	uint32_t prog_flags; /* --prog-flags: every program's (kbpf_program_set_flags) */
 };
 int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *host, const struct cli_open_opts *o,
 			 struct kbpf_object **obj);

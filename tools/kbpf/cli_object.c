@@ -18,6 +18,12 @@ int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_o
 		o->host_file = arg;
 		return 0;
 	}
+	if (opt == CLI_OPT_PROG_FLAGS) {
+		if (cli_parse_prog_flags(arg, &o->prog_flags))
+			return cli_error(EXIT_USAGE, cmd, "--prog-flags: expected strict_alignment, any_alignment, "
+					 "test_state_freq, sleepable (comma-separated) or a number, got '%s'", arg);
+		return 0;
+	}
 	if (opt == CLI_OPT_CAP) {
 		if (cli_parse_caps(arg, &o->caps))
 			return cli_error(EXIT_USAGE, cmd, "--cap: expected names of bpf, perfmon, net_admin, sys_admin, "
@@ -116,6 +122,8 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 	ret = kbpf_object_open_file(path, &opts, &obj);
 	if (!ret && load && prog && kbpf_object_find_program(obj, prog))
 		kbpf_program_set_autoload(kbpf_object_find_program(obj, prog), true); /* named: wanted */
+	for (struct kbpf_program *p = NULL; !ret && o->prog_flags && (p = kbpf_object_next_program(obj, p));)
+		kbpf_program_set_flags(p, o->prog_flags);
 	if (!ret && load) {
 		ret = kbpf_object_load(obj);
 		if (ret)

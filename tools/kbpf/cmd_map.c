@@ -174,6 +174,7 @@ int cmd_map(int argc, char **argv)
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
+		case CLI_OPT_PROG_FLAGS:
 			ret = cli_host_option("map", c, optarg, &ho);
 			if (ret)
 				return ret;
@@ -189,7 +190,7 @@ int cmd_map(int argc, char **argv)
 	host = cli_host_new("map", &ho);
 	if (!host)
 		return EXIT_FAIL;
-	struct cli_open_opts oo = { .load = true, .caps = ho.caps };
+	struct cli_open_opts oo = { .load = true, .caps = ho.caps, .prog_flags = ho.prog_flags };
 	ret = cli_object_open_with("map dump", path, host, &oo, &obj);
 	if (ret) {
 		kbpf_host_free(host);

@@ -79,6 +79,7 @@ static int parse(int argc, char **argv, struct prog_args *a)
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
+		case CLI_OPT_PROG_FLAGS:
 			ret = cli_host_option("prog", c, optarg, &a->host);
 			if (ret)
 				return ret;
@@ -296,7 +297,7 @@ static int dump(struct prog_args *a, struct kbpf_host *host)
 	struct kbpf_object *obj;
 	struct kbpf_program *p = NULL;
 	struct cli_open_opts oo = { .load = !a->raw, .prog = a->prog, .jit = a->jited, .harden = a->harden,
-				    .run_budget = a->run_budget, .caps = a->host.caps };
+				    .run_budget = a->run_budget, .caps = a->host.caps, .prog_flags = a->host.prog_flags };
 	int ret = cli_object_open_with("prog dump", a->path, host, &oo, &obj), shown = 0;
 
 	if (ret)
@@ -351,7 +352,7 @@ static int load(struct prog_args *a, struct kbpf_host *host)
 	static char log[1 << 20];
 	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log,
 					      .log_size = sizeof(log), .jit = a->jited, .log_level = 1,
-					      .harden = a->harden, .run_budget = a->run_budget };
+					      .harden = a->harden, .run_budget = a->run_budget, .caps = a->host.caps };
 	struct kbpf_object *obj = NULL;
 	struct kbpf_program *p = NULL;
 	int ret, loaded = 0;
@@ -372,6 +373,8 @@ static int load(struct prog_args *a, struct kbpf_host *host)
 			kbpf_program_set_autoload(q, q == p);
 		p = NULL;
 	}
+	for (struct kbpf_program *q = NULL; a->host.prog_flags && (q = kbpf_object_next_program(obj, q));)
+		kbpf_program_set_flags(q, a->host.prog_flags);
 	ret = kbpf_object_load(obj);
 	if (ret) {
 		/* the verifier's last lines: the path to the error, the error, the statistics */

@@ -157,7 +157,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case 'h': usage_run(); return -1;
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
-		case CLI_OPT_CAP: {
+		case CLI_OPT_CAP:
+		case CLI_OPT_PROG_FLAGS: {
 			int ret = cli_host_option("run", c, optarg, &a->host);
 			if (ret)
 				return ret;
@@ -188,8 +189,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 	bool is_obj = cli_is_elf_file(a->prog_path);
 	if (a->obj_prog && !is_obj)
 		return cli_error(EXIT_USAGE, "run", "PROG goes with a BPF object (FILE.o); %s is not one", a->prog_path);
-	if (!is_obj && (a->host.host_file || a->host.nr_kconfig || a->host.caps))
-		return cli_error(EXIT_USAGE, "run", "--host, --kconfig and --cap go with a BPF object (FILE.o)");
+	if (!is_obj && (a->host.host_file || a->host.nr_kconfig || a->host.caps || a->host.prog_flags))
+		return cli_error(EXIT_USAGE, "run", "--host, --kconfig, --cap and --prog-flags go with a BPF object (FILE.o)");
 	return 0;
 }
 
@@ -506,7 +507,7 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 	if (!*host)
 		return EXIT_FAIL;
 	struct cli_open_opts oo = { .load = true, .prog = a->obj_prog, .jit = a->jit, .harden = a->harden,
-				    .run_budget = a->run_budget, .caps = a->host.caps };
+				    .run_budget = a->run_budget, .caps = a->host.caps, .prog_flags = a->host.prog_flags };
 	ret = cli_object_open_with("run", a->prog_path, *host, &oo, obj);
 	if (ret)
 		return ret;

@@ -72,6 +72,7 @@ struct verify_args {
 	unsigned level;
 	int unpriv;
 	unsigned caps; /* --cap: kbpf_verify_opts.caps */
+	uint32_t prog_flags; /* --prog-flags: kbpf_verify_opts.prog_flags */
 	/* the program's BTF func_info (objects): global functions, callbacks */
 	const struct btf *btf;
 	const struct bpf_func_info *func_info;
@@ -92,7 +93,7 @@ static int verify_one(const char *cmd, const char *what, const struct bpf_insn *
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = type, .maps = maps,
 				      .nr_maps = nr_maps, .license = license, .unprivileged = a->unpriv,
 				      .log_level = a->level, .log_buf = log, .log_size = log_size, .prog_name = what,
-				      .caps = a->caps, .attach_btf_id = a->attach_btf_id,
+				      .caps = a->caps, .prog_flags = a->prog_flags, .attach_btf_id = a->attach_btf_id,
 				      .attach_member = a->attach_member };
 	if (a->btf && a->nr_func_info) {
 		o.prog_btf = a->btf;
@@ -298,9 +299,11 @@ int cmd_verify(int argc, char **argv)
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
+		case CLI_OPT_PROG_FLAGS:
 			if ((rc = cli_host_option("verify", c, optarg, &hopts)))
 				return rc;
 			a.caps = hopts.caps;
+			a.prog_flags = hopts.prog_flags;
 			break;
 		default:
 			return EXIT_USAGE;

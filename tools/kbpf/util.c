@@ -190,3 +190,40 @@ int cli_parse_caps(const char *s, unsigned *caps)
 	*caps = set ? set : KBPF_CAP_NONE;
 	return 0;
 }
+
+int cli_parse_prog_flags(const char *s, uint32_t *flags)
+{
+	static const struct {
+		const char *name;
+		uint32_t bit;
+	} names[] = {
+		{ "strict_alignment", BPF_F_STRICT_ALIGNMENT }, { "strict_align", BPF_F_STRICT_ALIGNMENT },
+		{ "any_alignment", BPF_F_ANY_ALIGNMENT },	{ "any_align", BPF_F_ANY_ALIGNMENT },
+		{ "test_state_freq", BPF_F_TEST_STATE_FREQ },	{ "sleepable", BPF_F_SLEEPABLE },
+	};
+	uint64_t v;
+	uint32_t set = 0;
+
+	if (!cli_parse_u64(s, &v)) {
+		if (v > UINT32_MAX)
+			return -EINVAL;
+		*flags = (uint32_t)v; /* the verifier refuses bits it does not know */
+		return 0;
+	}
+	while (*s) {
+		size_t len = strcspn(s, ","), i;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == len && !strncasecmp(s, names[i].name, len))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return -EINVAL;
+		set |= names[i].bit;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	if (!set)
+		return -EINVAL;
+	*flags = set;
+	return 0;
+}
