@@ -39,6 +39,13 @@ printf '*(u32 *)(r1 +0) = 0x11223344\nr0 = 0\nexit\n' >"$tmp/store.s"
 expect 0 "" -- run --mem-hex "00 00 00 00" --mem-out "$tmp/out.bin" "$tmp/store.s"
 if [ "$(od -An -tx1 "$tmp/out.bin" | tr -d ' \n')" = "44332211" ]; then ok; else bad "--mem-out content"; fi
 expect 1 "budget" -- run --checked --max-insns 5 --arg 27 "$root/examples/asm/collatz.s"
+# --stack-fill: a program reading stack it never wrote gives the fill byte
+printf 'r0 = *(u64 *)(r10 -8)\nexit\n' >"$tmp/uninit.s"
+expect 0 "retval: 0x0 " -- run --checked "$tmp/uninit.s"
+expect 0 "retval: 0xa5a5a5a5a5a5a5a5 " -- run --checked --stack-fill 0xa5 "$tmp/uninit.s"
+expect 0 "retval: 0x4030201 " -- run --checked --stack-fill 0xa5 --mem-hex "00 00 00 00 01 02 03 04" "$tmp/load.s"
+expect 2 "--stack-fill needs --checked" -- run --stack-fill 1 "$tmp/uninit.s"
+expect 2 "not a byte" -- run --checked --stack-fill 256 "$tmp/uninit.s"
 
 # --- bad input: one clear line, exit 1 or 2, never a crash ---
 expect 1 "cannot open" -- run "$tmp/does-not-exist"

@@ -33,6 +33,9 @@ void usage_run(void)
 	       "  --checked         check every memory access against the stack and the memory given;\n"
 	       "                    print the number of instructions executed\n"
 	       "  --max-insns N     with --checked: stop after N instructions\n"
+	       "  --stack-fill B    with --checked: the stack (and each call's frame) starts filled\n"
+	       "                    with byte B instead of zeros: a result that changes with B comes\n"
+	       "                    from stack the program read before writing\n"
 	       "  --jit             run as native code from the x86-64 JIT (a program the JIT does\n"
 	       "                    not take runs on the interpreter, with a note saying why)\n"
 	       "  --repeat N        run N times and print the mean duration\n"
@@ -97,6 +100,7 @@ struct run_args {
 	enum kbpf_asm_dialect dialect;
 	uint64_t args[5], max_insns, repeat;
 	int nargs, checked, jit;
+	int stack_fill; /* --stack-fill: the byte, or -1 */
 	unsigned harden;     /* KBPF_HARDEN_* */
 	uint64_t run_budget; /* --budget */
 };
@@ -113,6 +117,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "packet-out", required_argument, 0, 'P' }, { "type", required_argument, 0, 't' },
 		{ "harden", no_argument, 0, 'S' },        { "blind", no_argument, 0, 'B' },
 		{ "stack-guard", no_argument, 0, 'G' },   { "budget", required_argument, 0, 'U' },
+		{ "stack-fill", required_argument, 0, 'F' },
 		CLI_HOST_LONGOPTS,                        { 0, 0, 0, 0 },
 	};
 	int c;
@@ -142,6 +147,13 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 			if (cli_parse_u64(optarg, &a->args[a->nargs++]))
 				return cli_error(EXIT_USAGE, "run", "--arg: '%s' is not a number", optarg);
 			break;
+		case 'F': {
+			uint64_t v;
+			if (cli_parse_u64(optarg, &v) || v > 255)
+				return cli_error(EXIT_USAGE, "run", "--stack-fill: '%s' is not a byte (0 to 255)", optarg);
+			a->stack_fill = (int)v;
+			break;
+		}
 		case 'M':
 			if (cli_parse_u64(optarg, &a->max_insns))
 				return cli_error(EXIT_USAGE, "run", "--max-insns: '%s' is not a number", optarg);
@@ -179,6 +191,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		return cli_error(EXIT_USAGE, "run", "--mem-out needs --mem, --mem-hex or --ctx");
 	if (a->max_insns && !a->checked)
 		return cli_error(EXIT_USAGE, "run", "--max-insns needs --checked");
+	if (a->stack_fill >= 0 && !a->checked)
+		return cli_error(EXIT_USAGE, "run", "--stack-fill needs --checked (the fast engines never clear the stack)");
 	if (a->jit && a->checked)
 		return cli_error(EXIT_USAGE, "run", "--jit and --checked exclude each other (checked runs interpret)");
 	if ((a->run_budget || a->harden) && a->checked)
@@ -205,13 +219,19 @@ static void hardening_stop_reason(const struct run_args *a, int ret, char *err, 
 		snprintf(err, size, "stack guard: the program wrote outside its stack frame");
 }
 
+/* KBPF_RUN_* of the options. */
+static unsigned run_flags(const struct run_args *a)
+{
+	return (a->checked ? KBPF_RUN_CHECKED : 0) | (a->stack_fill >= 0 ? KBPF_RUN_STACK_FILL : 0);
+}
+
 /* Run once (or repeat times) and report; returns the exit code. */
 static int execute(struct kbpf_prog *prog, struct run_args *a, char *mem, size_t mem_len)
 {
 	char err[256] = "";
 	struct kbpf_mem_region region = { mem, mem_len, KBPF_MEM_READ | KBPF_MEM_WRITE, a->ctx_path ? "ctx" : "mem" };
 	struct kbpf_run_opts ro = {
-		.sz = sizeof(ro), .flags = a->checked ? KBPF_RUN_CHECKED : 0,
+		.sz = sizeof(ro), .flags = run_flags(a), .stack_fill = (uint8_t)a->stack_fill,
 		.regions = mem ? &region : NULL, .nr_regions = mem ? 1 : 0,
 		.max_insns = a->max_insns, .err = err, .err_size = sizeof(err),
 	};
@@ -404,7 +424,7 @@ static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_k
 		{ r.buf, r.buf_size, KBPF_MEM_READ | KBPF_MEM_WRITE, "packet" },
 	};
 	struct kbpf_run_opts ro = {
-		.sz = sizeof(ro), .flags = a->checked ? KBPF_RUN_CHECKED : 0, .regions = regions,
+		.sz = sizeof(ro), .flags = run_flags(a), .stack_fill = (uint8_t)a->stack_fill, .regions = regions,
 		.nr_regions = 2, .max_insns = a->max_insns, .err = err, .err_size = sizeof(err),
 	};
 	uint64_t runs = a->repeat ? a->repeat : 1;
@@ -537,7 +557,7 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_args a = { .dialect = KBPF_ASM_AUTO };
+	struct run_args a = { .dialect = KBPF_ASM_AUTO, .stack_fill = -1 };
 	struct bpf_insn *insns = NULL;
 	struct kbpf_prog *prog = NULL;
 	char *mem = NULL, log[512] = "";
