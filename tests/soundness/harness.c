@@ -166,7 +166,6 @@ void snd_env_free(struct snd_env *env)
 		free(env->snap[i]);
 	free(env->ctx_gen);
 	free(env->buf);
-	free(env->xlated);
 	free(env->log);
 	memset(env, 0, sizeof(*env));
 }
@@ -430,21 +429,17 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 		res->verdict = SND_REJECTED;
 		return 0;
 	}
-	if (env->xlated_cap < c->cnt) {
-		free(env->xlated);
-		env->xlated = malloc(c->cnt * sizeof(*env->xlated));
-		if (!env->xlated) {
-			env->xlated_cap = 0;
-			res->verdict = SND_ERROR;
-			return -ENOMEM;
-		}
-		env->xlated_cap = c->cnt;
-	}
-	vo.xlated_insns = env->xlated;
+	/* every rewrite, the growing ones too (inlined bpf_loop, tail-call guards) */
+	vo.xlated_alloc = 1;
 	res->verify_err = kbpf_prog_verify(c->insns, c->cnt, &vo);
 	if (res->verify_err) {
 		res->verdict = res->verify_err == -ENOMEM ? SND_ERROR : SND_REJECTED;
 		return 0;
+	}
+	free(vo.xlated_idx);
+	if (!vo.xlated_prog) {
+		res->verdict = SND_ERROR;
+		return -ENOMEM;
 	}
 	/* What runs is the verifier's output (as kbpf_prog_create with a prog_type makes it);
 	 * created from it directly, so that each program is verified once. */
@@ -452,7 +447,8 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 		.sz = sizeof(po), .host = env->host, .name = "sound", .log_buf = env->log,
 		.log_size = env->log_size, .maps = env->maps, .nr_maps = SND_NR_MAPS, .jit = 1,
 	};
-	ret = kbpf_prog_create(env->xlated, c->cnt, &po, &prog);
+	ret = kbpf_prog_create(vo.xlated_prog, vo.xlated_cnt, &po, &prog);
+	free(vo.xlated_prog);
 	if (ret && has_ld_abs(c)) {
 		/* LD_ABS needs the type's packet hook, which only a create with the type takes:
 		 * from the program itself, verified a second time (such programs are rare) */

@@ -61,8 +61,6 @@ struct snd_env {
 	struct snd_snap *snap[3];         /* interpreter, JIT, JIT again */
 	struct kbpf_prog *scrub[2];       /* JIT programs filling their stack frames with 0x00 / 0xa5 */
 	uint8_t *buf;                     /* headroom + packet */
-	struct bpf_insn *xlated;
-	size_t xlated_cap;
 	char *log;
 	size_t log_size;
 	unsigned log_level;               /* of the verification (KBPF_LOG_*); 0 by default */
