@@ -7,26 +7,7 @@
 # usage: ld_abs.sh KBPF_BINARY
 set -u
 kbpf=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# expect CODE PATTERN -- ARGS...: exit code CODE and PATTERN (grep -E) in stdout+stderr.
-expect() {
-	local code=$1 pat=$2 out rc
-	shift 3
-	out=$("$kbpf" "$@" 2>&1)
-	rc=$?
-	if [ "$rc" != "$code" ]; then
-		bad "kbpf $* exited $rc, expected $code: $out"
-	elif [ -n "$pat" ] && ! grep -Eq -- "$pat" <<<"$out"; then
-		bad "kbpf $* output lacks /$pat/: $out"
-	else
-		passed=$((passed + 1))
-	fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # an IPv4 Ethernet frame of 20 bytes: a socket filter sees the 6 bytes after the
 # Ethernet header (45 00 00 14 aa bb), tc the whole frame
@@ -103,5 +84,4 @@ fi
 expect 1 "BPF_LD_\[ABS\|IND\] instructions not allowed for this program type" -- \
 	run --packet "$tmp/pkt.bin" --type cgroup_skb "$tmp/ip.s"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -4,26 +4,7 @@
 # usage: test_run.sh KBPF_BINARY
 set -u
 kbpf=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# expect CODE PATTERN -- ARGS...: exit code CODE and PATTERN (grep -E) in stdout+stderr.
-expect() {
-	local code=$1 pat=$2 out rc
-	shift 3
-	out=$("$kbpf" "$@" 2>&1)
-	rc=$?
-	if [ "$rc" != "$code" ]; then
-		bad "kbpf $* exited $rc, expected $code: $out"
-	elif [ -n "$pat" ] && ! grep -Eq -- "$pat" <<<"$out"; then
-		bad "kbpf $* output lacks /$pat/: $out"
-	else
-		passed=$((passed + 1))
-	fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # an IPv4 Ethernet frame of 20 bytes
 printf '\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x08\x00\x45\x00\x00\x14\xaa\xbb' > "$tmp/pkt.bin"
@@ -115,5 +96,4 @@ expect 2 "need --packet" -- run --type xdp "$tmp/len.s"
 expect 2 "excludes --mem" -- run --packet "$tmp/pkt.bin" --mem "$tmp/pkt.bin" --type xdp "$tmp/len.s"
 expect 1 "kbpf run: " -- run --packet "$tmp/nonexistent" --type xdp "$tmp/len.s"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
