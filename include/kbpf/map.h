@@ -46,6 +46,15 @@ struct kbpf_map_def {
 	const struct btf *btf;
 	uint32_t btf_key_type_id;
 	uint32_t btf_value_type_id;
+	/* BPF_MAP_TYPE_ARRAY_OF_MAPS / HASH_OF_MAPS (Linux's inner_map_fd): the template
+	 * every inner map must match, as Linux's bpf_map_meta_equal (type, key_size,
+	 * value_size, map_flags, bpf_spin_lock/bpf_timer offsets, and an ARRAY's
+	 * max_entries unless the template has BPF_F_INNER_MAP).  The outer map keeps a
+	 * reference to it (the caller may kbpf_map_free its own).  It may not be an outer
+	 * map itself (-EINVAL), nor a PROG_ARRAY or a value with a bpf_spin_lock or a
+	 * bpf_timer (-EOPNOTSUPP).  Outer maps have value_size 4, as in Linux.  Must be
+	 * NULL for every other type (-EINVAL). */
+	struct kbpf_map *inner_map;
 };
 
 /* Create a map, checking def as Linux's map_create does.  Returns 0 and *map, or
@@ -53,8 +62,14 @@ struct kbpf_map_def {
  * too big), -EOPNOTSUPP (a Linux map type kbpf does not implement, or LRU with
  * BPF_F_NO_PREALLOC, where Linux says ENOTSUPP), -ENOMEM. */
 int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **map);
-/* Free a map. Nothing may use it any more (programs, other threads). NULL is allowed. */
+/* Drop the caller's reference to a map (kbpf_map_create gives one); the map is freed
+ * with the last one.  An outer map holds a reference to its template and to each
+ * inner map it has held, so an inner map outlives the host's kbpf_map_free while an
+ * outer map may still hand it to a program.  When the last reference goes, nothing
+ * may use the map any more (programs, other threads).  NULL is allowed. */
 void kbpf_map_free(struct kbpf_map *map);
+/* Take one more reference to map (released by kbpf_map_free). Returns map. */
+struct kbpf_map *kbpf_map_ref(struct kbpf_map *map);
 
 uint32_t kbpf_map_type(const struct kbpf_map *map);
 uint32_t kbpf_map_key_size(const struct kbpf_map *map);
@@ -66,6 +81,10 @@ const char *kbpf_map_name(const struct kbpf_map *map);
  * kbpf_nr_cpus() * round_up(value_size, 8) for per-CPU maps, or sizeof(void *) for
  * PROG_ARRAY (whose host-side values are program pointers), 0 for RINGBUF. */
 size_t kbpf_map_host_value_size(const struct kbpf_map *map);
+
+/* The template inner map of an ARRAY_OF_MAPS / HASH_OF_MAPS (kbpf_map_def.inner_map),
+ * NULL for any other map. */
+struct kbpf_map *kbpf_map_inner_meta(const struct kbpf_map *map);
 
 /* The map was created with BTF (kbpf_map_def.btf and a value type): 1, else 0. */
 int kbpf_map_has_btf(const struct kbpf_map *map);
@@ -103,8 +122,28 @@ int kbpf_map_lookup_flags(struct kbpf_map *map, const void *key, void *value, ui
  * copy_map_value); with BPF_F_LOCK (or-ed into flags) an existing value is written
  * holding its bpf_spin_lock. */
 int kbpf_map_update(struct kbpf_map *map, const void *key, const void *value, uint64_t flags);
+/* --- Maps of maps (ARRAY_OF_MAPS, HASH_OF_MAPS) -------------------------------------
+ * Linux stores map fds; kbpf has no fds, so the host side's value buffer is a
+ * `struct kbpf_map *` (kbpf_map_host_value_size is sizeof(void *)), as PROG_ARRAY's is a
+ * program pointer: kbpf_map_update(outer, key, &inner, flags) and kbpf_map_lookup(outer,
+ * key, &inner) work, and these two say it with types.  Programs may only look up (the
+ * verifier refuses the other helpers, as Linux): bpf_map_lookup_elem returns the inner
+ * map itself, to be passed to further map helpers. */
+
+/* Store inner at key.  inner must match the template (kbpf_map_def.inner_map) or
+ * -EINVAL.  flags: ARRAY_OF_MAPS BPF_ANY only (-EINVAL), -E2BIG index out of range;
+ * HASH_OF_MAPS BPF_ANY / BPF_NOEXIST (-EEXIST) / BPF_EXIST (-ENOENT), -E2BIG when full.
+ * The outer map takes a reference to inner and keeps it until the outer map is freed,
+ * even after the slot is replaced or deleted: kbpf cannot know when a program that
+ * read the old slot is done with it (Linux waits for an RCU grace period). */
+int kbpf_map_update_inner(struct kbpf_map *outer, const void *key, struct kbpf_map *inner, uint64_t flags);
+/* The inner map at key, in *inner (no new reference: valid while the outer map is).
+ * -ENOENT: empty slot or absent key. */
+int kbpf_map_lookup_inner(struct kbpf_map *outer, const void *key, struct kbpf_map **inner);
+
 /* Delete key. -ENOENT: absent.  Arrays: -EINVAL (their elements cannot be deleted);
- * PROG_ARRAY: empties the slot (-E2BIG out of range, -ENOENT already empty). */
+ * PROG_ARRAY and ARRAY_OF_MAPS: empties the slot (-E2BIG out of range, -ENOENT already
+ * empty). */
 int kbpf_map_delete(struct kbpf_map *map, const void *key);
 /* The key after key in the map's iteration order, or the first key if key is NULL or
  * (hash maps, as Linux) not in the map.  -ENOENT: no more keys.  Iteration visits every
@@ -141,7 +180,9 @@ struct kbpf_mem_region; /* <kbpf/prog.h> */
  * Writes up to max regions to out (named after the map; KBPF_MEM_READ unless
  * BPF_F_WRONLY_PROG, KBPF_MEM_WRITE unless BPF_F_RDONLY_PROG) and returns how many the
  * map has (1, the object's fields alone, for PROG_ARRAY).  The regions
- * are fixed for the map's lifetime.  A hash map's region spans its whole element pool,
+ * are fixed for the map's lifetime, but an outer map's (ARRAY_OF_MAPS, HASH_OF_MAPS):
+ * those of the inner maps it holds now (and its own fields), which grow as it is given
+ * new ones.  A hash map's region spans its whole element pool,
  * element headers included: checked mode guards against stray accesses, it is not a
  * verifier. */
 size_t kbpf_map_mem_regions(const struct kbpf_map *map, struct kbpf_mem_region *out, size_t max);
@@ -164,7 +205,8 @@ int kbpf_cpu_bind(unsigned cpu);
 
 /* bpf_map_lookup_elem: pointer to the value in place (this CPU's slot for per-CPU
  * maps), or NULL.  The pointer stays valid memory until kbpf_map_free; after a delete
- * the memory may be reused by another key, as in Linux.  NULL for RINGBUF/PROG_ARRAY. */
+ * the memory may be reused by another key, as in Linux.  NULL for RINGBUF/PROG_ARRAY.
+ * ARRAY_OF_MAPS / HASH_OF_MAPS: the inner map itself (a `struct kbpf_map *`). */
 void *kbpf_map_lookup_elem(struct kbpf_map *map, const void *key);
 /* bpf_map_lookup_percpu_elem: like lookup_elem for slot cpu of a per-CPU map. */
 void *kbpf_map_lookup_percpu_elem(struct kbpf_map *map, const void *key, uint32_t cpu);

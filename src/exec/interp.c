@@ -78,13 +78,27 @@ int kbpf_interp_run(const struct kbpf_prog *prog, const uint64_t args[5], uint64
 	return ret;
 }
 
+/* Maps of maps: the inner maps an outer map holds now, which may be more than when the
+ * program was created (prog->map_regions).  Counts them (out NULL) or writes up to max. */
+static size_t inner_map_regions(const struct kbpf_prog *prog, struct kbpf_mem_region *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < prog->nr_maps; i++)
+		if (kbpf_map_inner_meta(prog->maps[i]))
+			n += kbpf_map_mem_regions(prog->maps[i], out ? out + (n < max ? n : max) : NULL,
+						  n < max ? max - n : 0);
+	return n;
+}
+
 int kbpf_interp_checked_enter(struct kbpf_interp_run *run, const struct kbpf_prog *prog)
 {
 	struct kbpf_interp_checked *ck = run->ck;
 	const struct kbpf_run_opts *u = ck->user;
-	size_t n = u->nr_regions + prog->nr_map_regions;
+	size_t inner = inner_map_regions(prog, NULL, 0);
+	size_t n = u->nr_regions + prog->nr_map_regions + inner;
 
-	if (!prog->nr_map_regions) {
+	if (!prog->nr_map_regions && !inner) {
 		run->opts = ck->user;
 		return 0;
 	}
@@ -108,6 +122,10 @@ int kbpf_interp_checked_enter(struct kbpf_interp_run *run, const struct kbpf_pro
 	if (u->nr_regions)
 		memcpy(ck->regions, u->regions, u->nr_regions * sizeof(*ck->regions));
 	memcpy(ck->regions + u->nr_regions, prog->map_regions, prog->nr_map_regions * sizeof(*ck->regions));
+	if (inner) { /* a host thread may have stored more since the count: those are left out */
+		size_t got = inner_map_regions(prog, ck->regions + n - inner, inner);
+		n -= inner - (got < inner ? got : inner);
+	}
 	ck->view = *u;
 	ck->view.regions = ck->regions;
 	ck->view.nr_regions = n;

@@ -151,9 +151,10 @@ enum obj_map_kind {
 	MAP_KIND_KCONFIG,
 };
 
-struct obj_map_init {        /* a static initial value of a PROG_ARRAY slot */
+struct obj_map_init {        /* a static initial value of a PROG_ARRAY or map-of-maps slot */
 	uint32_t slot;
-	size_t func_idx;
+	size_t func_idx;         /* PROG_ARRAY: the program's function */
+	size_t map_idx;          /* ARRAY_OF_MAPS / HASH_OF_MAPS: the inner map, in obj->maps */
 };
 
 struct obj_map {
@@ -169,6 +170,10 @@ struct obj_map {
 	struct obj_map_init *inits;
 	size_t nr_inits;
 	struct kbpf_map *map;    /* after load */
+	/* ARRAY_OF_MAPS / HASH_OF_MAPS: the template of `__array(values, struct inner)`
+	 * (libbpf's map->inner_map, named "<outer>.inner"): created at load, held by the
+	 * outer map only */
+	struct obj_map *inner;
 };
 
 /* --- externs --- */

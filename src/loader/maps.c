@@ -4,6 +4,7 @@
  * section) and .kconfig (laid out by externs.c). Definitions are read at open; maps
  * are created at load, in this order, which is the order of the table programs index. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
@@ -176,11 +177,36 @@ static int field_type(struct kbpf_object *obj, const char *map, const char *fiel
 	return 0;
 }
 
-static int parse_btf_map(struct kbpf_object *obj, struct obj_map *m, const struct btf_type *def)
+static int parse_btf_map(struct kbpf_object *obj, struct obj_map *m, const struct btf_type *def, bool is_inner);
+
+/* `__array(values, struct inner)` of a map of maps: `typeof(struct inner) *values[]`,
+ * whose struct is the template's definition (libbpf's parse of the inner map). */
+static int parse_inner_def(struct kbpf_object *obj, struct obj_map *m, const struct btf_type *arr)
+{
+	const struct btf_type *t = skip_mods_typedefs(obj->btf, btf_array(arr)->type, NULL);
+	char name[KBPF_OBJ_MAX_NAME + 8];
+
+	if (t && btf_is_ptr(t))
+		t = skip_mods_typedefs(obj->btf, t->type, NULL);
+	if (!t || !btf_is_struct(t)) {
+		obj_log(&obj->log, "map '%s': map-in-map inner def is not a pointer to a struct", m->name);
+		return -EINVAL;
+	}
+	m->inner = calloc(1, sizeof(*m->inner));
+	snprintf(name, sizeof(name), "%s.inner", m->name);
+	if (!m->inner || !(m->inner->name = strdup(name)))
+		return -ENOMEM;
+	m->inner->kind = MAP_KIND_BTF;
+	m->inner->values_off = UINT32_MAX;
+	return parse_btf_map(obj, m->inner, t, true);
+}
+
+static int parse_btf_map(struct kbpf_object *obj, struct obj_map *m, const struct btf_type *def, bool is_inner)
 {
 	const struct btf_member *mem = btf_members(def);
 	uint32_t key_size = 0, value_size = 0, ignored;
 	bool has_values = false;
+	const struct btf_type *values = NULL;
 	int ret = 0;
 
 	for (uint16_t i = 0; i < btf_vlen(def) && !ret; i++, mem++) {
@@ -225,6 +251,10 @@ static int parse_btf_map(struct kbpf_object *obj, struct obj_map *m, const struc
 				m->btf_value_type_id = id;
 		} else if (!strcmp(f, "values")) {
 			const struct btf_type *t = skip_mods_typedefs(obj->btf, mem->type, NULL);
+			if (is_inner) { /* libbpf's words */
+				obj_log(&obj->log, "map '%s': multi-level inner maps not supported", m->name);
+				return -ENOTSUP;
+			}
 			if (!t || !btf_is_array(t) || btf_array(t)->nelems) {
 				obj_log(&obj->log, "map '%s': 'values' must be a zero-length array (__array)", m->name);
 				return -EINVAL;
@@ -234,6 +264,7 @@ static int parse_btf_map(struct kbpf_object *obj, struct obj_map *m, const struc
 				return -EINVAL;
 			}
 			has_values = true;
+			values = t;
 			m->values_off = btf_member_bit_offset(def, i) / 8;
 		} else {
 			obj_log(&obj->log, "map '%s': unknown field '%s'", m->name, f);
@@ -242,16 +273,25 @@ static int parse_btf_map(struct kbpf_object *obj, struct obj_map *m, const struc
 	}
 	if (ret)
 		return ret;
-	if (m->type == BPF_MAP_TYPE_ARRAY_OF_MAPS || m->type == BPF_MAP_TYPE_HASH_OF_MAPS) {
-		obj_log(&obj->log, "map '%s': maps of maps (inner maps) are not supported", m->name);
+	bool of_maps = m->type == BPF_MAP_TYPE_ARRAY_OF_MAPS || m->type == BPF_MAP_TYPE_HASH_OF_MAPS;
+	if (has_values && m->type != BPF_MAP_TYPE_PROG_ARRAY && !of_maps) {
+		obj_log(&obj->log, "map '%s': should be map-in-map or prog-array", m->name);
 		return -ENOTSUP;
 	}
-	if (has_values && m->type != BPF_MAP_TYPE_PROG_ARRAY) {
-		obj_log(&obj->log, "map '%s': 'values' initialisers are only supported for PROG_ARRAY maps", m->name);
-		return -ENOTSUP;
+	if (of_maps && !has_values) {
+		/* libbpf would take an inner_map_fd set by the application; kbpf's host has no
+		 * such call on an object yet */
+		obj_log(&obj->log, "map '%s': a map of maps needs its inner map's definition (__array(values, ...))",
+			m->name);
+		return -EINVAL;
+	}
+	if (of_maps) {
+		ret = parse_inner_def(obj, m, values);
+		if (ret)
+			return ret;
 	}
 	if (has_values) {
-		/* __array(values, ...) of a program array: 4-byte values, as libbpf sets */
+		/* __array(values, ...): 4-byte values (fds in Linux), as libbpf sets */
 		if (value_size && value_size != 4) {
 			obj_log(&obj->log, "map '%s': conflicting value size %u != 4", m->name, value_size);
 			return -EINVAL;
@@ -311,7 +351,7 @@ static int collect_btf_maps(struct kbpf_object *obj, const struct obj_elf *e)
 		m->sec_idx = e->maps_idx;
 		m->sec_off = vsi->offset;
 		m->def_size = vsi->size;
-		ret = parse_btf_map(obj, m, def);
+		ret = parse_btf_map(obj, m, def, false);
 		if (ret)
 			return ret;
 	}
@@ -418,6 +458,22 @@ int obj_maps_collect_inits(struct kbpf_object *obj, struct obj_elf *e)
 					rs->name, i, (unsigned long long)rel.r_offset);
 				return -EINVAL;
 			}
+			if (m->inner) {
+				/* `.values = { [i] = &inner_map }`: a map defined in .maps */
+				long target = sym.st_shndx == e->maps_idx ? obj_map_by_def(obj, sym.st_shndx, sym.st_value)
+									    : -1;
+				if (target < 0) {
+					obj_log(&obj->log, "map '%s': relocation #%zu: '%s' is not a BTF-defined map",
+						m->name, i, sym_name);
+					return -EINVAL;
+				}
+				struct obj_map_init *init = OBJ_ADD(m->inits, m->nr_inits);
+				if (!init)
+					return -ENOMEM;
+				init->slot = (uint32_t)((rel.r_offset - m->sec_off - m->values_off) / 8);
+				init->map_idx = (size_t)target;
+				continue;
+			}
 			fn = GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx < e->nr_secs &&
 					     e->secs[sym.st_shndx].kind == SEC_PROG && sym.st_value % 8 == 0
 				     ? obj_func_at(obj, sym.st_shndx, sym.st_value / 8)
@@ -486,6 +542,64 @@ static uint64_t map_bytes(const struct obj_map *m)
 	return bytes;
 }
 
+/* Create map m (inner: its template if m is a map of maps), with its BTF types as libbpf
+ * passes them (BTF_KEY/VALUE_TYPE_ID: where a value's bpf_spin_lock / bpf_timer are),
+ * and without them if that fails, as libbpf retries ("Retrying without BTF": a PROG_ARRAY
+ * with __type(), say).  A map of maps goes without BTF, as libbpf sends it. */
+static int create_map(struct kbpf_object *obj, const struct obj_map *m, struct kbpf_map *inner,
+		      struct kbpf_map **out)
+{
+	struct kbpf_map_def def = {
+		.sz = sizeof(def), .type = m->type, .key_size = m->key_size, .value_size = m->value_size,
+		.max_entries = m->max_entries, .map_flags = m->map_flags, .name = m->name, .inner_map = inner,
+	};
+	int ret;
+
+	if (obj->btf && m->btf_value_type_id && !m->inner) {
+		def.btf = obj->btf;
+		def.btf_key_type_id = m->btf_key_type_id;
+		def.btf_value_type_id = m->btf_value_type_id;
+	}
+	ret = kbpf_map_create(&def, out);
+	if (ret && def.btf) {
+		def.btf = NULL;
+		def.btf_key_type_id = def.btf_value_type_id = 0;
+		ret = kbpf_map_create(&def, out);
+	}
+	if (ret) {
+		*out = NULL;
+		obj_log(&obj->log,
+			"%s '%s': cannot create it (type %u, key %u, value %u, max_entries %u, flags %#x): %s%s",
+			map_kind_what(m->kind), m->name, m->type, m->key_size, m->value_size, m->max_entries,
+			m->map_flags, strerror(-ret), ret == -EOPNOTSUPP ? " (map type not implemented by kbpf)" : "");
+	}
+	return ret;
+}
+
+/* libbpf's init_map_in_map_slots: `.values = { [i] = &map }` once every map exists
+ * (libbpf needs the inner maps defined first; kbpf does not). */
+static int init_map_in_map_slots(struct kbpf_object *obj)
+{
+	for (size_t i = 0; i < obj->nr_maps; i++) {
+		struct obj_map *m = &obj->maps[i];
+
+		for (size_t k = 0; m->inner && k < m->nr_inits; k++) {
+			struct obj_map *t = &obj->maps[m->inits[k].map_idx];
+			int ret = m->key_size == sizeof(uint32_t)
+					  ? kbpf_map_update_inner(m->map, &m->inits[k].slot, t->map, BPF_ANY)
+					  : -EINVAL;
+
+			if (ret) {
+				obj_log(&obj->log, "map '%s': cannot set slot %u to map '%s': %s%s", m->name,
+					m->inits[k].slot, t->name, strerror(-ret),
+					ret == -EINVAL ? " (does it match the inner map's definition?)" : "");
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
 int obj_maps_create(struct kbpf_object *obj)
 {
 	obj->map_table = calloc(obj->nr_maps ? obj->nr_maps : 1, sizeof(*obj->map_table));
@@ -493,10 +607,7 @@ int obj_maps_create(struct kbpf_object *obj)
 		return -ENOMEM;
 	for (size_t i = 0; i < obj->nr_maps; i++) {
 		struct obj_map *m = &obj->maps[i];
-		struct kbpf_map_def def = {
-			.sz = sizeof(def), .type = m->type, .key_size = m->key_size, .value_size = m->value_size,
-			.max_entries = m->max_entries, .map_flags = m->map_flags, .name = m->name,
-		};
+		struct kbpf_map *tmpl = NULL;
 		uint64_t bytes = map_bytes(m);
 		int ret;
 
@@ -508,29 +619,14 @@ int obj_maps_create(struct kbpf_object *obj)
 				(unsigned long long)bytes, (unsigned long long)KBPF_OBJ_MAX_MAP_BYTES);
 			return -E2BIG;
 		}
-		/* the map's BTF types, as libbpf passes them (BTF_KEY/VALUE_TYPE_ID): where a
-		 * value's bpf_spin_lock / bpf_timer are */
-		if (obj->btf && m->btf_value_type_id) {
-			def.btf = obj->btf;
-			def.btf_key_type_id = m->btf_key_type_id;
-			def.btf_value_type_id = m->btf_value_type_id;
-		}
-		ret = kbpf_map_create(&def, &m->map);
-		if (ret && def.btf) {
-			/* libbpf: "Retrying without BTF." (a PROG_ARRAY with __type(), say) */
-			def.btf = NULL;
-			def.btf_key_type_id = def.btf_value_type_id = 0;
-			ret = kbpf_map_create(&def, &m->map);
-		}
-		if (ret) {
-			m->map = NULL;
-			obj_log(&obj->log,
-				"%s '%s': cannot create it (type %u, key %u, value %u, max_entries %u, flags %#x): %s%s",
-				map_kind_what(m->kind), m->name, m->type, m->key_size, m->value_size, m->max_entries,
-				m->map_flags, strerror(-ret),
-				ret == -EOPNOTSUPP ? " (map type not implemented by kbpf)" : "");
+		/* libbpf: a map of maps' template first, its fd as inner_map_fd, then gone
+		 * (the outer map holds it) */
+		if (m->inner && (ret = create_map(obj, m->inner, NULL, &tmpl)))
 			return ret;
-		}
+		ret = create_map(obj, m, tmpl, &m->map);
+		kbpf_map_free(tmpl);
+		if (ret)
+			return ret;
 		obj->map_table[i] = m->map;
 		if (m->init_data) {
 			void *addr;
@@ -546,7 +642,7 @@ int obj_maps_create(struct kbpf_object *obj)
 				return ret;
 		}
 	}
-	return 0;
+	return init_map_in_map_slots(obj);
 }
 
 int obj_maps_init_prog_arrays(struct kbpf_object *obj)
@@ -554,7 +650,7 @@ int obj_maps_init_prog_arrays(struct kbpf_object *obj)
 	for (size_t i = 0; i < obj->nr_maps; i++) {
 		struct obj_map *m = &obj->maps[i];
 
-		for (size_t k = 0; k < m->nr_inits; k++) {
+		for (size_t k = 0; !m->inner && k < m->nr_inits; k++) {
 			struct kbpf_program *p = obj->funcs[m->inits[k].func_idx].prog;
 			struct kbpf_prog *prog = p ? p->prog : NULL;
 			int ret;

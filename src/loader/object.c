@@ -60,6 +60,9 @@ void kbpf_object_close(struct kbpf_object *obj)
 		free(obj->maps[i].name);
 		free(obj->maps[i].init_data);
 		free(obj->maps[i].inits);
+		if (obj->maps[i].inner)
+			free(obj->maps[i].inner->name);
+		free(obj->maps[i].inner);
 	}
 	free(obj->maps);
 	for (size_t i = 0; i < obj->nr_externs; i++)

@@ -30,14 +30,6 @@ static inline struct kbpf_array *to_array(struct kbpf_map *map)
 	return KBPF_CONTAINER_OF(map, struct kbpf_array, map);
 }
 
-static inline uint32_t key_index(const void *key)
-{
-	uint32_t index;
-
-	memcpy(&index, key, sizeof(index)); /* a key on a program's stack may be unaligned */
-	return index;
-}
-
 static inline char *elem_ptr(const struct kbpf_array *array, uint32_t index, unsigned cpu)
 {
 	return array->values + array->cpu_stride * cpu + (size_t)array->elem_size * index;
@@ -69,7 +61,7 @@ int kbpf_array_map_alloc_check(const struct kbpf_map_attr *attr)
 static void *array_lookup_elem(struct kbpf_map *map, const void *key)
 {
 	struct kbpf_array *array = to_array(map);
-	uint32_t index = key_index(key);
+	uint32_t index = kbpf_map_key_index(key);
 
 	if (__builtin_expect(index >= map->max_entries, 0))
 		return NULL;
@@ -79,7 +71,7 @@ static void *array_lookup_elem(struct kbpf_map *map, const void *key)
 static void *percpu_array_lookup_elem(struct kbpf_map *map, const void *key)
 {
 	struct kbpf_array *array = to_array(map);
-	uint32_t index = key_index(key);
+	uint32_t index = kbpf_map_key_index(key);
 
 	if (__builtin_expect(index >= map->max_entries, 0))
 		return NULL;
@@ -89,7 +81,7 @@ static void *percpu_array_lookup_elem(struct kbpf_map *map, const void *key)
 static void *percpu_array_lookup_percpu_elem(struct kbpf_map *map, const void *key, uint32_t cpu)
 {
 	struct kbpf_array *array = to_array(map);
-	uint32_t index = key_index(key);
+	uint32_t index = kbpf_map_key_index(key);
 
 	if (cpu >= array->nr_cpus || index >= map->max_entries)
 		return NULL;
@@ -100,7 +92,7 @@ static void *percpu_array_lookup_percpu_elem(struct kbpf_map *map, const void *k
 static long array_update_elem(struct kbpf_map *map, const void *key, const void *value, uint64_t flags)
 {
 	struct kbpf_array *array = to_array(map);
-	uint32_t index = key_index(key);
+	uint32_t index = kbpf_map_key_index(key);
 	unsigned cpu = 0;
 
 	if ((flags & ~(uint64_t)BPF_F_LOCK) > BPF_EXIST)
@@ -154,7 +146,7 @@ static int array_sys_delete(struct kbpf_map *map, const void *key)
 static int percpu_array_sys_lookup(struct kbpf_map *map, const void *key, void *value)
 {
 	struct kbpf_array *array = to_array(map);
-	uint32_t index = key_index(key);
+	uint32_t index = kbpf_map_key_index(key);
 
 	if (index >= map->max_entries)
 		return -ENOENT;
@@ -169,7 +161,7 @@ static int percpu_array_sys_update(struct kbpf_map *map, const void *key, const 
 				   uint64_t flags)
 {
 	struct kbpf_array *array = to_array(map);
-	uint32_t index = key_index(key);
+	uint32_t index = kbpf_map_key_index(key);
 
 	if (flags > BPF_EXIST)
 		return -EINVAL;
@@ -183,10 +175,9 @@ static int percpu_array_sys_update(struct kbpf_map *map, const void *key, const 
 	return 0;
 }
 
-/* Linux's array_map_get_next_key: a missing or out-of-range key restarts at 0. */
-static int array_get_next_key(struct kbpf_map *map, const void *key, void *next_key)
+int kbpf_array_get_next_key(struct kbpf_map *map, const void *key, void *next_key)
 {
-	uint32_t index = key ? key_index(key) : UINT32_MAX;
+	uint32_t index = key ? kbpf_map_key_index(key) : UINT32_MAX;
 	uint32_t next;
 
 	if (index >= map->max_entries) {
@@ -223,7 +214,7 @@ static const struct kbpf_map_ops array_ops = {
 	.sys_lookup = array_sys_lookup,
 	.sys_update = array_sys_update,
 	.sys_delete = array_sys_delete,
-	.get_next_key = array_get_next_key,
+	.get_next_key = kbpf_array_get_next_key,
 	.mem_regions = array_mem_regions,
 	.free = array_free,
 };
@@ -236,7 +227,7 @@ static const struct kbpf_map_ops percpu_array_ops = {
 	.sys_lookup = percpu_array_sys_lookup,
 	.sys_update = percpu_array_sys_update,
 	.sys_delete = array_sys_delete,
-	.get_next_key = array_get_next_key,
+	.get_next_key = kbpf_array_get_next_key,
 	.mem_regions = array_mem_regions,
 	.free = array_free,
 };

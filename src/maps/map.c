@@ -38,7 +38,7 @@ static int unsupported_type(uint32_t type)
 int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 {
 	struct kbpf_map_attr attr;
-	struct kbpf_map *map = NULL;
+	struct kbpf_map *map = NULL, *inner;
 	const struct btf *btf;
 	uint32_t btf_key_id, btf_value_id;
 	char *name;
@@ -52,6 +52,9 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 	btf = DEF_FIELD(def, btf, NULL);
 	btf_key_id = DEF_FIELD(def, btf_key_type_id, 0);
 	btf_value_id = DEF_FIELD(def, btf_value_type_id, 0);
+	inner = DEF_FIELD(def, inner_map, NULL);
+	if (inner && def->type != BPF_MAP_TYPE_ARRAY_OF_MAPS && def->type != BPF_MAP_TYPE_HASH_OF_MAPS)
+		return -EINVAL;
 	/* Linux: type ids need the BTF they name */
 	if ((btf_key_id || btf_value_id) && !btf)
 		return -EINVAL;
@@ -86,6 +89,10 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 	case BPF_MAP_TYPE_SK_STORAGE:
 		err = kbpf_sk_storage_map_alloc(&attr, &map);
 		break;
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
+	case BPF_MAP_TYPE_HASH_OF_MAPS:
+		err = kbpf_map_of_maps_alloc(&attr, inner, &map);
+		break;
 	default:
 		err = unsupported_type(attr.type);
 		break;
@@ -94,7 +101,8 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 		return err;
 	/* Linux: BTF without type ids is ignored; with them, map_check_btf decides */
 	if (btf_key_id || btf_value_id) {
-		err = kbpf_map_check_btf(map, btf, btf_key_id, btf_value_id);
+		/* Linux's map_check_no_btf: an outer map's values are maps, not BTF types */
+		err = map->inner_meta ? -EOPNOTSUPP : kbpf_map_check_btf(map, btf, btf_key_id, btf_value_id);
 		if (err) {
 			map->ops->free(map);
 			return err;
@@ -124,6 +132,8 @@ void kbpf_map_init_from_attr(struct kbpf_map *map, const struct kbpf_map_attr *a
 	map->spin_lock_off = -EINVAL;
 	map->timer_off = -EINVAL;
 	map->nr_fields = 0;
+	map->refcnt = 1;
+	map->inner_meta = NULL;
 }
 
 void kbpf_map_free(struct kbpf_map *map)
@@ -132,9 +142,19 @@ void kbpf_map_free(struct kbpf_map *map)
 
 	if (!map)
 		return;
+	/* acq_rel: the last holder sees every other holder's writes before freeing */
+	if (__atomic_sub_fetch(&map->refcnt, 1, __ATOMIC_ACQ_REL))
+		return;
 	name = map->name;
 	map->ops->free(map);
 	free(name);
+}
+
+struct kbpf_map *kbpf_map_ref(struct kbpf_map *map)
+{
+	if (map)
+		__atomic_add_fetch(&map->refcnt, 1, __ATOMIC_RELAXED);
+	return map;
 }
 
 uint32_t kbpf_map_type(const struct kbpf_map *map) { return map ? map->type : 0; }

@@ -59,6 +59,12 @@ struct kbpf_map {
 	bool has_btf;
 	int32_t spin_lock_off, timer_off;
 	int nr_fields;
+	/* references (kbpf_map_ref / kbpf_map_free; an outer map holds its inner maps):
+	 * __atomic builtins; the map is freed when the count drops to 0 */
+	uint32_t refcnt;
+	/* ARRAY_OF_MAPS / HASH_OF_MAPS: the template inner map (a reference), what the
+	 * verifier types a lookup's result with (Linux's inner_map_meta); else NULL */
+	struct kbpf_map *inner_meta;
 };
 
 /* The checked, normalised creation request. */
@@ -68,6 +74,20 @@ struct kbpf_map_attr {
 
 /* Fill the common part from attr (name is set by map.c). */
 void kbpf_map_init_from_attr(struct kbpf_map *map, const struct kbpf_map_attr *attr);
+
+/* The index an array-like map's 4-byte key names (a key on a program's stack may be
+ * unaligned). */
+static inline uint32_t kbpf_map_key_index(const void *key)
+{
+	uint32_t index;
+
+	memcpy(&index, key, sizeof(index));
+	return index;
+}
+
+/* Linux's array_map_get_next_key, for every map indexed 0 .. max_entries - 1 (arrays,
+ * prog arrays, arrays of maps): a missing or out-of-range key restarts at 0 (array.c). */
+int kbpf_array_get_next_key(struct kbpf_map *map, const void *key, void *next_key);
 
 /* --- BTF-described values (map_btf.c) --------------------------------------------- */
 
@@ -90,6 +110,10 @@ int kbpf_prog_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map 
 int kbpf_htab_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_ringbuf_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_sk_storage_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+int kbpf_perf_event_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+/* ARRAY_OF_MAPS / HASH_OF_MAPS (map_of_maps.c): inner is the template (not yet
+ * referenced: on success the outer map has taken a reference). */
+int kbpf_map_of_maps_alloc(const struct kbpf_map_attr *attr, struct kbpf_map *inner, struct kbpf_map **out);
 
 /* Fill out[0] (if max > 0) with [base, base + size) under the map's name and program
  * access flags; returns 1. */

@@ -25,14 +25,6 @@ static inline struct kbpf_prog_array *to_prog_array(struct kbpf_map *map)
 	return KBPF_CONTAINER_OF(map, struct kbpf_prog_array, map);
 }
 
-static inline uint32_t key_index(const void *key)
-{
-	uint32_t index;
-
-	memcpy(&index, key, sizeof(index));
-	return index;
-}
-
 void *kbpf_prog_array_get(const struct kbpf_map *map, uint32_t index)
 {
 	const struct kbpf_prog_array *array;
@@ -47,7 +39,7 @@ void *kbpf_prog_array_get(const struct kbpf_map *map, uint32_t index)
 /* Linux's bpf_fd_array_map_lookup_elem, giving the program pointer instead of its id. */
 static int prog_array_sys_lookup(struct kbpf_map *map, const void *key, void *value)
 {
-	uint32_t index = key_index(key);
+	uint32_t index = kbpf_map_key_index(key);
 	void *prog;
 
 	if (index >= map->max_entries)
@@ -64,7 +56,7 @@ static int prog_array_sys_lookup(struct kbpf_map *map, const void *key, void *va
 static int prog_array_sys_update(struct kbpf_map *map, const void *key, const void *value,
 				 uint64_t flags)
 {
-	uint32_t index = key_index(key);
+	uint32_t index = kbpf_map_key_index(key);
 	void *prog;
 
 	if (flags != BPF_ANY)
@@ -81,29 +73,12 @@ static int prog_array_sys_update(struct kbpf_map *map, const void *key, const vo
 /* Linux's fd_array_map_delete_elem. */
 static int prog_array_sys_delete(struct kbpf_map *map, const void *key)
 {
-	uint32_t index = key_index(key);
+	uint32_t index = kbpf_map_key_index(key);
 
 	if (index >= map->max_entries)
 		return -E2BIG;
 	if (!atomic_exchange_explicit(&to_prog_array(map)->slots[index], NULL, memory_order_acq_rel))
 		return -ENOENT;
-	return 0;
-}
-
-/* Same order as an array: 0 .. max_entries - 1, whether the slot is set or not. */
-static int prog_array_get_next_key(struct kbpf_map *map, const void *key, void *next_key)
-{
-	uint32_t index = key ? key_index(key) : UINT32_MAX;
-	uint32_t next;
-
-	if (index >= map->max_entries) {
-		next = 0;
-	} else {
-		if (index == map->max_entries - 1)
-			return -ENOENT;
-		next = index + 1;
-	}
-	memcpy(next_key, &next, sizeof(next));
 	return 0;
 }
 
@@ -121,7 +96,7 @@ static const struct kbpf_map_ops prog_array_ops = {
 	.sys_lookup = prog_array_sys_lookup,
 	.sys_update = prog_array_sys_update,
 	.sys_delete = prog_array_sys_delete,
-	.get_next_key = prog_array_get_next_key,
+	.get_next_key = kbpf_array_get_next_key,
 	.free = prog_array_free,
 };
 

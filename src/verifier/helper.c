@@ -290,8 +290,8 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 	}
 	switch (base) {
 	case KBPF_ARG_CONST_MAP_PTR:
-		/* a timer helper: the map must be the timer's (kbpf has no inner maps, whose
-		 * map_uid Linux compares too) */
+		/* a timer helper: the map must be the timer's (Linux compares the map_uid of
+		 * inner maps too; kbpf refuses inner-map templates with a timer, src/maps) */
 		if (meta->map && meta->map != r->map) {
 			vlog(env, "timer pointer in R1 map_uid=0 doesn't match map pointer in R2 map_uid=0\n");
 			return -EINVAL;
@@ -406,6 +406,10 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 		break;
 	case BPF_MAP_TYPE_SK_STORAGE:
 		bad = id != BPF_FUNC_sk_storage_get && id != BPF_FUNC_sk_storage_delete;
+		break;
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
+	case BPF_MAP_TYPE_HASH_OF_MAPS:
+		bad = id != BPF_FUNC_map_lookup_elem; /* programs only read the slots */
 		break;
 	default:
 		break;

@@ -82,6 +82,14 @@ static void mark_or_null(struct reg *r, uint32_t id, bool is_null)
 		r->frameno = fn;
 		return;
 	}
+	if (r->type == (KBPF_PTR_TO_MAP_VALUE | KBPF_PTR_MAYBE_NULL) && kbpf_map_inner_meta(r->map)) {
+		/* Linux's mark_ptr_not_null_reg: an outer map's value is an inner map, typed
+		 * by the outer map's template (its run-time map is any map that matches it) */
+		r->type = KBPF_CONST_PTR_TO_MAP;
+		r->map = kbpf_map_inner_meta(r->map);
+		r->id = 0;
+		return;
+	}
 	r->type &= ~KBPF_PTR_MAYBE_NULL;
 	if (!reg_may_point_to_spin_lock(r)) /* else the id names the value's lock */
 		r->id = 0;

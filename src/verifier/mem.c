@@ -239,11 +239,13 @@ static const char *map_btf_name(uint32_t map_type)
 	case BPF_MAP_TYPE_ARRAY:
 	case BPF_MAP_TYPE_PERCPU_ARRAY:
 	case BPF_MAP_TYPE_PROG_ARRAY:
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
 		return "bpf_array";
 	case BPF_MAP_TYPE_HASH:
 	case BPF_MAP_TYPE_PERCPU_HASH:
 	case BPF_MAP_TYPE_LRU_HASH:
 	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+	case BPF_MAP_TYPE_HASH_OF_MAPS:
 		return "bpf_htab";
 	case BPF_MAP_TYPE_RINGBUF:
 		return "bpf_ringbuf_map";

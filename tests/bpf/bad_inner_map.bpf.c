@@ -1,23 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Unsupported: a map of maps (inner map definitions). */
+/* Unsupported, as in libbpf: a map of maps of maps (an inner definition with inner maps). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-struct inner {
+struct leaf {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u32);
-} inner1 SEC(".maps");
+};
+
+struct middle {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct leaf);
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__array(values, struct inner);
-} outer SEC(".maps") = {
-	.values = { [0] = &inner1 },
-};
+	__array(values, struct middle);
+} outer SEC(".maps");
 
 SEC("tc")
 int prog(void *ctx)

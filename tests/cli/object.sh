@@ -71,6 +71,10 @@ expect 0 "value \(cpu 0\)" -- map dump "$(o maps)" pcpu_array
 expect 0 "0 bytes of records pending" -- map dump "$(o maps)" rb
 expect 0 "map 'legacy_counts': array, key 4, value 8, max_entries 2" -- map dump "$(o legacy_maps)"
 expect 1 "no map 'nope'" -- map dump "$(o maps)" nope
+# maps of maps: the template, then each slot's inner map by name
+expect 0 "inner map template: map 'outer_arr.inner' \(array, key 4, value 8, max_entries 2\)" -- map dump "$(o map_in_map)" outer_arr
+expect 0 "slot 2: map 'inner_b' \(array, key 4, value 8, max_entries 2\)" -- map dump "$(o map_in_map)" outer_arr
+expect 0 "map 'outer_hash': hash_of_maps, key 4, value 4, max_entries 8" -- map dump "$(o map_in_map)"
 
 # --- run FILE.o [PROG] ---
 expect 0 "retval: 0x70 \(112\)" -- run "$(o maps)" use_maps
@@ -129,7 +133,7 @@ else bad "prog dump --jited: subprograms with their code"; fi
 expect 1 "extern \(kconfig\) 'CONFIG_KBPF_STRONG_MISSING'" -- run "$(o kconfig_strong)"
 expect 1 "extern \(func ksym\) 'kbpf_test_strong_kfunc'" -- run "$(o kfunc_weak)" strong_kfunc
 expect 1 "map 'odd': unknown field 'frobnicate'" -- prog list "$(o bad_map_field)"
-expect 1 "maps of maps" -- map dump "$(o bad_inner_map)"
+expect 1 "multi-level inner maps not supported" -- map dump "$(o bad_inner_map)"
 expect 1 "map 'stack': cannot create it" -- run "$(o unsupported_map)"
 expect 1 "cannot open" -- prog list "$tmp/does-not-exist.o"
 expect 1 "not an ELF object" -- prog list "$tmp/args.bin"

@@ -149,7 +149,20 @@ static int map_create_one(struct kbpf_host *host, const struct bpf_test *t, stru
 		def.btf_key_type_id = 1;
 		def.btf_value_type_id = kind->btf;
 	}
+	if (kind->type == BPF_MAP_TYPE_ARRAY_OF_MAPS) {
+		/* test_verifier.c's create_map_in_map: the template is a one-int array, whose
+		 * fd Linux closes once the outer map holds it (kbpf: the outer map's reference) */
+		struct kbpf_map_def idef = { .sz = sizeof(idef), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4,
+					     .value_size = 4, .max_entries = 1, .name = "inner" };
+
+		err = kbpf_map_create(&idef, &def.inner_map);
+		if (err) {
+			snprintf(why, why_size, "fixup_%s: inner array: %s", kind->name, strerror(-err));
+			return err;
+		}
+	}
 	err = kbpf_map_create(&def, &map);
+	kbpf_map_free(def.inner_map);
 	if (err) {
 		snprintf(why, why_size, "fixup_%s: map type %u: %s", kind->name, kind->type,
 			 strerror(-err));

@@ -241,7 +241,7 @@ static void test_bad_definitions(void)
 	expect_error(&img, false, -ENOTSUP, "map 'odd': unknown field 'frobnicate'");
 	free(img.data);
 	img = read_image("bad_inner_map");
-	expect_error(&img, false, -ENOTSUP, "map 'outer': maps of maps (inner maps) are not supported");
+	expect_error(&img, false, -ENOTSUP, "map 'outer.inner': multi-level inner maps not supported");
 	free(img.data);
 	img = read_image("unsupported_map");
 	CHECK_EQ_U64(try_open(img.data, img.size, false), 0);

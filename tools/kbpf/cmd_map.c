@@ -19,7 +19,8 @@ void usage_map(void)
 	       "holds its initial values). Keys and values print as hex, and also as C values when\n"
 	       "the object's BTF describes them. Global data maps are named after their section\n"
 	       "(.data, .rodata, .bss, .kconfig, ...). A value holding a bpf_spin_lock is read\n"
-	       "holding it (BPF_F_LOCK); the lock itself shows as zeroes.\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
+	       "holding it (BPF_F_LOCK); the lock itself shows as zeroes. A map of maps shows its\n"
+	       "inner map template, then the inner map in each slot, by name.\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
 }
 
 static void hex(const void *data, size_t size)
@@ -81,6 +82,59 @@ static void dump_prog_array(struct kbpf_map *m)
 	}
 }
 
+/* "map 'NAME' (TYPE, key K, value V, max_entries N)": an inner map or a template. kbpf
+ * has no map ids: a map is named by its name. */
+static void inner_desc(const struct kbpf_map *m)
+{
+	printf("map '%s' (%s, key %u, value %u, max_entries %u)", kbpf_map_name(m),
+	       cli_map_type_name(kbpf_map_type(m)), kbpf_map_key_size(m), kbpf_map_value_size(m),
+	       kbpf_map_max_entries(m));
+}
+
+/* ARRAY_OF_MAPS / HASH_OF_MAPS: the template, then each slot's inner map (where bpftool
+ * prints the inner map's id). */
+static int dump_map_of_maps(struct kbpf_map *m)
+{
+	uint32_t ks = kbpf_map_key_size(m);
+	void *key = calloc(1, ks ? ks : 1), *next = calloc(1, ks ? ks : 1);
+	int ret, n = 0;
+
+	printf("  inner map template: ");
+	inner_desc(kbpf_map_inner_meta(m));
+	printf("\n");
+	if (!key || !next) {
+		free(key);
+		free(next);
+		return -ENOMEM;
+	}
+	for (ret = kbpf_map_get_next_key(m, NULL, next); !ret; ret = kbpf_map_get_next_key(m, key, next)) {
+		struct kbpf_map *inner;
+
+		memcpy(key, next, ks);
+		if (kbpf_map_lookup_inner(m, key, &inner))
+			continue; /* an empty array slot */
+		n++;
+		if (ks == 4) {
+			uint32_t k;
+			memcpy(&k, key, 4);
+			printf("  slot %u: ", k);
+		} else {
+			printf("  key ");
+			hex(key, ks);
+			printf(": ");
+		}
+		inner_desc(inner);
+		printf("\n");
+	}
+	if (ret == -ENOENT)
+		ret = 0;
+	if (!n && !ret)
+		printf("  (empty)\n");
+	free(key);
+	free(next);
+	return ret;
+}
+
 static int dump_map(const struct kbpf_object *obj, struct kbpf_map *m)
 {
 	const struct btf *btf = kbpf_object_btf(obj);
@@ -106,6 +160,8 @@ static int dump_map(const struct kbpf_object *obj, struct kbpf_map *m)
 		dump_prog_array(m);
 		return 0;
 	}
+	if (kbpf_map_inner_meta(m))
+		return dump_map_of_maps(m);
 	/* btf_dump recurses through types: only on BTF it can print */
 	if (btf && (key_id || val_id) && (!key_id || !kbpf_btf_check_printable(btf, key_id, msg, sizeof(msg))) &&
 	    (!val_id || !kbpf_btf_check_printable(btf, val_id, msg, sizeof(msg))))
