@@ -216,6 +216,11 @@ long kbpf_map_update_elem(struct kbpf_map *map, const void *key, const void *val
 /* bpf_map_delete_elem. */
 long kbpf_map_delete_elem(struct kbpf_map *map, const void *key);
 
+/* bpf_get_local_storage: the storage of a CGROUP_STORAGE map (this CPU's copy for
+ * PERCPU_CGROUP_STORAGE), never NULL for one; NULL for any other map. kbpf has no
+ * cgroups: the map's one storage, that of cgroup 0 and attach type 0 (docs/maps.md). */
+void *kbpf_map_get_local_storage(struct kbpf_map *map);
+
 /* bpf_tail_call's lookup: the program pointer stored at index (opaque to maps:
  * a `struct kbpf_prog *`), or NULL if empty, out of range or map is not a PROG_ARRAY. */
 void *kbpf_prog_array_get(const struct kbpf_map *map, uint32_t index);

@@ -73,6 +73,11 @@ static uint64_t h_map_lookup_percpu_elem(uint64_t map, uint64_t key, uint64_t cp
 		return 0;
 	return RET_PTR(kbpf_map_lookup_percpu_elem(MAP(map), PTR(key), (uint32_t)cpu));
 }
+static uint64_t h_get_local_storage(uint64_t map, uint64_t flags, uint64_t r3, uint64_t r4, uint64_t r5)
+{
+	(void)flags, (void)r3, (void)r4, (void)r5; /* the verifier made flags 0 */
+	return RET_PTR(kbpf_map_get_local_storage(MAP(map)));
+}
 
 /* Linux 6.1's prototypes (kernel/bpf/helpers.c, kernel/bpf/ringbuf.c), so the verifier
  * checks these calls exactly as Linux does. pkt_access is Linux's: the map ops take keys
@@ -107,9 +112,12 @@ static const struct kbpf_helper_proto map_helpers[] = {
 	{ .name = "bpf_map_lookup_percpu_elem", .fn = h_map_lookup_percpu_elem, .flags = KBPF_HELPER_PKT_ACCESS,
 	  .ret_type = KBPF_RET_PTR_TO_MAP_VALUE | KBPF_RET_MAYBE_NULL,
 	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_PTR_TO_MAP_KEY, KBPF_ARG_ANYTHING) },
+	/* never NULL: the verifier requires a cgroup storage map and flags 0 */
+	{ .name = "bpf_get_local_storage", .fn = h_get_local_storage, .ret_type = KBPF_RET_PTR_TO_MAP_VALUE,
+	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_ANYTHING) },
 };
 /* Their Linux ids, index for index. */
-static const int32_t map_helper_ids[] = { 1, 2, 3, 8, 130, 131, 132, 133, 134, 195 };
+static const int32_t map_helper_ids[] = { 1, 2, 3, 8, 130, 131, 132, 133, 134, 195, 81 };
 _Static_assert(sizeof(map_helper_ids) / sizeof(map_helper_ids[0]) == sizeof(map_helpers) / sizeof(map_helpers[0]),
 	       "one id per map helper");
 

@@ -93,6 +93,10 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 	case BPF_MAP_TYPE_HASH_OF_MAPS:
 		err = kbpf_map_of_maps_alloc(&attr, inner, &map);
 		break;
+	case BPF_MAP_TYPE_CGROUP_STORAGE:
+	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
+		err = kbpf_cgroup_storage_map_alloc(&attr, &map);
+		break;
 	default:
 		err = unsupported_type(attr.type);
 		break;

@@ -90,10 +90,36 @@ static bool is_i32(const struct btf_type *t)
 	return t && btf_is_int(t) && btf_int_bits(t) == 32 && !btf_int_offset(t);
 }
 
+/* An unsigned-or-signed plain integer of bits bits (Linux's btf_member_is_reg_int). */
+static bool is_int_of(const struct btf *btf, uint32_t id, int bits)
+{
+	int rid = btf__resolve_type(btf, id); /* __u64: a typedef */
+	const struct btf_type *t = rid > 0 ? btf__type_by_id(btf, (uint32_t)rid) : NULL;
+	return t && btf_is_int(t) && btf_int_bits(t) == bits && !btf_int_offset(t);
+}
+
+/* Linux's cgroup_storage_check_btf: struct bpf_cgroup_storage_key { __u64 cgroup_inode_id;
+ * __u32 attach_type; } for a 16-byte key, a __u64 for an 8-byte one. */
+static bool cgroup_storage_key_ok(const struct btf *btf, const struct kbpf_map *map, const struct btf_type *key)
+{
+	if (map->key_size == sizeof(uint64_t))
+		return key && btf_is_int(key) && btf_int_bits(key) == 64 && !btf_int_offset(key);
+	if (!key || !btf_is_struct(key) || btf_vlen(key) != 2)
+		return false;
+	const struct btf_member *m = btf_members(key);
+	return btf_member_bit_offset(key, 0) == 0 && !btf_member_bitfield_size(key, 0) &&
+	       is_int_of(btf, m[0].type, 64) && btf_member_bit_offset(key, 1) == 64 &&
+	       !btf_member_bitfield_size(key, 1) && is_int_of(btf, m[1].type, 32);
+}
+
 /* The type-specific part (Linux's map->ops->map_check_btf); key NULL: no key type. */
-static int type_check_btf(const struct kbpf_map *map, const struct btf_type *key, const struct btf_type *value)
+static int type_check_btf(const struct btf *btf, const struct kbpf_map *map, const struct btf_type *key,
+			  const struct btf_type *value)
 {
 	switch (map->type) {
+	case BPF_MAP_TYPE_CGROUP_STORAGE:
+	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
+		return cgroup_storage_key_ok(btf, map, key) ? 0 : -EINVAL;
 	case BPF_MAP_TYPE_ARRAY:
 	case BPF_MAP_TYPE_PERCPU_ARRAY:
 		if (!key) /* keyless: only .bss/.data/.rodata */
@@ -157,7 +183,7 @@ int kbpf_map_check_btf(struct kbpf_map *map, const struct btf *btf, uint32_t key
 		if ((uint32_t)map->timer_off + TIMER_SIZE > map->value_size)
 			return -EFAULT;
 	}
-	err = type_check_btf(map, key, value);
+	err = type_check_btf(btf, map, key, value);
 	if (err)
 		return err;
 	map->nr_fields = (map->spin_lock_off >= 0) + (map->timer_off >= 0);

@@ -200,6 +200,16 @@ int resolve_ldimm64(struct env *env)
 			int ferr = check_map_prog_fields(env, map);
 			if (ferr)
 				return ferr;
+			/* Linux's bpf_cgroup_storage_assign: a run has one storage of each kind */
+			uint32_t mt = kbpf_map_type(map);
+			if (mt == BPF_MAP_TYPE_CGROUP_STORAGE || mt == BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE) {
+				struct kbpf_map **slot = &env->cgroup_storage[mt == BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE];
+				if (*slot && *slot != map) {
+					vlog(env, "only one cgroup storage of each type is allowed\n");
+					return -EBUSY;
+				}
+				*slot = map;
+			}
 			if (src == BPF_PSEUDO_MAP_VALUE || src == BPF_PSEUDO_MAP_IDX_VALUE) {
 				uint32_t off = (uint32_t)insn[i + 1].imm;
 				void *addr;

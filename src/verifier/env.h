@@ -179,6 +179,7 @@ struct env {
 	bool test_state_freq; /* Linux's BPF_F_TEST_STATE_FREQ (kbpf_verify_opts) */
 	bool sleepable;        /* kbpf_verify_opts.sleepable or BPF_F_SLEEPABLE */
 	bool strict_alignment; /* BPF_F_STRICT_ALIGNMENT without BPF_F_ANY_ALIGNMENT */
+	struct kbpf_map *cgroup_storage[2]; /* the program's shared and per-CPU cgroup storage */
 	uint32_t insn_limit;  /* kbpf_verify_opts.insn_limit, else KBPF_MAX_PROCESSED_INSNS */
 	uint32_t total_states, peak_states, cur_states, max_states_per_insn;
 	int insn_idx, prev_insn_idx;

@@ -411,6 +411,10 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 	case BPF_MAP_TYPE_HASH_OF_MAPS:
 		bad = id != BPF_FUNC_map_lookup_elem; /* programs only read the slots */
 		break;
+	case BPF_MAP_TYPE_CGROUP_STORAGE:
+	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
+		bad = id != BPF_FUNC_get_local_storage;
+		break;
 	default:
 		break;
 	}
@@ -426,6 +430,9 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 	case BPF_FUNC_sk_storage_get:
 	case BPF_FUNC_sk_storage_delete:
 		bad |= mt != BPF_MAP_TYPE_SK_STORAGE;
+		break;
+	case BPF_FUNC_get_local_storage:
+		bad |= mt != BPF_MAP_TYPE_CGROUP_STORAGE && mt != BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE;
 		break;
 	case BPF_FUNC_perf_event_read:
 	case BPF_FUNC_perf_event_output:
@@ -566,6 +573,11 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 			vlog(env, "tail_call would lead to reference leak\n");
 			return -EINVAL;
 		}
+	}
+	/* its result cannot be an error, so nothing may make it one */
+	if (id == BPF_FUNC_get_local_storage && !reg_is_null(&regs[BPF_REG_2])) {
+		vlog(env, "get_local_storage() doesn't support non-zero flags\n");
+		return -EINVAL;
 	}
 	/* a callback's arguments come from the caller's registers before the call */
 	struct reg cb_args[6];

@@ -62,10 +62,11 @@ static const int32_t xdp_set[] = {
 	ID(tcp_raw_check_syncookie_ipv6), END
 };
 
-/* cg_skb_func_proto (cgroup_common_func_proto's storage and retval helpers are not
- * modelled), falling back to sk_filter_func_proto. */
+/* cg_skb_func_proto (of cgroup_common_func_proto's, the storage; the retval helpers are
+ * not modelled), falling back to sk_filter_func_proto. */
 static const int32_t cg_skb_set[] = {
-	ID(sk_fullsock), ID(sk_storage_get), ID(sk_storage_delete), ID(perf_event_output), ID(skb_cgroup_id),
+	ID(get_local_storage), ID(sk_fullsock), ID(sk_storage_get), ID(sk_storage_delete), ID(perf_event_output),
+	ID(skb_cgroup_id),
 	ID(skb_ancestor_cgroup_id), ID(sk_cgroup_id), ID(sk_ancestor_cgroup_id), ID(sk_lookup_tcp),
 	ID(sk_lookup_udp), ID(sk_release), ID(skc_lookup_tcp), ID(tcp_sock), ID(get_listener_sock),
 	ID(skb_ecn_set_ce), END

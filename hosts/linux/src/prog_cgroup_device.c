@@ -25,7 +25,7 @@ static int dev_access(const struct kbpf_prog_type *type, int off, int size, enum
 /* cgroup_current_func_proto's (the cgroup ids: not registered), perf_event_output, then
  * bpf_base_func_proto */
 static const int32_t dev_set[] = {
-	ID(get_current_uid_gid), ID(get_current_pid_tgid), ID(get_current_comm), ID(get_current_cgroup_id),
+	ID(get_local_storage), ID(get_current_uid_gid), ID(get_current_pid_tgid), ID(get_current_comm), ID(get_current_cgroup_id),
 	ID(get_current_ancestor_cgroup_id), ID(get_cgroup_classid), ID(perf_event_output), END_ID
 };
 #define SETS(...) ((const int32_t *const[]){ __VA_ARGS__, NULL })

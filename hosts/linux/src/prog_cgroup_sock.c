@@ -136,13 +136,14 @@ static const int32_t cg_current_set[] = {
 };
 /* sock_filter_func_proto's own cases, then bpf_base_func_proto */
 static const int32_t cg_sock_set[] = {
-	ID(get_socket_cookie), ID(get_netns_cookie), ID(perf_event_output), ID(sk_storage_get),
+	ID(get_local_storage), ID(get_socket_cookie), ID(get_netns_cookie), ID(perf_event_output), ID(sk_storage_get),
 	ID(ktime_get_coarse_ns), END_ID
 };
 /* sock_addr_func_proto's own cases (bind, setsockopt, getsockopt: not registered), then
  * bpf_sk_base_func_proto */
 static const int32_t sock_addr_set[] = {
-	ID(get_socket_cookie), ID(get_netns_cookie), ID(perf_event_output), ID(sk_lookup_tcp), ID(sk_lookup_udp),
+	ID(get_local_storage), ID(get_socket_cookie), ID(get_netns_cookie), ID(perf_event_output), ID(sk_lookup_tcp),
+	ID(sk_lookup_udp),
 	ID(sk_release), ID(skc_lookup_tcp), ID(sk_storage_get), ID(sk_storage_delete), END_ID
 };
 

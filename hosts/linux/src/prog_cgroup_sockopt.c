@@ -69,7 +69,7 @@ static const struct kbpf_helper_proto *sockopt_func_proto(const struct kbpf_prog
 #define END_ID -1
 #define ID(x) BPF_FUNC_##x
 static const int32_t sockopt_set[] = {
-	ID(get_current_uid_gid), ID(get_current_pid_tgid), ID(get_current_comm), ID(get_current_cgroup_id),
+	ID(get_local_storage), ID(get_current_uid_gid), ID(get_current_pid_tgid), ID(get_current_comm), ID(get_current_cgroup_id),
 	ID(get_current_ancestor_cgroup_id), ID(get_cgroup_classid), ID(get_netns_cookie), ID(sk_storage_get),
 	ID(sk_storage_delete), ID(tcp_sock), ID(perf_event_output), END_ID
 };

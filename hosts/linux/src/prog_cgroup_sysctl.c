@@ -29,7 +29,7 @@ static int sysctl_access(const struct kbpf_prog_type *type, int off, int size, e
 #define ID(x) BPF_FUNC_##x
 /* sysctl_func_proto's own cases and cgroup_current_func_proto's, then bpf_base_func_proto */
 static const int32_t sysctl_set[] = {
-	ID(strtol), ID(strtoul), ID(sysctl_get_name), ID(sysctl_get_current_value), ID(sysctl_get_new_value),
+	ID(get_local_storage), ID(strtol), ID(strtoul), ID(sysctl_get_name), ID(sysctl_get_current_value), ID(sysctl_get_new_value),
 	ID(sysctl_set_new_value), ID(ktime_get_coarse_ns), ID(perf_event_output), ID(get_current_uid_gid),
 	ID(get_current_pid_tgid), ID(get_current_comm), ID(get_current_cgroup_id),
 	ID(get_current_ancestor_cgroup_id), ID(get_cgroup_classid), END_ID
