@@ -249,7 +249,11 @@ static int run_ctx_init(struct run_ctx *rc, uint8_t *buf, const char *type, cons
 	/* bpf_prog_test_run_skb runs lwt_in/out/xmit like socket filters (not seg6local) */
 	int lwt = !strcmp(type, "lwt_in") || !strcmp(type, "lwt_out") || !strcmp(type, "lwt_xmit");
 	if (tc || lwt || !strcmp(type, "socket_filter") || !strcmp(type, "cgroup_skb")) {
-		const size_t head = 32; /* NET_SKB_PAD-like headroom */
+		/* Linux's test run gives NET_SKB_PAD + NET_IP_ALIGN and reallocates the head
+		 * when a helper needs more (skb_cow_head); kbpf's skb is the host's buffer and
+		 * cannot grow, so the room is given up front: as much as XDP's, enough for the
+		 * 50 VLAN tags "vlan + abs, test 1" pushes into the packet */
+		const size_t head = KBPF_LINUX_XDP_HEADROOM;
 		uint16_t proto;
 
 		memcpy(rc->buf + head, data, TEST_DATA_LEN);

@@ -158,6 +158,67 @@ static size_t fill_big_prog_with_loop(struct bpf_insn *p, uint32_t *retval)
 	return i;
 }
 
+/* bpf_fill_ld_abs_vlan_push_pop ("ld_abs: vlan + abs, test 1"): five rounds of 51
+ * {read packet byte 0 with LD_ABS, check it is 0x34, push a VLAN tag} then 51 {the same
+ * read and check, pop a tag}, every check or helper failure jumping to an error exit
+ * that returns 0; the program is padded with "r0 = 0xbef" so that its last jumps span
+ * nearly the 16-bit range (Linux's LD_ABS rewrite grows each read: the test is that
+ * nothing overflows). Returns 0xbef. */
+static size_t fill_vlan_push_pop(struct bpf_insn *p, uint32_t *retval)
+{
+	const int pushes = 51;
+	const size_t len = (1u << 15) - (size_t)pushes * 2 * 5 * 6;
+	size_t i = 0;
+#define TO_ERROR(insn) ((int16_t)(len - 2 - (insn) - 1)) /* the error exit is at len - 2 */
+
+	*retval = 0xbef;
+	p[i++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	for (int round = 0; round < 5; round++) {
+		for (int push = 1; push >= 0; push--) {
+			for (int j = 0; j < pushes; j++) {
+				p[i++] = (struct bpf_insn)BPF_LD_ABS(BPF_B, 0);
+				p[i] = (struct bpf_insn)BPF_JMP32_IMM(BPF_JNE, BPF_REG_0, 0x34, TO_ERROR(i));
+				i++;
+				p[i++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_1, BPF_REG_6);
+				if (push) {
+					p[i++] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_2, 1); /* ETH_P_8021Q's */
+					p[i++] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_3, 2); /* vlan tci */
+				}
+				p[i++] = (struct bpf_insn)BPF_EMIT_CALL(push ? BPF_FUNC_skb_vlan_push : BPF_FUNC_skb_vlan_pop);
+				p[i] = (struct bpf_insn)BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, TO_ERROR(i));
+				i++;
+			}
+		}
+	}
+#undef TO_ERROR
+	while (i < len - 3)
+		p[i++] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 0xbef);
+	p[i++] = (struct bpf_insn)BPF_JMP_IMM(BPF_JA, 0, 0, 1);
+	p[i++] = (struct bpf_insn)BPF_MOV32_IMM(BPF_REG_0, 0); /* the error exit */
+	p[i++] = (struct bpf_insn)BPF_EXIT_INSN();
+	return i;
+}
+
+/* bpf_fill_jump_around_ld_abs ("ld_abs: jump around ld_abs"): packet byte 0 read with
+ * LD_ABS, and if it is 10 a jump over a run of LD_ABS reads of byte 1 to the exit; the
+ * run is as long as Linux's rewrite of each read (up to 7 insns) lets the jump still
+ * fit in 16 bits. Returns 10 (the test's packet starts with 10). */
+static size_t fill_jump_around_ld_abs(struct bpf_insn *p, uint32_t *retval)
+{
+	const size_t len = (1u << 15) / 7;
+	size_t i = 0;
+
+	*retval = 10;
+	p[i++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	p[i++] = (struct bpf_insn)BPF_LD_ABS(BPF_B, 0);
+	p[i] = (struct bpf_insn)BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 10, (int16_t)(len - 1 - i - 1)); /* to the exit */
+	i++;
+	while (i < len - 1)
+		p[i++] = (struct bpf_insn)BPF_LD_ABS(BPF_B, 1);
+	p[i++] = (struct bpf_insn)BPF_EXIT_INSN();
+	return i;
+}
+
 void *st_table_sym(void *table, const char *name)
 {
 	return dlsym(table, name);
@@ -173,8 +234,9 @@ int st_fill(void *table, const struct bpf_test *t, struct bpf_insn **insns, size
 	*unsupported = NULL;
 #define IS(name) (table && fn == (void (*)(struct bpf_test *))st_table_sym(table, #name))
 	if (!IS(bpf_fill_rand_ld_dw) && !IS(bpf_fill_scale) && !IS(bpf_fill_torturous_jumps) &&
-	    !IS(bpf_fill_big_prog_with_loop_1)) {
-		*unsupported = "its generator (LD_ABS chains) is not reimplemented";
+	    !IS(bpf_fill_big_prog_with_loop_1) && !IS(bpf_fill_ld_abs_vlan_push_pop) &&
+	    !IS(bpf_fill_jump_around_ld_abs)) {
+		*unsupported = "its generator is not reimplemented";
 		return -EOPNOTSUPP;
 	}
 	p = calloc(FILL_MAX_INSNS, sizeof(*p));
@@ -184,6 +246,10 @@ int st_fill(void *table, const struct bpf_test *t, struct bpf_insn **insns, size
 		n = fill_rand_ld_dw(p, t->retval, retval);
 	else if (IS(bpf_fill_big_prog_with_loop_1))
 		n = fill_big_prog_with_loop(p, retval);
+	else if (IS(bpf_fill_ld_abs_vlan_push_pop))
+		n = fill_vlan_push_pop(p, retval);
+	else if (IS(bpf_fill_jump_around_ld_abs))
+		n = fill_jump_around_ld_abs(p, retval);
 	else if (IS(bpf_fill_scale))
 		n = t->retval == 1 || t->retval == 2 ? fill_scale(p, t->retval == 2, retval) : 0;
 	else
