@@ -38,10 +38,31 @@ void bench_native_run(const char *path, unsigned repeat, unsigned rounds, enum b
 int bench_linux_probe(char *why, size_t why_size);
 /* 1 when /proc says the kernel JITs programs, 0 when it interprets, -1 unknown. */
 int bench_linux_jit_enabled(void);
-/* Load insns as BPF_PROG_TYPE_SOCKET_FILTER and time BPF_PROG_TEST_RUN: calibrate the
- * repeat count until one run takes min_round_ns, then keep the best of rounds. */
-void bench_linux_run(const struct bpf_insn *insns, size_t cnt, double min_round_ns, unsigned rounds,
-		     unsigned fixed_repeat, struct bench_result *res);
+/* Linux's side of a comparison whose rounds interleave with kbpf's: the program loaded
+ * as BPF_PROG_TYPE_SOCKET_FILTER `loads` times (Linux puts each load's code at its own
+ * random offset in its JIT memory, and some loops' speed depends on it: bench/README.md),
+ * timed one BPF_PROG_TEST_RUN round at a time, the loads in turn. */
+#define BENCH_LINUX_MAX_LOADS 8
+#define BENCH_LINUX_MAX_ROUNDS 64
+struct bench_linux_prog {
+	int fd[BENCH_LINUX_MAX_LOADS];
+	unsigned loads, repeat, n;
+	enum bench_clock clock;
+	double ns[BENCH_LINUX_MAX_ROUNDS];       /* per round: ns per run, the bench's clock around the syscall */
+	double duration[BENCH_LINUX_MAX_ROUNDS]; /* per round: the kernel's own figure (whole ns) */
+	double best_duration;                    /* after bench_linux_result */
+	uint32_t retval;
+	char why[256];
+};
+/* Load the program and calibrate the repeat count (a round of at least min_round_ns in
+ * clock; fixed_repeat: that count instead). Returns 0, or -errno with the reason in why. */
+int bench_linux_open(struct bench_linux_prog *lp, const struct bpf_insn *insns, size_t cnt, unsigned loads,
+		     double min_round_ns, unsigned fixed_repeat, enum bench_clock clock);
+/* One timed round on the next load. Returns 0, or -errno with the reason in why. */
+int bench_linux_round(struct bench_linux_prog *lp);
+void bench_linux_close(struct bench_linux_prog *lp);
+/* The best and median round (res->why when no round ran). */
+void bench_linux_result(struct bench_linux_prog *lp, struct bench_result *res);
 
 /* object_load.c: the largest *.bpf.o of dir that loads (on a host with the map helpers
  * and, when built with kbpf_linux, Linux's program types), and the best of n times of kbpf_object_open_file + kbpf_object_load without and with the JIT. */

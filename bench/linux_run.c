@@ -120,50 +120,93 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void bench_linux_run(const struct bpf_insn *insns, size_t cnt, double min_round_ns, unsigned rounds,
-		     unsigned fixed_repeat, struct bench_result *res)
+int bench_linux_open(struct bench_linux_prog *lp, const struct bpf_insn *insns, size_t cnt, unsigned loads,
+		     double min_round_ns, unsigned fixed_repeat, enum bench_clock clock)
 {
 	char log[160] = "";
-	double d[64];
-	uint32_t ret = 0, dur = 0;
-	unsigned repeat = fixed_repeat ? fixed_repeat : 1, n = 0;
-	int fd, err;
+	uint32_t dur;
+	int err;
+
+	memset(lp, 0, sizeof(*lp));
+	lp->clock = clock;
+	if (loads < 1)
+		loads = 1;
+	if (loads > BENCH_LINUX_MAX_LOADS)
+		loads = BENCH_LINUX_MAX_LOADS;
+	for (; lp->loads < loads; lp->loads++) {
+		int fd = prog_load(insns, cnt, log, sizeof(log));
+
+		if (fd < 0) {
+			snprintf(lp->why, sizeof(lp->why), "load: %s%s%s", strerror(-fd), *log ? ": " : "", log);
+			bench_linux_close(lp);
+			return fd;
+		}
+		lp->fd[lp->loads] = fd;
+	}
+	/* Calibrate the repeat count on the first load, in the clock the rounds use. */
+	lp->repeat = fixed_repeat ? fixed_repeat : 1;
+	while (!fixed_repeat) {
+		double t0 = bench_time_ns(clock), t;
+
+		err = test_run(lp->fd[0], lp->repeat, &lp->retval, &dur);
+		if (err) {
+			snprintf(lp->why, sizeof(lp->why), "BPF_PROG_TEST_RUN: %s", strerror(-err));
+			bench_linux_close(lp);
+			return err;
+		}
+		t = bench_time_ns(clock) - t0;
+		if (t >= min_round_ns || lp->repeat >= (1u << 30))
+			break;
+		lp->repeat *= 2;
+	}
+	return 0;
+}
+
+int bench_linux_round(struct bench_linux_prog *lp)
+{
+	uint32_t dur = 0;
+	double t0, t;
+	int err;
+
+	if (!lp->loads || lp->n >= BENCH_LINUX_MAX_ROUNDS)
+		return -EINVAL;
+	t0 = bench_time_ns(lp->clock);
+	err = test_run(lp->fd[lp->n % lp->loads], lp->repeat, &lp->retval, &dur);
+	t = bench_time_ns(lp->clock) - t0;
+	if (err) {
+		snprintf(lp->why, sizeof(lp->why), "BPF_PROG_TEST_RUN: %s", strerror(-err));
+		return err;
+	}
+	/* the same clock as every other column, around the whole syscall */
+	lp->ns[lp->n] = t / lp->repeat;
+	lp->duration[lp->n] = dur;
+	lp->n++;
+	return 0;
+}
+
+void bench_linux_close(struct bench_linux_prog *lp)
+{
+	for (unsigned k = 0; k < lp->loads; k++)
+		close(lp->fd[k]);
+	lp->loads = 0;
+}
+
+void bench_linux_result(struct bench_linux_prog *lp, struct bench_result *res)
+{
+	double d[BENCH_LINUX_MAX_ROUNDS];
 
 	memset(res, 0, sizeof(*res));
-	fd = prog_load(insns, cnt, log, sizeof(log));
-	if (fd < 0) {
-		snprintf(res->why, sizeof(res->why), "load: %s%s%s", strerror(-fd), *log ? ": " : "", log);
+	if (!lp->n) {
+		snprintf(res->why, sizeof(res->why), "%s", lp->why[0] ? lp->why : "not run");
 		return;
 	}
-	/* The kernel reports a whole-ns average per run (u32), so calibrate the repeat
-	 * count by wall time across the syscall, like the other engines. */
-	while (!fixed_repeat) {
-		double t0 = bench_now_ns(), t;
-
-		err = test_run(fd, repeat, &ret, &dur);
-		if (err)
-			goto fail;
-		t = bench_now_ns() - t0;
-		if (t >= min_round_ns || repeat >= (1u << 30))
-			break;
-		repeat *= 2;
-	}
-	if (rounds > 64)
-		rounds = 64;
-	for (n = 0; n < rounds; n++) {
-		err = test_run(fd, repeat, &ret, &dur);
-		if (err)
-			goto fail;
-		d[n] = dur;
-	}
-	close(fd);
-	qsort(d, n, sizeof(d[0]), cmp_double);
-	res->retval = ret;
+	memcpy(d, lp->ns, lp->n * sizeof(d[0]));
+	qsort(d, lp->n, sizeof(d[0]), cmp_double);
+	res->retval = lp->retval;
 	res->ns_per_run = d[0];
-	res->ns_median = d[n / 2];
+	res->ns_median = d[lp->n / 2];
 	res->ok = 1;
-	return;
-fail:
-	close(fd);
-	snprintf(res->why, sizeof(res->why), "BPF_PROG_TEST_RUN: %s", strerror(-err));
+	memcpy(d, lp->duration, lp->n * sizeof(d[0]));
+	qsort(d, lp->n, sizeof(d[0]), cmp_double);
+	lp->best_duration = d[0];
 }

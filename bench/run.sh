@@ -126,19 +126,22 @@ otherwise and this page is not regenerated.
   Linux's column never includes (below).
 - **interp ns/insn**: the two columns above divided: the interpreter's cost per
   executed instruction, dispatch included.
-- **kbpf JIT ns/run**: the same, JIT-compiled to x86-64 (docs/jit.md); **JIT/Linux**,
-  **JIT/gcc**, **JIT/clang**: its ratio to Linux's JIT and to native code (below 1.0x:
-  kbpf's JIT is faster). The JIT's compile time is noted below the table, and so is the
+- **kbpf JIT ns/run**: the same, JIT-compiled to x86-64 (docs/jit.md); **JIT/Linux**
+  (two decimals), **JIT/gcc**, **JIT/clang**: its ratio to Linux's JIT and to native
+  code (below 1.0x: kbpf's JIT is faster). The JIT's compile time is noted below the table, and so is the
   time to open and load (link, relocate, verify, create) the largest of the tests' own
   BPF objects (`tests/bpf`) on a host with Linux's program types, with and without the
   JIT.
 - **JIT fn ns/run**, **fn/gcc**: the same JIT code called through the native function
   `kbpf_prog_jited_func()` returns (Linux's `bpf_func`), without `kbpf_prog_run()`'s
-  checks and dispatch, and its ratio to gcc.
+  NULL check and jump, and its ratio to gcc (both are one call level: docs/jit.md,
+  *Entries*).
 - **Linux JIT ns/run**: the same instructions loaded through `bpf(BPF_PROG_LOAD)` as a
-  socket filter and timed with `BPF_PROG_TEST_RUN` (its `duration`, whole ns; best of 5).
-  The kernel times its loop with preemption off and stops its clock whenever it yields
-  the CPU (`cond_resched()`), so this column is free of other jobs' time too.
+  socket filter, three times (each load lies at its own random offset in the kernel's
+  JIT memory), and run with `BPF_PROG_TEST_RUN`, timed in the thread's CPU time around
+  the call like every other column; its rounds alternate with the kbpf JIT's, and the
+  best round over the three loads is the figure (bench/README.md says why; the
+  kernel's own `duration` agrees within 0.3%).
 - **gcc/clang -O2 ns/run**: the C compiled natively, best of 5 rounds of ~50 ms of CPU time;
   **interp/gcc**, **interp/clang**: how many times slower the interpreter is.
 

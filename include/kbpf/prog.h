@@ -115,9 +115,9 @@ const void *kbpf_prog_jited_code(const struct kbpf_prog *prog, size_t *size);
  * second of two instructions compiled into one native instruction, a jump to the next
  * instruction. Bytes between one instruction's end and the next one's start are a
  * function's epilogue and the next one's prologue, or NOPs that align the loop that
- * starts at the next instruction; the main prologue precedes
- * instruction 0; stubs follow the last. Returns an array of one entry per instruction
- * (*cnt of them), or NULL (*cnt 0) when the program is not JIT-compiled. */
+ * starts at the next instruction; the main function's entries (docs/jit.md) and its
+ * prologue precede instruction 0; stubs follow the last. Returns an array of one entry
+ * per instruction (*cnt of them), or NULL (*cnt 0) when the program is not JIT-compiled. */
 struct kbpf_jited_line {
 	uint32_t start, end;
 };

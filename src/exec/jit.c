@@ -198,7 +198,12 @@ static int plan_functions(struct jit_ctx *c)
 		if (c->insns[last].code != (BPF_JMP | BPF_EXIT) && BPF_OP(c->insns[last].code) != BPF_JA)
 			return jit_refuse(c, last, "function falls through into the next one");
 		all_used |= fn->used;
+		c->entry_zero_args |= fn->calls; /* a callee reads R1-R5 whatever the program set */
 	}
+	/* The ctx and run entries zero R2-R5 only for a program that can read them, and the
+	 * tail call counter pointer only for one that tail-calls (a few instructions less
+	 * in the fixed cost of a run) */
+	c->entry_zero_args |= (all_used & (1u << BPF_REG_2 | 1u << BPF_REG_3 | 1u << BPF_REG_4 | 1u << BPF_REG_5)) != 0;
 
 	for (size_t f = 0; f < c->nr_funcs; f++) {
 		struct jit_func *fn = &c->funcs[f];
@@ -296,9 +301,11 @@ static bool layout_equal(const struct jit_layout *a, const struct jit_layout *b,
 }
 
 /* NOP bytes before loop head i, which would start at pos: a loop that fits in one
- * 64-byte window goes into one (to the next window when it would straddle two), a longer
- * one starts on a 32-byte boundary. Sized with the previous pass (the loop: from its
- * head to the end of its last backward jump); before there is one, the 32-byte rule. */
+ * 64-byte window goes into one (to the next window when it would straddle two); a longer
+ * innermost loop starts in the middle of a window (32 mod 64), any other longer loop on
+ * a 32-byte boundary (docs/jit.md, "Speed": each rule was chosen by timing). Sized with
+ * the previous pass (the loop: from its head to the end of its last backward jump);
+ * before there is one, the 32-byte rule. */
 static size_t loop_pad(const struct jit_ctx *c, size_t i, size_t pos)
 {
 	size_t size = c->pass0 ? SIZE_MAX : (size_t)(c->prev.end[c->loop_end[i] - 1] - c->prev.start[i]);
@@ -306,6 +313,8 @@ static size_t loop_pad(const struct jit_ctx *c, size_t i, size_t pos)
 
 	if (size <= JIT_LOOP_WINDOW)
 		pad = pos % JIT_LOOP_WINDOW + size <= JIT_LOOP_WINDOW ? 0 : JIT_LOOP_WINDOW - pos % JIT_LOOP_WINDOW;
+	else if (c->loop_inner[i] && size != SIZE_MAX)
+		pad = (JIT_LOOP_WINDOW + JIT_LOOP_WINDOW / 2 - pos % JIT_LOOP_WINDOW) % JIT_LOOP_WINDOW;
 	else
 		pad = (JIT_LOOP_ALIGN - pos % JIT_LOOP_ALIGN) % JIT_LOOP_ALIGN;
 	return pad <= c->align_max ? pad : 0;
@@ -319,14 +328,7 @@ static int emit_pass(struct jit_ctx *c)
 
 	b->len = 0;
 	jb_fill(b, 0xcc, JIT_ENTRY_PAD);
-	/* The ctx entry, "struct kbpf_prog_result fn(void *ctx)": R2-R5 start zero as on
-	 * the interpreter, r9 (the tail call counter) NULL for a new run; falls through. */
-	jb_byte(b, 0xf3), jb_byte(b, 0x0f), jb_byte(b, 0x1e), jb_byte(b, 0xfa); /* endbr64 */
-	x86_mov_imm32(b, X_RSI, 0);
-	x86_mov_imm32(b, X_RDX, 0);
-	x86_mov_imm32(b, X_RCX, 0);
-	x86_mov_imm32(b, X_R8, 0);
-	x86_mov_imm32(b, X_R9, 0);
+	jit_emit_entries(c);
 	for (size_t f = 0; f < c->nr_funcs; f++) {
 		const struct jit_func *fn = &c->funcs[f];
 
@@ -457,14 +459,16 @@ static int place(struct jit_ctx *c, struct kbpf_jit **out)
 	}
 	if (ret)
 		goto fail;
-	jit->code = (const uint8_t *)jit->map + JIT_ENTRY_PAD + JIT_CTX_ENTRY_LEN;
-	jit->code_size = c->cur.size - JIT_ENTRY_PAD - JIT_CTX_ENTRY_LEN;
+	/* the code starts with the entries (jit_emit_entries: they are its prologue too) */
+	jit->code = (const uint8_t *)jit->map + c->ctx_entry;
+	jit->code_size = c->cur.size - c->ctx_entry;
 	/* An object pointer to a function pointer: how every JIT hands out its code. */
-	jit->entry = (kbpf_jit_entry_fn)(uintptr_t)jit->code;
-	jit->func = (kbpf_prog_fn)(uintptr_t)((const uint8_t *)jit->map + JIT_ENTRY_PAD);
+	jit->entry = (kbpf_jit_entry_fn)(uintptr_t)((const uint8_t *)jit->map + c->struct_entry);
+	jit->func = (kbpf_prog_fn)(uintptr_t)((const uint8_t *)jit->map + c->ctx_entry);
+	jit->run = (kbpf_prog_run_fn)(uintptr_t)((const uint8_t *)jit->map + c->run_entry);
 	for (size_t i = 0; i < c->cnt; i++) {
-		jit->lines[i].start = c->cur.start[i] - JIT_ENTRY_PAD - JIT_CTX_ENTRY_LEN;
-		jit->lines[i].end = c->cur.end[i] - JIT_ENTRY_PAD - JIT_CTX_ENTRY_LEN;
+		jit->lines[i].start = c->cur.start[i] - c->ctx_entry;
+		jit->lines[i].end = c->cur.end[i] - c->ctx_entry;
 	}
 	jit->insn_cnt = c->cnt;
 	*out = jit;
@@ -504,7 +508,8 @@ int kbpf_jit_compile(const struct kbpf_prog *prog, unsigned flags, struct kbpf_j
 	c.func_of = calloc(c.cnt, sizeof(*c.func_of));
 	c.jump_target = calloc(c.cnt, sizeof(*c.jump_target));
 	c.loop_end = calloc(c.cnt, sizeof(*c.loop_end));
-	ret = c.func_of && c.jump_target && c.loop_end ? find_functions(&c) : -ENOMEM;
+	c.loop_inner = calloc(c.cnt, sizeof(*c.loop_inner));
+	ret = c.func_of && c.jump_target && c.loop_end && c.loop_inner ? find_functions(&c) : -ENOMEM;
 	if (!ret)
 		ret = plan_functions(&c);
 	if (!ret && c.has_callx)
@@ -514,9 +519,16 @@ int kbpf_jit_compile(const struct kbpf_prog *prog, unsigned flags, struct kbpf_j
 	if (!ret)
 		ret = layout_alloc(&c.cur, c.cnt, c.nr_funcs);
 	if (!ret && !(flags & KBPF_JIT_NO_ALIGN)) {
+		size_t next = c.cnt; /* the next loop head after i */
+
 		c.align_max = JIT_LOOP_WINDOW - 1;
-		for (size_t i = 0; i < c.cnt; i++)
-			c.nr_loop_heads += c.loop_end[i] != 0;
+		for (size_t i = c.cnt; i-- > 0;) {
+			if (!c.loop_end[i])
+				continue;
+			c.nr_loop_heads++;
+			c.loop_inner[i] = next >= c.loop_end[i]; /* no other head inside */
+			next = i;
+		}
 	}
 	c.pass0 = true;
 	if (!ret)
@@ -532,6 +544,16 @@ int kbpf_jit_compile(const struct kbpf_prog *prog, unsigned flags, struct kbpf_j
 	free(c.func_of);
 	free(c.jump_target);
 	free(c.loop_end);
+	free(c.loop_inner);
+	return ret;
+}
+
+int kbpf_jit_attach(struct kbpf_prog *prog, unsigned flags, char *err, size_t err_size)
+{
+	int ret = kbpf_jit_compile(prog, flags, &prog->jit, err, err_size);
+
+	if (!ret)
+		prog->run = prog->jit->run;
 	return ret;
 }
 

@@ -16,10 +16,10 @@ struct kbpf_jit_ret {
 	int64_t err;
 };
 
-/* The entry has the C signature of a helper with that struct return: R1..R5 arrive in
- * the argument registers, which are where the JIT keeps them. tail_cnt is the run's
- * count of tail calls when a tail call enters the program (NULL: a new run, counting
- * from 0); only programs that make tail calls look at it. */
+/* The struct entry has the C signature of a helper with that struct return: R1..R5
+ * arrive in the argument registers, which are where the JIT keeps them. tail_cnt is
+ * the run's count of tail calls when a tail call enters the program (NULL: a new run,
+ * counting from 0); only programs that make tail calls look at it. */
 typedef struct kbpf_jit_ret (*kbpf_jit_entry_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
 						 uint64_t r5, uint32_t *tail_cnt);
 
@@ -31,11 +31,12 @@ struct kbpf_jit_ret kbpf_jit_tail_call(uint64_t ctx, uint64_t map, uint64_t inde
 
 
 struct kbpf_jit {
-	kbpf_jit_entry_fn entry;
-	kbpf_prog_fn func;       /* the ctx entry: R1 = ctx, R2-R5 0, a new run (kbpf_prog_jited_func) */
+	kbpf_jit_entry_fn entry;  /* the struct entry: tail calls, trampolines, kbpf_prog_run_opts */
+	kbpf_prog_fn func;        /* the ctx entry: R1 = ctx, R2-R5 0, a new run (kbpf_prog_jited_func) */
+	kbpf_prog_run_fn run;     /* the run entry: kbpf_prog_run itself (prog->run) */
 	void *map;               /* the executable mapping (read+exec only once filled) */
 	size_t map_size;
-	const uint8_t *code;     /* the entry: generated code runs from here... */
+	const uint8_t *code;     /* the entries, then the main function: generated code starts here... */
 	size_t code_size;        /* ...for this many bytes (stubs included, data excluded) */
 	struct kbpf_jited_line *lines; /* per instruction: where its code lies, from code */
 	size_t insn_cnt;
@@ -64,26 +65,20 @@ bool kbpf_jit_arch_supported(void);
 int kbpf_jit_compile(const struct kbpf_prog *prog, unsigned flags, struct kbpf_jit **out, char *err,
 		     size_t err_size);
 void kbpf_jit_free(struct kbpf_jit *jit);
+/* kbpf_jit_compile into prog->jit (prog has none yet), and make kbpf_prog_run use it
+ * (prog->run): how a created program switches to native code; tests use it to reach
+ * compile flags no option sets. Returns as kbpf_jit_compile; on an error prog keeps
+ * running on the interpreter. */
+int kbpf_jit_attach(struct kbpf_prog *prog, unsigned flags, char *err, size_t err_size);
 
 /* Run the compiled program: args are R1..R5. Returns 0 and R0 in *retval, or -E2BIG
  * (more than 8 nested calls) / -EINVAL (callx to an unknown helper) with *retval 0,
- * as the interpreter does. Inline: this is the per-event call of an embedding host. */
+ * as the interpreter does (kbpf_prog_run_opts' unchecked path, through the struct entry). */
 static inline int kbpf_jit_run(const struct kbpf_jit *jit, const uint64_t args[5], uint64_t *retval)
 {
 	struct kbpf_jit_ret r = jit->entry(args[0], args[1], args[2], args[3], args[4], NULL);
 
 	*retval = r.err ? 0 : r.r0;
-	return (int)r.err;
-}
-
-/* The same with R1 = ctx and R2-R5 zero: kbpf_prog_run's path, through the ctx entry
- * (which zeroes R2-R5 itself), so that a call costs little more than the native call. */
-static inline int kbpf_jit_run_ctx(const struct kbpf_jit *jit, void *ctx, uint64_t *retval)
-{
-	struct kbpf_prog_result r = jit->func(ctx);
-
-	if (retval)
-		*retval = r.err ? 0 : r.retval;
 	return (int)r.err;
 }
 

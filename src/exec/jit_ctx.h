@@ -11,16 +11,15 @@
 #include "exec/jit.h"
 #include "exec/jit_emit.h"
 
-/* Code before the entry: int3 filler. Keeps the entry off the start of the mapping
- * (a sanitizer's function-type check reads bytes just before a called function). */
+/* Code before the entries: int3 filler. Keeps them off the start of the mapping
+ * (a sanitizer's function-type check reads bytes just before a called function).
+ * Then come the main function's three entries (jit_emit_entries) and its prologue. */
 #define JIT_ENTRY_PAD 16
-/* Then the ctx entry (kbpf_prog_jited_func, kbpf_prog_run): R2-R5 and the tail call
- * counter pointer zeroed (16 bytes, falls through), then the main function. */
-#define JIT_CTX_ENTRY_LEN 16
 /* Loops (from a backward jump's target to the jump) that fit in a 64-byte window are
- * padded with NOPs so that they lie in one, longer ones start on a 32-byte boundary:
- * where a small loop lies in the windows the CPU fetches and predicts in decides its
- * speed (docs/jit.md, "Branches" and "Speed"). */
+ * padded with NOPs so that they lie in one; longer ones start in the middle of a window
+ * when they hold no other loop, else on a 32-byte boundary: where a loop lies in the
+ * windows the CPU fetches and predicts in decides its speed (docs/jit.md, "Branches"
+ * and "Speed"). */
 #define JIT_LOOP_WINDOW 64
 #define JIT_LOOP_ALIGN 32
 /* Stack guard mode: canary bytes above R10 (between the frame's BPF stack and its saved
@@ -74,6 +73,7 @@ struct jit_ctx {
 	/* per instruction: 1 + the last jump at or after it that lands on it (a loop's
 	 * first instruction and its back edge), 0 for none */
 	uint32_t *loop_end;
+	bool *loop_inner; /* per loop head: no other loop head lies inside its loop */
 	/* Loop alignment: the most padding spent on one loop (0: none; turned off when the
 	 * layout does not converge with it). */
 	unsigned align_max;
@@ -81,6 +81,7 @@ struct jit_ctx {
 	bool has_local_calls, has_callx;
 	bool has_stop_calls; /* calls of unresolved __weak kfuncs: they stop the run */
 	bool has_tail_calls; /* call 12: bpf_tail_call */
+	bool entry_zero_args; /* the entries of a new run zero R2-R5: something may read them */
 	int32_t tail_cnt_off, tail_ptr_off; /* their slots in the main frame, from rbp */
 	bool need_abort; /* a run-time stop is possible: the depth counter lives in r12 */
 	/* hardening (docs/jit.md): blinding keys and the guard canary derive from seed */
@@ -106,6 +107,10 @@ struct jit_ctx {
 	bool freeze;
 	struct jit_buf buf;
 
+	/* Where the entries start and where they lead, the main prologue (offsets in the
+	 * buffer; the same in every pass: the entries' code never changes size). */
+	uint32_t run_entry, ctx_entry, struct_entry, body;
+
 	char *err;
 	size_t err_size;
 };
@@ -115,6 +120,10 @@ extern const uint8_t jit_reg[11];
 
 /* jit_x86.c: code for one function's entry and exit, one instruction, the stubs.
  * Failures are -EOPNOTSUPP/-EINVAL with the reason in ctx->err. */
+/* The main function's three entries (docs/jit.md, "Entries"), from the current end of
+ * the buffer to c->body: run (kbpf_prog_run's signature), ctx (kbpf_prog_fn) and
+ * struct (kbpf_jit_entry_fn). */
+void jit_emit_entries(struct jit_ctx *c);
 int jit_emit_prologue(struct jit_ctx *c, size_t f);
 void jit_emit_epilogue(struct jit_ctx *c, size_t f);
 /* Returns how many instruction slots it translated (2: an LDDW, or a pair fused into

@@ -139,6 +139,106 @@ static void emit_budget_spend(struct jit_ctx *c, int32_t amount)
 	x86_jcc32(b, CC_B, rel_from_here(c, c->prev.abort_time, X86_JCC32_LEN));
 }
 
+/* --- entries ------------------------------------------------------------------- */
+
+/* The main function has three entries, which differ in how R0 and the errno come back:
+ *   run    int run(prog, ctx, uint64_t *retval): kbpf_prog_run's own signature (prog->run:
+ *          kbpf_prog_run is a NULL check and a tail jump here); errno in eax, R0 in
+ *          *retval when retval is not NULL;
+ *   ctx    struct kbpf_prog_result fn(void *ctx): kbpf_prog_jited_func;
+ *   struct struct kbpf_jit_ret entry(r1, ..., r5, tail_cnt): tail calls, struct_ops
+ *          trampolines, kbpf_prog_run_opts; R0 in rax, errno in rdx (ctx too).
+ * Each pushes two words above the main function's frame, where its return (the main
+ * epilogue, emit_main_ret, or the stop stub, emit_main_stop_ret) finds them:
+ *   [entry rsp - 8]   where R0 goes: retval, or a scratch word (the run entry with a
+ *                     NULL retval, the others): the word below, which the return has
+ *                     popped by then (the red zone)
+ *   [entry rsp - 16]  the R0 mask: 0 for the run entry (eax is the errno), -1 else
+ * so one return sequence serves every entry without a branch: store R0, rax &= mask,
+ * rdx = 0. Entering the body directly, not through a call of the main function from a
+ * stub, is what makes a kbpf_prog_run cost one call level (docs/jit.md, "Speed").
+ * The two words keep rsp's alignment at the body as a call leaves it. */
+#define JIT_SLOTS 16
+
+static void emit_endbr64(struct jit_buf *b)
+{
+	/* a valid indirect-branch target under CET IBT, a nop elsewhere */
+	jb_byte(b, 0xf3), jb_byte(b, 0x0f), jb_byte(b, 0x1e), jb_byte(b, 0xfa);
+}
+
+/* R2-R5 start zero as on the interpreter, r9 (the tail call counter) NULL: a new run.
+ * Left out where nothing can read them (jit_ctx.entry_zero_args, has_tail_calls). */
+static void emit_zero_args(struct jit_ctx *c)
+{
+	struct jit_buf *b = &c->buf;
+
+	if (c->entry_zero_args) {
+		x86_mov_imm32(b, X_RSI, 0);
+		x86_mov_imm32(b, X_RDX, 0);
+		x86_mov_imm32(b, X_RCX, 0);
+		x86_mov_imm32(b, X_R8, 0);
+	}
+	if (c->has_tail_calls)
+		x86_mov_imm32(b, X_R9, 0);
+}
+
+void jit_emit_entries(struct jit_ctx *c)
+{
+	struct jit_buf *b = &c->buf;
+	size_t to_body;
+
+	/* ctx: a new run with R1 = ctx; falls into the struct entry */
+	c->ctx_entry = (uint32_t)b->len;
+	emit_endbr64(b);
+	emit_zero_args(c);
+	/* struct: R1-R5 and r9 as they came */
+	c->struct_entry = (uint32_t)b->len;
+	emit_endbr64(b);
+	x86_rm(b, XF_W, 0x8d, X_R11, X_RSP, -JIT_SLOTS); /* lea r11, [rsp - 16]: scratch */
+	x86_push(b, X_R11);
+	jb_byte(b, 0x6a), jb_byte(b, 0xff); /* push -1 */
+	to_body = x86_jfwd8(b, -1);
+	/* run: the one that falls into the body (the per-event call of most hosts; timing
+	 * each arrangement, docs/jit.md, put the jump in the other two) */
+	c->run_entry = (uint32_t)b->len;
+	emit_endbr64(b);
+	x86_rm(b, XF_W, 0x8d, X_R11, X_RSP, -JIT_SLOTS); /* lea r11, [rsp - 16] */
+	x86_test_rr(b, true, X_RDX, X_RDX);
+	x86_rr(b, XF_W, 0x0f45, X_R11, X_RDX); /* cmovne r11, rdx: retval unless NULL */
+	x86_push(b, X_R11);
+	jb_byte(b, 0x6a), jb_byte(b, 0x00); /* push 0 */
+	x86_mov_rr(b, true, X_RDI, X_RSI);  /* R1 = ctx */
+	emit_zero_args(c);
+	x86_patch8(b, to_body);
+	c->body = (uint32_t)b->len;
+}
+
+/* The main function's return, R0 in rax, its frame already left: as the entry asked. */
+static void emit_main_ret(struct jit_buf *b)
+{
+	x86_pop(b, X_RCX);                       /* the mask */
+	x86_pop(b, X_R11);                       /* where R0 goes */
+	x86_rm(b, XF_W, 0x89, X_RAX, X_R11, 0);  /* mov [r11], rax */
+	x86_alu_rr(b, true, ALU_AND, X_RAX, X_RCX);
+	x86_mov_imm32(b, X_RDX, 0);
+	jb_byte(b, 0xc3);
+}
+
+/* The same after a run-time stop, the errno in r11d: R0 is 0, the errno goes to rdx
+ * (struct return: rax 0) or eax (run entry). */
+static void emit_main_stop_ret(struct jit_buf *b)
+{
+	x86_pop(b, X_RCX);                      /* the mask */
+	x86_pop(b, X_R10);                      /* where R0 goes */
+	x86_mov_imm32(b, X_RAX, 0);
+	x86_rm(b, XF_W, 0x89, X_RAX, X_R10, 0); /* mov [r10], rax */
+	x86_rr(b, XF_W, 0x63, X_RDX, X_R11);   /* movsxd rdx, r11d */
+	x86_rr(b, XF_W, 0xf7, 2, X_RCX);       /* not rcx */
+	x86_alu_rr(b, true, ALU_AND, X_RCX, X_RDX);
+	x86_mov_rr(b, true, X_RAX, X_RCX);
+	jb_byte(b, 0xc3);
+}
+
 /* --- prologue / epilogue ------------------------------------------------------ */
 
 int jit_emit_prologue(struct jit_ctx *c, size_t f)
@@ -146,10 +246,6 @@ int jit_emit_prologue(struct jit_ctx *c, size_t f)
 	const struct jit_func *fn = &c->funcs[f];
 	struct jit_buf *b = &c->buf;
 
-	if (f == 0) {
-		/* endbr64: a valid indirect-branch target under CET IBT, a nop elsewhere. */
-		jb_byte(b, 0xf3), jb_byte(b, 0x0f), jb_byte(b, 0x1e), jb_byte(b, 0xfa);
-	}
 	if (fn->frame) {
 		x86_push(b, X_RBP);
 		if (c->link)
@@ -199,8 +295,9 @@ int jit_emit_prologue(struct jit_ctx *c, size_t f)
 	return 0;
 }
 
-/* Restore what the prologue saved and return; the main program also reports "no
- * run-time stop" in rdx (the err half of struct kbpf_jit_ret). */
+/* Restore what the prologue saved and return; the main program returns R0 as its
+ * entry asked (jit_emit_entries) and "no run-time stop": rdx 0 (the err half of struct
+ * kbpf_jit_ret), or eax 0 (kbpf_prog_run's return). */
 static void emit_restore_and_ret(struct jit_ctx *c, const struct jit_func *fn, bool is_main)
 {
 	struct jit_buf *b = &c->buf;
@@ -213,10 +310,11 @@ static void emit_restore_and_ret(struct jit_ctx *c, const struct jit_func *fn, b
 		emit_leave(c);
 	else if (fn->stack)
 		x86_alu_imm(b, true, ALU_ADD, X_RSP, (int32_t)fn->stack);
-	if (is_main)
-		x86_mov_imm32(b, X_RDX, 0);
-	else
-		x86_rr(b, c->budget ? XF_W : 0, 0xff, 1, X_DEPTH); /* dec r12d (r12: the budget above) */
+	if (is_main) {
+		emit_main_ret(b);
+		return;
+	}
+	x86_rr(b, c->budget ? XF_W : 0, 0xff, 1, X_DEPTH); /* dec r12d (r12: the budget above) */
 	jb_byte(b, 0xc3);
 }
 
@@ -228,7 +326,7 @@ void jit_emit_epilogue(struct jit_ctx *c, size_t f)
 /* Run-time stops (call depth; callx to an unknown helper or a call of an unresolved
  * __weak kfunc: -EINVAL): with the error in r11d,
  * walk the saved-rbp chain up r12 frames to the main program's frame, restore its
- * callee-saved registers and return {0, err}. Every subprogram frame starts with
+ * callee-saved registers and return R0 0 and err as the entry asked. Every subprogram frame starts with
  * push rbp; mov rbp, rsp, so [rbp] is always the caller's rbp. */
 void jit_emit_abort_stubs(struct jit_ctx *c)
 {
@@ -264,9 +362,7 @@ void jit_emit_abort_stubs(struct jit_ctx *c)
 	for (unsigned k = main_fn->npush; k-- > 0;)
 		x86_pop(b, main_fn->push[k]);
 	emit_leave(c);
-	x86_rr(b, XF_W, 0x63, X_RDX, X_R11);   /* movsxd rdx, r11d */
-	x86_mov_imm32(b, X_RAX, 0);
-	jb_byte(b, 0xc3);
+	emit_main_stop_ret(b);
 }
 
 /* --- jumps between instructions ------------------------------------------------ */

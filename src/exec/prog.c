@@ -21,6 +21,8 @@
 	((opts) && (opts)->sz >= offsetof(typeof(*(opts)), field) + sizeof((opts)->field))
 #define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
+static int prog_run_interp(const struct kbpf_prog *prog, void *ctx, uint64_t *retval);
+
 /* Compile prog with the JIT. Only a host the JIT cannot serve at all fails the create;
  * a program the JIT does not take keeps the interpreter, the reason in the log. */
 static int prog_jit(struct kbpf_prog *prog, char *log, size_t log_size)
@@ -33,7 +35,7 @@ static int prog_jit(struct kbpf_prog *prog, char *log, size_t log_size)
 			snprintf(log, log_size, "JIT: this host is not x86-64");
 		return -EOPNOTSUPP;
 	}
-	ret = kbpf_jit_compile(prog, kbpf_jit_harden_flags(prog->harden), &prog->jit, why, sizeof(why));
+	ret = kbpf_jit_attach(prog, kbpf_jit_harden_flags(prog->harden), why, sizeof(why));
 	if (ret && log_size)
 		snprintf(log, log_size, "JIT: %s (%s); running on the interpreter", why[0] ? why : "refused",
 			 strerror(-ret));
@@ -172,6 +174,7 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		kbpf_prog_free(prog);
 		return ret;
 	}
+	prog->run = prog_run_interp; /* until the JIT takes it (kbpf_jit_attach) */
 	if (OPTS_GET(opts, jit, 0)) {
 		ret = prog_jit(prog, log, log_size);
 		if (ret) {
@@ -273,9 +276,8 @@ const char *kbpf_prog_name(const struct kbpf_prog *prog)
 	return prog ? prog->name : NULL;
 }
 
-/* Out of line so that the JIT's path in kbpf_prog_run does not pay for the argument
- * array the interpreter takes. */
-static __attribute__((noinline)) int prog_run_interp(const struct kbpf_prog *prog, void *ctx, uint64_t *retval)
+/* The interpreter's run entry (prog->run when the program is not JIT-compiled). */
+static int prog_run_interp(const struct kbpf_prog *prog, void *ctx, uint64_t *retval)
 {
 	uint64_t args[5] = { (uint64_t)(uintptr_t)ctx };
 	uint64_t r0 = 0;
@@ -287,13 +289,14 @@ static __attribute__((noinline)) int prog_run_interp(const struct kbpf_prog *pro
 	return ret;
 }
 
+/* A NULL check and a tail jump into the program's run entry: the JIT's code has this
+ * very signature (docs/jit.md, "Entries"), so a run costs one call level, as a call
+ * of a native function does. */
 int kbpf_prog_run(const struct kbpf_prog *prog, void *ctx, uint64_t *retval)
 {
 	if (!prog)
 		return -EINVAL;
-	if (prog->jit)
-		return kbpf_jit_run_ctx(prog->jit, ctx, retval);
-	return prog_run_interp(prog, ctx, retval);
+	return prog->run(prog, ctx, retval);
 }
 
 int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts)

@@ -10,7 +10,14 @@ struct kbpf_interp; /* the interpreter's pre-decoded form, owned by interp.c */
 struct kbpf_jit;    /* native code, owned by jit.c */
 struct kbpf_prog_callbacks; /* closures of ld_imm64 BPF_PSEUDO_FUNC, owned by callback.c */
 
+/* kbpf_prog_run's signature: what kbpf_prog.run holds. */
+typedef int (*kbpf_prog_run_fn)(const struct kbpf_prog *prog, void *ctx, uint64_t *retval);
+
 struct kbpf_prog {
+	/* kbpf_prog_run jumps straight here (the JIT's run entry, or the interpreter's C
+	 * path), so that a run costs one call level; first, so that the jump reads
+	 * [prog + 0]. kbpf_prog_create sets the interpreter's, kbpf_jit_attach the JIT's. */
+	kbpf_prog_run_fn run;
 	char name[64];
 	struct bpf_insn *insns; /* validated copy */
 	size_t insn_cnt;

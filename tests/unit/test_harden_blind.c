@@ -243,7 +243,7 @@ static void test_blinded_shift_no_bmi2(void)
 		CHECK(pi && pj);
 		if (!pi || !pj)
 			continue;
-		CHECK(kbpf_jit_compile(pj, KBPF_JIT_NO_BMI2 | KBPF_JIT_BLIND, &pj->jit, log, sizeof(log)) == 0);
+		CHECK(kbpf_jit_attach(pj, KBPF_JIT_NO_BMI2 | KBPF_JIT_BLIND, log, sizeof(log)) == 0);
 		CHECK(run_mem(pi, m, &ri) == 0 && run_mem(pj, m, &rj) == 0);
 		CHECK_EQ_U64(rj, ri);
 		kbpf_prog_free(pi);

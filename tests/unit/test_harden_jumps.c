@@ -50,7 +50,7 @@ static void check_chain(unsigned links, unsigned flags)
 	CHECK(kbpf_prog_create(p, n, &po, &pi) == 0);
 	CHECK(kbpf_prog_create(p, n, &po, &pj) == 0);
 	if (pi && pj) {
-		int ret = kbpf_jit_compile(pj, flags, &pj->jit, log, sizeof(log));
+		int ret = kbpf_jit_attach(pj, flags, log, sizeof(log));
 
 		if (ret)
 			fprintf(stderr, "%u links: %s\n", links, log);

@@ -445,13 +445,17 @@ struct outcome {
 	uint8_t mem[MEM_SIZE];
 };
 
-static int run_one(const struct kbpf_prog *prog, uint8_t *mem, const uint8_t *init, struct outcome *o)
+/* One run from init: through kbpf_prog_run_opts (the JIT's struct entry), or with
+ * via_run through kbpf_prog_run (its run entry: R0 comes back through the pointer). */
+static int run_one(const struct kbpf_prog *prog, uint8_t *mem, const uint8_t *init, struct outcome *o,
+		   bool via_run)
 {
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)mem } };
 
 	memcpy(mem, init, MEM_SIZE);
 	helper_log = helper_calls = 0;
-	o->ret = kbpf_prog_run_opts(prog, &ro);
+	ro.retval = 0x5a5a5a5a5a5a5a5aull; /* a stop must leave 0 */
+	o->ret = via_run ? kbpf_prog_run(prog, mem, &ro.retval) : kbpf_prog_run_opts(prog, &ro);
 	o->r0 = ro.retval;
 	o->log = helper_log;
 	o->calls = helper_calls;
@@ -518,7 +522,7 @@ int main(void)
 		if (!ret)
 			ret = kbpf_prog_create(gen.insns, n, &po, &pj);
 		if (!ret)
-			ret = kbpf_jit_compile(pj, flags, &pj->jit, log, sizeof(log));
+			ret = kbpf_jit_attach(pj, flags, log, sizeof(log));
 		if (ret) {
 			fprintf(stderr, "seed %" PRIu64 ": create/JIT failed %d: %s\n", seed, ret, log);
 			dump(gen.insns, n);
@@ -527,15 +531,16 @@ int main(void)
 			kbpf_prog_free(pj);
 			continue;
 		}
-		run_one(pi, mem, init, &oi);
-		run_one(pj, mem, init, &oj);
+		run_one(pi, mem, init, &oi, false);
+		/* half the programs (with and without BMI2) through kbpf_prog_run: the run entry */
+		run_one(pj, mem, init, &oj, it & 2);
 		if (oi.ret != oj.ret || oi.r0 != oj.r0 || oi.log != oj.log || oi.calls != oj.calls ||
 		    memcmp(oi.mem, oj.mem, MEM_SIZE)) {
 			fprintf(stderr,
-				"MISMATCH seed %" PRIu64 "%s: interpreter ret %d R0 0x%" PRIx64 " calls %" PRIu64
+				"MISMATCH seed %" PRIu64 "%s%s: interpreter ret %d R0 0x%" PRIx64 " calls %" PRIu64
 				" log 0x%" PRIx64 "; JIT ret %d R0 0x%" PRIx64 " calls %" PRIu64 " log 0x%" PRIx64 "\n",
-				seed, flags ? " (no BMI2)" : "", oi.ret, oi.r0, oi.calls, oi.log, oj.ret, oj.r0, oj.calls,
-				oj.log);
+				seed, flags ? " (no BMI2)" : "", it & 2 ? " (kbpf_prog_run)" : "", oi.ret, oi.r0,
+				oi.calls, oi.log, oj.ret, oj.r0, oj.calls, oj.log);
 			for (size_t k = 0; k < MEM_SIZE; k++)
 				if (oi.mem[k] != oj.mem[k]) {
 					fprintf(stderr, "  memory differs first at byte %zu: 0x%02x vs 0x%02x\n", k,

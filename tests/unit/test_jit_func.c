@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* kbpf_prog_jited_func, the JIT-compiled program as a native function (the entry that
- * kbpf_prog_run uses too), and the JIT's loop head alignment: results as on the
- * interpreter, R2-R5 zero whatever the caller's registers held, run-time stops reported
- * in .err, loop heads on 32-byte boundaries. */
+/* kbpf_prog_jited_func, the JIT-compiled program as a native function (its ctx entry;
+ * kbpf_prog_run's run entry: test_prog_run_entry.c), and the JIT's loop head alignment:
+ * results as on the interpreter, R2-R5 zero whatever the caller's registers held,
+ * run-time stops reported in .err, loop heads on 32-byte boundaries. */
 #include <errno.h>
 #include <stdint.h>
 #include <kbpf/kbpf.h>

@@ -41,7 +41,7 @@ static inline struct kbpf_prog *jit_make(const struct bpf_insn *insns, size_t n,
 	if (*err || !jit_test_flags)
 		return p;
 	/* Reach the compile flags: recompile the interpreter-only program by hand. */
-	*err = kbpf_jit_compile(p, jit_test_flags, &p->jit, log, log_size);
+	*err = kbpf_jit_attach(p, jit_test_flags, log, log_size);
 	if (*err) {
 		kbpf_prog_free(p);
 		p = NULL;
@@ -108,8 +108,8 @@ static inline uint64_t jit_check_at(const struct bpf_insn *insns, size_t n, cons
 		test_failed_now = 1;
 	}
 	if (!ri.args[1] && !ri.args[2] && !ri.args[3] && !ri.args[4]) {
-		/* R1 alone: the ctx entry (kbpf_prog_jited_func, which kbpf_prog_run uses)
-		 * must run it exactly as the five-argument entry did */
+		/* R1 alone: the ctx entry (kbpf_prog_jited_func) must run it exactly as the
+		 * five-argument entry did */
 		kbpf_prog_fn fn = kbpf_prog_jited_func(pj);
 		struct kbpf_prog_result fr = { 0, 0 };
 
@@ -124,6 +124,29 @@ static inline uint64_t jit_check_at(const struct bpf_insn *insns, size_t n, cons
 			test_failed_now = 1;
 		} else if (r->mem_len && memcmp(after_interp, r->mem, r->mem_len)) {
 			fprintf(stderr, "line %d: memory after kbpf_prog_jited_func differs\n", line);
+			test_failed_now = 1;
+		}
+		/* and the run entry kbpf_prog_run jumps into, with and without a retval */
+		uint64_t r0 = 0x5a5a5a5a5a5a5a5aull;
+		int rr;
+
+		if (r->mem_len)
+			memcpy(r->mem, before, r->mem_len);
+		rr = kbpf_prog_run(pj, (void *)(uintptr_t)ri.args[0], &r0);
+		if (rr != ret_j || r0 != rj.retval) {
+			fprintf(stderr, "line %d: kbpf_prog_run: %d R0 0x%llx, the JIT's entry %d R0 0x%llx\n", line, rr,
+				(unsigned long long)r0, ret_j, (unsigned long long)rj.retval);
+			test_failed_now = 1;
+		} else if (r->mem_len && memcmp(after_interp, r->mem, r->mem_len)) {
+			fprintf(stderr, "line %d: memory after kbpf_prog_run differs\n", line);
+			test_failed_now = 1;
+		}
+		if (r->mem_len)
+			memcpy(r->mem, before, r->mem_len);
+		rr = kbpf_prog_run(pj, (void *)(uintptr_t)ri.args[0], NULL);
+		if (rr != ret_j) {
+			fprintf(stderr, "line %d: kbpf_prog_run without retval: %d, the JIT's entry %d\n", line, rr,
+				ret_j);
 			test_failed_now = 1;
 		}
 	}
