@@ -266,6 +266,56 @@ int kbpf_local_storage_lookup(struct kbpf_map *map, const void *owner, void *val
 typedef int (*kbpf_ringbuf_sample_fn)(void *ctx, void *data, size_t size);
 int kbpf_ringbuf_consume(struct kbpf_map *map, kbpf_ringbuf_sample_fn cb, void *ctx);
 
+/* --- Perf event array (BPF_MAP_TYPE_PERF_EVENT_ARRAY) and perf buffers -------------
+ * What bpf_perf_event_output writes to (src/maps/perf_event_array.c, docs/maps.md).
+ * Created as Linux creates it: key_size and value_size 4, max_entries > 0 (the loader
+ * makes 0 the number of CPUs, as libbpf does), flags: BPF_F_PRESERVE_ELEMS, the host
+ * access flags, not BPF_F_RDONLY_PROG/WRONLY_PROG.  A slot holds a perf buffer's ring
+ * instead of Linux's perf event fd: kbpf_map_lookup and kbpf_map_update are
+ * -EOPNOTSUPP, kbpf_map_delete empties a slot (later samples for it: -ENOENT),
+ * kbpf_map_get_next_key walks the indexes.  Programs may only pass the map to
+ * bpf_perf_event_output (the verifier refuses lookups, as Linux). */
+
+/* libbpf's perf_buffer callbacks: a sample (size bytes at data, valid during the call)
+ * written for slot cpu; cnt samples of slot cpu dropped because its ring was full
+ * (Linux's PERF_RECORD_LOST). */
+typedef void (*kbpf_perf_sample_fn)(void *ctx, int cpu, void *data, uint32_t size);
+typedef void (*kbpf_perf_lost_fn)(void *ctx, int cpu, uint64_t cnt);
+struct kbpf_perf_buffer;
+
+/* libbpf's perf_buffer__new: give slots 0 .. min(max_entries, kbpf_nr_cpus()) - 1 each
+ * a ring of page_cnt pages (a power of 2) and read them with sample_cb / lost_cb (either
+ * may be NULL) and ctx.  Takes a reference to map.  Returns 0 and *pb, -EINVAL (not a
+ * PERF_EVENT_ARRAY, bad page_cnt, pb NULL), -EBUSY (another perf buffer holds the map's
+ * slots), -ENOMEM. */
+int kbpf_perf_buffer_new(struct kbpf_map *map, size_t page_cnt, kbpf_perf_sample_fn sample_cb,
+			 kbpf_perf_lost_fn lost_cb, void *ctx, struct kbpf_perf_buffer **pb);
+/* libbpf's perf_buffer__consume: call the callbacks for every record written so far,
+ * slot by slot, each slot's in the order written; a lost count comes where Linux puts
+ * its LOST record (before the next sample that fitted), or after the slot's last sample.
+ * Returns the number of records (samples and lost counts), -EINVAL, or -EBUSY when
+ * another thread is consuming (one consumer at a time; callbacks must not consume). */
+int kbpf_perf_buffer_consume(struct kbpf_perf_buffer *pb);
+/* libbpf's perf_buffer__poll: consume, waiting up to timeout_ms (-1: forever, 0: not at
+ * all) for a record if there is none.  Returns what consume returns (0: timed out). */
+int kbpf_perf_buffer_poll(struct kbpf_perf_buffer *pb, int timeout_ms);
+/* Empty the slots, wait for programs still writing into them, free.  Unread records are
+ * dropped.  NULL is allowed. */
+void kbpf_perf_buffer_free(struct kbpf_perf_buffer *pb);
+
+/* bpf_perf_event_output's core (Linux's bpf_event_output), for helper implementations:
+ * one sample of data (size bytes) followed by extra (extra_size bytes: a packet's
+ * BPF_F_CTXLEN_MASK bytes; NULL and 0 for none), to the slot flags & BPF_F_INDEX_MASK
+ * names (BPF_F_CURRENT_CPU: kbpf_cpu_id()).  Any number of threads may write to one
+ * slot.  Returns 0, -EINVAL (not a PERF_EVENT_ARRAY, flags outside BPF_F_INDEX_MASK),
+ * -E2BIG (index >= max_entries), -ENOENT (no ring in the slot), -ENOSPC (the ring is
+ * full: the sample counts as lost, as Linux's perf_output_begin). */
+long kbpf_perf_event_output(struct kbpf_map *map, uint64_t flags, const void *data, uint64_t size,
+			    const void *extra, uint64_t extra_size);
+/* What slot index holds: 1 a ring (its size in bytes in *ring_size, if not NULL), 0
+ * nothing (*ring_size 0); -EINVAL not a PERF_EVENT_ARRAY, -E2BIG index out of range. */
+int kbpf_perf_event_array_slot(const struct kbpf_map *map, uint32_t index, size_t *ring_size);
+
 #ifdef __cplusplus
 }
 #endif

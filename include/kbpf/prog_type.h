@@ -154,6 +154,11 @@ struct kbpf_helper_proto {
 	 * without verification. Checked runs may read the variable. Registration refuses a
 	 * misaligned address (-EINVAL). */
 	const volatile uint64_t *inline_load;
+	/* Nonzero: a verified call runs as helper run_id of the host (the verifier's rewrite
+	 * puts it in the call's imm), the way Linux's per-type protos of one helper id carry
+	 * different functions (bpf_perf_event_output is bpf_skb_event_output for the
+	 * __sk_buff types). The host must have a run-time helper under run_id. 0: the id. */
+	int32_t run_id;
 };
 
 /* Register helper id with its prototype (the proto and its name are copied). If

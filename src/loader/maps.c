@@ -555,6 +555,10 @@ static int create_map(struct kbpf_object *obj, const struct obj_map *m, struct k
 	};
 	int ret;
 
+	/* libbpf's map_set_def_max_entries: a perf event array of no size gets one slot per
+	 * CPU (kbpf's CPUs: kbpf_nr_cpus), where Linux itself refuses max_entries 0 */
+	if (m->type == BPF_MAP_TYPE_PERF_EVENT_ARRAY && !def.max_entries)
+		def.max_entries = kbpf_nr_cpus();
 	if (obj->btf && m->btf_value_type_id && !m->inner) {
 		def.btf = obj->btf;
 		def.btf_key_type_id = m->btf_key_type_id;

@@ -56,6 +56,15 @@ int kbpf_array_map_alloc_check(const struct kbpf_map_attr *attr)
 	return 0;
 }
 
+int kbpf_fd_array_map_alloc_check(const struct kbpf_map_attr *attr)
+{
+	if (attr->value_size != sizeof(uint32_t))
+		return -EINVAL;
+	if (attr->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG))
+		return -EINVAL;
+	return kbpf_array_map_alloc_check(attr);
+}
+
 /* --- program side ---------------------------------------------------------------- */
 
 static void *array_lookup_elem(struct kbpf_map *map, const void *key)

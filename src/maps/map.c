@@ -89,6 +89,14 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 	case BPF_MAP_TYPE_SK_STORAGE:
 		err = kbpf_sk_storage_map_alloc(&attr, &map);
 		break;
+	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
+		err = kbpf_perf_event_array_map_alloc(&attr, &map);
+		/* Linux's map_check_no_btf: slots hold perf events, not BTF-typed values */
+		if (!err && (btf_key_id || btf_value_id)) {
+			map->ops->free(map);
+			err = -EOPNOTSUPP;
+		}
+		break;
 	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
 	case BPF_MAP_TYPE_HASH_OF_MAPS:
 		err = kbpf_map_of_maps_alloc(&attr, inner, &map);

@@ -123,6 +123,10 @@ size_t kbpf_map_one_region(const struct kbpf_map *map, void *base, size_t size, 
 
 /* Linux's array_map_alloc_check, shared by ARRAY, PERCPU_ARRAY and PROG_ARRAY. */
 int kbpf_array_map_alloc_check(const struct kbpf_map_attr *attr);
+/* Linux's fd_array_map_alloc_check for the arrays whose slots hold objects (PROG_ARRAY,
+ * PERF_EVENT_ARRAY, ARRAY_OF_MAPS): u32 values, no program access flags, then the array
+ * rules. */
+int kbpf_fd_array_map_alloc_check(const struct kbpf_map_attr *attr);
 
 /* BPF_F_RDONLY_PROG and BPF_F_WRONLY_PROG together make no sense (Linux's
  * bpf_map_flags_access_ok). */

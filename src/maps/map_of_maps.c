@@ -302,14 +302,9 @@ int kbpf_map_of_maps_alloc(const struct kbpf_map_attr *attr, struct kbpf_map *in
 
 	if (attr->value_size != sizeof(uint32_t))
 		return -EINVAL;
-	if (array) {
-		if (attr->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG))
-			return -EINVAL;
-		/* the array rules, as for type ARRAY_OF_MAPS (no BPF_F_INNER_MAP, no mmap) */
-		err = kbpf_array_map_alloc_check(attr);
-		if (err)
-			return err;
-	}
+	/* the array rules, as for type ARRAY_OF_MAPS (no BPF_F_INNER_MAP, no mmap) */
+	if (array && (err = kbpf_fd_array_map_alloc_check(attr)))
+		return err;
 	if (!inner)
 		return -EINVAL; /* Linux: an inner_map_fd that is no map */
 	err = template_ok(inner);

@@ -106,11 +106,7 @@ int kbpf_prog_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map 
 	struct kbpf_prog_array *array;
 	int err;
 
-	if (attr->value_size != sizeof(uint32_t))
-		return -EINVAL;
-	if (attr->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG))
-		return -EINVAL;
-	err = kbpf_array_map_alloc_check(attr);
+	err = kbpf_fd_array_map_alloc_check(attr);
 	if (err)
 		return err;
 

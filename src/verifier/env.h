@@ -142,6 +142,8 @@ struct insn_aux {
 	uint32_t loop_cb_subprog;
 	/* helper call whose proto has inline_load (grow.c): the variable it becomes */
 	const volatile uint64_t *inline_load;
+	/* helper call whose proto has run_id (fixup.c): the helper id it runs as */
+	int32_t run_id;
 };
 
 struct env {

@@ -77,6 +77,11 @@ int fixup_apply(struct env *env, struct bpf_insn *out)
 		in->off = (int16_t)a->ctx_conv_off;
 		n++;
 	}
+	/* A helper whose proto runs under another id (kbpf_helper_proto.run_id): Linux's
+	 * do_misc_fixups puts the proto's own function into the call. */
+	for (int i = 0; i < env->cnt; i++)
+		if (env->aux[i].run_id && out[i].code == (BPF_JMP | BPF_CALL) && out[i].src_reg == 0)
+			out[i].imm = env->aux[i].run_id;
 	/* Dead code: instructions no path reached become "goto -1" (Linux's
 	 * sanitize_dead_code), so nothing unverified is left to run or to JIT, and what
 	 * the structural check refuses there (a write to R10) is gone. An ld_imm64 is

@@ -586,6 +586,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		memcpy(cb_args, regs, sizeof(cb_args));
 	/* Linux's do_misc_fixups looks the helper up again; the proto is the same every visit */
 	env->aux[insn_idx].inline_load = fn->inline_load;
+	env->aux[insn_idx].run_id = fn->run_id;
 	/* 6.1 update_loop_inline_state: reads (and may make precise) R4 before the clobber */
 	if (callback && id == BPF_FUNC_loop && (err = loop_inline_note(env, insn_idx, meta.subprogno)))
 		return err;

@@ -124,5 +124,12 @@ void cli_object_disasm_opts(const struct kbpf_object *obj, struct kbpf_disasm_op
 /* libbpf's names: "sched_cls", "hash", … */
 const char *cli_prog_type_name(uint32_t type);
 const char *cli_map_type_name(uint32_t type);
+/* cli_perf.c: a perf buffer on each PERF_EVENT_ARRAY map of obj (NULL: out of memory);
+ * print the samples written since ("perf event cpu N: S bytes: xx …", lost counts);
+ * free them. */
+struct cli_perf;
+struct cli_perf *cli_perf_open(const char *cmd, const struct kbpf_object *obj);
+void cli_perf_print(struct cli_perf *p);
+void cli_perf_close(struct cli_perf *p);
 
 #endif

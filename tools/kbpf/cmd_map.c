@@ -20,7 +20,9 @@ void usage_map(void)
 	       "the object's BTF describes them. Global data maps are named after their section\n"
 	       "(.data, .rodata, .bss, .kconfig, ...). A value holding a bpf_spin_lock is read\n"
 	       "holding it (BPF_F_LOCK); the lock itself shows as zeroes. A map of maps shows its\n"
-	       "inner map template, then the inner map in each slot, by name.\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
+	       "inner map template, then the inner map in each slot, by name. A perf event array\n"
+	       "shows which slots hold a perf buffer's ring (none after a load: 'kbpf run' makes\n"
+	       "them and prints the samples).\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
 }
 
 static void hex(const void *data, size_t size)
@@ -80,6 +82,25 @@ static void dump_prog_array(struct kbpf_map *m)
 		if (p)
 			printf("  slot %u: program '%s'\n", i, kbpf_prog_name(p));
 	}
+}
+
+/* Linux's slots hold perf event fds, kbpf's the rings of a perf buffer (none after a
+ * plain load: `kbpf run` opens one on each perf event array and prints the samples). */
+static void dump_perf_event_array(struct kbpf_map *m)
+{
+	uint32_t held = 0;
+
+	for (uint32_t i = 0; i < kbpf_map_max_entries(m); i++) {
+		size_t ring = 0;
+
+		if (kbpf_perf_event_array_slot(m, i, &ring) == 1) {
+			printf("  slot %u: perf buffer ring of %zu bytes\n", i, ring);
+			held++;
+		}
+	}
+	if (!held)
+		printf("  (no perf buffer: slots 0..%u hold none; 'kbpf run' prints what programs output)\n",
+		       kbpf_map_max_entries(m) - 1);
 }
 
 /* "map 'NAME' (TYPE, key K, value V, max_entries N)": an inner map or a template. kbpf
@@ -158,6 +179,10 @@ static int dump_map(const struct kbpf_object *obj, struct kbpf_map *m)
 	}
 	if (type == BPF_MAP_TYPE_PROG_ARRAY) {
 		dump_prog_array(m);
+		return 0;
+	}
+	if (type == BPF_MAP_TYPE_PERF_EVENT_ARRAY) {
+		dump_perf_event_array(m);
 		return 0;
 	}
 	if (kbpf_map_inner_meta(m))

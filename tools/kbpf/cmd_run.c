@@ -22,7 +22,10 @@ void usage_run(void)
 	       "with '?'; PROG may be left out when the object loads just one program).\n"
 	       "Unless --checked is given the program runs unchecked: run only programs you trust\n"
 	       "until the verifier exists. In checked mode an object's programs may also use the\n"
-	       "memory of its maps (read-only for .rodata and other BPF_F_RDONLY_PROG maps).\n\n"
+	       "memory of its maps (read-only for .rodata and other BPF_F_RDONLY_PROG maps).\n"
+	       "An object's perf event arrays get a perf buffer of 8 pages per CPU slot; what the\n"
+	       "run writes there (bpf_perf_event_output) prints last, one line a sample:\n"
+	       "\"perf event cpu N: S bytes: xx xx ...\", and \"perf event cpu N: C lost\" for a full ring.\n\n"
 	       "  --mem FILE        R1 = a copy of FILE's bytes, R2 = their length\n"
 	       "  --mem-hex HEX     the same with the bytes given as hex ('00 01 ff')\n"
 	       "  --ctx FILE        R1 = a copy of FILE's bytes (a context), R2 = 0. A syscall\n"
@@ -579,6 +582,8 @@ int cmd_run(int argc, char **argv)
 		struct kbpf_object *obj = NULL;
 		uint32_t type = 0;
 		int code = load_object_prog(&a, &host, &obj, &prog, &type);
+		/* what the run writes with bpf_perf_event_output, printed after it */
+		struct cli_perf *perf = code ? NULL : cli_perf_open("run", obj);
 		if (!code && a.packet_path) {
 			code = execute_packet(prog, &a, a.type ? pkt_kind_of_name(a.type) : pkt_kind_of_linux(type),
 					      mem, mem_len);
@@ -590,6 +595,9 @@ int cmd_run(int argc, char **argv)
 			if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
 				code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);
 		}
+		if (code == EXIT_OK)
+			cli_perf_print(perf);
+		cli_perf_close(perf);
 		kbpf_object_close(obj);
 		kbpf_host_free(host);
 		free(mem);

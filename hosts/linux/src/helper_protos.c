@@ -92,8 +92,8 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	/* the sock, sock_addr, sk_msg and sockops variants: a context or NULL */
 	H(get_netns_cookie, F(get_netns_cookie), INT, 0, 0, CTX | KBPF_ARG_MAYBE_NULL),
 	/* bpf_skb_event_output_proto / bpf_xdp_event_output_proto / bpf_perf_event_output_proto(_tp):
-	 * the same shape everywhere */
-	H(perf_event_output, NULL, INT, GPL, 0, CTX, MAP, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO),
+	 * the same shape everywhere (helpers_perf.c: the __sk_buff and xdp types run theirs) */
+	H(perf_event_output, F(perf_event_output), INT, GPL, 0, CTX, MAP, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO),
 	/* tc_cls_act_func_proto */
 	H(skb_store_bytes, F(skb_store_bytes), INT, CHG, 0, CTX, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE, ANY),
 	H(skb_pull_data, NULL, INT, CHG, 0, CTX, ANY),

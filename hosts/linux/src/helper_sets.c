@@ -135,6 +135,7 @@ const struct kbpf_helper_proto *kbpf_linux_get_func_proto(const struct kbpf_prog
 		return NULL;
 	for (const int32_t *const *s = d->sets; *s; s++)
 		if (set_has(*s, id))
-			return kbpf_host_helper_proto(host, id);
+			return id == BPF_FUNC_perf_event_output ? kbpf_linux_event_output_proto(type, host)
+								: kbpf_host_helper_proto(host, id);
 	return NULL;
 }

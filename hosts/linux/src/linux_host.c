@@ -78,7 +78,8 @@ static int add_helpers(struct kbpf_host *host)
 		if (ret)
 			return ret;
 	}
-	return 0;
+	/* what helper 25 runs as for the __sk_buff and xdp types (helpers_perf.c) */
+	return kbpf_linux_add_event_output_helpers(host);
 }
 
 int kbpf_linux_host_add(struct kbpf_host *host)

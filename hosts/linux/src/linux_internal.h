@@ -141,6 +141,15 @@ KBPF_LINUX_HELPER(xdp_load_bytes);
 KBPF_LINUX_HELPER(xdp_store_bytes);
 KBPF_LINUX_HELPER(loop);
 KBPF_LINUX_HELPER(for_each_map_elem);
+/* helpers_perf.c: bpf_perf_event_output for most types, Linux's bpf_skb_event_output and
+ * bpf_xdp_event_output (run as helpers 111 and 121, which
+ * kbpf_linux_add_event_output_helpers registers), and the proto a type sees for id 25. */
+KBPF_LINUX_HELPER(perf_event_output);
+KBPF_LINUX_HELPER(skb_event_output);
+KBPF_LINUX_HELPER(xdp_event_output);
+int kbpf_linux_add_event_output_helpers(struct kbpf_host *host);
+const struct kbpf_helper_proto *kbpf_linux_event_output_proto(const struct kbpf_prog_type *type,
+							      const struct kbpf_host *host);
 
 #define LINUX_UNUSED5(a, b, c, d, e) ((void)(a), (void)(b), (void)(c), (void)(d), (void)(e))
 
