@@ -327,7 +327,7 @@ static int emit_pass(struct jit_ctx *c)
 	int ret;
 
 	b->len = 0;
-	jb_fill(b, 0xcc, JIT_ENTRY_PAD);
+	jb_fill(b, 0xcc, JIT_CODE_START);
 	jit_emit_entries(c);
 	for (size_t f = 0; f < c->nr_funcs; f++) {
 		const struct jit_func *fn = &c->funcs[f];
@@ -460,15 +460,15 @@ static int place(struct jit_ctx *c, struct kbpf_jit **out)
 	if (ret)
 		goto fail;
 	/* the code starts with the entries (jit_emit_entries: they are its prologue too) */
-	jit->code = (const uint8_t *)jit->map + c->ctx_entry;
-	jit->code_size = c->cur.size - c->ctx_entry;
+	jit->code = (const uint8_t *)jit->map + c->run_entry;
+	jit->code_size = c->cur.size - c->run_entry;
 	/* An object pointer to a function pointer: how every JIT hands out its code. */
 	jit->entry = (kbpf_jit_entry_fn)(uintptr_t)((const uint8_t *)jit->map + c->struct_entry);
 	jit->func = (kbpf_prog_fn)(uintptr_t)((const uint8_t *)jit->map + c->ctx_entry);
 	jit->run = (kbpf_prog_run_fn)(uintptr_t)((const uint8_t *)jit->map + c->run_entry);
 	for (size_t i = 0; i < c->cnt; i++) {
-		jit->lines[i].start = c->cur.start[i] - c->ctx_entry;
-		jit->lines[i].end = c->cur.end[i] - c->ctx_entry;
+		jit->lines[i].start = c->cur.start[i] - c->run_entry;
+		jit->lines[i].end = c->cur.end[i] - c->run_entry;
 	}
 	jit->insn_cnt = c->cnt;
 	*out = jit;

@@ -12,9 +12,14 @@
 #include "exec/jit_emit.h"
 
 /* Code before the entries: int3 filler. Keeps them off the start of the mapping
- * (a sanitizer's function-type check reads bytes just before a called function).
- * Then come the main function's three entries (jit_emit_entries) and its prologue. */
+ * (a sanitizer's function-type check reads bytes just before a called function). */
 #define JIT_ENTRY_PAD 16
+/* A program's code starts this far into its mapping (int3 filler before it, at least
+ * JIT_ENTRY_PAD): the main function's three entries (jit_emit_entries), its prologue,
+ * its body. On a 64-byte boundary, so that the path of a short program (the entries,
+ * the body, the return) lies in as few of the windows the front end fetches in as it
+ * can: an empty program's run and ctx paths each in one (docs/jit.md, "Speed"). */
+#define JIT_CODE_START 64
 /* Loops (from a backward jump's target to the jump) that fit in a 64-byte window are
  * padded with NOPs so that they lie in one; longer ones start in the middle of a window
  * when they hold no other loop, else on a 32-byte boundary: where a loop lies in the
@@ -107,8 +112,9 @@ struct jit_ctx {
 	bool freeze;
 	struct jit_buf buf;
 
-	/* Where the entries start and where they lead, the main prologue (offsets in the
-	 * buffer; the same in every pass: the entries' code never changes size). */
+	/* Where the entries start (run_entry first: the start of the code) and where they
+	 * lead, the main prologue (offsets in the buffer; the same in every pass: the
+	 * entries' code never changes size). */
 	uint32_t run_entry, ctx_entry, struct_entry, body;
 
 	char *err;
@@ -121,8 +127,8 @@ extern const uint8_t jit_reg[11];
 /* jit_x86.c: code for one function's entry and exit, one instruction, the stubs.
  * Failures are -EOPNOTSUPP/-EINVAL with the reason in ctx->err. */
 /* The main function's three entries (docs/jit.md, "Entries"), from the current end of
- * the buffer to c->body: run (kbpf_prog_run's signature), ctx (kbpf_prog_fn) and
- * struct (kbpf_jit_entry_fn). */
+ * the buffer to c->body, each falling into the next: run (kbpf_prog_run's signature),
+ * ctx (kbpf_prog_fn) and struct (kbpf_jit_entry_fn). */
 void jit_emit_entries(struct jit_ctx *c);
 int jit_emit_prologue(struct jit_ctx *c, size_t f);
 void jit_emit_epilogue(struct jit_ctx *c, size_t f);

@@ -148,17 +148,19 @@ static void emit_budget_spend(struct jit_ctx *c, int32_t amount)
  *   ctx    struct kbpf_prog_result fn(void *ctx): kbpf_prog_jited_func;
  *   struct struct kbpf_jit_ret entry(r1, ..., r5, tail_cnt): tail calls, struct_ops
  *          trampolines, kbpf_prog_run_opts; R0 in rax, errno in rdx (ctx too).
- * Each pushes two words above the main function's frame, where its return (the main
- * epilogue, emit_main_ret, or the stop stub, emit_main_stop_ret) finds them:
- *   [entry rsp - 8]   where R0 goes: retval, or a scratch word (the run entry with a
- *                     NULL retval, the others): the word below, which the return has
- *                     popped by then (the red zone)
- *   [entry rsp - 16]  the R0 mask: 0 for the run entry (eax is the errno), -1 else
- * so one return sequence serves every entry without a branch: store R0, rax &= mask,
- * rdx = 0. Entering the body directly, not through a call of the main function from a
- * stub, is what makes a kbpf_prog_run cost one call level (docs/jit.md, "Speed").
- * The two words keep rsp's alignment at the body as a call leaves it. */
-#define JIT_SLOTS 16
+ * They lie in that order and each falls into the next, then into the body: none jumps.
+ * The run entry pushes two words above the main function's frame:
+ *   [entry rsp - 8]   where R0 goes: retval, or, for a NULL retval, the word below (a
+ *                     scratch word: popped, in the red zone, by the time it is written)
+ *   [entry rsp - 16]  0, the marker
+ * the other two push nothing. The main function's return (emit_main_ret, and the stop
+ * stub's emit_main_stop_ret) tells them apart by the word on top of the stack: the run
+ * entry's 0, or else the caller's return address, which is never 0. Entering the body
+ * directly, not through a call of the main function from a stub, is what makes a
+ * kbpf_prog_run cost one call level (docs/jit.md, "Speed"); the entries' code starts on
+ * a 64-byte boundary (JIT_CODE_START) so that a short program's path lies in one
+ * window of the front end. rsp at the body is as a call leaves it, from every entry. */
+#define JIT_RUN_SLOTS 16
 
 static void emit_endbr64(struct jit_buf *b)
 {
@@ -185,8 +187,16 @@ static void emit_zero_args(struct jit_ctx *c)
 void jit_emit_entries(struct jit_ctx *c)
 {
 	struct jit_buf *b = &c->buf;
-	size_t to_body;
 
+	/* run: the two words, R1 = ctx; falls into the ctx entry */
+	c->run_entry = (uint32_t)b->len;
+	emit_endbr64(b);
+	x86_rm(b, XF_W, 0x8d, X_R11, X_RSP, -JIT_RUN_SLOTS); /* lea r11, [rsp - 16]: scratch */
+	x86_test_rr(b, true, X_RDX, X_RDX);
+	x86_rr(b, XF_W, 0x0f45, X_R11, X_RDX); /* cmovne r11, rdx: retval unless NULL */
+	x86_push(b, X_R11);
+	jb_byte(b, 0x6a), jb_byte(b, 0x00); /* push 0: the marker */
+	x86_mov_rr(b, true, X_RDI, X_RSI);  /* R1 = ctx */
 	/* ctx: a new run with R1 = ctx; falls into the struct entry */
 	c->ctx_entry = (uint32_t)b->len;
 	emit_endbr64(b);
@@ -194,48 +204,49 @@ void jit_emit_entries(struct jit_ctx *c)
 	/* struct: R1-R5 and r9 as they came */
 	c->struct_entry = (uint32_t)b->len;
 	emit_endbr64(b);
-	x86_rm(b, XF_W, 0x8d, X_R11, X_RSP, -JIT_SLOTS); /* lea r11, [rsp - 16]: scratch */
-	x86_push(b, X_R11);
-	jb_byte(b, 0x6a), jb_byte(b, 0xff); /* push -1 */
-	to_body = x86_jfwd8(b, -1);
-	/* run: the one that falls into the body (the per-event call of most hosts; timing
-	 * each arrangement, docs/jit.md, put the jump in the other two) */
-	c->run_entry = (uint32_t)b->len;
-	emit_endbr64(b);
-	x86_rm(b, XF_W, 0x8d, X_R11, X_RSP, -JIT_SLOTS); /* lea r11, [rsp - 16] */
-	x86_test_rr(b, true, X_RDX, X_RDX);
-	x86_rr(b, XF_W, 0x0f45, X_R11, X_RDX); /* cmovne r11, rdx: retval unless NULL */
-	x86_push(b, X_R11);
-	jb_byte(b, 0x6a), jb_byte(b, 0x00); /* push 0 */
-	x86_mov_rr(b, true, X_RDI, X_RSI);  /* R1 = ctx */
-	emit_zero_args(c);
-	x86_patch8(b, to_body);
 	c->body = (uint32_t)b->len;
+}
+
+/* cmp qword [rsp], 0; jne: the main function's return, its frame left, decides between
+ * the run entry's convention (the marker on top) and the struct return (a return address
+ * on top). The jump goes to the struct return, which the caller patches. */
+static size_t emit_main_ret_which(struct jit_buf *b)
+{
+	x86_rm(b, XF_W, 0x83, 7, X_RSP, 0); /* cmp qword [rsp], imm8 */
+	jb_byte(b, 0);
+	return x86_jfwd8(b, CC_NE);
 }
 
 /* The main function's return, R0 in rax, its frame already left: as the entry asked. */
 static void emit_main_ret(struct jit_buf *b)
 {
-	x86_pop(b, X_RCX);                       /* the mask */
-	x86_pop(b, X_R11);                       /* where R0 goes */
-	x86_rm(b, XF_W, 0x89, X_RAX, X_R11, 0);  /* mov [r11], rax */
-	x86_alu_rr(b, true, ALU_AND, X_RAX, X_RCX);
-	x86_mov_imm32(b, X_RDX, 0);
+	size_t to_struct = emit_main_ret_which(b);
+
+	x86_pop(b, X_RCX);                      /* the marker */
+	x86_pop(b, X_R11);                      /* where R0 goes */
+	x86_rm(b, XF_W, 0x89, X_RAX, X_R11, 0); /* mov [r11], rax */
+	x86_mov_imm32(b, X_RAX, 0);             /* no run-time stop */
+	jb_byte(b, 0xc3);
+	x86_patch8(b, to_struct);
+	x86_mov_imm32(b, X_RDX, 0); /* rax = R0, rdx = no run-time stop */
 	jb_byte(b, 0xc3);
 }
 
-/* The same after a run-time stop, the errno in r11d: R0 is 0, the errno goes to rdx
- * (struct return: rax 0) or eax (run entry). */
+/* The same after a run-time stop, the errno in r11d: R0 is 0, the errno goes to eax
+ * (run entry, *retval = 0) or rdx (struct return: rax 0). */
 static void emit_main_stop_ret(struct jit_buf *b)
 {
-	x86_pop(b, X_RCX);                      /* the mask */
-	x86_pop(b, X_R10);                      /* where R0 goes */
+	size_t to_struct = emit_main_ret_which(b);
+
+	x86_pop(b, X_RCX);                     /* the marker */
+	x86_pop(b, X_R10);                     /* where R0 goes */
+	x86_rm(b, XF_W, 0xc7, 0, X_R10, 0);    /* mov qword [r10], 0 */
+	jb_imm32(b, 0);
+	x86_mov_rr(b, false, X_RAX, X_R11);    /* mov eax, r11d */
+	jb_byte(b, 0xc3);
+	x86_patch8(b, to_struct);
 	x86_mov_imm32(b, X_RAX, 0);
-	x86_rm(b, XF_W, 0x89, X_RAX, X_R10, 0); /* mov [r10], rax */
 	x86_rr(b, XF_W, 0x63, X_RDX, X_R11);   /* movsxd rdx, r11d */
-	x86_rr(b, XF_W, 0xf7, 2, X_RCX);       /* not rcx */
-	x86_alu_rr(b, true, ALU_AND, X_RCX, X_RDX);
-	x86_mov_rr(b, true, X_RAX, X_RCX);
 	jb_byte(b, 0xc3);
 }
 

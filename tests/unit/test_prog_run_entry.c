@@ -185,6 +185,36 @@ static void test_entries_interleaved(void)
 	kbpf_prog_free(p);
 }
 
+/* Where the entries lie (docs/jit.md, "Entries"): the code starts on a 64-byte boundary
+ * with the run entry, the ctx entry follows before instruction 0 (each falls into the
+ * next, none jumps), and an empty program's code, its entries and return included, fits
+ * in that one 64-byte window: a run of it is one fetch window of the front end. */
+static void test_entry_layout(void)
+{
+	const struct bpf_insn empty[] = { BPF_MOV32_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
+	struct kbpf_prog *p;
+
+	if (!kbpf_jit_arch_supported())
+		return;
+	p = MAKE(empty, 1);
+	if (p && kbpf_prog_is_jited(p)) {
+		size_t size = 0, cnt = 0;
+		const uint8_t *code = kbpf_prog_jited_code(p, &size);
+		const struct kbpf_jited_line *lines = kbpf_prog_jited_line_info(p, &cnt);
+		uintptr_t ctx = (uintptr_t)kbpf_prog_jited_func(p);
+		uint64_t r0 = JUNK;
+
+		CHECK_EQ_U64((uintptr_t)code % 64, 0);
+		CHECK((uintptr_t)p->run == (uintptr_t)code);
+		CHECK(cnt == ARRAY_SIZE(empty));
+		CHECK(ctx > (uintptr_t)code && lines && ctx < (uintptr_t)code + lines[0].start);
+		CHECK(size > 0 && size <= 64);
+		CHECK(kbpf_prog_run(p, NULL, &r0) == 0);
+		CHECK_EQ_U64(r0, 0);
+	}
+	kbpf_prog_free(p);
+}
+
 /* Hardened programs (blinding, stack guard, run budget) through kbpf_prog_run: the
  * result, and the guard's -EFAULT and the budget's -ETIME with *retval 0. */
 static void test_hardened(void)
@@ -319,6 +349,7 @@ int main(void)
 	RUN(test_retval);
 	RUN(test_stops);
 	RUN(test_entries_interleaved);
+	RUN(test_entry_layout);
 	RUN(test_hardened);
 	RUN(test_tail_calls);
 	return test_summary();
