@@ -415,10 +415,16 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
 		bad = id != BPF_FUNC_get_local_storage;
 		break;
+	case BPF_MAP_TYPE_STACK_TRACE:
+		bad = id != BPF_FUNC_get_stackid;
+		break;
 	default:
 		break;
 	}
 	switch (id) {
+	case BPF_FUNC_get_stackid:
+		bad |= mt != BPF_MAP_TYPE_STACK_TRACE;
+		break;
 	case BPF_FUNC_tail_call:
 		bad |= mt != BPF_MAP_TYPE_PROG_ARRAY;
 		break;

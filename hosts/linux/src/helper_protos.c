@@ -150,7 +150,7 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(probe_read, F(probe_read), INT, GPL, 0, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	H(probe_read_str, F(probe_read_str), INT, GPL, 0, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	/* kprobe / tp / raw_tp: the stack helpers (same shape in each) */
-	H(get_stackid, NULL, INT, GPL, 0, CTX, MAP, ANY),
-	H(get_stack, NULL, INT, GPL, 0, CTX, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	H(get_stackid, F(get_stackid), INT, GPL, 0, CTX, MAP, ANY),
+	H(get_stack, F(get_stack), INT, GPL, 0, CTX, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 };
 const size_t kbpf_linux_nr_helpers = sizeof(kbpf_linux_helpers) / sizeof(kbpf_linux_helpers[0]);

@@ -140,6 +140,9 @@ KBPF_LINUX_HELPER(xdp_get_buff_len);
 KBPF_LINUX_HELPER(xdp_load_bytes);
 KBPF_LINUX_HELPER(xdp_store_bytes);
 KBPF_LINUX_HELPER(loop);
+/* helpers_stack.c: the host's native stack at the call */
+KBPF_LINUX_HELPER(get_stackid);
+KBPF_LINUX_HELPER(get_stack);
 KBPF_LINUX_HELPER(for_each_map_elem);
 /* helpers_perf.c: bpf_perf_event_output for most types, Linux's bpf_skb_event_output and
  * bpf_xdp_event_output (run as helpers 111 and 121, which
