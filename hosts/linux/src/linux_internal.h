@@ -87,6 +87,8 @@ extern const struct kbpf_prog_type kbpf_linux_cgroup_device_types[];
 extern const size_t kbpf_linux_nr_cgroup_device_types;
 extern const struct kbpf_prog_type kbpf_linux_cgroup_sockopt_types[];
 extern const size_t kbpf_linux_nr_cgroup_sockopt_types;
+extern const struct kbpf_prog_type kbpf_linux_raw_tp_writable_types[];
+extern const size_t kbpf_linux_nr_raw_tp_writable_types;
 
 /* Helper implementations (helpers_*.c, trace_printk.c), by the name of Linux's. */
 #define KBPF_LINUX_HELPER(name) uint64_t kbpf_linux_##name(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
