@@ -6,7 +6,9 @@
  * as Linux's bpf_prog_test_run_tracing does, through a trampoline that runs the program
  * attached to one of them. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include <kbpf/linux.h>
@@ -218,4 +220,66 @@ TEST_FN struct bpf_key *bpf_lookup_system_key(uint64_t id)
 TEST_FN void bpf_key_put(struct bpf_key *bkey)
 {
 	(void)bkey;
+}
+
+/* --- The other attach targets of Linux's verifier selftests ---
+ * The file functions of d_path.c (dentry_open, on bpf_d_path's allowlist, and d_path,
+ * not on it) over kbpf's struct path (<kbpf/linux.h>: a descriptor), and the task
+ * iterator target of bpf_get_stack.c (bpf_iter_task, with Linux's struct bpf_iter_meta
+ * and a seq_file and task_struct of this host's own). */
+
+/* Linux's dentry_open(path, flags, cred) opens a new file of path: here, a new
+ * descriptor of path's file (cred: unused, kbpf has no credentials). The descriptor, or
+ * -1. */
+struct cred;
+int dentry_open(const struct path *path, int flags, const struct cred *cred);
+TEST_FN int dentry_open(const struct path *path, int flags, const struct cred *cred)
+{
+	char link[64];
+
+	(void)cred;
+	if (!path || path->fd < 0)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", path->fd);
+	return open(link, flags);
+}
+
+/* Linux's d_path: the name is built at the end of buf, which is returned; NULL when it
+ * does not fit or path names nothing (Linux: an ERR_PTR). */
+char *d_path(const struct path *path, char *buf, int buflen);
+TEST_FN char *d_path(const struct path *path, char *buf, int buflen)
+{
+	if (!buf || buflen <= 0)
+		return NULL;
+	long n = kbpf_linux_path_name(path, buf, (size_t)buflen);
+	if (n < 0)
+		return NULL;
+	memmove(buf + buflen - n, buf, (size_t)n);
+	return buf + buflen - n;
+}
+
+/* The iterator's output and objects. Linux's struct bpf_iter_meta is uapi-shaped (seq,
+ * session_id, seq_num); seq_file and task_struct are this host's. */
+struct seq_file {
+	char *buf;
+	size_t size, count;
+};
+
+struct bpf_iter_meta {
+	struct seq_file *seq;
+	uint64_t session_id;
+	uint64_t seq_num;
+};
+
+struct task_struct {
+	int pid, tgid;
+	char comm[16];
+};
+
+/* The task iterator target (Linux's DEFINE_BPF_ITER_FUNC(task, ...)): what an
+ * SEC("iter/task") program attaches to; its body is never the point. */
+int bpf_iter_task(struct bpf_iter_meta *meta, struct task_struct *task);
+TEST_FN int bpf_iter_task(struct bpf_iter_meta *meta, struct task_struct *task)
+{
+	return meta && task ? 0 : 1;
 }

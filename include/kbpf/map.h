@@ -316,6 +316,24 @@ long kbpf_perf_event_output(struct kbpf_map *map, uint64_t flags, const void *da
  * nothing (*ring_size 0); -EINVAL not a PERF_EVENT_ARRAY, -E2BIG index out of range. */
 int kbpf_perf_event_array_slot(const struct kbpf_map *map, uint32_t index, size_t *ring_size);
 
+/* --- STACK_TRACE (src/maps/stack_trace.c, docs/maps.md) ---------------------------
+ * Buckets of stack traces that bpf_get_stackid fills: key a u32 stack id (< the
+ * bucket count, max_entries rounded up to a power of two), value the trace's u64
+ * return addresses innermost first, zero-padded (or, with BPF_F_STACK_BUILD_ID, struct
+ * bpf_stack_build_id records). Programs may not look it up; the host reads it with
+ * kbpf_map_lookup, kbpf_map_get_next_key and kbpf_map_delete (updates: -EINVAL). */
+
+/* Linux's default sysctl_perf_event_max_stack: the deepest trace kept. */
+#define KBPF_STACK_MAX_DEPTH 127
+
+/* bpf_get_stackid's core (Linux's __bpf_get_stackid), for helper implementations: store
+ * the trace ips[0 .. nr) (innermost first, as captured: flags & BPF_F_SKIP_FIELD_MASK
+ * frames are dropped here) under the id its hash picks, honouring BPF_F_FAST_STACK_CMP
+ * and BPF_F_REUSE_STACKID. Returns the id (>= 0), -EFAULT (nr <= skip), -EEXIST (the
+ * bucket holds another trace), -ENOMEM (no free bucket), -EINVAL (not a STACK_TRACE
+ * map, unknown flags). */
+long kbpf_stack_map_get_id(struct kbpf_map *map, const uint64_t *ips, uint32_t nr, uint64_t flags);
+
 #ifdef __cplusplus
 }
 #endif

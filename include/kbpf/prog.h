@@ -104,6 +104,9 @@ const char *kbpf_prog_name(const struct kbpf_prog *prog);
 /* Linux's max_ctx_offset: the end of the furthest context byte the verified program
  * touches (kbpf_verify_opts.max_ctx_offset); 0 for a program created unverified. */
 uint32_t kbpf_prog_max_ctx_offset(const struct kbpf_prog *prog);
+/* Linux's max_tp_access: how many bytes of a raw_tp_writable buffer the verified
+ * program may touch (kbpf_verify_opts.max_tp_access); 0 if none or unverified. */
+uint32_t kbpf_prog_max_tp_access(const struct kbpf_prog *prog);
 /* 1 if the program runs as JIT-compiled native code, else 0. */
 int kbpf_prog_is_jited(const struct kbpf_prog *prog);
 /* The JIT-generated machine code (read-only, x86-64) and its size in *size, or NULL

@@ -10,6 +10,7 @@
 #ifndef KBPF_PROG_TYPE_H
 #define KBPF_PROG_TYPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <kbpf/host.h>
@@ -70,7 +71,9 @@ enum kbpf_arg_type {
 	KBPF_ARG_PTR_TO_INT,
 	KBPF_ARG_PTR_TO_LONG,
 	KBPF_ARG_PTR_TO_SOCKET,
-	KBPF_ARG_PTR_TO_BTF_ID,
+	KBPF_ARG_PTR_TO_BTF_ID,       /* a host struct (arg_btf_id / arg_btf_name); also one read
+				       * from another struct (Linux's ptr_, kbpf's maybe-NULL): the
+				       * helper must tolerate NULL */
 	KBPF_ARG_PTR_TO_ALLOC_MEM,    /* ringbuf record */
 	KBPF_ARG_CONST_ALLOC_SIZE_OR_ZERO,
 	KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON,
@@ -134,6 +137,7 @@ enum kbpf_ret_type {
 #define KBPF_HELPER_CHANGES_PKT (1u << 3)  /* invalidates packet pointers */
 #define KBPF_HELPER_SLEEPABLE   (1u << 4)  /* only from sleepable programs */
 
+struct kbpf_prog_type;
 /* A helper as the verifier and the runtime see it: Linux's bpf_func_proto + the function. */
 struct kbpf_helper_proto {
 	const char *name;          /* "bpf_map_lookup_elem": logs print it */
@@ -159,6 +163,14 @@ struct kbpf_helper_proto {
 	 * different functions (bpf_perf_event_output is bpf_skb_event_output for the
 	 * __sk_buff types). The host must have a run-time helper under run_id. 0: the id. */
 	int32_t run_id;
+	/* KBPF_ARG_PTR_TO_BTF_ID where arg_btf_id is 0: the name of the struct expected, looked
+	 * up in the host BTF when a program is verified (a host may load its BTF after
+	 * registering its helpers). A static string. NULL and arg_btf_id 0: any BTF pointer. */
+	const char *arg_btf_name[5];
+	/* Linux's bpf_func_proto.allowed: NULL, or whether a program of type, attached to
+	 * the host BTF function attach_btf_id (0: none), may call the helper; false: "helper
+	 * call is not allowed in probe" (bpf_d_path's allowlist of attach targets). */
+	bool (*allowed)(const struct kbpf_host *host, const struct kbpf_prog_type *type, uint32_t attach_btf_id);
 };
 
 /* Register helper id with its prototype (the proto and its name are copied). If

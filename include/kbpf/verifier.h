@@ -114,6 +114,10 @@ struct kbpf_verify_opts {
 	 * BPF_F_TEST_STATE_FREQ (= test_state_freq), BPF_F_SLEEPABLE (= sleepable). Any
 	 * other bit: -EINVAL. */
 	uint32_t prog_flags;
+	/* out: Linux's max_tp_access, the end of the furthest byte the program reads or
+	 * writes through the writable buffer of a raw_tp_writable context (a
+	 * KBPF_PTR_TO_TP_BUFFER): the buffer the host passes must be at least this long. */
+	uint32_t max_tp_access;
 };
 
 /* Verify insns as a program of opts->prog_type. Returns 0 if the program is safe,

@@ -471,6 +471,7 @@ static int place(struct jit_ctx *c, struct kbpf_jit **out)
 		jit->lines[i].end = c->cur.end[i] - c->run_entry;
 	}
 	jit->insn_cnt = c->cnt;
+	jit_unwind_register(c, jit);
 	*out = jit;
 	return 0;
 fail:
@@ -561,6 +562,7 @@ void kbpf_jit_free(struct kbpf_jit *jit)
 {
 	if (!jit)
 		return;
+	jit_unwind_deregister(jit);
 	jit_mem_release(jit->map, jit->map_size);
 	free(jit->lines);
 	free(jit);

@@ -40,6 +40,7 @@ struct kbpf_jit {
 	size_t code_size;        /* ...for this many bytes (stubs included, data excluded) */
 	struct kbpf_jited_line *lines; /* per instruction: where its code lies, from code */
 	size_t insn_cnt;
+	void *eh_frame;          /* the code's unwind information, registered (jit_unwind.c), or NULL */
 };
 
 /* Compile flags (tests use them to reach the fallback paths). */

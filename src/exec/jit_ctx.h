@@ -121,6 +121,11 @@ struct jit_ctx {
 	size_t err_size;
 };
 
+/* jit_unwind.c: describe the placed, sealed code's frames to the unwinder (stack walks
+ * from helpers pass through the program), and forget them before the code goes. */
+void jit_unwind_register(const struct jit_ctx *c, struct kbpf_jit *jit);
+void jit_unwind_deregister(struct kbpf_jit *jit);
+
 /* The native register holding each BPF register (Linux's x86-64 mapping). */
 extern const uint8_t jit_reg[11];
 

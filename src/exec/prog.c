@@ -51,7 +51,7 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	struct bpf_insn *xlated = NULL; /* the verifier's rewrite (ctx conversion), if verified */
 	uint32_t *xlated_idx = NULL;    /* ... and where each given insn went in it */
 	size_t xlated_idx_cnt = 0;
-	uint32_t max_ctx_offset = 0; /* the verifier's, if verified */
+	uint32_t max_ctx_offset = 0, max_tp_access = 0; /* the verifier's, if verified */
 	const struct bpf_insn *given = insns; /* before the verifier's rewrite */
 	size_t given_cnt = cnt;
 	int ret;
@@ -101,6 +101,7 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		xlated_idx_cnt = cnt + 1;
 		cnt = vo.xlated_cnt;
 		max_ctx_offset = vo.max_ctx_offset;
+		max_tp_access = vo.max_tp_access;
 		insns = xlated;
 		ret = kbpf_insns_validate(insns, cnt, log, log_size);
 		if (ret) {
@@ -154,6 +155,7 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		prog->ld_abs = type ? type->ld_abs : NULL;
 	}
 	prog->max_ctx_offset = max_ctx_offset;
+	prog->max_tp_access = max_tp_access;
 	prog->harden = OPTS_GET(opts, harden, 0);
 	prog->run_budget = OPTS_GET(opts, run_budget, 0);
 	if (prog->harden & ~KBPF_HARDEN_ALL) {
@@ -189,6 +191,11 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 uint32_t kbpf_prog_max_ctx_offset(const struct kbpf_prog *prog)
 {
 	return prog ? prog->max_ctx_offset : 0;
+}
+
+uint32_t kbpf_prog_max_tp_access(const struct kbpf_prog *prog)
+{
+	return prog ? prog->max_tp_access : 0;
 }
 
 int kbpf_prog_ldimm64_value(const struct kbpf_prog *prog, size_t idx, uint64_t *value, char *err, size_t err_size)

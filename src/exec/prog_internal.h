@@ -33,6 +33,7 @@ struct kbpf_prog {
 	struct kbpf_prog_kfuncs *kfuncs; /* the kfuncs it calls, pinned (src/exec/kfunc_call.c) */
 	unsigned harden;     /* KBPF_HARDEN_* of the create options */
 	uint32_t max_ctx_offset; /* the verifier's (kbpf_prog_max_ctx_offset); 0 if unverified */
+	uint32_t max_tp_access;  /* the verifier's (kbpf_prog_max_tp_access); 0 if unverified */
 	uint64_t run_budget; /* backward jumps + local calls per run (<= KBPF_RUN_BUDGET_MAX); 0: unbounded */
 	struct kbpf_prog_callbacks *callbacks; /* what its ld_imm64s of functions load */
 	uint32_t *xlated_idx;  /* verified: where each given insn starts in insns (kbpf_prog_xlated_idx) */

@@ -4,7 +4,8 @@
  * and loads the program with its id (attach_btf_id) and the attach type the section
  * names. kbpf does the same against the host's BTF: the program type is the one the host
  * registered under the section's prefix ("fentry", "fexit", "fmod_ret": hosts/linux).
- * SEC("lsm/HOOK") (BPF_PROG_TYPE_LSM) attaches to the function bpf_lsm_HOOK, type "lsm". */
+ * SEC("lsm/HOOK") (BPF_PROG_TYPE_LSM) attaches to the function bpf_lsm_HOOK, type "lsm";
+ * SEC("iter/TARGET") (BPF_TRACE_ITER) to the iterator target's bpf_iter_TARGET, type "iter". */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,7 +17,8 @@
 /* section prefix (= host program type) and the prefix of the function's name */
 static const struct {
 	const char *sec, *func;
-} tracing_prefixes[] = { { "fentry", "" }, { "fexit", "" }, { "fmod_ret", "" }, { "lsm", "bpf_lsm_" } };
+} tracing_prefixes[] = { { "fentry", "" }, { "fexit", "" }, { "fmod_ret", "" }, { "lsm", "bpf_lsm_" },
+			 { "iter", "bpf_iter_" } };
 
 int obj_tracing_attach(struct kbpf_object *obj, struct kbpf_program *p, struct obj_sops_attach *out)
 {

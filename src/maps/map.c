@@ -3,6 +3,7 @@
  * The checks common to all types (syscall access flags, frozen maps, BPF_F_LOCK) live
  * here, in the order Linux's bpf(2) makes them; type rules live with each type. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "maps/map_internal.h"
@@ -91,11 +92,6 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 		break;
 	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
 		err = kbpf_perf_event_array_map_alloc(&attr, &map);
-		/* Linux's map_check_no_btf: slots hold perf events, not BTF-typed values */
-		if (!err && (btf_key_id || btf_value_id)) {
-			map->ops->free(map);
-			err = -EOPNOTSUPP;
-		}
 		break;
 	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
 	case BPF_MAP_TYPE_HASH_OF_MAPS:
@@ -105,6 +101,9 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
 		err = kbpf_cgroup_storage_map_alloc(&attr, &map);
 		break;
+	case BPF_MAP_TYPE_STACK_TRACE:
+		err = kbpf_stack_trace_map_alloc(&attr, &map);
+		break;
 	default:
 		err = unsupported_type(attr.type);
 		break;
@@ -113,8 +112,11 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 		return err;
 	/* Linux: BTF without type ids is ignored; with them, map_check_btf decides */
 	if (btf_key_id || btf_value_id) {
-		/* Linux's map_check_no_btf: an outer map's values are maps, not BTF types */
-		err = map->inner_meta ? -EOPNOTSUPP : kbpf_map_check_btf(map, btf, btf_key_id, btf_value_id);
+		/* Linux's map_check_no_btf: an outer map's values are maps, a perf event
+		 * array's slots perf events, a stack map's values traces: not BTF types */
+		bool no_btf = map->inner_meta || attr.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY ||
+			      attr.type == BPF_MAP_TYPE_STACK_TRACE;
+		err = no_btf ? -EOPNOTSUPP : kbpf_map_check_btf(map, btf, btf_key_id, btf_value_id);
 		if (err) {
 			map->ops->free(map);
 			return err;

@@ -111,6 +111,7 @@ int kbpf_htab_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out)
 int kbpf_ringbuf_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_sk_storage_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_perf_event_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+int kbpf_stack_trace_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_cgroup_storage_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 /* ARRAY_OF_MAPS / HASH_OF_MAPS (map_of_maps.c): inner is the template (not yet
  * referenced: on success the outer map has taken a reference). */

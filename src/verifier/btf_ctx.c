@@ -5,10 +5,12 @@
  * btf_ctx_access type it, with Linux's messages. The program type may then adjust the
  * result per argument (ctx_arg_access: bpf_tcp_ca_is_valid_access's sock -> tcp_sock).
  *
- * Where kbpf differs (stricter, because its loads are plain loads, not PROBE_MEM): a
- * pointer argument must be read whole (8 bytes) to become a pointer; a narrower read of
- * it is refused, where Linux would type a truncated value as a pointer. Pointers tagged
- * __user/__percpu read as scalars (kbpf has no such memory to reach through them). */
+ * Where kbpf differs (because its loads are plain loads, not PROBE_MEM): Linux 6.1 types
+ * a narrower read of a pointer argument (a 4-byte load of slot 0, say) as the pointer
+ * although the register then holds a truncated value; kbpf gives it the same type and
+ * makes it true: the load is rewritten into the whole 8-byte load (a ctx conversion),
+ * so the register holds the pointer it is typed as. Pointers tagged __user/__percpu read
+ * as scalars (kbpf has no such memory to reach through them). */
 #include <errno.h>
 #include <string.h>
 #include <bpf/btf.h>
@@ -111,6 +113,7 @@ static int generic_access(struct env *env, const struct btf *btf, const struct b
 {
 	const char *fn = env->attach_name;
 	const struct btf_param *args = btf_params(proto);
+	(void)size; /* any size: btf_ctx_access widens a narrow pointer read */
 	uint32_t nargs = btf_vlen(proto);
 
 	if (off % 8) {
@@ -162,8 +165,6 @@ static int generic_access(struct env *env, const struct btf *btf, const struct b
 		return 0;
 	}
 	vlog(env, "func '%s' arg%d has btf_id %u type %s '%s'\n", fn, arg, id, vbtf_kind_str(pt), vbtf_name(btf, pt));
-	if (size != 8)
-		return 0; /* kbpf: a pointer is only a pointer when read whole (see the top) */
 	info->reg_type = KBPF_PTR_TO_BTF_ID;
 	info->btf_id = id;
 	return 1;
@@ -192,8 +193,13 @@ int btf_ctx_access(struct env *env, int off, int size, bool write, struct kbpf_c
 		return 0;
 	if (base == KBPF_PTR_TO_BTF_ID) {
 		const struct btf_type *st = vbtf_type(btf, info->btf_id);
-		if (size != 8 || st == &vbtf_void || !btf_is_composite(st))
+		if (st == &vbtf_void || !btf_is_composite(st))
 			return 0;
+		if (size != 8) {
+			/* a narrow read of the pointer: run as the whole slot (see the top) */
+			info->conv_off = (uint32_t)off;
+			info->conv_size = 8;
+		}
 	} else if (info->reg_type != KBPF_SCALAR_VALUE) {
 		return 0;
 	}

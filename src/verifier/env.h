@@ -155,6 +155,7 @@ struct env {
 	bool priv; /* bpf_capable and perfmon: allow_ptr_leaks, loops, uninit stack */
 	unsigned caps; /* the loader's KBPF_CAP_* (kbpf_verify_opts.caps, defaults applied) */
 	uint32_t max_ctx_offset; /* Linux's prog->aux->max_ctx_offset (kbpf_verify_opts) */
+	uint32_t max_tp_access;  /* Linux's prog->aux->max_tp_access (kbpf_verify_opts) */
 	unsigned level;
 	/* log */
 	char *log;

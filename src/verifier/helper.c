@@ -10,6 +10,7 @@
 #include "verifier/kfunc.h"
 #include "verifier/spin_lock.h"
 #include "verifier/stack.h"
+#include "verifier/vbtf.h"
 
 int check_mem_region(struct env *env, int regno, int off, int size, uint32_t mem_size, bool zero_ok);
 int check_packet_access(struct env *env, int regno, int off, int size, bool zero_ok);
@@ -113,6 +114,11 @@ static int check_reg_type(struct env *env, int regno, uint32_t arg)
 		type &= ~KBPF_MEM_RDONLY;
 	if (arg & KBPF_ARG_MAYBE_NULL)
 		type &= ~KBPF_PTR_MAYBE_NULL;
+	/* a pointer read from a host struct is Linux's plain ptr_ (kbpf adds maybe-NULL):
+	 * accepted where Linux accepts it; such helpers tolerate NULL (prog_type.h) */
+	if (KBPF_ARG_BASE(arg) == KBPF_ARG_PTR_TO_BTF_ID && r->btf_walked &&
+	    type == (KBPF_PTR_TO_BTF_ID | KBPF_PTR_MAYBE_NULL))
+		type = KBPF_PTR_TO_BTF_ID;
 	for (int i = 0; c[i]; i++)
 		if (type == c[i])
 			return 0;
@@ -246,6 +252,65 @@ int kfunc_check_mem(struct env *env, int regno, int size_regno, int size)
 	return 0;
 }
 
+/* Whether a struct of type id (host BTF), at byte off, is (or begins with, member after
+ * first member) the struct want: Linux's btf_struct_ids_match, non-strict. */
+static bool btf_struct_matches(const struct btf *btf, uint32_t id, int off, uint32_t want)
+{
+	for (int depth = 0; depth < 32; depth++) {
+		uint32_t tid;
+		const struct btf_type *t = vbtf_skip_mods(btf, id, &tid);
+		if (!off && tid == want)
+			return true;
+		if (t == &vbtf_void || !btf_is_composite(t) || !btf_vlen(t))
+			return false;
+		/* the member at off, as a struct's first bytes: descend */
+		const struct btf_member *m = btf_members(t);
+		bool found = false;
+		for (uint16_t i = 0; i < btf_vlen(t) && !found; i++, m++) {
+			uint32_t moff = btf_member_bit_offset(t, i) / 8;
+			long long msz = btf__resolve_size(btf, m->type);
+			if (msz > 0 && (uint32_t)off >= moff && (uint64_t)off < moff + (uint64_t)msz) {
+				off -= (int)moff;
+				id = m->type;
+				found = true;
+			}
+		}
+		if (!found)
+			return false;
+	}
+	return false;
+}
+
+/* 6.1 check_reg_type for ARG_PTR_TO_BTF_ID: the pointer's struct must be the one the
+ * helper expects (arg_btf_id, or arg_btf_name in the host BTF). */
+static int check_arg_btf_id(struct env *env, int regno, const struct kbpf_helper_proto *fn, int arg)
+{
+	const struct reg *r = &cur_regs(env)[regno];
+	const struct btf *btf = kbpf_host_btf(env->host);
+	uint32_t want = fn->arg_btf_id[arg];
+
+	if (!want && fn->arg_btf_name[arg] && btf) {
+		int id = btf__find_by_name_kind(btf, fn->arg_btf_name[arg], BTF_KIND_STRUCT);
+		if (id <= 0) {
+			/* the host has no such struct: no pointer can be one */
+			const struct btf_type *a = btf__type_by_id(btf, r->btf_id);
+			vlog(env, "R%d is of type %s but %s is expected\n", regno,
+			     a ? btf__name_by_offset(btf, a->name_off) : "?", fn->arg_btf_name[arg]);
+			return -EACCES;
+		}
+		want = (uint32_t)id;
+	}
+	if (!want || !btf)
+		return 0;
+	if (!btf_struct_matches(btf, r->btf_id, r->off, want)) {
+		const struct btf_type *a = btf__type_by_id(btf, r->btf_id), *b = btf__type_by_id(btf, want);
+		vlog(env, "R%d is of type %s but %s is expected\n", regno,
+		     a ? btf__name_by_offset(btf, a->name_off) : "?", b ? btf__name_by_offset(btf, b->name_off) : "?");
+		return -EACCES;
+	}
+	return 0;
+}
+
 static int check_func_arg(struct env *env, int arg, struct call_meta *meta, const struct kbpf_helper_proto *fn)
 {
 	int regno = arg + 1, err;
@@ -288,6 +353,9 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 		}
 		meta->ref_obj_id = r->ref_obj_id;
 	}
+	if (base == KBPF_ARG_PTR_TO_BTF_ID && KBPF_REG_BASE(r->type) == KBPF_PTR_TO_BTF_ID &&
+	    (err = check_arg_btf_id(env, regno, fn, arg)))
+		return err;
 	switch (base) {
 	case KBPF_ARG_CONST_MAP_PTR:
 		/* a timer helper: the map must be the timer's (Linux compares the map_uid of
@@ -415,10 +483,16 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
 		bad = id != BPF_FUNC_get_local_storage;
 		break;
+	case BPF_MAP_TYPE_STACK_TRACE:
+		bad = id != BPF_FUNC_get_stackid;
+		break;
 	default:
 		break;
 	}
 	switch (id) {
+	case BPF_FUNC_get_stackid:
+		bad |= mt != BPF_MAP_TYPE_STACK_TRACE;
+		break;
 	case BPF_FUNC_tail_call:
 		bad |= mt != BPF_MAP_TYPE_PROG_ARRAY;
 		break;
@@ -534,6 +608,15 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	if ((fn->flags & KBPF_HELPER_GPL_ONLY) && !gpl) {
 		vlog(env, "cannot call GPL-restricted function from non-GPL compatible program\n");
 		return -EINVAL;
+	}
+	if (fn->allowed) {
+		const struct kbpf_verify_opts *o = env->opts;
+		uint32_t attach = o->sz >= offsetof(struct kbpf_verify_opts, attach_btf_id) + sizeof(o->attach_btf_id)
+					  ? o->attach_btf_id : 0;
+		if (!fn->allowed(env->host, env->type, attach)) {
+			vlog(env, "helper call is not allowed in probe\n");
+			return -EINVAL;
+		}
 	}
 	if (fn->flags & KBPF_HELPER_SLEEPABLE) {
 		vlog(env, "helper call might sleep in a non-sleepable prog\n");

@@ -315,6 +315,24 @@ static int check_ptr_to_map_access(struct env *env, int regno, int off, int size
 	return 0;
 }
 
+/* Linux's __check_buffer_access for the "tracepoint" buffer of raw_tp_writable. */
+static int check_tp_buffer_access(struct env *env, const struct reg *r, int regno, int off, int size)
+{
+	if (off < 0) {
+		vlog(env, "R%d invalid tracepoint buffer access: off=%d, size=%d\n", regno, off, size);
+		return -EACCES;
+	}
+	if (!kbpf_tnum_is_const(r->s.var_off) || r->s.var_off.value) {
+		char tn[48];
+		kbpf_tnum_strn(tn, sizeof(tn), r->s.var_off);
+		vlog(env, "R%d invalid variable buffer offset: off=%d, var_off=%s\n", regno, off, tn);
+		return -EACCES;
+	}
+	if ((uint32_t)(off + size) > env->max_tp_access)
+		env->max_tp_access = (uint32_t)(off + size);
+	return 0;
+}
+
 int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size, bool write, int value_regno,
 		     bool strict_align)
 {
@@ -452,6 +470,14 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 	case KBPF_PTR_TO_BTF_ID:
 		if ((err = check_btf_access(env, regno, off, size, write, value_regno)))
 			return err;
+		break;
+	case KBPF_PTR_TO_TP_BUFFER:
+		/* 6.1 check_tp_buffer_access: a constant, non-negative offset; the furthest
+		 * byte is what the host's buffer must hold (max_tp_access, checked at run) */
+		if ((err = check_tp_buffer_access(env, r, regno, off, size)))
+			return err;
+		if (!write && value_regno >= 0)
+			reg_mark_unknown(env, &regs[value_regno]);
 		break;
 	case KBPF_CONST_PTR_TO_MAP:
 		if ((err = check_ptr_to_map_access(env, regno, off, size, write, value_regno)))

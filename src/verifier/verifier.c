@@ -654,6 +654,8 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	opts->verify_ns = ns;
 	if (opts->sz >= offsetof(struct kbpf_verify_opts, max_ctx_offset) + sizeof(opts->max_ctx_offset))
 		opts->max_ctx_offset = env->max_ctx_offset;
+	if (opts->sz >= offsetof(struct kbpf_verify_opts, max_tp_access) + sizeof(opts->max_tp_access))
+		opts->max_tp_access = env->max_tp_access;
 	opts->error_insn = err ? env->error_insn : -1;
 	copy_log(env);
 out:

@@ -310,7 +310,8 @@ const char *st_test_prog_type_name(const struct bpf_test *t)
 	case BPF_TRACE_FENTRY: return "fentry";
 	case BPF_TRACE_FEXIT: return "fexit";
 	case BPF_MODIFY_RETURN: return "fmod_ret";
-	default: return NULL; /* iterators, tp_btf: not modelled */
+	case BPF_TRACE_ITER: return "iter";
+	default: return NULL; /* tp_btf: not modelled */
 	}
 }
 
@@ -320,9 +321,14 @@ int st_attach_btf_id(const struct kbpf_host *host, const struct bpf_test *t, uin
 	*id = 0;
 	if ((t->prog_type != BPF_PROG_TYPE_TRACING && t->prog_type != BPF_PROG_TYPE_LSM) || !t->kfunc)
 		return 0;
-	/* libbpf_find_vmlinux_btf_id: an LSM hook's function is bpf_lsm_<hook> */
+	/* libbpf_find_vmlinux_btf_id: an LSM hook's function is bpf_lsm_<hook>, an
+	 * iterator target's bpf_iter_<target> */
 	char name[128];
-	snprintf(name, sizeof(name), "%s%s", t->prog_type == BPF_PROG_TYPE_LSM ? "bpf_lsm_" : "", t->kfunc);
+	snprintf(name, sizeof(name), "%s%s",
+		 t->prog_type == BPF_PROG_TYPE_LSM			      ? "bpf_lsm_"
+		 : t->expected_attach_type == BPF_TRACE_ITER ? "bpf_iter_"
+							      : "",
+		 t->kfunc);
 	const struct btf *btf = kbpf_host_btf(host);
 	int r = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -ENOENT;
 	if (r <= 0) {

@@ -6,12 +6,17 @@
  * fexit/fmod_ret also see the return value; kbpf_linux_test_run_tracing calls the
  * functions through the trampoline, as Linux's bpf_prog_test_run_tracing does. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/btf.h>
 #include <kbpf/kbpf.h>
 #include <kbpf/linux.h>
 #include <kbpf/verifier.h>
 #include "test.h"
+
+/* the host's d_path (hosts/linux/test_fentry.c), an attach target */
+char *d_path(const struct path *path, char *buf, int buflen);
 
 static const char *const tracing_types[] = { "fentry", "fexit", "fmod_ret" };
 
@@ -252,10 +257,196 @@ static void test_run(void)
 	kbpf_host_free(host);
 }
 
+/* A narrow read of a pointer argument is typed as the pointer (Linux's verdict) and runs
+ * as the whole 8-byte load, so the register holds what it is typed as. */
+static void test_narrow_pointer_read(void)
+{
+	struct kbpf_host *host = tracing_host();
+	if (!host)
+		return;
+	/* bpf_fentry_test8(arg): r0 = arg->a, arg read with a 4-byte load */
+	const struct bpf_insn narrow[] = {
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, 0),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_2, 0),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "fentry", .license = "GPL",
+				      .attach_btf_id = func_id(host, "bpf_fentry_test8"), .xlated_alloc = 1 };
+	CHECK_EQ_U64(kbpf_prog_verify(narrow, 4, &o), 0);
+	CHECK(o.xlated_prog && o.xlated_prog[0].code == (BPF_LDX | BPF_MEM | BPF_DW) && o.xlated_prog[0].off == 0);
+	free(o.xlated_prog);
+	free(o.xlated_idx);
+	/* it runs, the pointer whole (a truncated one would fault), on both engines */
+	for (int jit = 0; jit < 2; jit++) {
+		struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .prog_type = "fentry", .license = "GPL",
+					     .attach_btf_id = func_id(host, "bpf_fentry_test8"), .jit = jit };
+		struct kbpf_prog *p = NULL;
+		uint32_t retval = 1;
+		CHECK_EQ_U64(kbpf_prog_create(narrow, 4, &po, &p), 0);
+		CHECK_EQ_U64(kbpf_linux_test_run_tracing(p, "bpf_fentry_test8", BPF_TRACE_FENTRY, &retval), 0);
+		kbpf_prog_free(p);
+	}
+	kbpf_host_free(host);
+}
+
+/* bpf_d_path: Linux's allowlist of attach targets; the name of the descriptor a struct
+ * path holds, as the host's dentry_open hands it to a program. */
+static void test_d_path(void)
+{
+	struct kbpf_host *host = tracing_host();
+	char log[4096];
+	if (!host)
+		return;
+	int map_err;
+	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = 72,
+				    .max_entries = 1, .name = "buf" };
+	struct kbpf_map *map = NULL;
+	map_err = kbpf_map_create(&def, &map);
+	CHECK_EQ_U64(map_err, 0);
+	/* value[64..72) = bpf_d_path(ctx[0], value, 64) (fentry returns 0) */
+	const struct bpf_insn prog[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_6, BPF_REG_1, 0),
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+		BPF_LD_MAP_FD(BPF_REG_1, 0),
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 2),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+		BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_0),
+		BPF_MOV64_IMM(BPF_REG_3, 64),
+		BPF_EMIT_CALL(BPF_FUNC_d_path),
+		BPF_STX_MEM(BPF_DW, BPF_REG_7, BPF_REG_0, 64),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_map *maps[1] = { map };
+	const char *targets[] = { "dentry_open", "d_path", "bpf_fentry_test7" };
+	for (int i = 0; i < 3; i++) {
+		struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "fentry", .license = "GPL",
+					      .attach_btf_id = func_id(host, targets[i]), .maps = maps, .nr_maps = 1,
+					      .log_buf = log, .log_size = sizeof(log) };
+		int r = kbpf_prog_verify(prog, sizeof(prog) / sizeof(prog[0]), &o);
+		if (i == 0) {
+			CHECK_EQ_U64(r, 0);
+		} else if (i == 1) {
+			CHECK(r < 0);
+			CHECK_CONTAINS(log, "helper call is not allowed in probe");
+		} else {
+			/* on the allowlist's terms a struct path is needed too */
+			CHECK(r < 0);
+		}
+	}
+	/* run as the host would when dentry_open is called: ctx[0] = its struct path */
+	char tmpl[] = "/tmp/kbpf-d-path-XXXXXX";
+	int fd = mkstemp(tmpl);
+	CHECK(fd >= 0);
+	struct path path = { .fd = fd };
+	for (int jit = 0; fd >= 0 && jit < 2; jit++) {
+		struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .prog_type = "fentry", .license = "GPL",
+					     .attach_btf_id = func_id(host, "dentry_open"), .maps = maps, .nr_maps = 1,
+					     .jit = jit, .log_buf = log, .log_size = sizeof(log) };
+		struct kbpf_prog *p = NULL;
+		CHECK_EQ_U64(kbpf_prog_create(prog, sizeof(prog) / sizeof(prog[0]), &po, &p), 0);
+		if (!p) {
+			fprintf(stderr, "%s\n", log);
+			continue;
+		}
+		uint64_t ctx[3] = { (uint64_t)(uintptr_t)&path, 0, 0 }, r0 = 0;
+		uint32_t key = 0;
+		char v[72] = "";
+		int64_t ret;
+		CHECK_EQ_U64(kbpf_prog_run(p, ctx, &r0), 0);
+		CHECK_EQ_U64(kbpf_map_lookup(map, &key, v), 0);
+		memcpy(&ret, v + 64, 8);
+		CHECK_EQ_U64(ret, strlen(tmpl) + 1);
+		CHECK_STR(v, tmpl);
+		/* a descriptor that is not open: -EBADF */
+		struct path bad = { .fd = 100000 };
+		ctx[0] = (uint64_t)(uintptr_t)&bad;
+		CHECK_EQ_U64(kbpf_prog_run(p, ctx, &r0), 0);
+		CHECK_EQ_U64(kbpf_map_lookup(map, &key, v), 0);
+		memcpy(&ret, v + 64, 8);
+		CHECK_EQ_U64(ret, -EBADF);
+		kbpf_prog_free(p);
+	}
+	/* the name does not fit: -ENAMETOOLONG */
+	char small[4];
+	CHECK_EQ_U64(kbpf_linux_path_name(&path, small, sizeof(small)), (uint64_t)-ENAMETOOLONG);
+	/* the host's own d_path (the attach target) puts it at the end, as Linux's */
+	char big[128];
+	char *at = d_path(&path, big, sizeof(big));
+	CHECK(at && at + strlen(tmpl) + 1 == big + sizeof(big));
+	CHECK_STR(at, tmpl);
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmpl);
+	}
+	kbpf_map_free(map);
+	kbpf_host_free(host);
+}
+
+/* Iterators: SEC("iter/task") attaches to bpf_iter_task; the task may be NULL (the last
+ * call), so it must be checked before bpf_get_task_stack; the result is 0 or 1. */
+static void test_iter(void)
+{
+	struct kbpf_host *host = tracing_host();
+	char log[4096];
+	if (!host)
+		return;
+	/* r0 = task ? bpf_get_task_stack(task, fp - 64, 64, 0) & 0 : 0 */
+	const struct bpf_insn checked[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, 8),
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_1, 0, 2),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -64),
+		BPF_MOV64_IMM(BPF_REG_3, 64),
+		BPF_MOV64_IMM(BPF_REG_4, 0),
+		BPF_EMIT_CALL(BPF_FUNC_get_task_stack),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	const struct bpf_insn unchecked[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, 8),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -64),
+		BPF_MOV64_IMM(BPF_REG_3, 64),
+		BPF_MOV64_IMM(BPF_REG_4, 0),
+		BPF_EMIT_CALL(BPF_FUNC_get_task_stack),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	const struct bpf_insn ret2[] = { BPF_MOV64_IMM(BPF_REG_0, 2), BPF_EXIT_INSN() };
+	CHECK_EQ_U64(VERIFY("iter", "bpf_iter_task", checked), 0);
+	CHECK(VERIFY("iter", "bpf_iter_task", unchecked) < 0);
+	CHECK_CONTAINS(log, "R1 type=ptr_or_null_ expected=ptr_");
+	CHECK(VERIFY("iter", "bpf_iter_task", ret2) < 0);
+	CHECK_CONTAINS(log, "should have been in");
+	/* the section names the target without its prefix (the loader's rule) */
+	CHECK(func_id(host, "bpf_iter_task") != 0);
+	/* bpf_get_task_stack verifies but has no run-time implementation in kbpf */
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .prog_type = "iter", .license = "GPL",
+				     .attach_btf_id = func_id(host, "bpf_iter_task"), .log_buf = log,
+				     .log_size = sizeof(log) };
+	struct kbpf_prog *p = NULL;
+	CHECK(kbpf_prog_create(checked, sizeof(checked) / sizeof(checked[0]), &po, &p) < 0);
+	CHECK_CONTAINS(log, "unknown helper #141");
+	kbpf_host_free(host);
+}
+
 int main(void)
 {
 	RUN(test_types);
 	RUN(test_ctx);
 	RUN(test_run);
+	RUN(test_narrow_pointer_read);
+	RUN(test_d_path);
+	RUN(test_iter);
 	return test_summary();
 }

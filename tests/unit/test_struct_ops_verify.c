@@ -206,10 +206,10 @@ static void test_struct_arg(void)
 	CHECK(VERIFY("kv_ops", "release", 0, BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_1, 0),
 		     BPF_ST_MEM(BPF_W, BPF_REG_2, 0, 4), BPF_EXIT_INSN()) < 0);
 	CHECK_CONTAINS(vlog_buf, "no write support to kv_tcp_sock at off 0");
-	/* kbpf: a pointer argument is a pointer only when read whole */
-	CHECK(VERIFY("kv_plain", "ssthresh", 0, BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, 0), BPF_MOV64_IMM(BPF_REG_0, 0),
-		     BPF_EXIT_INSN()) < 0);
-	CHECK_CONTAINS(vlog_buf, "invalid bpf_context access off=0 size=4");
+	/* a narrow read of a pointer argument is the pointer, as Linux types it (kbpf runs
+	 * it as the whole 8-byte load: btf_ctx.c), so it may be dereferenced */
+	CHECK(!VERIFY("kv_plain", "ssthresh", 0, BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, 0),
+		      BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_2, 4), BPF_EXIT_INSN()));
 	/* acked(sk, const struct kv_sample *s): s->acked */
 	CHECK(!VERIFY("kv_plain", "acked", 0, BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_1, 8),
 		      BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_2, 0), BPF_EXIT_INSN()));

@@ -131,5 +131,10 @@ struct cli_perf;
 struct cli_perf *cli_perf_open(const char *cmd, const struct kbpf_object *obj);
 void cli_perf_print(struct cli_perf *p);
 void cli_perf_close(struct cli_perf *p);
+/* cli_stack.c: a STACK_TRACE map's ids and symbolized frames ("(empty)" if none; 0 or a
+ * negative errno), and, after `kbpf run` of prog (which names its JIT frames; NULL:
+ * none), every stack trace map of obj that holds any. */
+int cli_stack_map_print(struct kbpf_map *m, const struct kbpf_prog *prog);
+void cli_stack_maps_print(const struct kbpf_object *obj, const struct kbpf_prog *prog);
 
 #endif

@@ -22,7 +22,9 @@ void usage_map(void)
 	       "holding it (BPF_F_LOCK); the lock itself shows as zeroes. A map of maps shows its\n"
 	       "inner map template, then the inner map in each slot, by name. A perf event array\n"
 	       "shows which slots hold a perf buffer's ring (none after a load: 'kbpf run' makes\n"
-	       "them and prints the samples).\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
+	       "them and prints the samples). A stack trace map shows each stack id and its frames,\n"
+	       "innermost first, as symbol+offset (object) (empty after a load: 'kbpf run' prints\n"
+	       "what bpf_get_stackid stored).\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
 }
 
 static void hex(const void *data, size_t size)
@@ -185,6 +187,8 @@ static int dump_map(const struct kbpf_object *obj, struct kbpf_map *m)
 		dump_perf_event_array(m);
 		return 0;
 	}
+	if (type == BPF_MAP_TYPE_STACK_TRACE)
+		return cli_stack_map_print(m, NULL);
 	if (kbpf_map_inner_meta(m))
 		return dump_map_of_maps(m);
 	/* btf_dump recurses through types: only on BTF it can print */

@@ -25,7 +25,9 @@ void usage_run(void)
 	       "memory of its maps (read-only for .rodata and other BPF_F_RDONLY_PROG maps).\n"
 	       "An object's perf event arrays get a perf buffer of 8 pages per CPU slot; what the\n"
 	       "run writes there (bpf_perf_event_output) prints last, one line a sample:\n"
-	       "\"perf event cpu N: S bytes: xx xx ...\", and \"perf event cpu N: C lost\" for a full ring.\n\n"
+	       "\"perf event cpu N: S bytes: xx xx ...\", and \"perf event cpu N: C lost\" for a full ring.\n"
+	       "Then each stack trace map the run stored stacks in (bpf_get_stackid): \"stack id N:\n"
+	       "F frames\" and the frames, symbolized (this command's own stack at the call).\n\n"
 	       "  --mem FILE        R1 = a copy of FILE's bytes, R2 = their length\n"
 	       "  --mem-hex HEX     the same with the bytes given as hex ('00 01 ff')\n"
 	       "  --ctx FILE        R1 = a copy of FILE's bytes (a context), R2 = 0. A syscall\n"
@@ -595,8 +597,10 @@ int cmd_run(int argc, char **argv)
 			if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
 				code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);
 		}
-		if (code == EXIT_OK)
+		if (code == EXIT_OK) {
 			cli_perf_print(perf);
+			cli_stack_maps_print(obj, prog);
+		}
 		cli_perf_close(perf);
 		kbpf_object_close(obj);
 		kbpf_host_free(host);

@@ -150,7 +150,28 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(probe_read, F(probe_read), INT, GPL, 0, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	H(probe_read_str, F(probe_read_str), INT, GPL, 0, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	/* kprobe / tp / raw_tp: the stack helpers (same shape in each) */
-	H(get_stackid, NULL, INT, GPL, 0, CTX, MAP, ANY),
-	H(get_stack, NULL, INT, GPL, 0, CTX, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	H(get_stackid, F(get_stackid), INT, GPL, 0, CTX, MAP, ANY),
+	H(get_stack, F(get_stack), INT, GPL, 0, CTX, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	/* the tracing types: a struct path of the host (<kbpf/linux.h>), where allowed */
+	{ .id = BPF_FUNC_d_path,
+	  .proto = { .fn = F(d_path), .ret_type = INT,
+		     .arg_type = { KBPF_ARG_PTR_TO_BTF_ID, KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_WRITE,
+				   KBPF_ARG_CONST_SIZE_OR_ZERO },
+		     .arg_btf_name = { "path" }, .allowed = F(d_path_allowed) } },
+	/* a task's stack, and the iterators' seq_file output: kbpf has neither tasks nor
+	 * seq_files of its own, so these verify (against a host's task_struct / seq_file)
+	 * but have no run-time implementation */
+	{ .id = BPF_FUNC_get_task_stack,
+	  .proto = { .ret_type = INT, .arg_type = { KBPF_ARG_PTR_TO_BTF_ID, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY },
+		     .arg_btf_name = { "task_struct" } } },
+	{ .id = BPF_FUNC_seq_write,
+	  .proto = { .ret_type = INT, .flags = GPL, .arg_type = { KBPF_ARG_PTR_TO_BTF_ID, RDONLY_MEM,
+								  KBPF_ARG_CONST_SIZE_OR_ZERO },
+		     .arg_btf_name = { "seq_file" } } },
+	{ .id = BPF_FUNC_seq_printf,
+	  .proto = { .ret_type = INT, .flags = GPL,
+		     .arg_type = { KBPF_ARG_PTR_TO_BTF_ID, RDONLY_MEM, KBPF_ARG_CONST_SIZE,
+				   RDONLY_MEM | KBPF_ARG_MAYBE_NULL, KBPF_ARG_CONST_SIZE_OR_ZERO },
+		     .arg_btf_name = { "seq_file" } } },
 };
 const size_t kbpf_linux_nr_helpers = sizeof(kbpf_linux_helpers) / sizeof(kbpf_linux_helpers[0]);

@@ -108,6 +108,8 @@ int kbpf_linux_host_add(struct kbpf_host *host)
 		{ kbpf_linux_sock_ops_types, &kbpf_linux_nr_sock_ops_types },
 		{ kbpf_linux_cgroup_device_types, &kbpf_linux_nr_cgroup_device_types },
 		{ kbpf_linux_cgroup_sockopt_types, &kbpf_linux_nr_cgroup_sockopt_types },
+		{ kbpf_linux_raw_tp_writable_types, &kbpf_linux_nr_raw_tp_writable_types },
+		{ kbpf_linux_iter_types, &kbpf_linux_nr_iter_types },
 	};
 	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
 		for (size_t i = 0; i < *groups[g].nr; i++) {

@@ -87,6 +87,10 @@ extern const struct kbpf_prog_type kbpf_linux_cgroup_device_types[];
 extern const size_t kbpf_linux_nr_cgroup_device_types;
 extern const struct kbpf_prog_type kbpf_linux_cgroup_sockopt_types[];
 extern const size_t kbpf_linux_nr_cgroup_sockopt_types;
+extern const struct kbpf_prog_type kbpf_linux_raw_tp_writable_types[];
+extern const size_t kbpf_linux_nr_raw_tp_writable_types;
+extern const struct kbpf_prog_type kbpf_linux_iter_types[];
+extern const size_t kbpf_linux_nr_iter_types;
 
 /* Helper implementations (helpers_*.c, trace_printk.c), by the name of Linux's. */
 #define KBPF_LINUX_HELPER(name) uint64_t kbpf_linux_##name(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
@@ -140,6 +144,13 @@ KBPF_LINUX_HELPER(xdp_get_buff_len);
 KBPF_LINUX_HELPER(xdp_load_bytes);
 KBPF_LINUX_HELPER(xdp_store_bytes);
 KBPF_LINUX_HELPER(loop);
+/* helpers_d_path.c: bpf_d_path and Linux's bpf_d_path_allowed (a kbpf_helper_proto.allowed) */
+KBPF_LINUX_HELPER(d_path);
+bool kbpf_linux_d_path_allowed(const struct kbpf_host *host, const struct kbpf_prog_type *type,
+			       uint32_t attach_btf_id);
+/* helpers_stack.c: the host's native stack at the call */
+KBPF_LINUX_HELPER(get_stackid);
+KBPF_LINUX_HELPER(get_stack);
 KBPF_LINUX_HELPER(for_each_map_elem);
 /* helpers_perf.c: bpf_perf_event_output for most types, Linux's bpf_skb_event_output and
  * bpf_xdp_event_output (run as helpers 111 and 121, which

@@ -9,6 +9,7 @@
  * ("Tracing programs must provide btf_id"). Writes through the struct pointers it reads
  * are refused ("only read is supported"): host memory is read-only to tracing. The LSM
  * type (BPF_PROG_TYPE_LSM, BPF_LSM_MAC) is the same kind of program on an LSM hook. */
+#include <bpf/btf.h>
 #include "linux_internal.h"
 
 /* No attach target: no context field at all. */
@@ -23,8 +24,9 @@ static int tracing_access(const struct kbpf_prog_type *type, int off, int size, 
 #define ID(x) BPF_FUNC_##x
 
 /* tracing_prog_func_proto's own cases kbpf can give a meaning to (the socket casts,
- * seq_* of iterators, d_path, get_func_arg… need kernel objects or trampoline data the
- * host does not have: not registered, so "unknown func"), then raw_tp_prog_func_proto's. */
+ * get_func_arg… need kernel objects or trampoline data the host does not have: not
+ * registered, so "unknown func"; d_path needs the host's struct path in its BTF), then
+ * raw_tp_prog_func_proto's. */
 static const int32_t tracing_own_set[] = {
 	ID(skb_output), ID(xdp_output), ID(sk_storage_get), ID(sk_storage_delete), ID(get_socket_cookie),
 	ID(xdp_get_buff_len), ID(d_path), ID(get_func_arg), ID(get_func_ret), ID(get_func_arg_cnt),
@@ -43,6 +45,12 @@ static const struct kbpf_helper_proto *tracing_func_proto(const struct kbpf_prog
 {
 	if (id == BPF_FUNC_get_socket_cookie || id == BPF_FUNC_xdp_get_buff_len)
 		return NULL;
+	if (id == BPF_FUNC_d_path) {
+		/* struct path (<kbpf/linux.h>) must be a type of the host for programs to get one */
+		const struct btf *btf = kbpf_host_btf(host);
+		if (!btf || btf__find_by_name_kind(btf, "path", BTF_KIND_STRUCT) <= 0)
+			return NULL;
+	}
 	return kbpf_linux_get_func_proto(type, host, id);
 }
 

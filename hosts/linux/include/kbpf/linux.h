@@ -108,6 +108,26 @@ int kbpf_linux_xdp_init(struct kbpf_linux_xdp *xdp, void *buf, size_t buf_size, 
 struct kbpf_prog;
 int kbpf_linux_test_run_syscall(const struct kbpf_prog *prog, void *ctx, size_t ctx_size, uint32_t *retval);
 
+/* kbpf's model of Linux's struct path, what bpf_d_path names: a file descriptor of the
+ * host process (an O_PATH one is what a struct path is to user space). A host that
+ * passes one to a function programs attach to (its BTF must then hold the struct: it
+ * uses it in that function's prototype) lets them call bpf_d_path on it. */
+struct path {
+	int fd;
+};
+/* bpf_d_path's core: the absolute name Linux gives path's descriptor (readlink of
+ * /proc/self/fd/N), NUL-terminated in buf. Returns its length with the NUL, or
+ * -ENAMETOOLONG (size too small), -EBADF (no such descriptor), -EFAULT (path NULL). */
+long kbpf_linux_path_name(const struct path *path, char *buf, size_t size);
+
+/* Run a raw_tracepoint.w program (BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE) as a writable
+ * tracepoint fires: ctx[0] is buf, the tracepoint's writable buffer of buf_size bytes,
+ * then the nr_args (at most 11) arguments. -EINVAL before running when the program may
+ * touch more of the buffer than buf_size (kbpf_prog_max_tp_access: Linux refuses the
+ * attach then) or an argument is bad; else kbpf_prog_run's result, R0 in *retval. */
+int kbpf_linux_raw_tp_writable_run(const struct kbpf_prog *prog, void *buf, size_t buf_size, const uint64_t *args,
+				   size_t nr_args, uint64_t *retval);
+
 /* The test kfuncs of Linux 6.1's net/bpf/test_run.c (bpf_kfunc_call_test1/2/3, acquire/
  * release, get_rdwr_mem, pass_ctx, fail1/2/3, mem_len_*, destructive, …) and their types
  * (struct prog_test_ref_kfunc, prog_test_pass1, …), registered as one set for sched_cls,
