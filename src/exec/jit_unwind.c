@@ -11,10 +11,15 @@
  * rule that holds there for the whole function (jit_emit_prologue's frame):
  *  - a function with a frame: push rbp [; sub rsp, link]; mov rbp, rsp: the CFA is
  *    rbp + link + 16, the caller's rbp at CFA - 16;
- *  - the main function is entered through an entry that pushed two words first
- *    (jit_emit_entries): 16 more; without a frame its CFA is rsp + 8 + 16 + its
- *    sub rsp + its pushes;
- *  - the callee-saved registers pushed after the BPF stack, each at its slot. */
+ *  - without a frame: the CFA is rsp + 8 + its sub rsp + its pushes;
+ *  - the callee-saved registers pushed after the BPF stack, each at its slot.
+ * The main function is entered through one of three entries (jit_emit_entries): the run
+ * entry pushes two words (where R0 goes, then a 0 marker), the ctx and struct entries
+ * none, so what lies above its frame depends on how the run began. Its FDE computes the
+ * CFA with a DWARF expression that looks at the word the entry left on top, as the
+ * main function's return does (emit_main_ret_which): 0 is the run entry's marker (the
+ * return address 16 bytes further), anything else is the return address itself; the
+ * saved registers are found from rbp or rsp, which do not depend on the entry. */
 #include <stdlib.h>
 #include <string.h>
 #include "exec/jit_ctx.h"
@@ -35,8 +40,15 @@ static const uint8_t dwarf_reg[16] = { 0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12,
 #define DW_RA 16
 
 #define DW_CFA_def_cfa 0x0c
+#define DW_CFA_def_cfa_expression 0x0f
+#define DW_CFA_expression 0x10
 #define DW_CFA_offset 0x80
 #define DW_CFA_nop 0x00
+#define DW_OP_deref 0x06
+#define DW_OP_dup 0x12
+#define DW_OP_plus_uconst 0x23
+#define DW_OP_bra 0x28
+#define DW_OP_breg0 0x70
 
 struct eh_buf {
 	uint8_t *p;
@@ -74,6 +86,33 @@ static void eb_uleb(struct eh_buf *b, uint64_t v)
 	} while (v);
 }
 
+static void eb_sleb(struct eh_buf *b, int64_t v)
+{
+	for (;;) {
+		uint8_t byte = v & 0x7f;
+		v >>= 7; /* arithmetic: gcc and clang shift signed values so */
+		if ((v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40))) {
+			eb_byte(b, byte);
+			return;
+		}
+		eb_byte(b, byte | 0x80);
+	}
+}
+
+/* DW_OP_breg<reg> off as a DWARF expression block of its own (length first): the
+ * address reg + off, for DW_CFA_expression. */
+static void eb_breg_block(struct eh_buf *b, uint8_t dwreg, int64_t off)
+{
+	struct eh_buf t = { 0 };
+
+	eb_byte(&t, (uint8_t)(DW_OP_breg0 + dwreg));
+	eb_sleb(&t, off);
+	eb_uleb(b, t.len);
+	eb_bytes(b, t.p, t.len);
+	b->err |= t.err;
+	free(t.p);
+}
+
 /* Pad the record that started at start (its 4-byte length first) to 8 bytes with
  * DW_CFA_nop, then write its length. */
 static void eb_close(struct eh_buf *b, size_t start)
@@ -108,14 +147,40 @@ static void emit_cie(struct eh_buf *b)
 	eb_close(b, start);
 }
 
+/* The main function's CFA: the entry's top word lies at base register + at (rbp with a
+ * frame, rsp without); it is 0 for the run entry (CFA = that word + 24: the marker,
+ * where R0 goes, the return address) and the return address for the others (+ 8). */
+static void emit_main_cfa(struct eh_buf *b, uint8_t dwreg, int64_t at)
+{
+	struct eh_buf t = { 0 };
+
+	eb_byte(&t, (uint8_t)(DW_OP_breg0 + dwreg));
+	eb_sleb(&t, at);
+	eb_byte(&t, DW_OP_dup);
+	eb_byte(&t, DW_OP_deref);
+	eb_byte(&t, DW_OP_bra); /* a return address: skip the run entry's two words */
+	eb_byte(&t, 2), eb_byte(&t, 0);
+	eb_byte(&t, DW_OP_plus_uconst), eb_uleb(&t, 16);
+	eb_byte(&t, DW_OP_plus_uconst), eb_uleb(&t, 8);
+	eb_byte(b, DW_CFA_def_cfa_expression);
+	eb_uleb(b, t.len);
+	eb_bytes(b, t.p, t.len);
+	b->err |= t.err;
+	free(t.p);
+}
+
 /* One function's FDE for the code [lo, hi). */
 static void emit_fde(struct eh_buf *b, const struct jit_ctx *c, size_t f, uint64_t lo, uint64_t hi)
 {
 	const struct jit_func *fn = &c->funcs[f];
 	static const uint32_t zero = 0;
 	size_t start = b->len;
-	uint32_t entry_words = f == 0 ? 16 : 0; /* the entry's two pushes */
-	uint64_t range = hi - lo, cfa_off, below; /* below: CFA - (the first push's slot + 8) */
+	uint64_t range = hi - lo;
+	/* the slots: from rbp with a frame (entry rsp = rbp + link + 8, saved rbp at
+	 * rbp + link, push k at rbp - stack - 8(k + 1)); from rsp without (entry rsp = rsp
+	 * + stack + pushes, push k at rsp + 8(npush - 1 - k)) */
+	uint8_t base = fn->frame ? DW_RBP : DW_RSP;
+	int64_t entry_rsp = fn->frame ? (int64_t)c->link + 8 : (int64_t)fn->stack + 8ll * fn->npush;
 
 	eb_bytes(b, &zero, 4);
 	uint32_t cie_ptr = (uint32_t)(b->len); /* from this field back to the CIE at 0 */
@@ -123,20 +188,17 @@ static void emit_fde(struct eh_buf *b, const struct jit_ctx *c, size_t f, uint64
 	eb_bytes(b, &lo, 8);
 	eb_bytes(b, &range, 8);
 	eb_uleb(b, 0); /* no augmentation data */
-	if (fn->frame) {
-		cfa_off = (uint64_t)c->link + 16 + entry_words;
-		eb_byte(b, DW_CFA_def_cfa), eb_uleb(b, DW_RBP), eb_uleb(b, cfa_off);
-		eb_byte(b, DW_CFA_offset | DW_RBP), eb_uleb(b, (16 + entry_words) / 8);
-		below = cfa_off + fn->stack;
-	} else {
-		below = 8 + entry_words + fn->stack;
-		cfa_off = below + 8ull * fn->npush;
-		eb_byte(b, DW_CFA_def_cfa), eb_uleb(b, DW_RSP), eb_uleb(b, cfa_off);
-	}
+	if (f == 0)
+		emit_main_cfa(b, base, entry_rsp);
+	else
+		eb_byte(b, DW_CFA_def_cfa), eb_uleb(b, base), eb_uleb(b, (uint64_t)entry_rsp + 8);
+	if (fn->frame)
+		eb_byte(b, DW_CFA_expression), eb_uleb(b, DW_RBP), eb_breg_block(b, DW_RBP, c->link);
 	for (unsigned k = 0; k < fn->npush; k++) {
 		uint8_t r = fn->push[k];
+		int64_t at = fn->frame ? -(int64_t)fn->stack - 8ll * (k + 1) : 8ll * (fn->npush - 1 - k);
 		if (r < 16)
-			eb_byte(b, (uint8_t)(DW_CFA_offset | dwarf_reg[r])), eb_uleb(b, (below + 8ull * (k + 1)) / 8);
+			eb_byte(b, DW_CFA_expression), eb_uleb(b, dwarf_reg[r]), eb_breg_block(b, base, at);
 	}
 	eb_close(b, start);
 }
