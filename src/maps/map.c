@@ -105,6 +105,17 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
 		err = kbpf_cgroup_storage_map_alloc(&attr, &map);
 		break;
+	case BPF_MAP_TYPE_SOCKMAP:
+	case BPF_MAP_TYPE_SOCKHASH:
+	case BPF_MAP_TYPE_XSKMAP:
+	case BPF_MAP_TYPE_REUSEPORT_SOCKARRAY:
+		err = kbpf_sock_map_alloc(&attr, &map);
+		/* Linux's map_check_no_btf: slots hold sockets, not BTF-typed values */
+		if (!err && (btf_key_id || btf_value_id)) {
+			map->ops->free(map);
+			err = -EOPNOTSUPP;
+		}
+		break;
 	default:
 		err = unsupported_type(attr.type);
 		break;
