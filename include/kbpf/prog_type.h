@@ -159,6 +159,12 @@ struct kbpf_helper_proto {
 	 * different functions (bpf_perf_event_output is bpf_skb_event_output for the
 	 * __sk_buff types). The host must have a run-time helper under run_id. 0: the id. */
 	int32_t run_id;
+	/* KBPF_RET_PTR_TO_BTF_ID with ret_btf_id 0: the struct of this name in the host BTF,
+	 * looked up when a program calls the helper (Linux fixes its ids at build time with
+	 * BTF_ID; a kbpf host's BTF may be loaded after its helpers are registered). Copied
+	 * at registration. No such struct: the call is refused as Linux refuses a return
+	 * type without an id ("invalid return type"). */
+	const char *ret_btf_name;
 };
 
 /* Register helper id with its prototype (the proto and its name are copied). If
