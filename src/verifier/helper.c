@@ -596,6 +596,9 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	const struct kbpf_helper_proto *fn = get_proto(env, id);
 	if (fn && !env->priv && env->type->linux_type && needs_capability(id))
 		fn = NULL;
+	/* the proto's own tier (kbpf_helper_proto.caps): unknown to a loader without it */
+	if (fn && (fn->caps & ~env->caps))
+		fn = NULL;
 	if (!fn) {
 		const char *n = kbpf_helper_linux_name(id);
 		vlog(env, "unknown func %s#%d\n", n ? n : "unknown", id);
