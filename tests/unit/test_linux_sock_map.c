@@ -263,6 +263,21 @@ static void test_verifier_rules(void)
 	CHECK_EQ_U64(verify(host, "sock_ops", del, N(del), maps, 1, log, sizeof(log)), 0);
 	CHECK_EQ_U64(verify(host, "sk_skb", del, N(del), maps, 1, log, sizeof(log)), (uint64_t)-EINVAL);
 	CHECK_CONTAINS(log, "cannot update sockmap in this context");
+	/* bpf_sk_redirect_map(skb, map, 0, 0): a SOCKMAP, not a SOCKHASH (nor an array) */
+	const struct bpf_insn redirect[] = {
+		BPF_LD_MAP_FD(BPF_REG_2, 0), BPF_MOV64_IMM(BPF_REG_3, 0), BPF_MOV64_IMM(BPF_REG_4, 0),
+		BPF_EMIT_CALL(BPF_FUNC_sk_redirect_map), BPF_EXIT_INSN(),
+	};
+	struct kbpf_map_def hd = { .sz = sizeof(hd), .type = BPF_MAP_TYPE_SOCKHASH, .key_size = 4, .value_size = 4,
+				   .max_entries = 2 };
+	struct kbpf_map *hash = NULL;
+	CHECK_EQ_U64(kbpf_map_create(&hd, &hash), 0);
+	CHECK_EQ_U64(verify(host, "sk_skb", redirect, N(redirect), maps, 1, log, sizeof(log)), 0);
+	CHECK_EQ_U64(verify(host, "sk_skb", redirect, N(redirect), &hash, 1, log, sizeof(log)), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "cannot pass map_type 18 into func bpf_sk_redirect_map#52");
+	CHECK_EQ_U64(verify(host, "sk_skb", leak, N(leak), &hash, 1, log, sizeof(log)), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "Unreleased reference id=2 alloc_insn=5");
+	kbpf_map_free(hash);
 	/* a reuseport array is for bpf_sk_select_reuseport only */
 	CHECK_EQ_U64(verify(host, "sched_cls", leak, N(leak), maps + 1, 1, log, sizeof(log)), (uint64_t)-EINVAL);
 	CHECK_CONTAINS(log, "cannot pass map_type 20 into func bpf_map_lookup_elem#1");

@@ -141,6 +141,14 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	SKC_TO(skc_to_mptcp_sock, KBPF_ARG_PTR_TO_SOCK_COMMON),
 	/* tc's and xdp's: one shape (helpers_fib.c) */
 	H(fib_lookup, F(fib_lookup), INT, GPL, 0, CTX, KBPF_ARG_PTR_TO_MEM, KBPF_ARG_CONST_SIZE, ANY),
+	/* the sockmap helpers of sk_skb, sk_msg and sock_ops (prototypes: kbpf has no psock to
+	 * redirect to); the verifier pairs each with its map type */
+	H(sk_redirect_map, NULL, INT, 0, 0, CTX, MAP, ANY, ANY),
+	H(sk_redirect_hash, NULL, INT, 0, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
+	H(msg_redirect_map, NULL, INT, 0, 0, CTX, MAP, ANY, ANY),
+	H(msg_redirect_hash, NULL, INT, 0, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
+	H(sock_map_update, NULL, INT, PKT, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
+	H(sock_hash_update, NULL, INT, PKT, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
 	/* sk_reuseport_func_proto (prog_sk_reuseport.c) */
 	H(sk_select_reuseport, F(sk_select_reuseport), INT, 0, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
 	/* lwt_in/lwt_xmit_func_proto (the two push_encap protos have one shape), seg6local */
