@@ -501,6 +501,17 @@ static void test_skc_casts(void)
 	memcpy(past, cast_prog, sizeof(past));
 	past[8].off = sizeof(struct kbpf_linux_sock);
 	CHECK_EQ_U64(verify(host, "sched_cls", past, N(past), NULL, 0, log, sizeof(log)), (uint64_t)-EACCES);
+	/* a cast takes a socket pointer, not a BTF pointer (not even another cast's result):
+	 * kbpf's verifier cannot tell a BTF socket from a kfunc's object */
+	const struct bpf_insn recast[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, offsetof(struct __sk_buff, sk)),
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_1, 0, 2), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),
+		BPF_EMIT_CALL(BPF_FUNC_skc_to_tcp_sock), BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1), BPF_EXIT_INSN(),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0), BPF_EMIT_CALL(BPF_FUNC_skc_to_tcp6_sock),
+		BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(verify(host, "sched_cls", recast, N(recast), NULL, 0, log, sizeof(log)), (uint64_t)-EACCES);
+	CHECK_CONTAINS(log, "R1 type=ptr_ expected=sock_common, sock, tcp_sock, xdp_sock");
 	/* the casts need CAP_PERFMON */
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "sched_cls", .license = "GPL",
 				      .caps = KBPF_CAP_BPF | KBPF_CAP_NET_ADMIN, .log_buf = log,

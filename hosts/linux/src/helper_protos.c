@@ -34,10 +34,10 @@
 #define SK_LOOKUP(id_, ret_) H(id_, F(sk_lookup), ret_, PKT | ACQ, 0, CTX, RDONLY_MEM, KBPF_ARG_CONST_SIZE, ANY, ANY)
 
 /* bpf_skc_to_*: the argument socket as a BTF pointer to struct kbpf_linux_sock, or NULL. */
-#define SKC_TO(id_, arg_)                                                                          \
+#define SKC_TO(id_)                                                                                \
 	{ .id = BPF_FUNC_##id_,                                                                    \
 	  .proto = { .fn = F(id_), .ret_type = KBPF_RET_PTR_TO_BTF_ID | KBPF_RET_MAYBE_NULL, .caps = PERFMON, \
-		     .arg_type = { arg_ }, .ret_btf_name = "kbpf_linux_sock" } }
+		     .arg_type = { KBPF_ARG_PTR_TO_SOCK_COMMON }, .ret_btf_name = "kbpf_linux_sock" } }
 
 const struct linux_helper kbpf_linux_helpers[] = {
 	/* bpf_base_func_proto, unprivileged */
@@ -131,14 +131,17 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	SK_LOOKUP(skc_lookup_tcp, KBPF_RET_PTR_TO_SOCK_COMMON | KBPF_RET_MAYBE_NULL),
 	H(sk_release, F(sk_release), INT, 0, 0, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON | KBPF_ARG_OBJ_RELEASE),
 	/* bpf_sk_base_func_proto's casts (CAP_PERFMON): a BTF pointer to kbpf's socket
-	 * (helpers_sock_cast.c); mptcp's takes any socket pointer */
-	SKC_TO(skc_to_tcp_sock, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON),
-	SKC_TO(skc_to_tcp6_sock, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON),
-	SKC_TO(skc_to_tcp_timewait_sock, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON),
-	SKC_TO(skc_to_tcp_request_sock, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON),
-	SKC_TO(skc_to_udp6_sock, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON),
-	SKC_TO(skc_to_unix_sock, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON),
-	SKC_TO(skc_to_mptcp_sock, KBPF_ARG_PTR_TO_SOCK_COMMON),
+	 * (helpers_sock_cast.c). They read the socket they are given, so unlike Linux's
+	 * (ARG_PTR_TO_BTF_ID_SOCK_COMMON) they take no BTF pointer: kbpf's verifier does not
+	 * check that one is a socket (Linux's btf_struct_ids_match with sock_common), and a
+	 * kfunc's object is not one. */
+	SKC_TO(skc_to_tcp_sock),
+	SKC_TO(skc_to_tcp6_sock),
+	SKC_TO(skc_to_tcp_timewait_sock),
+	SKC_TO(skc_to_tcp_request_sock),
+	SKC_TO(skc_to_udp6_sock),
+	SKC_TO(skc_to_unix_sock),
+	SKC_TO(skc_to_mptcp_sock),
 	/* tc's and xdp's: one shape (helpers_fib.c) */
 	H(fib_lookup, F(fib_lookup), INT, GPL, 0, CTX, KBPF_ARG_PTR_TO_MEM, KBPF_ARG_CONST_SIZE, ANY),
 	/* the sockmap helpers of sk_skb, sk_msg and sock_ops (prototypes: kbpf has no psock to

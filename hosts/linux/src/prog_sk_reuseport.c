@@ -130,9 +130,11 @@ static const struct kbpf_helper_proto load_bytes_relative_proto = {
 	.name = "bpf_skb_load_bytes_relative", .ret_type = KBPF_RET_INTEGER, .run_id = RUN_LOAD_BYTES_RELATIVE,
 	.arg_type = { KBPF_ARG_PTR_TO_CTX, KBPF_ARG_ANYTHING, UNINIT_MEM, KBPF_ARG_CONST_SIZE, KBPF_ARG_ANYTHING },
 };
+/* Linux's takes ARG_PTR_TO_BTF_ID_SOCK_COMMON; this one reads the socket, so it takes no
+ * BTF pointer, which kbpf's verifier would not check is a socket (as the casts). */
 static const struct kbpf_helper_proto sock_cookie_proto = {
 	.name = "bpf_get_socket_cookie", .ret_type = KBPF_RET_INTEGER, .run_id = RUN_SOCK_COOKIE,
-	.arg_type = { KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON },
+	.arg_type = { KBPF_ARG_PTR_TO_SOCK_COMMON },
 };
 
 #define END_ID -1
