@@ -79,7 +79,8 @@ uint32_t kbpf_map_flags(const struct kbpf_map *map);
 const char *kbpf_map_name(const struct kbpf_map *map);
 /* Bytes of the value buffer the host-side calls read or write: value_size, or
  * kbpf_nr_cpus() * round_up(value_size, 8) for per-CPU maps, or sizeof(void *) for
- * PROG_ARRAY (whose host-side values are program pointers), 0 for RINGBUF. */
+ * PROG_ARRAY (whose host-side values are program pointers) and the socket maps (socket
+ * pointers), 0 for RINGBUF. */
 size_t kbpf_map_host_value_size(const struct kbpf_map *map);
 
 /* The template inner map of an ARRAY_OF_MAPS / HASH_OF_MAPS (kbpf_map_def.inner_map),
@@ -140,6 +141,25 @@ int kbpf_map_update_inner(struct kbpf_map *outer, const void *key, struct kbpf_m
 /* The inner map at key, in *inner (no new reference: valid while the outer map is).
  * -ENOENT: empty slot or absent key. */
 int kbpf_map_lookup_inner(struct kbpf_map *outer, const void *key, struct kbpf_map **inner);
+
+/* --- Socket maps (SOCKMAP, SOCKHASH, XSKMAP, REUSEPORT_SOCKARRAY; src/maps/sock_map.c) ---
+ * Linux's update takes a socket fd and its lookup gives a socket cookie; kbpf has no fds:
+ * a slot holds a host's socket object, and the host side's value buffer is that pointer
+ * (kbpf_map_host_value_size is sizeof(void *)): kbpf_map_update(map, key, &sock, flags),
+ * kbpf_map_lookup(map, key, &sock). The maps keep Linux's value_size (4 or 8; XSKMAP 4)
+ * and creation rules (SOCKMAP/XSKMAP key_size 4, SOCKHASH any key up to 512 bytes;
+ * flags BPF_F_NUMA_NODE, BPF_F_RDONLY, BPF_F_WRONLY; REUSEPORT_SOCKARRAY an array's; no
+ * BTF key/value: -EOPNOTSUPP). Update flags BPF_ANY / BPF_NOEXIST (-EEXIST) / BPF_EXIST
+ * (-ENOENT), -E2BIG index out of range or SOCKHASH full, -EINVAL a NULL socket. Delete:
+ * SOCKMAP -EINVAL out of range or empty, XSKMAP -EINVAL out of range (an empty slot is
+ * fine), REUSEPORT_SOCKARRAY -E2BIG / -ENOENT, SOCKHASH -ENOENT, as Linux. The objects
+ * are opaque here: programs read them through the layout the host's program types give
+ * sockets (hosts/linux: struct kbpf_linux_sock, struct kbpf_linux_xsk, whose
+ * kbpf_linux_sock_map_update checks a socket as Linux does before storing it). kbpf takes
+ * no reference: the host keeps a socket alive while it is in a slot and while programs
+ * that may have looked it up run. A program's bpf_map_lookup_elem returns the socket
+ * itself (SOCKMAP/SOCKHASH: a reference the verifier makes it release; XSKMAP: an xdp
+ * socket); its bpf_map_update_elem on SOCKMAP/SOCKHASH stores the socket it passes. */
 
 /* Delete key. -ENOENT: absent.  Arrays: -EINVAL (their elements cannot be deleted);
  * PROG_ARRAY and ARRAY_OF_MAPS: empties the slot (-E2BIG out of range, -ENOENT already

@@ -171,6 +171,12 @@ struct kbpf_helper_proto {
 	 * the host BTF function attach_btf_id (0: none), may call the helper; false: "helper
 	 * call is not allowed in probe" (bpf_d_path's allowlist of attach targets). */
 	bool (*allowed)(const struct kbpf_host *host, const struct kbpf_prog_type *type, uint32_t attach_btf_id);
+	/* KBPF_RET_PTR_TO_BTF_ID with ret_btf_id 0: the struct of this name in the host BTF,
+	 * looked up when a program calls the helper (Linux fixes its ids at build time with
+	 * BTF_ID; a kbpf host's BTF may be loaded after its helpers are registered). Copied
+	 * at registration. No such struct: the call is refused as Linux refuses a return
+	 * type without an id ("invalid return type"). */
+	const char *ret_btf_name;
 };
 
 /* Register helper id with its prototype (the proto and its name are copied). If

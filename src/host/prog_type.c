@@ -22,15 +22,19 @@ static size_t proto_lower_bound(const struct kbpf_host *host, int32_t id)
 	return lo;
 }
 
-/* A proto stored with its name in the same block, so one free() releases both. */
+/* A proto stored with its name (and ret_btf_name) in the same block, so one free()
+ * releases all. */
 static struct kbpf_helper_proto *proto_copy(const struct kbpf_helper_proto *proto)
 {
 	size_t len = strlen(proto->name) + 1;
-	struct kbpf_helper_proto *p = malloc(sizeof(*p) + len);
+	size_t blen = proto->ret_btf_name ? strlen(proto->ret_btf_name) + 1 : 0;
+	struct kbpf_helper_proto *p = malloc(sizeof(*p) + len + blen);
 	if (!p)
 		return NULL;
 	*p = *proto;
 	p->name = memcpy((char *)(p + 1), proto->name, len);
+	if (blen)
+		p->ret_btf_name = memcpy((char *)(p + 1) + len, proto->ret_btf_name, blen);
 	return p;
 }
 

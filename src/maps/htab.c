@@ -245,7 +245,7 @@ static int htab_update(struct kbpf_htab *htab, const void *key, const void *valu
 	old = bucket_find(b, hash, key, key_size);
 	err = check_flags(old, flags & ~(uint64_t)BPF_F_LOCK);
 	if (err || old) {
-		if (old) {
+		if (old && !err) { /* a refused BPF_NOEXIST leaves the value alone */
 			elem_set_value(htab, old, value, all_cpus, false, flags);
 			if (htab->lru)
 				htab_lru_touch(old);
@@ -276,7 +276,7 @@ static int htab_update(struct kbpf_htab *htab, const void *key, const void *valu
 	old = bucket_find(b, hash, key, key_size);
 	err = check_flags(old, flags & ~(uint64_t)BPF_F_LOCK);
 	if (err || old) {
-		if (old) { /* inserted by another thread meanwhile */
+		if (old && !err) { /* inserted by another thread meanwhile */
 			elem_set_value(htab, old, value, all_cpus, false, flags);
 			htab_lru_touch(old);
 		}

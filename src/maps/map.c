@@ -104,6 +104,12 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 	case BPF_MAP_TYPE_STACK_TRACE:
 		err = kbpf_stack_trace_map_alloc(&attr, &map);
 		break;
+	case BPF_MAP_TYPE_SOCKMAP:
+	case BPF_MAP_TYPE_SOCKHASH:
+	case BPF_MAP_TYPE_XSKMAP:
+	case BPF_MAP_TYPE_REUSEPORT_SOCKARRAY:
+		err = kbpf_sock_map_alloc(&attr, &map);
+		break;
 	default:
 		err = unsupported_type(attr.type);
 		break;
@@ -113,9 +119,12 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 	/* Linux: BTF without type ids is ignored; with them, map_check_btf decides */
 	if (btf_key_id || btf_value_id) {
 		/* Linux's map_check_no_btf: an outer map's values are maps, a perf event
-		 * array's slots perf events, a stack map's values traces: not BTF types */
+		 * array's slots perf events, a stack map's values traces, a socket map's
+		 * slots sockets: not BTF types */
 		bool no_btf = map->inner_meta || attr.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY ||
-			      attr.type == BPF_MAP_TYPE_STACK_TRACE;
+			      attr.type == BPF_MAP_TYPE_STACK_TRACE || attr.type == BPF_MAP_TYPE_SOCKMAP ||
+			      attr.type == BPF_MAP_TYPE_SOCKHASH || attr.type == BPF_MAP_TYPE_XSKMAP ||
+			      attr.type == BPF_MAP_TYPE_REUSEPORT_SOCKARRAY;
 		err = no_btf ? -EOPNOTSUPP : kbpf_map_check_btf(map, btf, btf_key_id, btf_value_id);
 		if (err) {
 			map->ops->free(map);

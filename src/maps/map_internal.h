@@ -113,6 +113,8 @@ int kbpf_sk_storage_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map 
 int kbpf_perf_event_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_stack_trace_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_cgroup_storage_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+/* SOCKMAP, SOCKHASH, XSKMAP, REUSEPORT_SOCKARRAY (sock_map.c). */
+int kbpf_sock_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 /* ARRAY_OF_MAPS / HASH_OF_MAPS (map_of_maps.c): inner is the template (not yet
  * referenced: on success the outer map has taken a reference). */
 int kbpf_map_of_maps_alloc(const struct kbpf_map_attr *attr, struct kbpf_map *inner, struct kbpf_map **out);

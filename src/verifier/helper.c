@@ -311,6 +311,13 @@ static int check_arg_btf_id(struct env *env, int regno, const struct kbpf_helper
 	return 0;
 }
 
+/* SOCKMAP / SOCKHASH: slots hold sockets a program looks up as references. */
+static bool map_holds_socks(const struct kbpf_map *map)
+{
+	uint32_t mt = map ? kbpf_map_type(map) : 0;
+	return mt == BPF_MAP_TYPE_SOCKMAP || mt == BPF_MAP_TYPE_SOCKHASH;
+}
+
 static int check_func_arg(struct env *env, int arg, struct call_meta *meta, const struct kbpf_helper_proto *fn)
 {
 	int regno = arg + 1, err;
@@ -331,6 +338,17 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 	if (reg_is_pkt(r) && !(meta->pkt_access && env->type->direct_packet_access)) {
 		vlog(env, "helper access to the packet is not allowed\n");
 		return -EACCES;
+	}
+	/* 6.1 resolve_map_arg_type: a socket map's value is a socket */
+	if (base == KBPF_ARG_PTR_TO_MAP_VALUE) {
+		if (!meta->map) {
+			vlog(env, "invalid map_ptr to access map->type\n");
+			return -EACCES;
+		}
+		if (map_holds_socks(meta->map)) {
+			at = KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON;
+			base = at;
+		}
 	}
 	if (!(reg_is_null(r) && (at & KBPF_ARG_MAYBE_NULL))) {
 		if ((err = check_reg_type(env, regno, at)))
@@ -454,6 +472,31 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 	return 0;
 }
 
+/* 6.1 may_update_sockmap: the program types that cannot hold a locked socket. */
+static bool may_update_sockmap(struct env *env, int32_t id)
+{
+	if (id != BPF_FUNC_map_update_elem && id != BPF_FUNC_map_delete_elem)
+		return false;
+	switch (env->type->linux_type) {
+	case BPF_PROG_TYPE_SOCK_OPS: /* updates only through bpf_sock_map_update */
+		if (id == BPF_FUNC_map_delete_elem)
+			return true;
+		break;
+	case BPF_PROG_TYPE_SOCKET_FILTER:
+	case BPF_PROG_TYPE_SCHED_CLS:
+	case BPF_PROG_TYPE_SCHED_ACT:
+	case BPF_PROG_TYPE_XDP:
+	case BPF_PROG_TYPE_SK_REUSEPORT:
+	case BPF_PROG_TYPE_FLOW_DISSECTOR:
+	case BPF_PROG_TYPE_SK_LOOKUP:
+		return true;
+	default: /* kbpf has no BPF_TRACE_ITER programs, Linux's other case */
+		break;
+	}
+	vlog(env, "cannot update sockmap in this context\n");
+	return false;
+}
+
 /* Linux's check_map_func_compatibility for the map types kbpf has. */
 static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, const char *name)
 {
@@ -486,6 +529,21 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 	case BPF_MAP_TYPE_STACK_TRACE:
 		bad = id != BPF_FUNC_get_stackid;
 		break;
+	case BPF_MAP_TYPE_XSKMAP:
+		bad = id != BPF_FUNC_redirect_map && id != BPF_FUNC_map_lookup_elem;
+		break;
+	case BPF_MAP_TYPE_SOCKMAP:
+	case BPF_MAP_TYPE_SOCKHASH: {
+		bool hash = mt == BPF_MAP_TYPE_SOCKHASH;
+		bad = id != (hash ? BPF_FUNC_sk_redirect_hash : BPF_FUNC_sk_redirect_map) &&
+		      id != (hash ? BPF_FUNC_sock_hash_update : BPF_FUNC_sock_map_update) &&
+		      id != (hash ? BPF_FUNC_msg_redirect_hash : BPF_FUNC_msg_redirect_map) &&
+		      id != BPF_FUNC_sk_select_reuseport && id != BPF_FUNC_map_lookup_elem && !may_update_sockmap(env, id);
+		break;
+	}
+	case BPF_MAP_TYPE_REUSEPORT_SOCKARRAY:
+		bad = id != BPF_FUNC_sk_select_reuseport;
+		break;
 	default:
 		break;
 	}
@@ -507,6 +565,22 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 		break;
 	case BPF_FUNC_get_local_storage:
 		bad |= mt != BPF_MAP_TYPE_CGROUP_STORAGE && mt != BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE;
+		break;
+	case BPF_FUNC_redirect_map: /* DEVMAP, DEVMAP_HASH, CPUMAP: not in kbpf */
+		bad |= mt != BPF_MAP_TYPE_XSKMAP;
+		break;
+	case BPF_FUNC_sk_redirect_map:
+	case BPF_FUNC_msg_redirect_map:
+	case BPF_FUNC_sock_map_update:
+		bad |= mt != BPF_MAP_TYPE_SOCKMAP;
+		break;
+	case BPF_FUNC_sk_redirect_hash:
+	case BPF_FUNC_msg_redirect_hash:
+	case BPF_FUNC_sock_hash_update:
+		bad |= mt != BPF_MAP_TYPE_SOCKHASH;
+		break;
+	case BPF_FUNC_sk_select_reuseport:
+		bad |= mt != BPF_MAP_TYPE_REUSEPORT_SOCKARRAY && mt != BPF_MAP_TYPE_SOCKMAP && mt != BPF_MAP_TYPE_SOCKHASH;
 		break;
 	case BPF_FUNC_perf_event_read:
 	case BPF_FUNC_perf_event_output:
@@ -595,6 +669,9 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	}
 	const struct kbpf_helper_proto *fn = get_proto(env, id);
 	if (fn && !env->priv && env->type->linux_type && needs_capability(id))
+		fn = NULL;
+	/* the proto's own tier (kbpf_helper_proto.caps): unknown to a loader without it */
+	if (fn && (fn->caps & ~env->caps))
 		fn = NULL;
 	if (!fn) {
 		const char *n = kbpf_helper_linux_name(id);
@@ -718,12 +795,23 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		r0->type = KBPF_PTR_TO_MEM | KBPF_MEM_ALLOC | null_flag;
 		r0->mem_size = meta.mem_size;
 		break;
-	case KBPF_RET_PTR_TO_BTF_ID:
+	case KBPF_RET_PTR_TO_BTF_ID: {
+		uint32_t tid = fn->ret_btf_id;
+		if (!tid && fn->ret_btf_name) { /* named: resolved in the host BTF now */
+			const struct btf *btf = kbpf_host_btf(env->host);
+			int found = btf ? btf__find_by_name_kind(btf, fn->ret_btf_name, BTF_KIND_STRUCT) : -ENOENT;
+			tid = found > 0 ? (uint32_t)found : 0;
+		}
+		if (!tid) {
+			vlog(env, "invalid return type %u of func %s#%d\n", rt, name, id);
+			return -EINVAL;
+		}
 		reg_mark_unknown(env, r0);
 		reg_mark_known(r0, 0);
 		r0->type = KBPF_PTR_TO_BTF_ID | null_flag;
-		r0->btf_id = fn->ret_btf_id;
+		r0->btf_id = tid;
 		break;
+	}
 	case KBPF_RET_PTR_TO_MEM_OR_BTF_ID: {
 		/* 6.1: the per-CPU variable's copy, typed from the variable's type: a struct as a
 		 * BTF pointer, anything else as memory of its size */
@@ -762,7 +850,8 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	}
 	if (r0->type & KBPF_PTR_MAYBE_NULL)
 		r0->id = ++env->id_gen;
-	if (fn->flags & KBPF_HELPER_ACQUIRE) {
+	/* 6.1 is_acquire_function: a socket map's lookup takes a socket reference */
+	if ((fn->flags & KBPF_HELPER_ACQUIRE) || (id == BPF_FUNC_map_lookup_elem && map_holds_socks(meta.map))) {
 		int rid = acquire_ref(env, insn_idx);
 		if (rid < 0)
 			return rid;

@@ -97,7 +97,10 @@ static void test_hash_ops(void)
 	CHECK_EQ_U64(kbpf_map_update_elem(m, &key, &v, BPF_ANY), 0);
 	CHECK_EQ_U64(p->a, 4); /* updated in place */
 	CHECK_EQ_U64(kbpf_map_update_elem(m, &key, p, BPF_EXIST), 0); /* from its own value */
+	v.a = 5;
 	CHECK_EQ_U64(kbpf_map_update_elem(m, &key, &v, BPF_NOEXIST), -EEXIST);
+	CHECK_EQ_U64(kbpf_map_update(m, &key, &v, BPF_NOEXIST), -EEXIST);
+	CHECK_EQ_U64(p->a, 4); /* a refused update changes nothing */
 
 	/* delete: the stale pointer stays readable memory (ASan would catch a free) */
 	CHECK_EQ_U64(kbpf_map_delete_elem(m, &key), 0);

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <bpf/btf.h>
+#include <kbpf/linux.h>
 #include "btf/btf_check.h"
 #include "cli.h"
 
@@ -24,7 +26,9 @@ void usage_map(void)
 	       "shows which slots hold a perf buffer's ring (none after a load: 'kbpf run' makes\n"
 	       "them and prints the samples). A stack trace map shows each stack id and its frames,\n"
 	       "innermost first, as symbol+offset (object) (empty after a load: 'kbpf run' prints\n"
-	       "what bpf_get_stackid stored).\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
+	       "what bpf_get_stackid stored). A socket map (sockmap, sockhash, xskmap,\n"
+	       "reuseport_sockarray) shows the host socket in each slot (none after a load: kbpf\n"
+	       "has no socket fds).\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
 }
 
 static void hex(const void *data, size_t size)
@@ -103,6 +107,62 @@ static void dump_perf_event_array(struct kbpf_map *m)
 	if (!held)
 		printf("  (no perf buffer: slots 0..%u hold none; 'kbpf run' prints what programs output)\n",
 		       kbpf_map_max_entries(m) - 1);
+}
+
+/* One socket of hosts/linux's model (struct kbpf_linux_sock, the sockets the Linux
+ * program types see). */
+static void show_sock(const struct kbpf_linux_sock *s)
+{
+	if (s->sk.family == AF_XDP) {
+		printf("xdp socket, queue %u\n", s->xsk.queue_id);
+		return;
+	}
+	printf("socket family %u type %u protocol %u state %u", s->sk.family, s->sk.type, s->sk.protocol,
+	       s->sk.state);
+	if (s->reuseport_id)
+		printf(", reuseport group %u", s->reuseport_id);
+	printf("\n");
+}
+
+/* SOCKMAP, SOCKHASH, XSKMAP, REUSEPORT_SOCKARRAY: Linux's slots hold sockets behind fds
+ * (bpftool prints their cookies); kbpf's hold a host's sockets, none after a load. */
+static int dump_sock_map(struct kbpf_map *m)
+{
+	uint32_t ks = kbpf_map_key_size(m);
+	void *key = calloc(1, ks), *next = calloc(1, ks);
+	int ret, n = 0;
+
+	if (!key || !next) {
+		free(key);
+		free(next);
+		return -ENOMEM;
+	}
+	for (ret = kbpf_map_get_next_key(m, NULL, next); !ret; ret = kbpf_map_get_next_key(m, key, next)) {
+		struct kbpf_linux_sock *s;
+
+		memcpy(key, next, ks);
+		if (kbpf_map_lookup(m, key, &s))
+			continue; /* an empty array slot */
+		n++;
+		if (kbpf_map_type(m) != BPF_MAP_TYPE_SOCKHASH) {
+			uint32_t k;
+			memcpy(&k, key, sizeof(k));
+			printf("  slot %u: ", k);
+		} else {
+			printf("  key ");
+			hex(key, ks);
+			printf(": ");
+		}
+		show_sock(s);
+	}
+	if (ret == -ENOENT)
+		ret = 0;
+	if (!n && !ret)
+		printf("  (empty: kbpf has no socket fds; a host puts its own sockets in with "
+		       "kbpf_linux_sock_map_update)\n");
+	free(key);
+	free(next);
+	return ret;
 }
 
 /* "map 'NAME' (TYPE, key K, value V, max_entries N)": an inner map or a template. kbpf
@@ -191,6 +251,9 @@ static int dump_map(const struct kbpf_object *obj, struct kbpf_map *m)
 		return cli_stack_map_print(m, NULL);
 	if (kbpf_map_inner_meta(m))
 		return dump_map_of_maps(m);
+	if (type == BPF_MAP_TYPE_SOCKMAP || type == BPF_MAP_TYPE_SOCKHASH || type == BPF_MAP_TYPE_XSKMAP ||
+	    type == BPF_MAP_TYPE_REUSEPORT_SOCKARRAY)
+		return dump_sock_map(m);
 	/* btf_dump recurses through types: only on BTF it can print */
 	if (btf && (key_id || val_id) && (!key_id || !kbpf_btf_check_printable(btf, key_id, msg, sizeof(msg))) &&
 	    (!val_id || !kbpf_btf_check_printable(btf, val_id, msg, sizeof(msg))))

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <kbpf/linux.h>
 #include "cli.h"
 
@@ -56,10 +58,14 @@ void usage_run(void)
 	       "                    (xdp: struct xdp_md; tc, socket filter, cgroup_skb: struct\n"
 	       "                    __sk_buff); prints the return value, the packet after the run\n"
 	       "                    and the mean duration. With --packet, --ctx FILE gives the\n"
-	       "                    context's initial bytes (__sk_buff fields such as mark, cb[])\n"
+	       "                    context's initial bytes (__sk_buff fields such as mark, cb[]).\n"
+	       "                    sk_reuseport: FILE starts at the TCP/UDP header, the group is one\n"
+	       "                    listening TCP/IPv4 socket, --ctx gives struct sk_reuseport_md's\n"
+	       "                    u32 fields (hash…); prints the socket selected\n"
 	       "  --packet-out FILE write the packet after the run to FILE instead of a hex dump\n"
 	       "  --type TYPE       with --packet: the program type (xdp, sched_cls, sched_act,\n"
-	       "                    socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit); objects\n"
+	       "                    socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit,\n"
+	       "                    sk_reuseport); objects\n"
 	       "                    default to their section's\n"
 	       "  --dialect D       assembly dialect: auto, pseudo-c, conformance\n"
 	       "objects only:\n" CLI_HOST_USAGE CLI_CAP_USAGE);
@@ -278,7 +284,7 @@ static int execute(struct kbpf_prog *prog, struct run_args *a, char *mem, size_t
 
 /* Where the program's packet starts: XDP and tc see it from the Ethernet header; socket
  * filters and cgroup_skb after it (Linux's test_run pulls the header for them). */
-enum pkt_kind { PKT_NONE, PKT_XDP, PKT_SKB_L2, PKT_SKB_L3 };
+enum pkt_kind { PKT_NONE, PKT_XDP, PKT_SKB_L2, PKT_SKB_L3, PKT_REUSEPORT };
 
 static enum pkt_kind pkt_kind_of_linux(uint32_t type)
 {
@@ -291,6 +297,7 @@ static enum pkt_kind pkt_kind_of_linux(uint32_t type)
 	case BPF_PROG_TYPE_LWT_IN:
 	case BPF_PROG_TYPE_LWT_OUT:
 	case BPF_PROG_TYPE_LWT_XMIT: return PKT_SKB_L3;
+	case BPF_PROG_TYPE_SK_REUSEPORT: return PKT_REUSEPORT;
 	default: return PKT_NONE;
 	}
 }
@@ -304,6 +311,8 @@ static enum pkt_kind pkt_kind_of_name(const char *name)
 	if (!strcmp(name, "socket_filter") || !strcmp(name, "cgroup_skb") || !strcmp(name, "lwt_in") ||
 	    !strcmp(name, "lwt_out") || !strcmp(name, "lwt_xmit"))
 		return PKT_SKB_L3; /* Linux's test run gives lwt programs the network header too */
+	if (!strcmp(name, "sk_reuseport"))
+		return PKT_REUSEPORT;
 	return PKT_NONE;
 }
 
@@ -316,14 +325,41 @@ struct pkt_run {
 	size_t buf_size;
 	struct kbpf_linux_skb skb;
 	struct kbpf_linux_xdp xdp;
+	struct kbpf_linux_reuseport reuse;
+	struct kbpf_linux_sock sock; /* sk_reuseport: the group's socket */
 	void *ctx;
 	size_t ctx_size;
 };
 
+/* sk_reuseport (Linux has no test run for it): the packet from its L4 header, arriving
+ * for a group of one listening TCP/IPv4 socket; --ctx sets sk_reuseport_md's u32 fields
+ * (not its pointers). */
+static int pkt_setup_reuseport(struct pkt_run *r, size_t len, const char *ctx_in, size_t ctx_len)
+{
+	struct sk_reuseport_md md = { 0 };
+
+	if (ctx_in)
+		memcpy(&md, ctx_in, ctx_len < sizeof(md) ? ctx_len : sizeof(md));
+	r->sock.sk.family = AF_INET;
+	r->sock.sk.type = SOCK_STREAM;
+	r->sock.sk.protocol = IPPROTO_TCP;
+	r->sock.sk.state = BPF_TCP_LISTEN;
+	r->sock.reuseport_id = 1;
+	if (kbpf_linux_reuseport_init(&r->reuse, &r->sock, r->buf, len, md.hash))
+		return cli_error(EXIT_FAIL, "run", "--packet: cannot set up the sk_reuseport context");
+	r->reuse.md.eth_protocol = md.eth_protocol ? md.eth_protocol : htobe16(0x0800);
+	if (md.ip_protocol)
+		r->reuse.md.ip_protocol = md.ip_protocol;
+	r->reuse.md.bind_inany = md.bind_inany;
+	r->ctx = &r->reuse;
+	r->ctx_size = sizeof(r->reuse);
+	return 0;
+}
+
 static int pkt_setup(struct pkt_run *r, enum pkt_kind kind, const char *pkt, size_t len,
 		     const char *ctx_in, size_t ctx_len)
 {
-	size_t head = kind == PKT_XDP ? KBPF_LINUX_XDP_HEADROOM : PKT_SKB_HEADROOM;
+	size_t head = kind == PKT_XDP ? KBPF_LINUX_XDP_HEADROOM : kind == PKT_REUSEPORT ? 0 : PKT_SKB_HEADROOM;
 
 	memset(r, 0, sizeof(*r));
 	if (kind == PKT_SKB_L3 && len < PKT_ETH_HLEN)
@@ -335,6 +371,8 @@ static int pkt_setup(struct pkt_run *r, enum pkt_kind kind, const char *pkt, siz
 	if (!r->buf)
 		return cli_error(EXIT_FAIL, "run", "out of memory");
 	memcpy(r->buf + head, pkt, len);
+	if (kind == PKT_REUSEPORT)
+		return pkt_setup_reuseport(r, len, ctx_in, ctx_len);
 	if (kind == PKT_XDP) {
 		if (ctx_in)
 			memcpy(&r->xdp.md, ctx_in, ctx_len < sizeof(r->xdp.md) ? ctx_len : sizeof(r->xdp.md));
@@ -383,8 +421,9 @@ static void pkt_free(struct pkt_run *r)
  * types that saw the packet after it) to the end. */
 static void pkt_out(const struct pkt_run *r, enum pkt_kind kind, const uint8_t **p, size_t *len)
 {
-	const uint8_t *start = kind == PKT_XDP ? r->xdp.data : r->skb.data;
-	const uint8_t *end = kind == PKT_XDP ? r->xdp.data_end : r->skb.data_end;
+	const uint8_t *start = kind == PKT_XDP ? r->xdp.data : kind == PKT_REUSEPORT ? r->reuse.md.data : r->skb.data;
+	const uint8_t *end = kind == PKT_XDP ? r->xdp.data_end : kind == PKT_REUSEPORT ? r->reuse.md.data_end
+											: r->skb.data_end;
 
 	if (kind == PKT_SKB_L3 && start - PKT_ETH_HLEN >= r->buf)
 		start -= PKT_ETH_HLEN;
@@ -416,7 +455,8 @@ static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_k
 
 	if (kind == PKT_NONE)
 		return cli_error(EXIT_USAGE, "run", "--packet needs a networking program type (--type xdp, "
-				 "sched_cls, sched_act, socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit)");
+				 "sched_cls, sched_act, socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit, "
+				 "sk_reuseport)");
 	if (cli_read_file("run", a->packet_path, &pkt, &pkt_len))
 		return EXIT_FAIL;
 	code = pkt_setup(&r, kind, pkt, pkt_len, ctx_in, ctx_len);
@@ -424,13 +464,14 @@ static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_k
 	if (code)
 		return code;
 
-	struct kbpf_mem_region regions[2] = {
+	struct kbpf_mem_region regions[3] = {
 		{ r.ctx, r.ctx_size, KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" },
 		{ r.buf, r.buf_size, KBPF_MEM_READ | KBPF_MEM_WRITE, "packet" },
+		{ &r.sock, sizeof(r.sock), KBPF_MEM_READ, "socket" },
 	};
 	struct kbpf_run_opts ro = {
 		.sz = sizeof(ro), .flags = run_flags(a), .stack_fill = (uint8_t)a->stack_fill, .regions = regions,
-		.nr_regions = 2, .max_insns = a->max_insns, .err = err, .err_size = sizeof(err),
+		.nr_regions = kind == PKT_REUSEPORT ? 3 : 2, .max_insns = a->max_insns, .err = err, .err_size = sizeof(err),
 	};
 	uint64_t runs = a->repeat ? a->repeat : 1;
 	int ret = 0;
@@ -455,6 +496,9 @@ static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_k
 	printf("retval: 0x%" PRIx64 " (%" PRId64 ")\n", ro.retval & 0xffffffffu, (int64_t)(int32_t)ro.retval);
 	if (a->checked)
 		printf("insns executed: %" PRIu64 "\n", ro.insns_executed);
+	if (kind == PKT_REUSEPORT) /* bpf_run_sk_reuseport's result */
+		printf("selected: %s\n", (uint32_t)ro.retval != SK_PASS ? "none, connection refused (SK_DROP)"
+					   : r.reuse.selected_sk ? "a socket" : "none (Linux picks one by hash)");
 	code = EXIT_OK;
 	if (a->packet_out) {
 		if (write_file(a->packet_out, (const char *)out, out_len))
@@ -575,7 +619,7 @@ int cmd_run(int argc, char **argv)
 		return cli_error(EXIT_USAGE, "run", "--mem-hex: expected hex byte pairs, got '%s'", a.mem_hex);
 	if (a.type && pkt_kind_of_name(a.type) == PKT_NONE)
 		return cli_error(EXIT_USAGE, "run", "--type: '%s' has no packet (xdp, sched_cls, sched_act, "
-				 "socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit)", a.type);
+				 "socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit, sk_reuseport)", a.type);
 	if ((a.mem_path || a.ctx_path) && cli_read_file("run", a.mem_path ? a.mem_path : a.ctx_path, &mem, &mem_len))
 		return EXIT_FAIL;
 	if (cli_is_elf_file(a.prog_path)) {

@@ -33,6 +33,12 @@
 /* The socket lookups: (ctx, tuple, tuple size, netns, flags), acquiring a reference. */
 #define SK_LOOKUP(id_, ret_) H(id_, F(sk_lookup), ret_, PKT | ACQ, 0, CTX, RDONLY_MEM, KBPF_ARG_CONST_SIZE, ANY, ANY)
 
+/* bpf_skc_to_*: the argument socket as a BTF pointer to struct kbpf_linux_sock, or NULL. */
+#define SKC_TO(id_)                                                                                \
+	{ .id = BPF_FUNC_##id_,                                                                    \
+	  .proto = { .fn = F(id_), .ret_type = KBPF_RET_PTR_TO_BTF_ID | KBPF_RET_MAYBE_NULL, .caps = PERFMON, \
+		     .arg_type = { KBPF_ARG_PTR_TO_SOCK_COMMON }, .ret_btf_name = "kbpf_linux_sock" } }
+
 const struct linux_helper kbpf_linux_helpers[] = {
 	/* bpf_base_func_proto, unprivileged */
 	H(map_push_elem, NULL, INT, PKT, 0, MAP, KBPF_ARG_PTR_TO_MAP_VALUE, ANY),
@@ -124,6 +130,30 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	SK_LOOKUP(sk_lookup_udp, SOCKET_OR_NULL),
 	SK_LOOKUP(skc_lookup_tcp, KBPF_RET_PTR_TO_SOCK_COMMON | KBPF_RET_MAYBE_NULL),
 	H(sk_release, F(sk_release), INT, 0, 0, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON | KBPF_ARG_OBJ_RELEASE),
+	/* bpf_sk_base_func_proto's casts (CAP_PERFMON): a BTF pointer to kbpf's socket
+	 * (helpers_sock_cast.c). They read the socket they are given, so unlike Linux's
+	 * (ARG_PTR_TO_BTF_ID_SOCK_COMMON) they take no BTF pointer: kbpf's verifier does not
+	 * check that one is a socket (Linux's btf_struct_ids_match with sock_common), and a
+	 * kfunc's object is not one. */
+	SKC_TO(skc_to_tcp_sock),
+	SKC_TO(skc_to_tcp6_sock),
+	SKC_TO(skc_to_tcp_timewait_sock),
+	SKC_TO(skc_to_tcp_request_sock),
+	SKC_TO(skc_to_udp6_sock),
+	SKC_TO(skc_to_unix_sock),
+	SKC_TO(skc_to_mptcp_sock),
+	/* tc's and xdp's: one shape (helpers_fib.c) */
+	H(fib_lookup, F(fib_lookup), INT, GPL, 0, CTX, KBPF_ARG_PTR_TO_MEM, KBPF_ARG_CONST_SIZE, ANY),
+	/* the sockmap helpers of sk_skb, sk_msg and sock_ops (prototypes: kbpf has no psock to
+	 * redirect to); the verifier pairs each with its map type */
+	H(sk_redirect_map, NULL, INT, 0, 0, CTX, MAP, ANY, ANY),
+	H(sk_redirect_hash, NULL, INT, 0, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
+	H(msg_redirect_map, NULL, INT, 0, 0, CTX, MAP, ANY, ANY),
+	H(msg_redirect_hash, NULL, INT, 0, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
+	H(sock_map_update, NULL, INT, PKT, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
+	H(sock_hash_update, NULL, INT, PKT, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
+	/* sk_reuseport_func_proto (prog_sk_reuseport.c) */
+	H(sk_select_reuseport, F(sk_select_reuseport), INT, 0, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
 	/* lwt_in/lwt_xmit_func_proto (the two push_encap protos have one shape), seg6local */
 	H(lwt_push_encap, NULL, INT, CHG, 0, CTX, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE),
 	H(lwt_seg6_store_bytes, NULL, INT, CHG, 0, CTX, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE),

@@ -28,9 +28,12 @@ const int32_t kbpf_linux_base_set[] = {
 	ID(snprintf), ID(task_pt_regs), ID(trace_vprintk), END
 };
 
-/* bpf_sk_base_func_proto's own cases (the skc_to_* casts need CAP_PERFMON and BTF ids
- * of kernel socket structs, which a kbpf host does not have). */
-const int32_t kbpf_linux_sk_base_set[] = { ID(ktime_get_coarse_ns), END };
+/* bpf_sk_base_func_proto's own cases (the skc_to_* casts need CAP_PERFMON: their
+ * prototypes' caps). */
+const int32_t kbpf_linux_sk_base_set[] = {
+	ID(skc_to_tcp6_sock), ID(skc_to_tcp_sock), ID(skc_to_tcp_timewait_sock), ID(skc_to_tcp_request_sock),
+	ID(skc_to_udp6_sock), ID(skc_to_unix_sock), ID(skc_to_mptcp_sock), ID(ktime_get_coarse_ns), END
+};
 
 static const int32_t sk_filter_set[] = {
 	ID(skb_load_bytes), ID(skb_load_bytes_relative), ID(get_socket_cookie), ID(get_socket_uid),

@@ -78,6 +78,10 @@ static int add_helpers(struct kbpf_host *host)
 		if (ret)
 			return ret;
 	}
+	/* what sk_reuseport's own skb_load_bytes and get_socket_cookie run as */
+	int ret = kbpf_linux_add_reuseport_helpers(host);
+	if (ret)
+		return ret;
 	/* what helper 25 runs as for the __sk_buff and xdp types (helpers_perf.c) */
 	return kbpf_linux_add_event_output_helpers(host);
 }
@@ -110,6 +114,7 @@ int kbpf_linux_host_add(struct kbpf_host *host)
 		{ kbpf_linux_cgroup_sockopt_types, &kbpf_linux_nr_cgroup_sockopt_types },
 		{ kbpf_linux_raw_tp_writable_types, &kbpf_linux_nr_raw_tp_writable_types },
 		{ kbpf_linux_iter_types, &kbpf_linux_nr_iter_types },
+		{ kbpf_linux_sk_reuseport_types, &kbpf_linux_nr_sk_reuseport_types },
 	};
 	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
 		for (size_t i = 0; i < *groups[g].nr; i++) {

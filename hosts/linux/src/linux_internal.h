@@ -92,6 +92,16 @@ extern const size_t kbpf_linux_nr_raw_tp_writable_types;
 extern const struct kbpf_prog_type kbpf_linux_iter_types[];
 extern const size_t kbpf_linux_nr_iter_types;
 
+extern const struct kbpf_prog_type kbpf_linux_sk_reuseport_types[];
+extern const size_t kbpf_linux_nr_sk_reuseport_types;
+
+/* The id a type's own variant of Linux helper id runs as (kbpf_helper_proto.run_id),
+ * where Linux gives one helper id different functions per type: above every Linux id. */
+#define KBPF_LINUX_RUN_ID(id) (0x40000000 + (id))
+/* prog_sk_reuseport.c: the run-time helpers of sk_reuseport's skb_load_bytes and
+ * get_socket_cookie. */
+int kbpf_linux_add_reuseport_helpers(struct kbpf_host *host);
+
 /* Helper implementations (helpers_*.c, trace_printk.c), by the name of Linux's. */
 #define KBPF_LINUX_HELPER(name) uint64_t kbpf_linux_##name(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
 KBPF_LINUX_HELPER(ktime_get_ns);
@@ -134,6 +144,15 @@ KBPF_LINUX_HELPER(sk_lookup);
 KBPF_LINUX_HELPER(sk_release);
 KBPF_LINUX_HELPER(sk_cast);
 KBPF_LINUX_HELPER(sk_fullsock);
+KBPF_LINUX_HELPER(sk_select_reuseport); /* prog_sk_reuseport.c */
+KBPF_LINUX_HELPER(skc_to_tcp_sock);     /* helpers_sock_cast.c */
+KBPF_LINUX_HELPER(skc_to_tcp6_sock);
+KBPF_LINUX_HELPER(skc_to_tcp_timewait_sock);
+KBPF_LINUX_HELPER(skc_to_tcp_request_sock);
+KBPF_LINUX_HELPER(skc_to_udp6_sock);
+KBPF_LINUX_HELPER(skc_to_unix_sock);
+KBPF_LINUX_HELPER(skc_to_mptcp_sock);
+KBPF_LINUX_HELPER(fib_lookup); /* helpers_fib.c */
 KBPF_LINUX_HELPER(get_socket_cookie);
 KBPF_LINUX_HELPER(get_socket_uid);
 KBPF_LINUX_HELPER(get_netns_cookie);

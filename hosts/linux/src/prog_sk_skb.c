@@ -57,14 +57,14 @@ static int sk_msg_access(const struct kbpf_prog_type *type, int off, int size, e
 #define END_ID -1
 #define ID(x) BPF_FUNC_##x
 
-/* sk_skb_func_proto (sk_redirect_map/hash: sockmap maps, not modelled). */
+/* sk_skb_func_proto (sk_redirect_map/hash: prototypes only). */
 static const int32_t sk_skb_set[] = {
 	ID(skb_store_bytes), ID(skb_load_bytes), ID(skb_pull_data), ID(skb_change_tail), ID(skb_change_head),
 	ID(skb_adjust_room), ID(get_socket_cookie), ID(get_socket_uid), ID(sk_redirect_map),
 	ID(sk_redirect_hash), ID(perf_event_output), ID(sk_lookup_tcp), ID(sk_lookup_udp), ID(sk_release),
 	ID(skc_lookup_tcp), END_ID
 };
-/* sk_msg_func_proto (msg_redirect_map/hash: sockmap maps, and the cgroup ids: not
+/* sk_msg_func_proto (msg_redirect_map/hash: prototypes only; the cgroup ids: not
  * modelled). */
 static const int32_t sk_msg_set[] = {
 	ID(msg_redirect_map), ID(msg_redirect_hash), ID(msg_apply_bytes), ID(msg_cork_bytes), ID(msg_pull_data),

@@ -53,10 +53,10 @@ static const struct kbpf_helper_proto cb_flags_set_proto = {
 
 #define END_ID -1
 #define ID(x) BPF_FUNC_##x
-/* sock_ops_func_proto's other cases (sockmap updates, header options: not modelled) */
+/* sock_ops_func_proto's other cases (header options: not modelled) */
 static const int32_t sock_ops_set[] = {
-	ID(get_local_storage), ID(get_socket_cookie), ID(perf_event_output), ID(sk_storage_get), ID(sk_storage_delete),
-	ID(get_netns_cookie), ID(tcp_sock), END_ID
+	ID(sock_map_update), ID(sock_hash_update), ID(get_local_storage), ID(get_socket_cookie), ID(perf_event_output),
+	ID(sk_storage_get), ID(sk_storage_delete), ID(get_netns_cookie), ID(tcp_sock), END_ID
 };
 #define SETS(...) ((const int32_t *const[]){ __VA_ARGS__, NULL })
 static const struct linux_type_desc sock_ops_desc = { SETS(sock_ops_set, kbpf_linux_sk_base_set,

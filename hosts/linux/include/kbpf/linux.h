@@ -93,6 +93,65 @@ struct kbpf_linux_xdp {
 #define KBPF_LINUX_RAW_TP_CTX_SIZE 96       /* 12 u64 arguments (MAX_BPF_FUNC_ARGS) */
 #define KBPF_LINUX_SYSCALL_CTX_SIZE 65536   /* offsets below U16_MAX, aligned accesses */
 
+/* --- Sockets (hosts/linux/src/sock_maps.c, helpers_sock_cast.c) -------------------
+ * kbpf has no kernel sockets: a socket is a host object whose first bytes are what
+ * programs read through a socket pointer, in place. Every socket pointer the Linux types
+ * hand a program (__sk_buff.sk, bpf_sk_lookup.sk, sk_reuseport_md.sk and migrating_sk,
+ * bpf_sock_ops.sk, a SOCKMAP/SOCKHASH/XSKMAP/REUSEPORT_SOCKARRAY slot) must point at one
+ * of these. The host fills sk with Linux's values (AF_*, SOCK_*, IPPROTO_*, the TCP_*
+ * state numbers, addresses and ports as struct bpf_sock has them) and keeps the socket
+ * alive while a program may reach it. An XDP socket (what an XSKMAP slot holds) is one
+ * with sk.family AF_XDP, whose program view is struct bpf_xdp_sock: its queue_id
+ * overlays sk.bound_dev_if. bpf_skc_to_tcp_sock and its siblings return a socket as a
+ * BTF pointer to this struct (the host's BTF has it when the host links kbpf_linux and
+ * carries BTF): programs read its fields through BTF, never beyond it. */
+struct kbpf_linux_sock {
+	union {
+		struct bpf_sock sk;      /* what PTR_TO_SOCKET / PTR_TO_SOCK_COMMON read */
+		struct bpf_xdp_sock xsk; /* an AF_XDP socket's view (PTR_TO_XDP_SOCK) */
+	};
+	uint64_t cookie;         /* bpf_get_socket_cookie's answer for it (sk_reuseport) */
+	uint32_t reuseport_id;   /* its SO_REUSEPORT group (Linux: sk_reuseport_cb's id), 0: none */
+	uint32_t reserved;       /* 0 */
+};
+
+/* Put sk into slot key of a socket map, checked as Linux's BPF_MAP_UPDATE_ELEM checks
+ * the socket behind an fd: SOCKMAP / SOCKHASH take TCP sockets (AF_INET/AF_INET6) in
+ * TCP_ESTABLISHED or TCP_LISTEN, UDP sockets, and AF_UNIX sockets (stream ones
+ * TCP_ESTABLISHED), else -EOPNOTSUPP; XSKMAP takes AF_XDP sockets (-EOPNOTSUPP); a
+ * REUSEPORT_SOCKARRAY takes TCP or UDP sockets of AF_INET/AF_INET6 and SOCK_STREAM or
+ * SOCK_DGRAM (-ENOTSUPP, 524, otherwise) that are in a reuseport group (reuseport_id
+ * nonzero, else -EINVAL). Then kbpf_map_update(map, key, &sk, flags), whose errors
+ * (-EEXIST, -ENOENT, -E2BIG…) it returns; -EINVAL for NULL or another map type. Delete
+ * with kbpf_map_delete; kbpf_map_lookup gives the struct kbpf_linux_sock pointer. */
+struct kbpf_map;
+struct kbpf_prog;
+int kbpf_linux_sock_map_update(struct kbpf_map *map, const void *key, struct kbpf_linux_sock *sk, uint64_t flags);
+
+/* --- sk_reuseport (hosts/linux/src/prog_sk_reuseport.c) ----------------------------
+ * The run-time context of an sk_reuseport program: Linux's struct sk_reuseport_md (its
+ * pointers are 64-bit in the program's view already, so programs read it in place),
+ * then what bpf_sk_select_reuseport chose. md.sk is the socket of the group the
+ * connection or datagram arrived for (never NULL: the program reads it as a socket);
+ * the group is md.sk's reuseport_id. */
+struct kbpf_linux_reuseport {
+	struct sk_reuseport_md md;
+	struct kbpf_linux_sock *selected_sk; /* NULL until bpf_sk_select_reuseport succeeds */
+};
+
+/* Set ctx up for the packet data[0 .. len) (from its TCP/UDP header, as Linux's md.data)
+ * arriving for sk's reuseport group, with the flow hash hash: md.data, data_end, len,
+ * hash, sk, ip_protocol (sk's protocol); eth_protocol, bind_inany and migrating_sk
+ * zero (the host may set them). -EINVAL if ctx or sk is NULL, or data NULL with a len. */
+int kbpf_linux_reuseport_init(struct kbpf_linux_reuseport *ctx, struct kbpf_linux_sock *sk, void *data, size_t len,
+			      uint32_t hash);
+/* Linux's bpf_run_sk_reuseport: run prog on ctx (selected_sk cleared first); SK_PASS
+ * gives 0 and *selected = the socket bpf_sk_select_reuseport chose, or NULL when it chose
+ * none (Linux then picks by hash among the group); any other verdict -ECONNREFUSED.
+ * Errors of kbpf_prog_run as they are. */
+int kbpf_linux_reuseport_run(const struct kbpf_prog *prog, struct kbpf_linux_reuseport *ctx,
+			     struct kbpf_linux_sock **selected);
+
 /* Set up skb for a packet of len bytes at buf + headroom in a buffer of buf_size bytes:
  * zeroes md, sets md.len and the pointers (no metadata). Returns 0 or -EINVAL. */
 int kbpf_linux_skb_init(struct kbpf_linux_skb *skb, void *buf, size_t buf_size, size_t headroom, size_t len);
@@ -105,7 +164,6 @@ int kbpf_linux_xdp_init(struct kbpf_linux_xdp *xdp, void *buf, size_t buf_size, 
  * ctx_size is below what the program touches (kbpf_prog_max_ctx_offset: the verifier's
  * max_ctx_offset) or above U16_MAX, or ctx is NULL with a size; -ENOMEM; else
  * kbpf_prog_run's result, with R0's low 32 bits in *retval. */
-struct kbpf_prog;
 int kbpf_linux_test_run_syscall(const struct kbpf_prog *prog, void *ctx, size_t ctx_size, uint32_t *retval);
 
 /* kbpf's model of Linux's struct path, what bpf_d_path names: a file descriptor of the
