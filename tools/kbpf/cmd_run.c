@@ -25,6 +25,10 @@ void usage_run(void)
 	       "Unless --checked is given the program runs unchecked: run only programs you trust\n"
 	       "until the verifier exists. In checked mode an object's programs may also use the\n"
 	       "memory of its maps (read-only for .rodata and other BPF_F_RDONLY_PROG maps).\n"
+	       "An object's program gets a context of its type's size: zeroed when none is given,\n"
+	       "--ctx/--mem bytes padded with zeros. A networking type's context is made from a\n"
+	       "packet: without --packet, 14 zero bytes (an Ethernet header) and --ctx as with\n"
+	       "--packet. --checked runs take the memory as given.\n"
 	       "An object's perf event arrays get a perf buffer of 8 pages per CPU slot; what the\n"
 	       "run writes there (bpf_perf_event_output) prints last, one line a sample:\n"
 	       "\"perf event cpu N: S bytes: xx xx ...\", and \"perf event cpu N: C lost\" for a full ring.\n"
@@ -443,6 +447,8 @@ static void hex_dump(const uint8_t *p, size_t len)
 
 static int write_file(const char *path, const char *data, size_t len);
 
+#define DEFAULT_PKT_LEN 14 /* ETH_HLEN */
+
 /* Run as BPF_PROG_TEST_RUN: repeat times on the same packet and context, as Linux does;
  * print R0 of the last run, the packet and the mean duration. */
 static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_kind kind,
@@ -457,8 +463,16 @@ static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_k
 		return cli_error(EXIT_USAGE, "run", "--packet needs a networking program type (--type xdp, "
 				 "sched_cls, sched_act, socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit, "
 				 "sk_reuseport)");
-	if (cli_read_file("run", a->packet_path, &pkt, &pkt_len))
+	if (!a->packet_path) {
+		/* an object's networking program run without --packet (ctx_for_object_prog): an
+		 * Ethernet header of zeroes, the least Linux's test run takes */
+		pkt_len = DEFAULT_PKT_LEN;
+		pkt = calloc(1, pkt_len);
+		if (!pkt)
+			return cli_error(EXIT_FAIL, "run", "out of memory");
+	} else if (cli_read_file("run", a->packet_path, &pkt, &pkt_len)) {
 		return EXIT_FAIL;
+	}
 	code = pkt_setup(&r, kind, pkt, pkt_len, ctx_in, ctx_len);
 	free(pkt);
 	if (code)
@@ -565,6 +579,48 @@ static void jit_note(const struct run_args *a, const struct kbpf_object *obj, co
 	}
 }
 
+struct ctx_size_query {
+	uint32_t linux_type, size;
+};
+
+static void ctx_size_of(const struct kbpf_prog_type *t, void *arg)
+{
+	struct ctx_size_query *q = arg;
+
+	if (t->linux_type == q->linux_type && t->ctx_size > q->size)
+		q->size = t->ctx_size;
+}
+
+/* An object's program is verified for its type, which trusts R1 to be that type's
+ * context: an unchecked run must not hand it less (R1 was NULL without --ctx, and a
+ * program reading its context crashed the command). A networking type's context is made
+ * from a packet (cmd_run: a default one without --packet); any other type gets a
+ * context of the type's size, zeroed, with the --mem/--ctx bytes at its start. Checked
+ * runs catch a bad access themselves and take the memory as given. */
+static int ctx_for_object_prog(struct run_args *a, struct kbpf_host *host, uint32_t type, char **mem,
+			       size_t *mem_len)
+{
+	struct ctx_size_query q = { type, 0 };
+	char *ctx;
+
+	if (a->checked || a->nargs)
+		return 0;
+	kbpf_host_prog_type_foreach(host, ctx_size_of, &q);
+	if (!q.size || *mem_len >= q.size)
+		return 0;
+	ctx = calloc(1, q.size);
+	if (!ctx)
+		return cli_error(EXIT_FAIL, "run", "out of memory");
+	if (*mem_len)
+		memcpy(ctx, *mem, *mem_len);
+	free(*mem);
+	*mem = ctx;
+	*mem_len = q.size;
+	if (!a->mem_path && !a->mem_hex)
+		a->ctx_path = a->ctx_path ? a->ctx_path : "(zeroed)"; /* R1 = the context, R2 = 0 */
+	return 0;
+}
+
 /* FILE.o [PROG]: the object's program, loaded on the CLI host. */
 static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct kbpf_object **obj,
 			    struct kbpf_prog **prog, uint32_t *type)
@@ -636,8 +692,19 @@ int cmd_run(int argc, char **argv)
 		} else if (!code && type == BPF_PROG_TYPE_SYSCALL && !a.checked && !a.mem_path && !a.mem_hex &&
 			   !a.nargs && !a.repeat) {
 			code = execute_syscall(prog, &a, mem, mem_len);
+		} else if (!code && pkt_kind_of_linux(type) != PKT_NONE && !a.checked) {
+			/* a networking program's context is made from a packet: a default one */
+			code = a.mem_path || a.mem_hex || a.nargs
+				       ? cli_error(EXIT_USAGE, "run", "%s is a %s program: its context is made from "
+						   "a packet; give --packet FILE (and --ctx FILE for its %s fields), or "
+						   "--checked to run it on raw memory",
+						   a.obj_prog ? a.obj_prog : "the program", cli_prog_type_name(type),
+						   type == BPF_PROG_TYPE_XDP ? "xdp_md" : "__sk_buff")
+				       : execute_packet(prog, &a, pkt_kind_of_linux(type), mem, mem_len);
 		} else if (!code) {
-			code = execute(prog, &a, mem, mem_len);
+			code = ctx_for_object_prog(&a, host, type, &mem, &mem_len);
+			if (!code)
+				code = execute(prog, &a, mem, mem_len);
 			if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
 				code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);
 		}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Programs that read their context, for `kbpf run FILE.o PROG` without --packet
+ * (tests/cli/run_ctx.sh): a raw tracepoint's arguments, a tc program's __sk_buff. */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+/* ctx[0] + ctx[1] + 1: 1 on the zeroed context kbpf run gives when none is named */
+SEC("raw_tp/kbpf_test")
+int args_sum(__u64 *ctx)
+{
+	return (int)(ctx[0] + ctx[1] + 1);
+}
+
+/* needs a real packet: its context is converted to kbpf's skb */
+SEC("tc")
+int skb_len(struct __sk_buff *skb)
+{
+	return skb->len;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# `kbpf run FILE.o PROG` hands an object's program a context it may read
+# (tests/bpf/run_ctx.bpf.c): a zeroed one of the type's size when none is given, the
+# --ctx bytes padded to that size, a networking program without --packet a packet of
+# 14 zero bytes (its context is made from a packet; raw --mem is refused). Before, R1
+# was NULL and a program reading its context crashed the command.
+# usage: run_ctx.sh KBPF_BINARY BPF_OBJECT_DIR
+set -u
+kbpf=$1
+objs=$2
+. "$(dirname "$0")/lib.sh"
+
+obj="$objs/run_ctx.bpf.o"
+printf '\x29\x00\x00\x00\x00\x00\x00\x00' > "$tmp/ctx8.bin" # ctx[0] = 41, ctx[1] beyond the file
+for mode in "" --jit; do
+  expect 0 "retval: 0x1 \(1\)" -- run $mode "$obj" args_sum
+  expect 0 "retval: 0x2a \(42\)" -- run $mode --ctx "$tmp/ctx8.bin" "$obj" args_sum
+  # a networking program without --packet: an Ethernet header of zeroes, as a packet
+  expect 0 "retval: 0xe \(14\)" -- run $mode "$obj" skb_len
+  expect 2 "skb_len is a sched_cls program: its context is made from a packet; give --packet FILE" -- \
+    run $mode --mem "$tmp/ctx8.bin" "$obj" skb_len
+done
+# checked mode takes the memory as given and stops a bad access itself
+expect 1 "invalid read of 8 bytes .* \(r1 \+8\)" -- run --checked --ctx "$tmp/ctx8.bin" "$obj" args_sum
+printf '\x29\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00' > "$tmp/ctx16.bin"
+expect 0 "retval: 0x2b \(43\)" -- run --checked --ctx "$tmp/ctx16.bin" "$obj" args_sum
+expect 1 "program stopped" -- run --checked "$obj" skb_len
+# with a packet it runs as BPF_PROG_TEST_RUN (20 bytes)
+head -c 20 /dev/zero > "$tmp/pkt.bin"
+expect 0 "retval: 0x14 \(20\)" -- run --packet "$tmp/pkt.bin" "$obj" skb_len
+
+finish
