@@ -141,18 +141,25 @@ static int run_tc(const struct kbpf_program *prog, uint32_t *retval)
 {
 	static uint8_t buf[256 + 54];
 	struct kbpf_linux_skb skb;
-	struct sock sk;
+	/* one object both ways: the tests' kfuncs take it as the TCP host's struct sock,
+	 * programs read skb->sk as hosts/linux's socket (a struct bpf_sock first), which is
+	 * the larger: a struct sock alone would let a read of sk->state run past it */
+	union {
+		struct sock tcp;
+		struct kbpf_linux_sock lsk;
+	} sk;
 	uint64_t r0 = 0;
 	int ret;
 
 	memset(&sk, 0, sizeof(sk));
-	sk.sk_state = TCP_CLOSE;
+	sk.tcp.sk_state = TCP_CLOSE;
+	sk.lsk.sk.state = TCP_CLOSE;
 	pkt_v4(buf + 256);
 	ret = kbpf_linux_skb_init(&skb, buf, sizeof(buf), 256, 54);
 	if (ret)
 		return ret;
 	skb.md.protocol = 0x0008; /* htons(ETH_P_IP) */
-	skb.md.sk = (struct bpf_sock *)&sk;
+	skb.md.sk = &sk.lsk.sk;
 	ret = kbpf_program_run(prog, &skb, &r0);
 	*retval = (uint32_t)r0;
 	return ret;
