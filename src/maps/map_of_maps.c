@@ -103,7 +103,7 @@ static int template_ok(const struct kbpf_map *m)
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (m->spin_lock_off >= 0 || m->timer_off >= 0)
+	if (m->spin_lock_off >= 0 || m->timer_off >= 0 || m->nr_kptrs)
 		return -EOPNOTSUPP;
 	return 0;
 }
