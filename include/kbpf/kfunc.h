@@ -29,7 +29,7 @@ extern "C" {
 #define KBPF_KF_ACQUIRE      (1u << 0) /* returns a reference the program must release */
 #define KBPF_KF_RELEASE      (1u << 1) /* releases the reference it is given */
 #define KBPF_KF_RET_NULL     (1u << 2) /* may return NULL: callers must check */
-#define KBPF_KF_KPTR_GET     (1u << 3) /* (Linux 6.1, removed in 6.4; accepted, not used) */
+#define KBPF_KF_KPTR_GET     (1u << 3) /* arg#0 is a map's referenced kptr slot (Linux 6.1, removed in 6.4) */
 #define KBPF_KF_TRUSTED_ARGS (1u << 4) /* pointer arguments must be referenced/trusted */
 #define KBPF_KF_SLEEPABLE    (1u << 5) /* may block: only for sleepable programs */
 #define KBPF_KF_DESTRUCTIVE  (1u << 6) /* needs the destructive capability */

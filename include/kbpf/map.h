@@ -42,7 +42,7 @@ struct kbpf_map_def {
 	 * map_check_btf: the types' sizes must be key_size/value_size, an array's key a
 	 * 32-bit int (or none, for a one-element global-data array whose value is a
 	 * DATASEC).  kbpf reads from it where the value's special fields are (one struct
-	 * bpf_spin_lock, one struct bpf_timer) and keeps no reference to btf.
+	 * bpf_spin_lock, one struct bpf_timer, up to 8 kptrs) and keeps no reference to btf.
 	 * NULL / 0: a map without BTF. */
 	const struct btf *btf;
 	uint32_t btf_key_type_id;
