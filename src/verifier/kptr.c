@@ -7,9 +7,8 @@
  * stores NULL or a pointer to T (trusted or not), ST stores 0. A referenced kptr holds a
  * reference the map owns: LDX gives the same untrusted pointer, and only bpf_kptr_xchg
  * (an acquire of the old pointer and a release of the new one) and KF_KPTR_GET kfuncs
- * (kfunc.c) move it. kbpf has no fault-tolerant loads, so a load through an untrusted
- * pointer is checked as Linux checks it but refuses the program at the end of the walk
- * (kptr_untrusted_check). */
+ * (kfunc.c) move it. A load through an untrusted pointer is checked as Linux checks it
+ * and becomes a fault-tolerant load (fixup.c, src/exec/probe_mem.c). */
 #include <errno.h>
 #include <bpf/btf.h>
 #include <kbpf/host.h>
@@ -182,17 +181,4 @@ int check_map_kptr_host(struct env *env, const struct kbpf_map *map)
 void kptr_note_untrusted_load(struct env *env, int insn_idx)
 {
 	env->aux[insn_idx].untrusted_load = true;
-}
-
-int kptr_untrusted_check(struct env *env)
-{
-	for (int i = 0; i < env->cnt; i++) {
-		if (!env->aux[i].untrusted_load || !env->aux[i].seen)
-			continue;
-		env->error_insn = i;
-		vlog(env, "%d: load through an untrusted pointer: kbpf has no fault-tolerant loads (BPF_PROBE_MEM)\n",
-		     i);
-		return -EOPNOTSUPP;
-	}
-	return 0;
 }

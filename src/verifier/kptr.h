@@ -20,8 +20,8 @@ int map_kptr_match_type(struct env *env, const struct kbpf_map_kptr *k, const st
 int process_kptr_func(struct env *env, int regno, const struct kbpf_map_kptr **out);
 /* A program may use a map with kptrs only if both are of one host (cfg.c, at ld_imm64). */
 int check_map_kptr_host(struct env *env, const struct kbpf_map *map);
-/* A load through an untrusted BTF pointer at insn_idx (mem.c), refused after the walk. */
+/* A load through an untrusted BTF pointer at insn_idx (kfunc.c): fixup.c makes it a
+ * fault-tolerant LDX | KBPF_PROBE_MEM. */
 void kptr_note_untrusted_load(struct env *env, int insn_idx);
-int kptr_untrusted_check(struct env *env);
 
 #endif

@@ -620,8 +620,6 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 		err = check_max_stack_depth(env);
 	if (!err)
 		err = kfunc_fixup_check(env);
-	if (!err)
-		err = kptr_untrusted_check(env);
 	for (int i = 0; !err && !env->priv && i < env->cnt; i++) {
 		if (env->aux[i].tail_map_poison) {
 			/* 6.1 do_misc_fixups: the index mask needs one map per insn */

@@ -321,6 +321,72 @@ static void test_xchg_array(void)
 	}
 }
 
+/* Reads through untrusted pointers (a loaded kptr, and a pointer read through it) are
+ * fault-tolerant loads on both engines: the object's fields while it lives, 0 where the
+ * slot points at nothing readable. */
+static struct bpf_insn store_unref_prog[] = {
+	LOOKUP0(),
+	BPF_ST_MEM(BPF_DW, BPF_REG_10, -16, 0),
+	BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -16),
+	BPF_CALL_KFUNC(0, 0), /* acquire (patched) */
+	BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1),
+	BPF_EXIT_INSN(),
+	BPF_STX_MEM(BPF_DW, BPF_REG_6, BPF_REG_0, 0), /* into the unreferenced slot */
+	BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+	BPF_CALL_KFUNC(0, 0), /* release (patched) */
+	BPF_MOV64_IMM(BPF_REG_0, 1),
+	BPF_EXIT_INSN(),
+};
+
+/* r0 = slot0->b + slot0->next->a (0 + ... where unreadable) */
+static struct bpf_insn read_unref_prog[] = {
+	LOOKUP0(),
+	BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, 0),
+	BPF_JMP_IMM(BPF_JNE, BPF_REG_1, 0, 2),
+	BPF_MOV64_IMM(BPF_REG_0, 0),
+	BPF_EXIT_INSN(),
+	BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, 4),   /* ->b */
+	BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_1, 16), /* ->next: untrusted too */
+	BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_2, 0),   /* ->next->a */
+	BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_3),
+	BPF_EXIT_INSN(),
+};
+
+static void test_untrusted_loads(void)
+{
+	store_unref_prog[13].imm = fid("bpf_kfunc_call_test_acquire");
+	store_unref_prog[18].imm = fid("bpf_kfunc_call_test_release");
+	for (int jit = 0; jit <= 1; jit++) {
+		struct kbpf_map *m = NULL;
+		int base = refs();
+		uint32_t key = 0;
+
+		CHECK_EQ_U64(std_map(BPF_MAP_TYPE_ARRAY, &m), 0);
+		struct kbpf_prog *st = load(store_unref_prog, N(store_unref_prog), m, jit);
+		struct kbpf_prog *rd = load(read_unref_prog, N(read_unref_prog), m, jit);
+		if (st && rd) {
+			CHECK_EQ_U64(run(rd), 0); /* NULL */
+			CHECK_EQ_U64(run(st), 1);
+			CHECK_EQ_U64(refs(), base); /* an unreferenced kptr holds no reference */
+			CHECK_EQ_U64(run(rd), 108 + 42);
+			/* what a stale pointer might point at: nothing mapped, or the end of it */
+			void **slot = kbpf_map_lookup_elem(m, &key);
+			CHECK(slot);
+			if (slot) {
+				__atomic_store_n(slot, (void *)(uintptr_t)0x10, __ATOMIC_RELAXED);
+				CHECK_EQ_U64(run(rd), 0);
+				__atomic_store_n(slot, (void *)(uintptr_t)0xffff800000000000ull, __ATOMIC_RELAXED);
+				CHECK_EQ_U64(run(rd), 0);
+				__atomic_store_n(slot, NULL, __ATOMIC_RELAXED);
+			}
+		}
+		kbpf_prog_free(st);
+		kbpf_prog_free(rd);
+		kbpf_map_free(m);
+	}
+}
+
 /* A hash map: delete and overwrite by a program's update give the object up once. */
 static void test_xchg_hash(void)
 {
@@ -390,8 +456,7 @@ static void test_verifier(void)
 	struct kbpf_map *m = NULL;
 
 	CHECK_EQ_U64(std_map(BPF_MAP_TYPE_ARRAY, &m), 0);
-	/* a load through an untrusted pointer: Linux's checks pass, kbpf refuses the
-	 * program after the walk (no fault-tolerant loads) */
+	/* a load through an untrusted pointer: checked as Linux's (here: beyond the struct) */
 	struct bpf_insn untrusted[] = {
 		LOOKUP0(),
 		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, 0),
@@ -400,7 +465,8 @@ static void test_verifier(void)
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 	};
-	CHECK_EQ_U64(verify(untrusted, N(untrusted), m, "load through an untrusted pointer"), -EOPNOTSUPP);
+	untrusted[12] = BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, 32);
+	verify(untrusted, N(untrusted), m, "access beyond struct prog_test_ref_kfunc at off 32 size 4");
 	/* no writes through one */
 	untrusted[12] = BPF_ST_MEM(BPF_W, BPF_REG_1, 4, 0);
 	verify(untrusted, N(untrusted), m, "only read is supported");
@@ -464,6 +530,7 @@ int main(void)
 	RUN(test_dtor_register);
 	RUN(test_xchg_array);
 	RUN(test_xchg_hash);
+	RUN(test_untrusted_loads);
 	RUN(test_verifier);
 	kbpf_host_free(host);
 	return test_summary();
