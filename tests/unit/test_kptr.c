@@ -127,6 +127,30 @@ static void test_create(void)
 	CHECK_EQ_U64(make_map(BPF_MAP_TYPE_ARRAY, BPF_F_RDONLY_PROG, 8, p, o, 1, host, &m), -EACCES);
 }
 
+/* Maps of maps: no template with kptrs, and no inner map with kptrs in a slot whose
+ * template has none (a program would write its slots as plain bytes). */
+static void test_map_in_map(void)
+{
+	struct kbpf_map *kp = NULL, *outer = NULL, *plain = NULL;
+	struct kbpf_map_def tdef = { .sz = sizeof(tdef), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4,
+				     .value_size = 24, .max_entries = 4, .name = "plain" };
+	struct kbpf_map_def odef = { .sz = sizeof(odef), .type = BPF_MAP_TYPE_ARRAY_OF_MAPS, .key_size = 4,
+				     .value_size = 4, .max_entries = 1, .name = "outer" };
+	uint32_t key = 0;
+
+	CHECK_EQ_U64(std_map(BPF_MAP_TYPE_ARRAY, &kp), 0);
+	odef.inner_map = kp;
+	CHECK_EQ_U64(kbpf_map_create(&odef, &outer), -EOPNOTSUPP);
+	CHECK_EQ_U64(kbpf_map_create(&tdef, &plain), 0);
+	odef.inner_map = plain;
+	CHECK_EQ_U64(kbpf_map_create(&odef, &outer), 0);
+	CHECK_EQ_U64(kbpf_map_update(outer, &key, &plain, BPF_ANY), 0);
+	CHECK(kbpf_map_update(outer, &key, &kp, BPF_ANY) < 0);
+	kbpf_map_free(outer);
+	kbpf_map_free(plain);
+	kbpf_map_free(kp);
+}
+
 static void test_create_errors(void)
 {
 	struct kbpf_map *m = NULL;
@@ -527,6 +551,7 @@ int main(void)
 	patch_kfuncs();
 	RUN(test_create);
 	RUN(test_create_errors);
+	RUN(test_map_in_map);
 	RUN(test_dtor_register);
 	RUN(test_xchg_array);
 	RUN(test_xchg_hash);
