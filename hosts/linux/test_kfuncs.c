@@ -214,6 +214,13 @@ static const struct kbpf_kfunc test_kfuncs[] = {
 	KBPF_KFUNC(bpf_kfunc_call_test_destructive, KF_DESTRUCTIVE),
 };
 
+/* Linux's bpf_prog_test_dtor_kfunc: what a map holding a referenced kptr of these types
+ * calls when it lets go of it (map_kptr.c's map has one of each). */
+static const struct kbpf_kptr_dtor test_dtors[] = {
+	KBPF_KPTR_DTOR(prog_test_ref_kfunc, bpf_kfunc_call_test_release),
+	KBPF_KPTR_DTOR(prog_test_member, bpf_kfunc_call_memb_release),
+};
+
 /* Linux registers the set for BPF_PROG_TYPE_SCHED_CLS, _TRACING and _SYSCALL; kbpf_linux
  * has one type per tracing attach type. */
 static const char *const test_kfunc_types[] = { "sched_cls", "fentry", "fexit", "fmod_ret", "syscall", NULL };
@@ -258,5 +265,8 @@ int kbpf_linux_host_add_test_kfuncs(struct kbpf_host *host, char *log_buf, size_
 	if (!ret)
 		ret = kbpf_host_var_register(host, test_vars, sizeof(test_vars) / sizeof(test_vars[0]), log_buf,
 					     log_size);
+	if (!ret)
+		ret = kbpf_host_kptr_dtor_register(host, test_dtors, sizeof(test_dtors) / sizeof(test_dtors[0]),
+						   log_buf, log_size);
 	return ret;
 }

@@ -10,6 +10,11 @@
 #include <linux/bpf.h>
 #include <stdint.h>
 
+/* In a verified program's LDX (the "xlated" program, never the verifier's input): a
+ * fault-tolerant load, 0 where nothing can be read (Linux's internal BPF_PROBE_MEM). The
+ * verifier makes loads through untrusted BTF pointers so (docs/verifier.md). */
+#define KBPF_PROBE_MEM 0x20
+
 /* --- RFC 9669 additions missing from older uapi headers --- */
 #ifndef BPF_MEMSX
 #define BPF_MEMSX 0x80 /* sign-extending load (LDX only) */

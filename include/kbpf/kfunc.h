@@ -29,7 +29,7 @@ extern "C" {
 #define KBPF_KF_ACQUIRE      (1u << 0) /* returns a reference the program must release */
 #define KBPF_KF_RELEASE      (1u << 1) /* releases the reference it is given */
 #define KBPF_KF_RET_NULL     (1u << 2) /* may return NULL: callers must check */
-#define KBPF_KF_KPTR_GET     (1u << 3) /* (Linux 6.1, removed in 6.4; accepted, not used) */
+#define KBPF_KF_KPTR_GET     (1u << 3) /* arg#0 is a map's referenced kptr slot (Linux 6.1, removed in 6.4) */
 #define KBPF_KF_TRUSTED_ARGS (1u << 4) /* pointer arguments must be referenced/trusted */
 #define KBPF_KF_SLEEPABLE    (1u << 5) /* may block: only for sleepable programs */
 #define KBPF_KF_DESTRUCTIVE  (1u << 6) /* needs the destructive capability */
@@ -177,6 +177,32 @@ int kbpf_host_var_register(struct kbpf_host *host, const struct kbpf_host_var *v
 			   size_t log_size);
 /* The address registered for the VAR btf_id of the host's BTF, or NULL. */
 void *kbpf_host_var_addr(const struct kbpf_host *host, uint32_t btf_id);
+
+/* --- Destructors of referenced kptrs (Linux's register_btf_id_dtor_kfuncs) ---------------
+ * A map value may hold host object pointers typed by BTF (`struct T __kptr_ref *p`, btf type
+ * tag "kptr_ref"): programs move them in and out with bpf_kptr_xchg, which hands over a
+ * reference. What a map still holds when an element is overwritten or deleted, or when the
+ * map is freed, it gives to the destructor registered for T (Linux: the type's release
+ * kfunc). Registering one is also what allows T in a referenced kptr field at all: a map
+ * whose value names a type without one fails to be created (docs/maps.md). */
+struct kbpf_kptr_dtor {
+	const char *type;     /* the struct's name in the host's BTF (no "struct ") */
+	const char *func;     /* the destructor: a FUNC of the host's BTF, `void func(T *)` */
+	kbpf_kfunc_addr addr; /* the function itself */
+};
+/* { "T", "fn", fn }: the destructor's name and address from the one identifier. */
+#define KBPF_KPTR_DTOR(type_, fn) { #type_, #fn, (kbpf_kfunc_addr)(fn) }
+
+/* Register nr destructors. Each type must be a struct of the host's BTF, each func a FUNC
+ * whose prototype is `void f(<any pointer>)` (Linux's btf_check_dtor_kfuncs). Returns 0,
+ * or -EINVAL (missing name or address, no such struct/FUNC, a bad prototype), -ENOENT (the
+ * host has no BTF), -EEXIST (a type has one already, or twice in dtors), -ENOMEM — with one
+ * line in log_buf naming the culprit; nothing is registered then. Destructors stay until
+ * the host is freed; maps created with the host keep using them (the code must stay). */
+int kbpf_host_kptr_dtor_register(struct kbpf_host *host, const struct kbpf_kptr_dtor *dtors, size_t nr,
+				 char *log_buf, size_t log_size);
+/* The destructor registered for the struct btf_id of the host's BTF, or NULL. */
+kbpf_kfunc_addr kbpf_host_kptr_dtor(const struct kbpf_host *host, uint32_t btf_id);
 
 /* What a host plugin exports for `kbpf kfuncs --host plugin.so` (docs/kfuncs.md): called
  * with the plugin's own BTF already loaded into host, it registers the plugin's sets.

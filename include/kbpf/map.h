@@ -26,6 +26,7 @@ extern "C" {
 
 struct kbpf_map;
 struct btf; /* libbpf's */
+struct kbpf_host;
 
 /* What to create; the fields of Linux's BPF_MAP_CREATE that matter here. */
 struct kbpf_map_def {
@@ -41,7 +42,7 @@ struct kbpf_map_def {
 	 * map_check_btf: the types' sizes must be key_size/value_size, an array's key a
 	 * 32-bit int (or none, for a one-element global-data array whose value is a
 	 * DATASEC).  kbpf reads from it where the value's special fields are (one struct
-	 * bpf_spin_lock, one struct bpf_timer) and keeps no reference to btf.
+	 * bpf_spin_lock, one struct bpf_timer, up to 8 kptrs) and keeps no reference to btf.
 	 * NULL / 0: a map without BTF. */
 	const struct btf *btf;
 	uint32_t btf_key_type_id;
@@ -55,6 +56,15 @@ struct kbpf_map_def {
 	 * bpf_timer (-EOPNOTSUPP).  Outer maps have value_size 4, as in Linux.  Must be
 	 * NULL for every other type (-EINVAL). */
 	struct kbpf_map *inner_map;
+	/* The host whose BTF types the value's kptr fields (`struct T __kptr *` and
+	 * `struct T __kptr_ref *`, btf type tags "kptr" / "kptr_ref"; Linux resolves T in
+	 * vmlinux BTF). Needed only for a value with such fields: T must be a struct of the
+	 * host's BTF and, for __kptr_ref, have a destructor (kbpf_host_kptr_dtor_register).
+	 * Programs using the map must be of the same host. NULL: no host. */
+	const struct kbpf_host *host;
+	/* Receives one line saying why a creation with BTF failed (may be NULL). */
+	char *log_buf;
+	size_t log_size;
 };
 
 /* Create a map, checking def as Linux's map_create does.  Returns 0 and *map, or
@@ -95,6 +105,26 @@ int kbpf_map_has_btf(const struct kbpf_map *map);
 int kbpf_map_spin_lock_off(const struct kbpf_map *map);
 /* The same for struct bpf_timer (16 bytes, 8-aligned). */
 int kbpf_map_timer_off(const struct kbpf_map *map);
+
+/* kptr fields of the value (Linux's kptr_off_tab): at most KBPF_MAP_KPTR_MAX, sorted by
+ * offset. Each is 8 bytes, 8-aligned; programs reach it only as the verifier allows
+ * (docs/maps.md), the host side never sees it (lookups give 0, updates leave it alone). */
+#define KBPF_MAP_KPTR_MAX 8
+struct kbpf_map_kptr {
+	uint32_t offset;
+	int referenced;            /* __kptr_ref: the map holds a reference */
+	uint32_t btf_id;           /* the pointee struct, in the host's BTF */
+	char type_name[64];        /* its name (for messages and dumps; may be truncated) */
+	void (*dtor)(void *);      /* referenced: the type's destructor */
+};
+/* Number of kptr fields (0: none, or no BTF). */
+int kbpf_map_kptr_cnt(const struct kbpf_map *map);
+/* The i-th kptr field (by offset), or NULL. */
+const struct kbpf_map_kptr *kbpf_map_kptr_get(const struct kbpf_map *map, int i);
+/* The kptr field at exactly offset, or NULL. */
+const struct kbpf_map_kptr *kbpf_map_kptr_at(const struct kbpf_map *map, uint32_t offset);
+/* The host the kptr fields' types belong to (kbpf_map_def.host), or NULL without kptrs. */
+const struct kbpf_host *kbpf_map_kptr_host(const struct kbpf_map *map);
 
 /* Take / release a value's struct bpf_spin_lock (lock: its address, 4-byte aligned),
  * what the bpf_spin_lock / bpf_spin_unlock helpers do: the same lock the host side's

@@ -466,6 +466,11 @@ L_JA:
 	LDX(LDXSX_B, 1, (uint64_t)(int64_t)(int8_t)kbpf_ld8(a))
 	LDX(LDXSX_H, 2, (uint64_t)(int64_t)(int16_t)kbpf_ld16(a))
 	LDX(LDXSX_W, 4, (uint64_t)(int64_t)(int32_t)kbpf_ld32(a))
+	/* fault-tolerant loads (probe_mem.c): safe at any address, so no memory check */
+	L_LDX_PROBE_B : DST = kbpf_probe_load(SRC + OFF, 1); NEXT();
+	L_LDX_PROBE_H : DST = kbpf_probe_load(SRC + OFF, 2); NEXT();
+	L_LDX_PROBE_W : DST = kbpf_probe_load(SRC + OFF, 4); NEXT();
+	L_LDX_PROBE_DW : DST = kbpf_probe_load(SRC + OFF, 8); NEXT();
 	ST(ST_B, 1, kbpf_st8, (uint8_t)pc->imm)
 	ST(ST_H, 2, kbpf_st16, (uint16_t)pc->imm)
 	ST(ST_W, 4, kbpf_st32, (uint32_t)pc->imm)

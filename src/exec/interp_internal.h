@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "exec/prog_internal.h"
 #include "exec/kfunc_call.h"
+#include "exec/probe_mem.h"
 
 /* Every handler of the threaded-code loop, one per specialised operation.  The order of
  * each group of four is fixed (64-bit K, 64-bit X, 32-bit K, 32-bit X) so the decoder can
@@ -35,6 +36,7 @@
 	KBPF_IH_JMP_CONDS(KBPF_IH_JMP_GROUP, H)                                            \
 	H(JA)                                                                              \
 	H(LDX_B) H(LDX_H) H(LDX_W) H(LDX_DW) H(LDXSX_B) H(LDXSX_H) H(LDXSX_W)              \
+	H(LDX_PROBE_B) H(LDX_PROBE_H) H(LDX_PROBE_W) H(LDX_PROBE_DW)                       \
 	H(ST_B) H(ST_H) H(ST_W) H(ST_DW) H(STX_B) H(STX_H) H(STX_W) H(STX_DW)              \
 	KBPF_IH_ATOMIC_GROUP(H, W) KBPF_IH_ATOMIC_GROUP(H, DW)                             \
 	H(LDDW)                                                                            \

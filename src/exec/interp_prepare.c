@@ -116,6 +116,14 @@ static int ldx_handler(uint8_t code)
 {
 	bool sx = BPF_MODE(code) == BPF_MEMSX;
 
+	if (BPF_MODE(code) == KBPF_PROBE_MEM) {
+		switch (BPF_SIZE(code)) {
+		case BPF_B: return KBPF_IH_LDX_PROBE_B;
+		case BPF_H: return KBPF_IH_LDX_PROBE_H;
+		case BPF_W: return KBPF_IH_LDX_PROBE_W;
+		case BPF_DW: return KBPF_IH_LDX_PROBE_DW;
+		}
+	}
 	if (BPF_MODE(code) != BPF_MEM && !sx)
 		return -1;
 	switch (BPF_SIZE(code)) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "exec/jit_ctx.h"
 #include "exec/kfunc_call.h"
+#include "exec/probe_mem.h"
 #include "exec/tail_call.h"
 #include "host/host_internal.h"
 
@@ -822,12 +823,43 @@ static int emit_alu(struct jit_ctx *c, size_t i)
 
 /* --- memory ---------------------------------------------------------------------- */
 
+/* The registers a call of host code may clobber that hold BPF state across instructions
+ * (R0-R5, and r9, the entry's tail-call counter), plus r10 to keep the count even: rsp
+ * stays aligned as at a helper call. */
+static const uint8_t probe_saved[] = { X_RAX, X_RDI, X_RSI, X_RDX, X_RCX, X_R8, X_R9, X_R10 };
+
+static void emit_host_call(struct jit_ctx *c, uintptr_t target);
+
+/* LDX | KBPF_PROBE_MEM: dst = kbpf_probe_load(src + off, size), every register but dst
+ * as it was (a load, not a call, for the program). */
+static void emit_probe_load(struct jit_ctx *c, const struct bpf_insn *in)
+{
+	static const uint8_t bytes[4] = { 4, 2, 1, 8 }; /* by BPF_SIZE >> 3: W, H, B, DW */
+	struct jit_buf *b = &c->buf;
+	size_t n = sizeof(probe_saved);
+
+	for (size_t k = 0; k < n; k++)
+		x86_push(b, probe_saved[k]);
+	x86_rm(b, XF_W, 0x8d, X_RDI, jit_reg[in->src_reg], in->off); /* lea rdi, [src + off] */
+	x86_mov_imm32(b, X_RSI, bytes[BPF_SIZE(in->code) >> 3]);
+	emit_host_call(c, (uintptr_t)&kbpf_probe_load);
+	x86_mov_rr(b, true, X_R11, X_RAX);
+	for (size_t k = n; k-- > 0;)
+		x86_pop(b, probe_saved[k]);
+	x86_mov_rr(b, true, jit_reg[in->dst_reg], X_R11);
+}
+
 static int emit_ldx(struct jit_ctx *c, size_t i)
 {
 	const struct bpf_insn *in = &c->insns[i];
 	bool sx = BPF_MODE(in->code) == BPF_MEMSX;
 	unsigned d = jit_reg[in->dst_reg], s = jit_reg[in->src_reg];
 	struct jit_buf *b = &c->buf;
+
+	if (BPF_MODE(in->code) == KBPF_PROBE_MEM) {
+		emit_probe_load(c, in);
+		return 0;
+	}
 
 	switch (BPF_SIZE(in->code)) {
 	case BPF_B: x86_rm(b, sx ? XF_W : 0, sx ? 0x0fbe : 0x0fb6, d, s, in->off); return 0;

@@ -103,7 +103,7 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		max_ctx_offset = vo.max_ctx_offset;
 		max_tp_access = vo.max_tp_access;
 		insns = xlated;
-		ret = kbpf_insns_validate(insns, cnt, log, log_size);
+		ret = kbpf_insns_validate_xlated(insns, cnt, log, log_size);
 		if (ret) {
 			free(xlated);
 			free(xlated_idx);

@@ -49,6 +49,10 @@ struct kbpf_host {
 	 * prog_types_lock; never removed. */
 	struct kbpf_host_var_entry *vars;
 	size_t nr_vars;
+	/* src/host/kptr_dtor.c: destructors of referenced kptr types, sorted by the
+	 * type's BTF id; guarded by prog_types_lock; never removed. */
+	struct kbpf_kptr_dtor_entry *dtors;
+	size_t nr_dtors;
 };
 
 /* Release what host_btf.c / kconfig.c hold (called by kbpf_host_free). */
@@ -58,6 +62,8 @@ void kbpf_host_kconfig_release(struct kbpf_host *host);
 void kbpf_host_prog_type_release(struct kbpf_host *host);
 /* Free the host variables (src/host/host_vars.c). */
 void kbpf_host_vars_release(struct kbpf_host *host);
+/* Free the kptr destructor table (src/host/kptr_dtor.c). */
+void kbpf_host_kptr_dtor_release(struct kbpf_host *host);
 /* Free the struct_ops types (src/host/struct_ops_types.c). */
 void kbpf_host_struct_ops_release(struct kbpf_host *host);
 

@@ -199,7 +199,9 @@ static int dis_alu(struct dis *d, const struct bpf_insn *in)
 static int dis_ldx(struct dis *d, const struct bpf_insn *in)
 {
 	uint8_t mode = BPF_MODE(in->code);
-	const char *sz = mode == BPF_MEM ? size_u[BPF_SIZE(in->code) >> 3]
+	/* a fault-tolerant load of the verifier's output reads like any load, as bpftool
+	 * shows Linux's BPF_PROBE_MEM */
+	const char *sz = mode == BPF_MEM || mode == KBPF_PROBE_MEM ? size_u[BPF_SIZE(in->code) >> 3]
 		       : mode == BPF_MEMSX ? size_s[BPF_SIZE(in->code) >> 3]
 					    : NULL;
 

@@ -116,7 +116,7 @@ static bool valid_atomic_op(int32_t imm)
 	return false;
 }
 
-static int check_mem(const struct bpf_insn *in, size_t i, char *err, size_t size, bool fp_write_ok)
+static int check_mem(const struct bpf_insn *in, size_t i, char *err, size_t size, bool fp_write_ok, bool probe_ok)
 {
 	uint8_t cls = BPF_CLASS(in->code), mode = BPF_MODE(in->code);
 
@@ -129,7 +129,8 @@ static int check_mem(const struct bpf_insn *in, size_t i, char *err, size_t size
 		return 0;
 	case BPF_LDX:
 		if (!((mode == BPF_MEM && valid_size(in->code, true)) ||
-		      (mode == BPF_MEMSX && valid_size(in->code, false))))
+		      (mode == BPF_MEMSX && valid_size(in->code, false)) ||
+		      (mode == KBPF_PROBE_MEM && probe_ok && valid_size(in->code, true))))
 			return fail(err, size, i, "unknown opcode %02x", in->code);
 		if (in->imm)
 			return fail(err, size, i, "BPF_LDX uses reserved fields");
@@ -223,7 +224,8 @@ static int check_flow(const struct bpf_insn *insns, size_t cnt, char *err, size_
 	return 0;
 }
 
-static int validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size, bool fp_write_ok)
+static int validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size, bool fp_write_ok,
+		    bool probe_ok)
 {
 	if (err && err_size)
 		err[0] = 0;
@@ -263,7 +265,7 @@ static int validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t 
 			}
 			/* fall through */
 		default:
-			ret = check_mem(in, i, err, err_size, fp_write_ok);
+			ret = check_mem(in, i, err, err_size, fp_write_ok, probe_ok);
 			break;
 		}
 		if (ret)
@@ -274,12 +276,17 @@ static int validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t 
 
 int kbpf_insns_validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size)
 {
-	return validate(insns, cnt, err, err_size, false);
+	return validate(insns, cnt, err, err_size, false, false);
+}
+
+int kbpf_insns_validate_xlated(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size)
+{
+	return validate(insns, cnt, err, err_size, false, true);
 }
 
 /* Before the verifier: writes to R10 are the verifier's to refuse, on reachable paths only
  * (Linux accepts them in dead code, which verification then replaces). */
 int kbpf_insns_validate_before_verify(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size)
 {
-	return validate(insns, cnt, err, err_size, true);
+	return validate(insns, cnt, err, err_size, true, false);
 }

@@ -549,9 +549,11 @@ static uint64_t map_bytes(const struct obj_map *m)
 static int create_map(struct kbpf_object *obj, const struct obj_map *m, struct kbpf_map *inner,
 		      struct kbpf_map **out)
 {
+	char blog[256] = "";
 	struct kbpf_map_def def = {
 		.sz = sizeof(def), .type = m->type, .key_size = m->key_size, .value_size = m->value_size,
 		.max_entries = m->max_entries, .map_flags = m->map_flags, .name = m->name, .inner_map = inner,
+		.host = obj->host, .log_buf = blog, .log_size = sizeof(blog),
 	};
 	int ret;
 
@@ -566,6 +568,10 @@ static int create_map(struct kbpf_object *obj, const struct obj_map *m, struct k
 	}
 	ret = kbpf_map_create(&def, out);
 	if (ret && def.btf) {
+		/* libbpf says so too ("Retrying without BTF"): a value's kptr fields, say, are
+		 * then plain bytes, and bpf_kptr_xchg on them fails verification */
+		if (blog[0])
+			obj_log(&obj->log, "map '%s': %s: %s; retrying without BTF", m->name, strerror(-ret), blog);
 		def.btf = NULL;
 		def.btf_key_type_id = def.btf_value_type_id = 0;
 		ret = kbpf_map_create(&def, out);

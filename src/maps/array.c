@@ -114,10 +114,14 @@ static long array_update_elem(struct kbpf_map *map, const void *key, const void 
 		return -EINVAL;
 	if (map->type == BPF_MAP_TYPE_PERCPU_ARRAY)
 		cpu = kbpf_cpu_id();
+	char *elem = elem_ptr(array, index, cpu);
 	if (flags & BPF_F_LOCK)
-		kbpf_map_value_copy_locked(map, elem_ptr(array, index, cpu), value, false);
+		kbpf_map_value_copy_locked(map, elem, value, false);
 	else
-		kbpf_map_value_copy(map, elem_ptr(array, index, cpu), value);
+		kbpf_map_value_copy(map, elem, value);
+	/* Linux's check_and_free_fields: the new value holds no kptr, the old ones go */
+	if (map->nr_kptrs)
+		kbpf_map_value_free_kptrs(map, elem);
 	return 0;
 }
 
@@ -159,9 +163,12 @@ static int percpu_array_sys_lookup(struct kbpf_map *map, const void *key, void *
 
 	if (index >= map->max_entries)
 		return -ENOENT;
-	for (unsigned cpu = 0; cpu < array->nr_cpus; cpu++)
-		kbpf_map_copy_value((char *)value + (size_t)array->elem_size * cpu, elem_ptr(array, index, cpu),
-				    array->elem_size);
+	for (unsigned cpu = 0; cpu < array->nr_cpus; cpu++) {
+		char *out = (char *)value + (size_t)array->elem_size * cpu;
+		kbpf_map_copy_value(out, elem_ptr(array, index, cpu), array->elem_size);
+		if (map->nr_fields) /* Linux's check_and_init_map_value: the host sees no kptr */
+			kbpf_map_value_init_fields(map, out);
+	}
 	return 0;
 }
 
@@ -178,9 +185,17 @@ static int percpu_array_sys_update(struct kbpf_map *map, const void *key, const 
 		return -E2BIG;
 	if (flags == BPF_NOEXIST)
 		return -EEXIST;
-	for (unsigned cpu = 0; cpu < array->nr_cpus; cpu++)
-		kbpf_map_copy_value(elem_ptr(array, index, cpu),
-				    (const char *)value + (size_t)array->elem_size * cpu, array->elem_size);
+	for (unsigned cpu = 0; cpu < array->nr_cpus; cpu++) {
+		char *elem = elem_ptr(array, index, cpu);
+		const char *in = (const char *)value + (size_t)array->elem_size * cpu;
+		if (!map->nr_fields) {
+			kbpf_map_copy_value(elem, in, array->elem_size);
+			continue;
+		}
+		/* Linux's copy_map_value_long: around the kptrs, then the old ones go */
+		kbpf_map_value_copy(map, elem, in);
+		kbpf_map_value_free_kptrs(map, elem);
+	}
 	return 0;
 }
 
@@ -211,6 +226,11 @@ static size_t array_mem_regions(const struct kbpf_map *map, struct kbpf_mem_regi
 static void array_free(struct kbpf_map *map)
 {
 	struct kbpf_array *array = to_array(map);
+
+	/* Linux's array_map_free: every CPU's slot of every element gives up its kptrs */
+	for (uint32_t i = 0; map->nr_kptrs && i < map->max_entries; i++)
+		for (unsigned cpu = 0; cpu < array->nr_cpus; cpu++)
+			kbpf_map_value_free_kptrs(map, elem_ptr(array, i, cpu));
 
 	free(array->mem);
 	free(array);

@@ -156,6 +156,10 @@ static void elem_set_value(struct kbpf_htab *htab, struct htab_elem *e, const vo
 			kbpf_map_value_copy_locked(&htab->map, dst, value, false);
 		else
 			kbpf_map_value_copy(&htab->map, dst, value);
+		/* the replaced value's kptrs go (Linux frees the old element's); a recycled
+		 * element may hold one a program stored after its delete */
+		if (htab->map.nr_kptrs)
+			kbpf_map_value_free_kptrs(&htab->map, dst);
 		if (new_elem) {
 			kbpf_map_value_init_fields(&htab->map, dst);
 			kbpf_map_zero_value(dst + vs, vs8 - vs); /* no stale bytes of a previous key */
@@ -322,6 +326,8 @@ static long htab_delete_elem(struct kbpf_map *map, const void *key)
 	kbpf_spin_unlock(&b->lock);
 	if (!e)
 		return -ENOENT;
+	if (map->nr_kptrs)
+		kbpf_map_value_free_kptrs(map, htab_elem_value(htab, e, 0));
 	if (htab->lru)
 		htab_lru_put(htab, e);
 	else
@@ -404,6 +410,14 @@ static int htab_get_next_key(struct kbpf_map *map, const void *key, void *next_k
 static void htab_free(struct kbpf_map *map)
 {
 	struct kbpf_htab *htab = to_htab(map);
+	unsigned used = atomic_load_explicit(&htab->pool.used, memory_order_relaxed);
+
+	/* Linux's htab_free_prealloced_kptrs: every element ever handed out, in the map or
+	 * on a free list (a program may have stored into a deleted one) */
+	for (unsigned i = 0; map->nr_kptrs && i < used; i++) {
+		struct htab_elem *e = (struct htab_elem *)(htab->pool.elems + htab->pool.elem_size * i);
+		kbpf_map_value_free_kptrs(map, htab_elem_value(htab, e, 0));
+	}
 
 	htab_pool_destroy(&htab->pool);
 	free(htab->pcpu_mem);

@@ -50,6 +50,8 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 	*out = NULL;
 	if (!def_valid(def))
 		return -EINVAL;
+	if (DEF_FIELD(def, log_buf, NULL) && DEF_FIELD(def, log_size, 0))
+		def->log_buf[0] = 0;
 	btf = DEF_FIELD(def, btf, NULL);
 	btf_key_id = DEF_FIELD(def, btf_key_type_id, 0);
 	btf_value_id = DEF_FIELD(def, btf_value_type_id, 0);
@@ -125,7 +127,9 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 			      attr.type == BPF_MAP_TYPE_STACK_TRACE || attr.type == BPF_MAP_TYPE_SOCKMAP ||
 			      attr.type == BPF_MAP_TYPE_SOCKHASH || attr.type == BPF_MAP_TYPE_XSKMAP ||
 			      attr.type == BPF_MAP_TYPE_REUSEPORT_SOCKARRAY;
-		err = no_btf ? -EOPNOTSUPP : kbpf_map_check_btf(map, btf, btf_key_id, btf_value_id);
+		err = no_btf ? -EOPNOTSUPP
+			     : kbpf_map_check_btf(map, btf, btf_key_id, btf_value_id, DEF_FIELD(def, host, NULL),
+						  DEF_FIELD(def, log_buf, NULL), DEF_FIELD(def, log_size, 0));
 		if (err) {
 			map->ops->free(map);
 			return err;
@@ -155,6 +159,8 @@ void kbpf_map_init_from_attr(struct kbpf_map *map, const struct kbpf_map_attr *a
 	map->spin_lock_off = -EINVAL;
 	map->timer_off = -EINVAL;
 	map->nr_fields = 0;
+	map->nr_kptrs = 0;
+	map->kptr_host = NULL;
 	map->refcnt = 1;
 	map->inner_meta = NULL;
 }
@@ -284,6 +290,8 @@ int kbpf_map_freeze(struct kbpf_map *map)
 
 	if (!map)
 		return -EINVAL;
+	if (map->nr_kptrs) /* Linux's map_freeze: ENOTSUPP for values with kptrs */
+		return -EOPNOTSUPP;
 	if (!__atomic_compare_exchange_n(&map->frozen, &expected, 1, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return -EBUSY;

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Maps with BTF-described values (Linux 6.1 map_check_btf, btf_find_spin_lock,
- * btf_find_timer, copy_map_value): where the value's struct bpf_spin_lock and struct
- * bpf_timer live, and value copies that leave them alone.  Why copies skip them: the
- * lock word belongs to whoever holds it (a program between bpf_spin_lock and
- * bpf_spin_unlock); a host update that wrote it would free or take the lock behind
- * that program's back. */
+ * btf_find_timer, btf_parse_kptrs, copy_map_value, bpf_map_free_kptrs): where the value's
+ * struct bpf_spin_lock, struct bpf_timer and kptr fields live, and value copies that
+ * leave them alone.  Why copies skip them: the lock word belongs to whoever holds it (a
+ * program between bpf_spin_lock and bpf_spin_unlock); a host update that wrote it would
+ * free or take the lock behind that program's back; a kptr is an object reference only
+ * bpf_kptr_xchg and the map's destructor calls may move. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include <kbpf/kfunc.h>
+#include "btf/core_internal.h" /* kbpf_core_msg */
 #include "maps/map_internal.h"
 #include "maps/map_prog_view.h"
 #include "maps/spinlock.h"
@@ -16,6 +20,8 @@
 #define SPIN_LOCK_ALIGN 4
 #define TIMER_SIZE 16 /* struct bpf_timer { __u64 :64; __u64 :64; } */
 #define TIMER_ALIGN 8
+#define KPTR_SIZE 8
+#define MAX_FIELDS (2 + KBPF_MAP_KPTR_MAX)
 
 _Static_assert(sizeof(struct kbpf_spinlock) == SPIN_LOCK_SIZE, "bpf_spin_lock is the maps' 4-byte lock word");
 
@@ -147,7 +153,133 @@ static const struct btf_type *sized_type(const struct btf *btf, uint32_t id, lon
 	return *size < 0 ? NULL : btf__type_by_id(btf, (uint32_t)rid);
 }
 
-int kbpf_map_check_btf(struct kbpf_map *map, const struct btf *btf, uint32_t key_id, uint32_t value_id)
+/* Linux's btf_find_kptr for the member (or variable) type ft at byte off: 1 and *k
+ * (offset, referenced-ness, the pointee in the value's BTF as k->btf_id), 0 when it is no
+ * kptr, or -EINVAL. Unlike Linux 6.1, which fails the whole search on any misaligned
+ * member and on any pointer type tag it does not know (and then quietly ignores the
+ * failure), only a field tagged "kptr" / "kptr_ref" can be wrong here. */
+static int kptr_at(const struct btf *btf, const struct btf_type *ft, uint32_t off, struct kbpf_map_kptr *k,
+		   char *log, size_t log_size)
+{
+	const struct btf_type *tag = ft && btf_is_ptr(ft) ? btf__type_by_id(btf, ft->type) : NULL;
+	const char *tname = tag && btf_is_type_tag(tag) ? btf__name_by_offset(btf, tag->name_off) : NULL;
+	int referenced;
+
+	if (!tname)
+		return 0;
+	if (!strcmp(tname, "kptr"))
+		referenced = 0;
+	else if (!strcmp(tname, "kptr_ref"))
+		referenced = 1;
+	else
+		return 0; /* another tag ("user", "percpu"…): plain bytes */
+	const struct btf_type *next = btf__type_by_id(btf, tag->type);
+	if (next && btf_is_type_tag(next)) {
+		kbpf_core_msg(log, log_size, "kptr field at offset %u: more than one type tag", off);
+		return -EINVAL;
+	}
+	int rid = btf__resolve_type(btf, tag->type);
+	const struct btf_type *pt = rid > 0 ? btf__type_by_id(btf, (uint32_t)rid) : NULL;
+	if (!pt || !btf_is_struct(pt)) {
+		kbpf_core_msg(log, log_size, "kptr field at offset %u: must point to a struct", off);
+		return -EINVAL;
+	}
+	if (off % KPTR_SIZE) {
+		kbpf_core_msg(log, log_size, "kptr field at offset %u: not 8-byte aligned", off);
+		return -EINVAL;
+	}
+	memset(k, 0, sizeof(*k));
+	k->offset = off;
+	k->referenced = referenced;
+	k->btf_id = (uint32_t)rid;
+	return 1;
+}
+
+/* Linux's btf_find_field(BTF_FIELD_KPTR): the value's kptr fields into map->kptrs (ids
+ * still the value BTF's), in member order, which is offset order. */
+static int find_kptrs(struct kbpf_map *map, const struct btf *btf, const struct btf_type *t, char *log,
+		      size_t log_size)
+{
+	struct kbpf_map_kptr k;
+	uint16_t n = btf_is_struct(t) || btf_is_datasec(t) ? btf_vlen(t) : 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		const struct btf_type *ft;
+		uint32_t off;
+		int r;
+
+		if (btf_is_struct(t)) {
+			const struct btf_member *m = btf_members(t) + i;
+			ft = btf__type_by_id(btf, m->type);
+			off = btf_member_bit_offset(t, i);
+			if (off % 8 || btf_member_bitfield_size(t, i))
+				continue; /* no pointer is a bitfield */
+			off /= 8;
+		} else {
+			const struct btf_var_secinfo *v = btf_var_secinfos(t) + i;
+			const struct btf_type *var = btf__type_by_id(btf, v->type);
+			if (v->size != KPTR_SIZE)
+				continue;
+			ft = var ? btf__type_by_id(btf, var->type) : NULL;
+			off = v->offset;
+		}
+		r = kptr_at(btf, ft, off, &k, log, log_size);
+		if (r < 0)
+			return r;
+		if (!r)
+			continue;
+		if (map->nr_kptrs == KBPF_MAP_KPTR_MAX) {
+			kbpf_core_msg(log, log_size, "more than %d kptr fields", KBPF_MAP_KPTR_MAX);
+			return -E2BIG;
+		}
+		if ((uint64_t)off + KPTR_SIZE > map->value_size)
+			return -EINVAL;
+		map->kptrs[map->nr_kptrs++] = k;
+	}
+	return 0;
+}
+
+/* Linux's btf_parse_kptrs after the search: each pointee by name in the host's BTF (its
+ * vmlinux BTF), and each referenced one's destructor. */
+static int resolve_kptrs(struct kbpf_map *map, const struct btf *btf, const struct kbpf_host *host, char *log,
+			 size_t log_size)
+{
+	const struct btf *hbtf = host ? kbpf_host_btf(host) : NULL;
+
+	for (int i = 0; i < map->nr_kptrs; i++) {
+		struct kbpf_map_kptr *k = &map->kptrs[i];
+		const char *name = btf__name_by_offset(btf, btf__type_by_id(btf, k->btf_id)->name_off);
+		int id;
+
+		if (!hbtf) {
+			kbpf_core_msg(log, log_size, "kptr field at offset %u: struct %s needs a host with BTF (kbpf_map_def.host)",
+				k->offset, name ? name : "");
+			return -ENOENT;
+		}
+		id = name && *name ? btf__find_by_name_kind(hbtf, name, BTF_KIND_STRUCT) : -ENOENT;
+		if (id <= 0) {
+			kbpf_core_msg(log, log_size, "kptr field at offset %u: no struct %s in the host's BTF", k->offset,
+				name ? name : "");
+			return -ENOENT;
+		}
+		k->btf_id = (uint32_t)id;
+		snprintf(k->type_name, sizeof(k->type_name), "%s", name);
+		if (!k->referenced)
+			continue;
+		k->dtor = (void (*)(void *))kbpf_host_kptr_dtor(host, k->btf_id);
+		if (!k->dtor) {
+			kbpf_core_msg(log, log_size,
+				"kptr field at offset %u: struct %s has no destructor (kbpf_host_kptr_dtor_register)",
+				k->offset, name);
+			return -ENOENT;
+		}
+	}
+	map->kptr_host = map->nr_kptrs ? host : NULL;
+	return 0;
+}
+
+int kbpf_map_check_btf(struct kbpf_map *map, const struct btf *btf, uint32_t key_id, uint32_t value_id,
+		       const struct kbpf_host *host, char *log, size_t log_size)
 {
 	const struct btf_type *key = NULL, *value;
 	long long size;
@@ -183,16 +315,42 @@ int kbpf_map_check_btf(struct kbpf_map *map, const struct btf *btf, uint32_t key
 		if ((uint32_t)map->timer_off + TIMER_SIZE > map->value_size)
 			return -EFAULT;
 	}
-	err = type_check_btf(btf, map, key, value);
-	if (err)
+	/* Linux 6.1 keeps a failed kptr search in the map and says why only when a program
+	 * calls bpf_kptr_xchg; kbpf refuses the map, so a typo'd type or a missing
+	 * destructor shows where it is made (docs/maps.md) */
+	map->nr_kptrs = 0;
+	err = find_kptrs(map, btf, value, log, log_size);
+	if (!err)
+		err = resolve_kptrs(map, btf, host, log, log_size);
+	if (err) {
+		map->nr_kptrs = 0;
 		return err;
-	map->nr_fields = (map->spin_lock_off >= 0) + (map->timer_off >= 0);
+	}
+	if (map->nr_kptrs) {
+		if (map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)) {
+			kbpf_core_msg(log, log_size, "kptr fields: not in a map with BPF_F_RDONLY_PROG or BPF_F_WRONLY_PROG");
+			map->nr_kptrs = 0;
+			return -EACCES;
+		}
+		if (map->type != BPF_MAP_TYPE_HASH && map->type != BPF_MAP_TYPE_LRU_HASH &&
+		    map->type != BPF_MAP_TYPE_ARRAY && map->type != BPF_MAP_TYPE_PERCPU_ARRAY) {
+			kbpf_core_msg(log, log_size, "kptr fields: only in hash, LRU hash, array and per-CPU array maps");
+			map->nr_kptrs = 0;
+			return -EOPNOTSUPP;
+		}
+	}
+	err = type_check_btf(btf, map, key, value);
+	if (err) {
+		map->nr_kptrs = 0;
+		return err;
+	}
+	map->nr_fields = (map->spin_lock_off >= 0) + (map->timer_off >= 0) + map->nr_kptrs;
 	map->has_btf = true;
 	return 0;
 }
 
-/* The special fields of map's value, by offset: how many (at most 2). */
-static int fields_of(const struct kbpf_map *map, uint32_t off[2], uint32_t size[2])
+/* The special fields of map's value, by offset: how many (at most MAX_FIELDS). */
+static int fields_of(const struct kbpf_map *map, uint32_t off[MAX_FIELDS], uint32_t size[MAX_FIELDS])
 {
 	int n = 0;
 
@@ -204,17 +362,22 @@ static int fields_of(const struct kbpf_map *map, uint32_t off[2], uint32_t size[
 		off[n] = (uint32_t)map->timer_off;
 		size[n++] = TIMER_SIZE;
 	}
-	if (n == 2 && off[0] > off[1]) {
-		uint32_t o = off[0], s = size[0];
-		off[0] = off[1], size[0] = size[1];
-		off[1] = o, size[1] = s;
+	for (int i = 0; i < map->nr_kptrs; i++) {
+		off[n] = map->kptrs[i].offset;
+		size[n++] = KPTR_SIZE;
 	}
+	for (int i = 1; i < n; i++) /* insertion sort: a handful at most */
+		for (int j = i; j > 0 && off[j - 1] > off[j]; j--) {
+			uint32_t o = off[j], z = size[j];
+			off[j] = off[j - 1], size[j] = size[j - 1];
+			off[j - 1] = o, size[j - 1] = z;
+		}
 	return n;
 }
 
 void kbpf_map_value_copy(const struct kbpf_map *map, void *dst, const void *src)
 {
-	uint32_t off[2], size[2], start[3], end[3];
+	uint32_t off[MAX_FIELDS], size[MAX_FIELDS], start[MAX_FIELDS + 1], end[MAX_FIELDS + 1];
 	int n = map->nr_fields ? fields_of(map, off, size) : 0;
 	char *d = dst;
 	const char *s = src;
@@ -259,7 +422,7 @@ void kbpf_map_value_unlock(void *lock)
 
 void kbpf_map_value_init_fields(const struct kbpf_map *map, void *value)
 {
-	uint32_t off[2], size[2];
+	uint32_t off[MAX_FIELDS], size[MAX_FIELDS];
 	int n = map->nr_fields ? fields_of(map, off, size) : 0;
 
 	for (int i = 0; i < n; i++) {
@@ -269,6 +432,46 @@ void kbpf_map_value_init_fields(const struct kbpf_map *map, void *value)
 		else
 			kbpf_map_zero_value(f, size[i]);
 	}
+}
+
+void kbpf_map_value_free_kptrs(const struct kbpf_map *map, void *value)
+{
+	for (int i = 0; i < map->nr_kptrs; i++) {
+		const struct kbpf_map_kptr *k = &map->kptrs[i];
+		void **slot = (void **)(void *)((char *)value + k->offset);
+
+		if (!k->referenced) {
+			__atomic_store_n(slot, NULL, __ATOMIC_RELAXED);
+			continue;
+		}
+		/* a program may be exchanging it right now: whoever takes it out owns it */
+		void *old = __atomic_exchange_n(slot, NULL, __ATOMIC_ACQ_REL);
+		if (old) /* Linux calls the destructor with NULL too; theirs accept it */
+			k->dtor(old);
+	}
+}
+
+int kbpf_map_kptr_cnt(const struct kbpf_map *map)
+{
+	return map ? map->nr_kptrs : 0;
+}
+
+const struct kbpf_map_kptr *kbpf_map_kptr_get(const struct kbpf_map *map, int i)
+{
+	return map && i >= 0 && i < map->nr_kptrs ? &map->kptrs[i] : NULL;
+}
+
+const struct kbpf_map_kptr *kbpf_map_kptr_at(const struct kbpf_map *map, uint32_t offset)
+{
+	for (int i = 0; map && i < map->nr_kptrs; i++)
+		if (map->kptrs[i].offset == offset)
+			return &map->kptrs[i];
+	return NULL;
+}
+
+const struct kbpf_host *kbpf_map_kptr_host(const struct kbpf_map *map)
+{
+	return map ? map->kptr_host : NULL;
 }
 
 /* Not used by code: names the program view of map objects (map_prog_view.h) so that the

@@ -58,7 +58,11 @@ struct kbpf_map {
 	 * errno as kbpf_map_spin_lock_off returns; nr_fields: how many are >= 0 */
 	bool has_btf;
 	int32_t spin_lock_off, timer_off;
-	int nr_fields;
+	int nr_fields; /* spin lock, timer and kptrs */
+	/* kptr fields (map_btf.c), sorted by offset, and the host their types are of */
+	int nr_kptrs;
+	struct kbpf_map_kptr kptrs[KBPF_MAP_KPTR_MAX];
+	const struct kbpf_host *kptr_host;
 	/* references (kbpf_map_ref / kbpf_map_free; an outer map holds its inner maps):
 	 * __atomic builtins; the map is freed when the count drops to 0 */
 	uint32_t refcnt;
@@ -93,7 +97,8 @@ int kbpf_array_get_next_key(struct kbpf_map *map, const void *key, void *next_ke
 
 /* Linux's map_check_btf: check the key and value types against the map and record
  * where the value's bpf_spin_lock and bpf_timer are. 0 or a negative errno. */
-int kbpf_map_check_btf(struct kbpf_map *map, const struct btf *btf, uint32_t key_id, uint32_t value_id);
+int kbpf_map_check_btf(struct kbpf_map *map, const struct btf *btf, uint32_t key_id, uint32_t value_id,
+		       const struct kbpf_host *host, char *log_buf, size_t log_size);
 /* Linux's copy_map_value: value_size bytes, all but the special fields. */
 void kbpf_map_value_copy(const struct kbpf_map *map, void *dst, const void *src);
 /* Linux's copy_map_value_locked: the same, holding the bpf_spin_lock of src (lock_src)
@@ -102,6 +107,10 @@ void kbpf_map_value_copy_locked(const struct kbpf_map *map, void *dst, const voi
 /* Linux's check_and_init_map_value: zero the special fields of a value (a new element,
  * or a copy handed to the host). */
 void kbpf_map_value_init_fields(const struct kbpf_map *map, void *value);
+/* Linux's bpf_map_free_kptrs on an element's value (an update replaced it, a delete or
+ * the map's end dropped it): each referenced kptr still held is taken out atomically and
+ * given to its destructor, each unreferenced one cleared. No-op without kptrs. */
+void kbpf_map_value_free_kptrs(const struct kbpf_map *map, void *value);
 
 /* Per-type constructors: check attr as Linux's map_alloc_check/map_alloc do, then
  * allocate.  Return 0 and *out, or a negative errno. */

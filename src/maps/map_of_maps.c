@@ -103,7 +103,7 @@ static int template_ok(const struct kbpf_map *m)
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (m->spin_lock_off >= 0 || m->timer_off >= 0)
+	if (m->spin_lock_off >= 0 || m->timer_off >= 0 || m->nr_kptrs)
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -125,6 +125,11 @@ static bool meta_equal(const struct kbpf_map *meta, const struct kbpf_map *m)
 	if (meta->type != m->type || meta->key_size != m->key_size || meta->value_size != m->value_size ||
 	    field_off(meta->timer_off) != field_off(m->timer_off) ||
 	    field_off(meta->spin_lock_off) != field_off(m->spin_lock_off) || meta->map_flags != m->map_flags)
+		return false;
+	/* Linux's bpf_map_equal_kptr_off_tab: a program verified against a template without
+	 * kptrs (kbpf refuses templates with them) would write an inner map's kptr slots as
+	 * plain bytes, and its destructor would get what they wrote */
+	if (meta->nr_kptrs != m->nr_kptrs)
 		return false;
 	if (meta->type == BPF_MAP_TYPE_ARRAY && !(meta->map_flags & BPF_F_INNER_MAP))
 		return meta->max_entries == m->max_entries;

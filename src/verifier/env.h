@@ -144,6 +144,8 @@ struct insn_aux {
 	const volatile uint64_t *inline_load;
 	/* helper call whose proto has run_id (fixup.c): the helper id it runs as */
 	int32_t run_id;
+	/* a load through an untrusted BTF pointer (kptr.c): made fault-tolerant (fixup.c) */
+	bool untrusted_load;
 };
 
 struct env {

@@ -77,6 +77,12 @@ int fixup_apply(struct env *env, struct bpf_insn *out)
 		in->off = (int16_t)a->ctx_conv_off;
 		n++;
 	}
+	/* Loads through untrusted BTF pointers (kptr.c) become fault-tolerant (Linux's
+	 * BPF_PROBE_MEM, which its JIT gives every PTR_TO_BTF_ID load; kbpf only these:
+	 * trusted pointers are valid by the host's contract). */
+	for (int i = 0; i < env->cnt; i++)
+		if (env->aux[i].untrusted_load && BPF_CLASS(out[i].code) == BPF_LDX && BPF_MODE(out[i].code) == BPF_MEM)
+			out[i].code = (uint8_t)(BPF_LDX | KBPF_PROBE_MEM | BPF_SIZE(out[i].code));
 	/* A helper whose proto runs under another id (kbpf_helper_proto.run_id): Linux's
 	 * do_misc_fixups puts the proto's own function into the call. */
 	for (int i = 0; i < env->cnt; i++)

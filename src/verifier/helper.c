@@ -8,6 +8,7 @@
 #include <kbpf/isa.h>
 #include "verifier/env.h"
 #include "verifier/kfunc.h"
+#include "verifier/kptr.h"
 #include "verifier/spin_lock.h"
 #include "verifier/stack.h"
 #include "verifier/vbtf.h"
@@ -27,6 +28,7 @@ struct call_meta {
 	bool has_func;
 	uint32_t ret_btf_id; /* ARG_PTR_TO_PERCPU_BTF_ID: the variable's type (host BTF) */
 	int32_t func_id;
+	const struct kbpf_map_kptr *kptr; /* ARG_PTR_TO_KPTR: the referenced kptr (kptr.c) */
 };
 
 static const uint32_t map_kv_types[] = { KBPF_PTR_TO_STACK, KBPF_PTR_TO_PACKET, KBPF_PTR_TO_PACKET_META,
@@ -179,7 +181,7 @@ static int helper_mem(struct env *env, int regno, int size, bool zero_ok, struct
 			return -EACCES;
 		}
 		int err = check_mem_region(env, regno, r->off, size, kbpf_map_value_size(r->map), zero_ok);
-		return err ? err : check_map_value_fields(env, regno, r->off, size);
+		return err ? err : check_map_value_fields(env, regno, r->off, size, true);
 	}
 	case KBPF_PTR_TO_MEM:
 		if ((r->type & KBPF_MEM_RDONLY) && raw) {
@@ -353,6 +355,11 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 	if (!(reg_is_null(r) && (at & KBPF_ARG_MAYBE_NULL))) {
 		if ((err = check_reg_type(env, regno, at)))
 			return err;
+		/* the object bpf_kptr_xchg stores must be the kptr's type (Linux matches only a
+		 * non-NULL register; kbpf a maybe-NULL one too: the destructor gets it) */
+		if (meta->func_id == BPF_FUNC_kptr_xchg && base == KBPF_ARG_PTR_TO_BTF_ID && meta->kptr &&
+		    KBPF_REG_BASE(r->type) == KBPF_PTR_TO_BTF_ID && map_kptr_match_type(env, meta->kptr, r, regno))
+			return -EACCES;
 		if ((err = arg_reg_off(env, r, regno, at)))
 			return err;
 	}
@@ -442,8 +449,10 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 			return -EACCES;
 		break;
 	case KBPF_ARG_PTR_TO_KPTR:
-		vlog(env, "R%d has no valid kptr\n", regno);
-		return -EACCES;
+		if ((err = process_kptr_func(env, regno, &meta->kptr)))
+			return err;
+		meta->map = r->map;
+		break;
 	case KBPF_ARG_PTR_TO_CONST_STR:
 		vlog(env, "R%d does not point to a readonly map'\n", regno);
 		return -EACCES;
@@ -796,7 +805,8 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		r0->mem_size = meta.mem_size;
 		break;
 	case KBPF_RET_PTR_TO_BTF_ID: {
-		uint32_t tid = fn->ret_btf_id;
+		/* bpf_kptr_xchg returns what the slot held: the kptr's type */
+		uint32_t tid = id == BPF_FUNC_kptr_xchg && meta.kptr ? meta.kptr->btf_id : fn->ret_btf_id;
 		if (!tid && fn->ret_btf_name) { /* named: resolved in the host BTF now */
 			const struct btf *btf = kbpf_host_btf(env->host);
 			int found = btf ? btf__find_by_name_kind(btf, fn->ret_btf_name, BTF_KIND_STRUCT) : -ENOENT;

@@ -16,6 +16,7 @@
 #include "verifier/env.h"
 #include "verifier/vbtf.h"
 #include "verifier/kfunc.h"
+#include "verifier/kptr.h"
 #include "verifier/tnum.h"
 #include "host/kfunc_internal.h"
 
@@ -164,7 +165,7 @@ static int64_t type_size(const struct btf *btf, uint32_t id)
 /* btf_struct_ids_match: does a pointer to struct id at fixed offset off match struct
  * need? Non-strict: an object also matches the type of its first member (recursively)
  * and &obj->member matches the member's type. */
-static bool struct_ids_match(const struct btf *btf, uint32_t id, int32_t off, uint32_t need, bool strict)
+bool kfunc_struct_ids_match(const struct btf *btf, uint32_t id, int32_t off, uint32_t need, bool strict)
 {
 	for (int depth = 0; depth < 32; depth++) {
 		const struct btf_type *t = vbtf_skip_mods(btf, id, &id);
@@ -307,6 +308,44 @@ static int mem_arg(struct env *env, int regno, int size_regno, int size)
 	return err;
 }
 
+/* Linux 6.1's KF_KPTR_GET first argument: a map value pointer at a referenced kptr, and
+ * the parameter a pointer to a pointer to the kptr's struct (T **). */
+static int kptr_get_arg(struct env *env, const struct btf *btf, const char *fname, const struct reg *r,
+			const struct btf_type *ref_t)
+{
+	if (r->type != KBPF_PTR_TO_MAP_VALUE) {
+		vlog(env, "arg#0 expected pointer to map value\n");
+		return -EINVAL;
+	}
+	if (!kbpf_tnum_is_const(r->s.var_off)) {
+		vlog(env, "arg#0 must have constant offset\n");
+		return -EINVAL;
+	}
+	uint64_t off = (uint64_t)((int64_t)r->off + (int64_t)r->s.var_off.value);
+	const struct kbpf_map_kptr *k = off <= UINT32_MAX ? kbpf_map_kptr_at(r->map, (uint32_t)off) : NULL;
+	if (!k || !k->referenced) {
+		vlog(env, "arg#0 no referenced kptr at map value offset=%llu\n", (unsigned long long)off);
+		return -EINVAL;
+	}
+	if (!btf_is_ptr(ref_t)) {
+		vlog(env, "arg#0 BTF type must be a double pointer\n");
+		return -EINVAL;
+	}
+	uint32_t id;
+	const struct btf_type *t = vbtf_skip_mods(btf, ref_t->type, &id);
+	if (!btf_is_struct(t)) {
+		vlog(env, "kernel function %s args#%d pointer type %s %s is not supported\n", fname, 0, vbtf_kind_str(t),
+		     vbtf_name(btf, t));
+		return -EINVAL;
+	}
+	if (kbpf_map_kptr_host(r->map) != env->host || !kfunc_struct_ids_match(btf, id, 0, k->btf_id, true)) {
+		vlog(env, "kernel function %s args#%d expected pointer to %s %s\n", fname, 0, vbtf_kind_str(t),
+		     vbtf_name(btf, t));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 struct kfunc_meta {
 	uint32_t flags;
 	uint32_t r0_size;
@@ -389,7 +428,11 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 			meta->ref_regno = regno;
 			meta->ref_obj_id = r->ref_obj_id;
 		}
-		if (is_struct(ref_t) && ctx_name && !strcmp(ref_tname, ctx_name)) {
+		if (i == 0 && (meta->flags & KBPF_KF_KPTR_GET)) {
+			if ((err = kptr_get_arg(env, btf, fname, r, ref_t)))
+				return err;
+			/* the other arguments are checked as any kfunc's */
+		} else if (is_struct(ref_t) && ctx_name && !strcmp(ref_tname, ctx_name)) {
 			/* btf_get_prog_ctx_type: the program type's context struct */
 			if (r->type != KBPF_PTR_TO_CTX) {
 				vlog(env, "arg#%d expected pointer to ctx, but got %s\n", i, vbtf_kind_str(t));
@@ -403,7 +446,7 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 			}
 			uint32_t reg_id = r->type == KBPF_PTR_TO_BTF_ID ? r->btf_id : sock_btf_id(btf, r->type);
 			const struct btf_type *reg_t = vbtf_skip_mods(btf, reg_id, &reg_id);
-			if (!reg_id || !struct_ids_match(btf, reg_id, r->off, ref_id, strict)) {
+			if (!reg_id || !kfunc_struct_ids_match(btf, reg_id, r->off, ref_id, strict)) {
 				vlog(env, "kernel function %s args#%d expected pointer to %s %s but R%d has a pointer to %s %s\n",
 				     fname, i, vbtf_kind_str(ref_t), ref_tname, regno, vbtf_kind_str(reg_t), vbtf_name(btf, reg_t));
 				return -EINVAL;
@@ -654,6 +697,13 @@ int check_btf_access(struct env *env, int regno, int off, int size, bool write, 
 		vlog(env, "R%d is ptr_%s invalid variable offset: off=%d, var_off=%s\n", regno, sname, off, tn);
 		return -EACCES;
 	}
+	bool untrusted = r->type & KBPF_PTR_UNTRUSTED;
+	if (write && untrusted) {
+		/* Linux lets a type's btf_struct_access allow it; kbpf never writes through a
+		 * pointer nothing vouches for */
+		vlog(env, "only read is supported\n");
+		return -EACCES;
+	}
 	if (write) {
 		const struct kbpf_prog_type *pt = env->type;
 		char msg[160] = "";
@@ -676,11 +726,19 @@ int check_btf_access(struct env *env, int regno, int off, int size, bool write, 
 	int err = struct_walk(env, btf, sid, (uint32_t)off, (uint32_t)size, &ptr_id);
 	if (err)
 		return err;
+	if (untrusted)
+		kptr_note_untrusted_load(env, env->insn_idx);
 	if (value_regno < 0)
 		return 0;
 	struct reg *d = &regs[value_regno];
 	reg_mark_unknown(env, d);
-	if (ptr_id) {
+	if (ptr_id && untrusted) {
+		/* Linux: PTR_UNTRUSTED is inherited, and such a pointer is never NULL-checked
+		 * (its loads would be fault-tolerant) */
+		reg_mark_known(d, 0);
+		d->type = KBPF_PTR_TO_BTF_ID | KBPF_PTR_UNTRUSTED;
+		d->btf_id = ptr_id;
+	} else if (ptr_id) {
 		/* Stricter than Linux: the pointer is read with a plain load later, so it
 		 * may be NULL (or stale) until the program checks it. */
 		reg_mark_known(d, 0);

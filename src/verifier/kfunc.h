@@ -29,6 +29,9 @@ int check_btf_access(struct env *env, int regno, int off, int size, bool write, 
  * member, 0 for a scalar), or a negative errno with Linux's message logged. */
 int btf_struct_read(struct env *env, const struct btf *btf, uint32_t id, uint32_t off, uint32_t size,
 		    uint32_t *ptr_id);
+/* Linux's btf_struct_ids_match: a pointer to struct id at fixed offset off is a pointer
+ * to struct need (non-strict: or to the type of a first member, or of a member at off). */
+bool kfunc_struct_ids_match(const struct btf *btf, uint32_t id, int32_t off, uint32_t need, bool strict);
 /* The kfunc's name in the host BTF, for the log (NULL if id is not a FUNC there). */
 const char *kfunc_btf_name(struct env *env, int32_t id);
 

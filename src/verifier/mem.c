@@ -8,6 +8,7 @@
 #include <kbpf/host.h>
 #include "verifier/env.h"
 #include "verifier/kfunc.h"
+#include "verifier/kptr.h"
 #include "verifier/spin_lock.h"
 #include "verifier/stack.h"
 
@@ -365,8 +366,14 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 			return err;
 		if ((err = check_mem_region(env, regno, off, size, kbpf_map_value_size(r->map), false)))
 			return err;
-		if ((err = check_map_value_fields(env, regno, off, size)))
+		if ((err = check_map_value_fields(env, regno, off, size, false)))
 			return err;
+		if (kbpf_tnum_is_const(r->s.var_off) && kbpf_map_kptr_cnt(r->map)) {
+			const struct kbpf_map_kptr *k =
+				kbpf_map_kptr_at(r->map, (uint32_t)((int64_t)off + (int64_t)r->s.var_off.value));
+			if (k)
+				return check_map_kptr_access(env, regno, value_regno, insn_idx, k);
+		}
 		if (!write && value_regno >= 0)
 			reg_mark_unknown(env, &regs[value_regno]);
 		break;
@@ -468,6 +475,7 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 			reg_mark_unknown(env, &regs[value_regno]);
 		break;
 	case KBPF_PTR_TO_BTF_ID:
+	case KBPF_PTR_TO_BTF_ID | KBPF_PTR_UNTRUSTED:
 		if ((err = check_btf_access(env, regno, off, size, write, value_regno)))
 			return err;
 		break;

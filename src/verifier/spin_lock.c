@@ -8,6 +8,7 @@
  * calls other than bpf_spin_unlock and exits while it is held; ld.c refuses LD_ABS. */
 #include <errno.h>
 #include "verifier/env.h"
+#include "verifier/kptr.h"
 #include "verifier/spin_lock.h"
 
 #define SPIN_LOCK_SIZE 4
@@ -111,7 +112,7 @@ static bool overlaps(int64_t a, int64_t as, int64_t b, int64_t bs)
 	return a < b + bs && b < a + as;
 }
 
-int check_map_value_fields(struct env *env, int regno, int off, int size)
+int check_map_value_fields(struct env *env, int regno, int off, int size, bool helper)
 {
 	const struct reg *r = &cur_regs(env)[regno];
 	int lock = kbpf_map_spin_lock_off(r->map), timer = kbpf_map_timer_off(r->map);
@@ -126,7 +127,7 @@ int check_map_value_fields(struct env *env, int regno, int off, int size)
 		vlog(env, "bpf_timer cannot be accessed directly by load/store\n");
 		return -EACCES;
 	}
-	return 0;
+	return check_map_kptr_fields(env, regno, off, size, helper);
 }
 
 /* Linux's is_tracing_prog_type. */
@@ -160,5 +161,5 @@ int check_map_prog_fields(struct env *env, const struct kbpf_map *map)
 		vlog(env, "tracing progs cannot use bpf_timer yet\n");
 		return -EINVAL;
 	}
-	return 0;
+	return check_map_kptr_host(env, map);
 }

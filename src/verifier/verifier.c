@@ -8,6 +8,7 @@
 #include <kbpf/isa.h>
 #include "verifier/env.h"
 #include "verifier/kfunc.h"
+#include "verifier/kptr.h"
 
 bool priv_leaks(struct env *env)
 {

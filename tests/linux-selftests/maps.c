@@ -11,8 +11,7 @@
 #include "selftests.h"
 
 /* btf: the value type id, in test_verifier.c's BTF (test_btf below), Linux gives the
- * map (key: its type 1, int); BTF_UNSUPPORTED: fields kbpf does not model yet (kptr). */
-#define BTF_UNSUPPORTED 0xffffffffu
+ * map (key: its type 1, int). */
 struct map_kind {
 	const char *name;
 	size_t fixup_off; /* offsetof(struct bpf_test, fixup_…) */
@@ -45,13 +44,17 @@ static const struct map_kind kinds[] = {
 	K(map_reuseport_array, BPF_MAP_TYPE_REUSEPORT_SOCKARRAY, 4, 8, 1, 0, 0),
 	K(map_ringbuf, BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0, 0),
 	K(map_timer, BPF_MAP_TYPE_ARRAY, 4, 16, 1, 0, 5),
-	K(map_kptr, BPF_MAP_TYPE_ARRAY, 4, 24, 1, 0, BTF_UNSUPPORTED),
+	K(map_kptr, BPF_MAP_TYPE_ARRAY, 4, 24, 1, 0, 14),
 };
 
 /* test_verifier.c's btf_raw_types, through libbpf's BTF writer: [1] int, [2] struct
  * bpf_spin_lock { int val; }, [3] struct val { int cnt; struct bpf_spin_lock l; },
- * [4] struct bpf_timer {} (16 bytes), [5] struct timer { struct bpf_timer t; }. The kptr
- * types after them are left out while kbpf has no kptrs. NULL on failure. */
+ * [4] struct bpf_timer {} (16 bytes), [5] struct timer { struct bpf_timer t; }, then the
+ * kptr types: [6] struct prog_test_ref_kfunc {}, [7] struct prog_test_member {}, type
+ * tags [8] "kptr" and [9] "kptr_ref" on 6, [10] "kptr_ref" on 7, pointers [11..13] to
+ * them, and [14] struct btf_ptr of the three (offsets 0, 8, 16): the map's kptr types
+ * are looked up by name in the host's BTF, as Linux looks them up in vmlinux. NULL on
+ * failure. */
 static struct btf *test_btf(void)
 {
 	struct btf *btf = btf__new_empty();
@@ -68,6 +71,18 @@ static struct btf *test_btf(void)
 	err |= btf__add_struct(btf, "bpf_timer", 16) != 4;
 	err |= btf__add_struct(btf, "timer", 16) != 5;
 	err |= btf__add_field(btf, "t", 4, 0, 0);
+	err |= btf__add_struct(btf, "prog_test_ref_kfunc", 0) != 6;
+	err |= btf__add_struct(btf, "prog_test_member", 0) != 7;
+	err |= btf__add_type_tag(btf, "kptr", 6) != 8;
+	err |= btf__add_type_tag(btf, "kptr_ref", 6) != 9;
+	err |= btf__add_type_tag(btf, "kptr_ref", 7) != 10;
+	err |= btf__add_ptr(btf, 8) != 11;
+	err |= btf__add_ptr(btf, 9) != 12;
+	err |= btf__add_ptr(btf, 10) != 13;
+	err |= btf__add_struct(btf, "btf_ptr", 24) != 14;
+	err |= btf__add_field(btf, "ptr", 11, 0, 0);
+	err |= btf__add_field(btf, "ptr", 12, 64, 0);
+	err |= btf__add_field(btf, "ptr", 13, 128, 0);
 	if (err) {
 		btf__free(btf);
 		return NULL;
@@ -132,14 +147,11 @@ static int map_create_one(struct kbpf_host *host, const struct bpf_test *t, stru
 		.map_flags = kind->flags, .name = kind->name,
 	};
 	struct kbpf_map *map = NULL;
+	char blog[160] = "";
 	int err;
 
 	if (!fix[0])
 		return 0;
-	if (kind->btf == BTF_UNSUPPORTED) {
-		snprintf(why, why_size, "fixup_%s: a map with BTF kptr fields", kind->name);
-		return -EOPNOTSUPP;
-	}
 	if (kind->btf) {
 		if (!*btf && !(*btf = test_btf())) {
 			snprintf(why, why_size, "fixup_%s: cannot build test_verifier.c's BTF", kind->name);
@@ -148,6 +160,9 @@ static int map_create_one(struct kbpf_host *host, const struct bpf_test *t, stru
 		def.btf = *btf;
 		def.btf_key_type_id = 1;
 		def.btf_value_type_id = kind->btf;
+		def.host = host; /* map_kptr's types are the host's */
+		def.log_buf = blog;
+		def.log_size = sizeof(blog);
 	}
 	if (kind->type == BPF_MAP_TYPE_ARRAY_OF_MAPS) {
 		/* test_verifier.c's create_map_in_map: the template is a one-int array, whose
@@ -164,8 +179,8 @@ static int map_create_one(struct kbpf_host *host, const struct bpf_test *t, stru
 	err = kbpf_map_create(&def, &map);
 	kbpf_map_free(def.inner_map);
 	if (err) {
-		snprintf(why, why_size, "fixup_%s: map type %u: %s", kind->name, kind->type,
-			 strerror(-err));
+		snprintf(why, why_size, "fixup_%s: map type %u: %s%s%s", kind->name, kind->type,
+			 strerror(-err), blog[0] ? ": " : "", blog);
 		return err == -EINVAL ? -EOPNOTSUPP : err;
 	}
 	m->maps[m->nr] = map;

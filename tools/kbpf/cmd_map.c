@@ -234,6 +234,12 @@ static int dump_map(const struct kbpf_object *obj, struct kbpf_map *m)
 	       kbpf_map_is_frozen(m) ? ", frozen" : "");
 	if (lock_off >= 0)
 		printf(", bpf_spin_lock at %d", lock_off);
+	/* kptr slots: the host side reads them as 0 (the pointers are the map's, and
+	 * another program's to take), so say what they are */
+	for (int i = 0; i < kbpf_map_kptr_cnt(m); i++) {
+		const struct kbpf_map_kptr *k = kbpf_map_kptr_get(m, i);
+		printf(", %s %s at %u", k->referenced ? "kptr_ref" : "kptr", k->type_name, k->offset);
+	}
 	printf("\n");
 	if (type == BPF_MAP_TYPE_RINGBUF) {
 		printf("  %llu bytes of records pending\n", (unsigned long long)kbpf_ringbuf_query(m, BPF_RB_AVAIL_DATA));

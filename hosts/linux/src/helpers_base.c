@@ -119,6 +119,18 @@ KBPF_LINUX_HELPER(spin_unlock)
 	return 0;
 }
 
+/* bpf_kptr_xchg(slot, ptr): the verifier proved slot is a referenced kptr of a map value
+ * (8-aligned) and ptr NULL or an object of its type whose reference the program gives up.
+ * One atomic exchange: of two programs racing for the slot, each gets a distinct old
+ * pointer, so no reference is taken twice or lost; acq_rel pairs the object's
+ * initialisation with whoever takes it out (the map's destructor call included). */
+KBPF_LINUX_HELPER(kptr_xchg)
+{
+	LINUX_UNUSED5(r1, r2, r3, r4, r5);
+	return (uint64_t)(uintptr_t)__atomic_exchange_n((void **)(uintptr_t)r1, (void *)(uintptr_t)r2,
+							 __ATOMIC_ACQ_REL);
+}
+
 /* Copy size bytes from src to dst, reporting a bad source address instead of faulting. */
 static int copy_checked(void *dst, uint64_t src, size_t size)
 {

@@ -115,6 +115,7 @@ uint64_t kbpf_linux_clock_ns(clockid_t id);
  * while the ticker runs, else NULL. */
 const volatile uint64_t *kbpf_linux_jiffies_var(void);
 KBPF_LINUX_HELPER(per_cpu_ptr);
+KBPF_LINUX_HELPER(kptr_xchg);
 KBPF_LINUX_HELPER(this_cpu_ptr);
 KBPF_LINUX_HELPER(get_prandom_u32);
 KBPF_LINUX_HELPER(get_numa_node_id);
