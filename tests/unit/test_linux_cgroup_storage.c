@@ -5,6 +5,7 @@
  * the interpreter (fast and checked) and the JIT with the counter it keeps visible to
  * the host, the per-CPU copies, and the verifier's rules with Linux's messages. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include <linux/bpf.h>
@@ -127,6 +128,28 @@ static void test_percpu_host_side(void)
 	kbpf_map_free(m);
 }
 
+/* The host's value buffer of the per-CPU type is every CPU's copy, each rounded up to 8
+ * bytes, as for any per-CPU map: a buffer of kbpf_map_host_value_size bytes takes a
+ * lookup and gives an update. */
+static void test_percpu_host_value_size(void)
+{
+	struct kbpf_map *m;
+	CHECK_EQ_U64(mk(BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, 16, 4, 0, 0, &m), 0);
+	size_t size = kbpf_map_host_value_size(m);
+	CHECK_EQ_U64(size, (uint64_t)kbpf_nr_cpus() * 8);
+	struct storage_key key = { 0 };
+	char *buf = calloc(1, size);
+	CHECK(buf != NULL);
+	CHECK_EQ_U64(kbpf_map_lookup(m, &key, buf), 0);
+	CHECK_EQ_U64(kbpf_map_update(m, &key, buf, BPF_ANY), 0);
+	free(buf);
+	kbpf_map_free(m);
+	/* the shared type's is value_size */
+	CHECK_EQ_U64(mk(BPF_MAP_TYPE_CGROUP_STORAGE, 16, 4, 0, 0, &m), 0);
+	CHECK_EQ_U64(kbpf_map_host_value_size(m), 4);
+	kbpf_map_free(m);
+}
+
 /* cgroup_skb: storage[0] += 1; return storage[0] & 1 (allow every other packet) */
 static const struct bpf_insn count_prog[] = {
 	BPF_LD_MAP_FD(BPF_REG_1, 0),
@@ -244,6 +267,7 @@ int main(void)
 	RUN(test_create_btf);
 	RUN(test_host_side);
 	RUN(test_percpu_host_side);
+	RUN(test_percpu_host_value_size);
 	RUN(test_program_counts);
 	RUN(test_verifier_rules);
 	return test_summary();
