@@ -18,6 +18,7 @@
 #include "maps/map_internal.h"
 
 #define STORAGE_KEY_SIZE 16 /* struct bpf_cgroup_storage_key, padded */
+#define STORAGE_KEY_BYTES 12 /* its fields: u64 cgroup_inode_id, u32 attach_type */
 #define STORAGE_MAX_VALUE 65535 /* Linux's BPF_LOCAL_STORAGE_MAX_VALUE_SIZE (U16_MAX less a header) */
 
 struct kbpf_cgroup_storage {
@@ -35,12 +36,13 @@ static inline const struct kbpf_cgroup_storage *to_cs_c(const struct kbpf_map *m
 	return KBPF_CONTAINER_OF(map, const struct kbpf_cgroup_storage, map);
 }
 
-/* The one storage's key is all zeroes (cgroup 0, attach type 0, and the padding). */
+/* The one storage's key names cgroup 0 and attach type 0: its fields are zero (Linux
+ * compares the fields, so the padding of a 16-byte key does not count). */
 static bool is_storage_key(const struct kbpf_map *map, const void *key)
 {
-	static const uint8_t zero[STORAGE_KEY_SIZE];
+	static const uint8_t zero[STORAGE_KEY_BYTES];
 
-	return key && !memcmp(key, zero, map->key_size);
+	return key && !memcmp(key, zero, map->key_size == STORAGE_KEY_SIZE ? STORAGE_KEY_BYTES : map->key_size);
 }
 
 void *kbpf_map_get_local_storage(struct kbpf_map *map)

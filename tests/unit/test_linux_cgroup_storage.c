@@ -101,6 +101,10 @@ static void test_host_side(void)
 	CHECK_EQ_U64(*(uint64_t *)kbpf_map_get_local_storage(m), 42); /* what programs get */
 	CHECK_EQ_U64(kbpf_map_lookup(m, &other, &v), (uint64_t)-ENOENT);
 	CHECK_EQ_U64(kbpf_map_update(m, &other, &w, BPF_ANY), (uint64_t)-ENOENT);
+	/* the key's 4 padding bytes are no part of it: Linux compares its two fields */
+	struct storage_key padded = { .pad = 0xdeadbeef };
+	CHECK_EQ_U64(kbpf_map_lookup(m, &padded, &v), 0);
+	CHECK_EQ_U64(kbpf_map_update(m, &padded, &w, BPF_EXIST), 0);
 	CHECK_EQ_U64(kbpf_map_delete(m, &k), (uint64_t)-EINVAL);
 	memset(&next, 0xff, sizeof(next));
 	CHECK_EQ_U64(kbpf_map_get_next_key(m, NULL, &next), 0);
