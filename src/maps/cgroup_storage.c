@@ -19,7 +19,9 @@
 
 #define STORAGE_KEY_SIZE 16 /* struct bpf_cgroup_storage_key, padded */
 #define STORAGE_KEY_BYTES 12 /* its fields: u64 cgroup_inode_id, u32 attach_type */
-#define STORAGE_MAX_VALUE 65535 /* Linux's BPF_LOCAL_STORAGE_MAX_VALUE_SIZE (U16_MAX less a header) */
+/* Linux's BPF_LOCAL_STORAGE_MAX_VALUE_SIZE: U16_MAX less sizeof(struct
+ * bpf_local_storage_elem), 128 bytes on x86-64 (its data is cache-line aligned, at 64) */
+#define STORAGE_MAX_VALUE (65535 - 128)
 
 struct kbpf_cgroup_storage {
 	struct kbpf_map map;

@@ -46,6 +46,10 @@ static void test_create_rules(void)
 		CHECK_EQ_U64(create_err(t, 16, 64, 0, BPF_F_NO_PREALLOC), (uint64_t)-EINVAL);
 		CHECK_EQ_U64(create_err(t, 16, 64, 0, BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG), (uint64_t)-EINVAL);
 	}
+	/* BPF_LOCAL_STORAGE_MAX_VALUE_SIZE: U16_MAX less the 128-byte bpf_local_storage_elem
+	 * (x86-64: its data starts on the second 64-byte cache line) */
+	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_CGROUP_STORAGE, 16, 65407, 0, 0), 0);
+	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_CGROUP_STORAGE, 16, 65408, 0, 0), (uint64_t)-E2BIG);
 	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_CGROUP_STORAGE, 16, 65536, 0, 0), (uint64_t)-E2BIG);
 	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, 16, 32769, 0, 0), (uint64_t)-E2BIG);
 }
