@@ -48,6 +48,11 @@ static void test_create_rules(void)
 	CHECK_EQ_U64(create_err(sockhash, 513, 4, 8, 0), -E2BIG);
 	CHECK_EQ_U64(create_err(sockhash, 4, 16, 8, 0), -EINVAL);
 	CHECK_EQ_U64(create_err(sockhash, 4, 4, 8, BPF_F_ZERO_SEED), -EINVAL);
+	/* sock_hash_alloc: max_entries rounded up to a power of two buckets of 16 bytes must
+	 * count in a u32 (-EINVAL), so at most 2^27 entries */
+	CHECK_EQ_U64(create_err(sockhash, 4, 8, (1u << 27) + 1, 0), -EINVAL);
+	CHECK_EQ_U64(create_err(sockhash, 4, 8, 0x80000001u, 0), -EINVAL);
+	CHECK_EQ_U64(create_err(sockhash, 4, 8, 0xffffffffu, 0), -EINVAL);
 	/* xsk_map_alloc: key 4, value 4 */
 	CHECK_EQ_U64(create_err(xsk, 4, 4, 4, 0), 0);
 	CHECK_EQ_U64(create_err(xsk, 4, 8, 4, 0), -EINVAL);
