@@ -78,6 +78,18 @@ static void test_no_btf(void)
 				    .max_entries = 2, .btf = btf, .btf_key_type_id = 1, .btf_value_type_id = 1 };
 	CHECK_EQ_U64(kbpf_map_create(&def, &m), -EOPNOTSUPP);
 	CHECK(!m);
+	/* REUSEPORT_SOCKARRAY has no map_check_btf in Linux: the generic checks only (key
+	 * and value types of the map's sizes; a value type alone is -EINVAL) */
+	def.type = BPF_MAP_TYPE_REUSEPORT_SOCKARRAY;
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), 0);
+	kbpf_map_free(m);
+	m = NULL;
+	def.btf_key_type_id = 0;
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), -EINVAL);
+	def.btf_key_type_id = 1;
+	def.value_size = 8;
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), -EINVAL);
+	CHECK(!m);
 	btf__free(btf);
 }
 
