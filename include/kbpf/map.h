@@ -363,7 +363,8 @@ void kbpf_perf_buffer_free(struct kbpf_perf_buffer *pb);
 long kbpf_perf_event_output(struct kbpf_map *map, uint64_t flags, const void *data, uint64_t size,
 			    const void *extra, uint64_t extra_size);
 /* What slot index holds: 1 a ring (its size in bytes in *ring_size, if not NULL), 0
- * nothing (*ring_size 0); -EINVAL not a PERF_EVENT_ARRAY, -E2BIG index out of range. */
+ * nothing (*ring_size 0); -EINVAL not a PERF_EVENT_ARRAY, -E2BIG index out of range.
+ * Safe while another thread frees the perf buffer (it waits for this call). */
 int kbpf_perf_event_array_slot(const struct kbpf_map *map, uint32_t index, size_t *ring_size);
 
 /* --- STACK_TRACE (src/maps/stack_trace.c, docs/maps.md) ---------------------------

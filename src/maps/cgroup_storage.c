@@ -18,7 +18,10 @@
 #include "maps/map_internal.h"
 
 #define STORAGE_KEY_SIZE 16 /* struct bpf_cgroup_storage_key, padded */
-#define STORAGE_MAX_VALUE 65535 /* Linux's BPF_LOCAL_STORAGE_MAX_VALUE_SIZE (U16_MAX less a header) */
+#define STORAGE_KEY_BYTES 12 /* its fields: u64 cgroup_inode_id, u32 attach_type */
+/* Linux's BPF_LOCAL_STORAGE_MAX_VALUE_SIZE: U16_MAX less sizeof(struct
+ * bpf_local_storage_elem), 128 bytes on x86-64 (its data is cache-line aligned, at 64) */
+#define STORAGE_MAX_VALUE (65535 - 128)
 
 struct kbpf_cgroup_storage {
 	struct kbpf_map map;
@@ -35,12 +38,13 @@ static inline const struct kbpf_cgroup_storage *to_cs_c(const struct kbpf_map *m
 	return KBPF_CONTAINER_OF(map, const struct kbpf_cgroup_storage, map);
 }
 
-/* The one storage's key is all zeroes (cgroup 0, attach type 0, and the padding). */
+/* The one storage's key names cgroup 0 and attach type 0: its fields are zero (Linux
+ * compares the fields, so the padding of a 16-byte key does not count). */
 static bool is_storage_key(const struct kbpf_map *map, const void *key)
 {
-	static const uint8_t zero[STORAGE_KEY_SIZE];
+	static const uint8_t zero[STORAGE_KEY_BYTES];
 
-	return key && !memcmp(key, zero, map->key_size);
+	return key && !memcmp(key, zero, map->key_size == STORAGE_KEY_SIZE ? STORAGE_KEY_BYTES : map->key_size);
 }
 
 void *kbpf_map_get_local_storage(struct kbpf_map *map)
@@ -148,6 +152,8 @@ int kbpf_cgroup_storage_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_
 	}
 	kbpf_map_init_from_attr(&cs->map, attr);
 	cs->map.ops = &cgroup_storage_ops;
+	/* the host's copies are the array's: every CPU's for the per-CPU type */
+	cs->map.host_value_size = cs->array->host_value_size;
 	*out = &cs->map;
 	return 0;
 }

@@ -122,11 +122,11 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 	if (btf_key_id || btf_value_id) {
 		/* Linux's map_check_no_btf: an outer map's values are maps, a perf event
 		 * array's slots perf events, a stack map's values traces, a socket map's
-		 * slots sockets: not BTF types */
+		 * slots sockets: not BTF types (REUSEPORT_SOCKARRAY has no map_check_btf in
+		 * Linux: the generic checks take its types) */
 		bool no_btf = map->inner_meta || attr.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY ||
 			      attr.type == BPF_MAP_TYPE_STACK_TRACE || attr.type == BPF_MAP_TYPE_SOCKMAP ||
-			      attr.type == BPF_MAP_TYPE_SOCKHASH || attr.type == BPF_MAP_TYPE_XSKMAP ||
-			      attr.type == BPF_MAP_TYPE_REUSEPORT_SOCKARRAY;
+			      attr.type == BPF_MAP_TYPE_SOCKHASH || attr.type == BPF_MAP_TYPE_XSKMAP;
 		err = no_btf ? -EOPNOTSUPP
 			     : kbpf_map_check_btf(map, btf, btf_key_id, btf_value_id, DEF_FIELD(def, host, NULL),
 						  DEF_FIELD(def, log_buf, NULL), DEF_FIELD(def, log_size, 0));

@@ -135,10 +135,9 @@ static int type_check_btf(const struct btf *btf, const struct kbpf_map *map, con
 		return is_i32(key) ? 0 : -EINVAL;
 	case BPF_MAP_TYPE_SK_STORAGE:
 		return is_i32(key) ? 0 : -EINVAL;
-	case BPF_MAP_TYPE_PROG_ARRAY:
-		return -EOPNOTSUPP; /* map_check_no_btf: Linux's ENOTSUPP */
 	default:
-		/* no check of their own: a key type is required */
+		/* no check of their own (PROG_ARRAY's neither, in Linux 6.1): a key type is
+		 * required */
 		return key ? 0 : -EINVAL;
 	}
 }

@@ -85,7 +85,9 @@ static bool is_outer_type(uint32_t type)
 /* Can m be the template of an outer map?  Linux: not an outer map (-EINVAL), a type
  * with map_meta_equal (-ENOTSUPP, kbpf's -EOPNOTSUPP), no bpf_spin_lock.  kbpf also
  * refuses a bpf_timer: Linux tells apart the timers of two inner maps of one template
- * by the lookup that produced them (map_uid), which kbpf's verifier does not track. */
+ * by the lookup that produced them (map_uid), which kbpf's verifier does not track, and
+ * the types Linux also takes (PERF_EVENT_ARRAY, STACK_TRACE, the socket maps): their
+ * use through an inner map is not built yet. */
 static int template_ok(const struct kbpf_map *m)
 {
 	if (m->inner_meta)

@@ -19,10 +19,10 @@
  * LOST record ahead of the next sample that fits (Linux's perf_output_begin), or is
  * handed to the consumer once it has read everything before it.
  *
- * Lifetime: a producer announces itself on the slot (users[i]) before it reads the
- * slot's ring pointer; kbpf_perf_buffer_free empties the slot and then waits for the
- * slot's users to leave before the ring's memory goes (Linux waits for an RCU grace
- * period).  Both sides use sequentially consistent operations for this handshake. */
+ * Lifetime: a producer (or the host asking what a slot holds) announces itself on the
+ * slot (users[i]) before it reads the slot's ring pointer; kbpf_perf_buffer_free empties
+ * the slot and then waits for the slot's users to leave before the ring's memory goes
+ * (Linux waits for an RCU grace period).  Both sides use sequentially consistent operations for this handshake. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -172,6 +172,19 @@ static long ring_output(struct perf_ring *r, const void *data, uint64_t size, co
 	return 0;
 }
 
+/* Enter slot index as one of its users (see the lifetime note above): its ring, if any,
+ * stays allocated until slot_leave. */
+static struct perf_ring *slot_enter(struct kbpf_perf_event_array *pea, uint64_t index)
+{
+	atomic_fetch_add_explicit(&pea->users[index], 1, memory_order_seq_cst);
+	return atomic_load_explicit(&pea->slots[index], memory_order_seq_cst);
+}
+
+static void slot_leave(struct kbpf_perf_event_array *pea, uint64_t index)
+{
+	atomic_fetch_sub_explicit(&pea->users[index], 1, memory_order_release);
+}
+
 long kbpf_perf_event_output(struct kbpf_map *map, uint64_t flags, const void *data, uint64_t size,
 			    const void *extra, uint64_t extra_size)
 {
@@ -188,10 +201,9 @@ long kbpf_perf_event_output(struct kbpf_map *map, uint64_t flags, const void *da
 	if (index >= map->max_entries)
 		return -E2BIG;
 	pea = to_pea(map);
-	atomic_fetch_add_explicit(&pea->users[index], 1, memory_order_seq_cst);
-	r = atomic_load_explicit(&pea->slots[index], memory_order_seq_cst);
+	r = slot_enter(pea, index);
 	ret = r ? ring_output(r, data, size, extra, extra_size) : -ENOENT;
-	atomic_fetch_sub_explicit(&pea->users[index], 1, memory_order_release);
+	slot_leave(pea, index);
 	return ret;
 }
 
@@ -199,15 +211,20 @@ int kbpf_perf_event_array_slot(const struct kbpf_map *map, uint32_t index, size_
 {
 	struct kbpf_perf_event_array *pea;
 	struct perf_ring *r;
+	size_t size;
 
 	if (!map || map->type != BPF_MAP_TYPE_PERF_EVENT_ARRAY)
 		return -EINVAL;
 	if (index >= map->max_entries)
 		return -E2BIG;
-	pea = KBPF_CONTAINER_OF(map, struct kbpf_perf_event_array, map);
-	r = atomic_load_explicit(&pea->slots[index], memory_order_acquire);
+	/* a user of the slot, as a producer: a perf buffer freed meanwhile waits for us
+	 * before its ring goes (the counter is the map's only mutable part here) */
+	pea = KBPF_CONTAINER_OF((struct kbpf_map *)(uintptr_t)map, struct kbpf_perf_event_array, map);
+	r = slot_enter(pea, index);
+	size = r ? (size_t)(r->mask + 1) : 0;
+	slot_leave(pea, index);
 	if (ring_size)
-		*ring_size = r ? (size_t)(r->mask + 1) : 0;
+		*ring_size = size;
 	return r != NULL;
 }
 

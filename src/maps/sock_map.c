@@ -24,6 +24,9 @@
 
 #define SOCK_CREATE_FLAG_MASK (BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY)
 #define MAX_BPF_STACK 512
+/* Linux's sock_hash_alloc: max_entries rounded up to a power of two 16-byte buckets must
+ * count in a u32 (U32_MAX / 16 is just under 2^28) */
+#define SOCKHASH_MAX_ENTRIES (1u << 27)
 
 struct sock_hash {
 	struct kbpf_map map;
@@ -251,6 +254,8 @@ int kbpf_sock_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out)
 			return -EINVAL;
 		if (attr->key_size > MAX_BPF_STACK)
 			return -E2BIG;
+		if (attr->max_entries > SOCKHASH_MAX_ENTRIES)
+			return -EINVAL;
 		return hash_alloc(attr, out);
 	case BPF_MAP_TYPE_XSKMAP:
 		if (!attr->max_entries || attr->key_size != 4 || attr->value_size != 4 ||

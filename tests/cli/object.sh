@@ -68,6 +68,8 @@ expect 0 "CONFIG_HZ = \(int\)100" -- map dump --kconfig CONFIG_HZ=100 "$(o kconf
 expect 0 "CONFIG_KBPF_U8 = \(unsigned char\)9" -- map dump --kconfig CONFIG_KBPF_U8=9 "$(o kconfig)"
 expect 0 "slot 1: program 'tail_target'" -- map dump "$(o maps)" jmp
 expect 0 "value \(cpu 0\)" -- map dump "$(o maps)" pcpu_array
+# a per-CPU cgroup storage's host value is every CPU's copy, as a per-CPU array's
+expect 0 "value \(cpu 0\)" -- map dump "$(o cgroup_storage)" percpu
 expect 0 "0 bytes of records pending" -- map dump "$(o maps)" rb
 expect 0 "map 'legacy_counts': array, key 4, value 8, max_entries 2" -- map dump "$(o legacy_maps)"
 expect 1 "no map 'nope'" -- map dump "$(o maps)" nope

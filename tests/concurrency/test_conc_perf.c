@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 #include <kbpf/kbpf.h>
 #include <kbpf/linux.h>
 #include "conc_util.h"
@@ -170,6 +171,64 @@ static void run_phase(struct kbpf_host *host, int jit, unsigned threads, unsigne
 static struct kbpf_host *host;
 static unsigned threads, iters;
 
+/* kbpf_perf_event_array_slot (what `kbpf map dump` asks) on one thread while another
+ * makes and frees perf buffers on the map: the answer is a ring's size or nothing,
+ * never a read of a freed ring. */
+struct slot_reader {
+	struct kbpf_map *map;
+	atomic_int *stop;
+	uint64_t held, bad;
+};
+
+static void *slot_reader_main(void *arg)
+{
+	struct slot_reader *r = arg;
+
+	while (!atomic_load(r->stop)) {
+		size_t size = 1;
+		int ret = kbpf_perf_event_array_slot(r->map, 0, &size);
+
+		if (ret == 1 && size == 4096 * 2)
+			r->held++;
+		else if (ret != 0 || size != 0)
+			r->bad++;
+	}
+	return NULL;
+}
+
+static void test_slot_query_while_freed(void)
+{
+	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_PERF_EVENT_ARRAY, .key_size = 4,
+				    .value_size = 4, .max_entries = 1, .name = "events" };
+	struct kbpf_map *m = NULL;
+	atomic_int stop = 0;
+	struct slot_reader r[2];
+	pthread_t th[2];
+
+	if (sysconf(_SC_PAGESIZE) != 4096)
+		return; /* the size checked below */
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), 0);
+	if (!m)
+		return;
+	for (int i = 0; i < 2; i++) {
+		r[i] = (struct slot_reader){ .map = m, .stop = &stop };
+		CHECK_EQ_U64(pthread_create(&th[i], NULL, slot_reader_main, &r[i]), 0);
+	}
+	for (unsigned i = 0; i < iters / 4; i++) {
+		struct kbpf_perf_buffer *pb = NULL;
+
+		CHECK_EQ_U64(kbpf_perf_buffer_new(m, 2, NULL, NULL, NULL, &pb), 0);
+		kbpf_perf_buffer_free(pb);
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		CHECK_EQ_U64(r[i].bad, 0);
+	}
+	kbpf_map_free(m);
+}
+
+
 static void test_interpreter(void) { run_phase(host, 0, threads, iters); }
 static void test_jit(void) { run_phase(host, 1, threads, iters); }
 
@@ -187,6 +246,7 @@ int main(void)
 		RUN(test_interpreter);
 		RUN(test_jit);
 	}
+	RUN(test_slot_query_while_freed);
 	kbpf_host_free(host);
 	return test_summary();
 }

@@ -5,6 +5,7 @@
  * the interpreter (fast and checked) and the JIT with the counter it keeps visible to
  * the host, the per-CPU copies, and the verifier's rules with Linux's messages. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include <linux/bpf.h>
@@ -45,6 +46,10 @@ static void test_create_rules(void)
 		CHECK_EQ_U64(create_err(t, 16, 64, 0, BPF_F_NO_PREALLOC), (uint64_t)-EINVAL);
 		CHECK_EQ_U64(create_err(t, 16, 64, 0, BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG), (uint64_t)-EINVAL);
 	}
+	/* BPF_LOCAL_STORAGE_MAX_VALUE_SIZE: U16_MAX less the 128-byte bpf_local_storage_elem
+	 * (x86-64: its data starts on the second 64-byte cache line) */
+	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_CGROUP_STORAGE, 16, 65407, 0, 0), 0);
+	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_CGROUP_STORAGE, 16, 65408, 0, 0), (uint64_t)-E2BIG);
 	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_CGROUP_STORAGE, 16, 65536, 0, 0), (uint64_t)-E2BIG);
 	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, 16, 32769, 0, 0), (uint64_t)-E2BIG);
 }
@@ -100,6 +105,10 @@ static void test_host_side(void)
 	CHECK_EQ_U64(*(uint64_t *)kbpf_map_get_local_storage(m), 42); /* what programs get */
 	CHECK_EQ_U64(kbpf_map_lookup(m, &other, &v), (uint64_t)-ENOENT);
 	CHECK_EQ_U64(kbpf_map_update(m, &other, &w, BPF_ANY), (uint64_t)-ENOENT);
+	/* the key's 4 padding bytes are no part of it: Linux compares its two fields */
+	struct storage_key padded = { .pad = 0xdeadbeef };
+	CHECK_EQ_U64(kbpf_map_lookup(m, &padded, &v), 0);
+	CHECK_EQ_U64(kbpf_map_update(m, &padded, &w, BPF_EXIST), 0);
 	CHECK_EQ_U64(kbpf_map_delete(m, &k), (uint64_t)-EINVAL);
 	memset(&next, 0xff, sizeof(next));
 	CHECK_EQ_U64(kbpf_map_get_next_key(m, NULL, &next), 0);
@@ -124,6 +133,28 @@ static void test_percpu_host_side(void)
 	for (unsigned i = 0; i < n; i++)
 		sum += vals[i];
 	CHECK_EQ_U64(sum, 7);
+	kbpf_map_free(m);
+}
+
+/* The host's value buffer of the per-CPU type is every CPU's copy, each rounded up to 8
+ * bytes, as for any per-CPU map: a buffer of kbpf_map_host_value_size bytes takes a
+ * lookup and gives an update. */
+static void test_percpu_host_value_size(void)
+{
+	struct kbpf_map *m;
+	CHECK_EQ_U64(mk(BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, 16, 4, 0, 0, &m), 0);
+	size_t size = kbpf_map_host_value_size(m);
+	CHECK_EQ_U64(size, (uint64_t)kbpf_nr_cpus() * 8);
+	struct storage_key key = { 0 };
+	char *buf = calloc(1, size);
+	CHECK(buf != NULL);
+	CHECK_EQ_U64(kbpf_map_lookup(m, &key, buf), 0);
+	CHECK_EQ_U64(kbpf_map_update(m, &key, buf, BPF_ANY), 0);
+	free(buf);
+	kbpf_map_free(m);
+	/* the shared type's is value_size */
+	CHECK_EQ_U64(mk(BPF_MAP_TYPE_CGROUP_STORAGE, 16, 4, 0, 0, &m), 0);
+	CHECK_EQ_U64(kbpf_map_host_value_size(m), 4);
 	kbpf_map_free(m);
 }
 
@@ -244,6 +275,7 @@ int main(void)
 	RUN(test_create_btf);
 	RUN(test_host_side);
 	RUN(test_percpu_host_side);
+	RUN(test_percpu_host_value_size);
 	RUN(test_program_counts);
 	RUN(test_verifier_rules);
 	return test_summary();

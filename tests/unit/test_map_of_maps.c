@@ -48,6 +48,10 @@ static void test_create_rules(void)
 	struct kbpf_map *pa = mk(BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 2, 0, NULL, &err);
 	CHECK(!mk(BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, 4, 2, 0, pa, &err) && err == -EOPNOTSUPP);
 	kbpf_map_free(pa);
+	/* nor (yet, unlike Linux) a perf event array (docs/maps.md) */
+	struct kbpf_map *pea = mk(BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 2, 0, NULL, &err);
+	CHECK(!mk(BPF_MAP_TYPE_HASH_OF_MAPS, 4, 4, 2, 0, pea, &err) && err == -EOPNOTSUPP);
+	kbpf_map_free(pea);
 	/* the hash rules for HASH_OF_MAPS */
 	struct kbpf_map *h = mk(BPF_MAP_TYPE_HASH_OF_MAPS, 8, 4, 4, BPF_F_NO_PREALLOC, tmpl, &err);
 	CHECK_EQ_U64(err, 0);

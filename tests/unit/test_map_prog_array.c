@@ -3,6 +3,7 @@
  * pointers, the tail-call lookup, and a tail-call reader racing with host updates. */
 #include <errno.h>
 #include <pthread.h>
+#include <bpf/btf.h>
 #include <kbpf/map.h>
 #include "test.h"
 
@@ -36,6 +37,30 @@ static void test_prog_array_create_rules(void)
 	CHECK_EQ_U64(create_err(4, 4, 8, BPF_F_NO_PREALLOC), -EINVAL);
 	CHECK_EQ_U64(create_err(4, 4, 8, BPF_F_NUMA_NODE), 0);
 	CHECK_EQ_U64(create_err(4, 4, 8, BPF_F_RDONLY), 0);
+}
+
+/* BTF key and value types: Linux 6.1's prog_array_map_ops has no map_check_btf, so the
+ * generic checks decide (types of the map's sizes; a value type alone is -EINVAL). */
+static void test_prog_array_btf(void)
+{
+	struct btf *btf = btf__new_empty();
+	struct kbpf_map *m = NULL;
+
+	CHECK(btf && btf__add_int(btf, "int", 4, BTF_INT_SIGNED) == 1);
+	CHECK(btf && btf__add_int(btf, "long", 8, BTF_INT_SIGNED) == 2);
+	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_PROG_ARRAY, .key_size = 4,
+				    .value_size = 4, .max_entries = 2, .btf = btf, .btf_key_type_id = 1,
+				    .btf_value_type_id = 1 };
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), 0);
+	kbpf_map_free(m);
+	m = NULL;
+	def.btf_value_type_id = 2; /* 8 bytes for a 4-byte value */
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), -EINVAL);
+	def.btf_value_type_id = 1;
+	def.btf_key_type_id = 0;
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), -EINVAL);
+	CHECK(!m);
+	btf__free(btf);
 }
 
 /* Stand-ins for struct kbpf_prog: the map never looks inside. */
@@ -147,6 +172,7 @@ static void test_prog_array_race(void)
 int main(void)
 {
 	RUN(test_prog_array_create_rules);
+	RUN(test_prog_array_btf);
 	RUN(test_prog_array_ops);
 	RUN(test_prog_array_race);
 	return test_summary();

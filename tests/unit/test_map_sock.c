@@ -48,6 +48,11 @@ static void test_create_rules(void)
 	CHECK_EQ_U64(create_err(sockhash, 513, 4, 8, 0), -E2BIG);
 	CHECK_EQ_U64(create_err(sockhash, 4, 16, 8, 0), -EINVAL);
 	CHECK_EQ_U64(create_err(sockhash, 4, 4, 8, BPF_F_ZERO_SEED), -EINVAL);
+	/* sock_hash_alloc: max_entries rounded up to a power of two buckets of 16 bytes must
+	 * count in a u32 (-EINVAL), so at most 2^27 entries */
+	CHECK_EQ_U64(create_err(sockhash, 4, 8, (1u << 27) + 1, 0), -EINVAL);
+	CHECK_EQ_U64(create_err(sockhash, 4, 8, 0x80000001u, 0), -EINVAL);
+	CHECK_EQ_U64(create_err(sockhash, 4, 8, 0xffffffffu, 0), -EINVAL);
 	/* xsk_map_alloc: key 4, value 4 */
 	CHECK_EQ_U64(create_err(xsk, 4, 4, 4, 0), 0);
 	CHECK_EQ_U64(create_err(xsk, 4, 8, 4, 0), -EINVAL);
@@ -72,6 +77,18 @@ static void test_no_btf(void)
 	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_SOCKMAP, .key_size = 4, .value_size = 4,
 				    .max_entries = 2, .btf = btf, .btf_key_type_id = 1, .btf_value_type_id = 1 };
 	CHECK_EQ_U64(kbpf_map_create(&def, &m), -EOPNOTSUPP);
+	CHECK(!m);
+	/* REUSEPORT_SOCKARRAY has no map_check_btf in Linux: the generic checks only (key
+	 * and value types of the map's sizes; a value type alone is -EINVAL) */
+	def.type = BPF_MAP_TYPE_REUSEPORT_SOCKARRAY;
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), 0);
+	kbpf_map_free(m);
+	m = NULL;
+	def.btf_key_type_id = 0;
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), -EINVAL);
+	def.btf_key_type_id = 1;
+	def.value_size = 8;
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), -EINVAL);
 	CHECK(!m);
 	btf__free(btf);
 }
