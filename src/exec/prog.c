@@ -14,7 +14,6 @@
 #include "exec/jit.h"
 #include "exec/kfunc_call.h"
 #include "exec/prog_internal.h"
-#include "isa/validate.h"
 
 /* The option struct's field is usable if the caller's struct is large enough to hold it. */
 #define OPTS_HAS(opts, field) \
@@ -61,11 +60,10 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	*out = NULL;
 	if (opts && opts->sz < sizeof(size_t))
 		return -EINVAL;
-	/* A program to verify may write R10 in dead code (Linux accepts that): the
-	 * verifier refuses reachable writes, and its output is checked in full below. */
-	ret = OPTS_GET(opts, prog_type, NULL) ? kbpf_insns_validate_before_verify(insns, cnt, log, log_size)
-					      : kbpf_insns_validate(insns, cnt, log, log_size);
-	if (ret)
+	/* A program to verify is the verifier's to judge (it takes any bytes): Linux accepts
+	 * dead code that writes R10 or sets reserved fields, and replaces it; what the
+	 * verifier gives back is checked in full below. Unverified, the bytes themselves. */
+	if (!OPTS_GET(opts, prog_type, NULL) && (ret = kbpf_insns_validate(insns, cnt, log, log_size)))
 		return ret;
 	if (OPTS_GET(opts, prog_type, NULL)) {
 		/* Verify before anything runs: the log's tail says why a program is refused. */
