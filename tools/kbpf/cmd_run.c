@@ -621,6 +621,27 @@ static int ctx_for_object_prog(struct run_args *a, struct kbpf_host *host, uint3
 	return 0;
 }
 
+/* raw_tracepoint.w: context slot 0 is the tracepoint's buffer, a pointer the command line
+ * cannot give (a zeroed or --ctx slot crashed the command). An unchecked run gets a
+ * zeroed buffer of the bytes the verified program reaches (kbpf_prog_max_tp_access, what
+ * kbpf_linux_raw_tp_writable_run requires) in slot 0; the other slots are as for raw_tp.
+ * *buf: to free after the run. */
+static int tp_buffer_for_object_prog(const struct run_args *a, const struct kbpf_prog *prog, uint32_t type, char *mem,
+				     size_t mem_len, void **buf)
+{
+	uint64_t addr;
+
+	*buf = NULL;
+	if (type != BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE || a->checked || a->nargs || mem_len < sizeof(addr))
+		return 0;
+	*buf = calloc(1, kbpf_prog_max_tp_access(prog) + 1);
+	if (!*buf)
+		return cli_error(EXIT_FAIL, "run", "out of memory");
+	addr = (uint64_t)(uintptr_t)*buf;
+	memcpy(mem, &addr, sizeof(addr));
+	return 0;
+}
+
 /* FILE.o [PROG]: the object's program, loaded on the CLI host. */
 static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct kbpf_object **obj,
 			    struct kbpf_prog **prog, uint32_t *type)
@@ -702,9 +723,13 @@ int cmd_run(int argc, char **argv)
 						   type == BPF_PROG_TYPE_XDP ? "xdp_md" : "__sk_buff")
 				       : execute_packet(prog, &a, pkt_kind_of_linux(type), mem, mem_len);
 		} else if (!code) {
+			void *tp_buf = NULL;
 			code = ctx_for_object_prog(&a, host, type, &mem, &mem_len);
 			if (!code)
+				code = tp_buffer_for_object_prog(&a, prog, type, mem, mem_len, &tp_buf);
+			if (!code)
 				code = execute(prog, &a, mem, mem_len);
+			free(tp_buf);
 			if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
 				code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);
 		}
