@@ -29,6 +29,12 @@ done
 expect 1 "invalid read of 8 bytes .* \(r1 \+8\)" -- run --checked --ctx "$tmp/ctx8.bin" "$obj" args_sum
 expect 0 "retval: 0x2b \(43\)" -- run --checked --ctx "$tmp/ctx16.bin" "$obj" args_sum
 expect 1 "program stopped" -- run --checked "$obj" skb_len
+# a context holding a host object's pointer (fentry on a function of the kbpf binary's BTF):
+# refused unchecked (a zeroed slot was dereferenced: SIGSEGV), stopped when checked
+btf_obj="$objs/run_btf_ctx.bpf.o"
+expect 2 "path_fd: its context holds pointers to host objects" -- run --host "$kbpf" "$btf_obj" path_fd
+expect 2 "its context holds pointers to host objects" -- run --jit --host "$kbpf" --ctx "$tmp/ctx8.bin" "$btf_obj"
+expect 1 "invalid read of 4 bytes at 0x29 \(r1 \+0\)" -- run --checked --host "$kbpf" --ctx "$tmp/ctx8.bin" "$btf_obj"
 # with a packet it runs as BPF_PROG_TEST_RUN (20 bytes)
 head -c 20 /dev/zero > "$tmp/pkt.bin"
 expect 0 "retval: 0x14 \(20\)" -- run --packet "$tmp/pkt.bin" "$obj" skb_len
