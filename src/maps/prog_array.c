@@ -10,8 +10,29 @@
  * Slots are single atomic pointers, so a tail call racing with an update sees the
  * old or the new program, never a torn pointer. */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include "maps/ptr_array.h"
+
+/* owners are set and compared at program creation and host updates only */
+static pthread_mutex_t owner_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int kbpf_prog_array_owner_check(struct kbpf_map *map, const void *type, uint32_t attach)
+{
+	int ret = 0;
+
+	if (!map || map->type != BPF_MAP_TYPE_PROG_ARRAY || !type)
+		return 0;
+	pthread_mutex_lock(&owner_lock);
+	if (!map->tail_owner) {
+		map->tail_owner = type;
+		map->tail_owner_attach = attach;
+	} else if (map->tail_owner != type || map->tail_owner_attach != attach) {
+		ret = -EINVAL;
+	}
+	pthread_mutex_unlock(&owner_lock);
+	return ret;
+}
 
 void *kbpf_prog_array_get(const struct kbpf_map *map, uint32_t index)
 {
@@ -35,6 +56,10 @@ static int prog_array_sys_update(struct kbpf_map *map, const void *key, const vo
 	memcpy(&prog, value, sizeof(prog));
 	if (!prog)
 		return -EINVAL;
+	uint32_t attach = 0;
+	const void *owner = kbpf_prog_tail_owner(prog, &attach);
+	if (kbpf_prog_array_owner_check(map, owner, attach))
+		return -EINVAL; /* Linux: a program of another type than the map's */
 	atomic_store_explicit(&kbpf_to_ptr_array(map)->slots[index], prog, memory_order_release);
 	return 0;
 }
