@@ -5,8 +5,9 @@
  * program references.  kbpf has no fds: the host side stores `struct kbpf_prog *`
  * pointers (the value buffer of kbpf_map_update/lookup is a pointer), while the map
  * keeps Linux's value_size == 4 so that the definitions in .bpf.o files load
- * unchanged.  Programs are opaque here and not reference counted: the host keeps a
- * program alive while it sits in a slot and while a tail call may still reach it.
+ * unchanged.  Programs are not reference counted: the host keeps a program alive while
+ * it sits in a slot and while a tail call may still reach it. The map looks at a program
+ * only for its type (kbpf_prog_tail_owner: one type per map).
  * Slots are single atomic pointers, so a tail call racing with an update sees the
  * old or the new program, never a torn pointer. */
 #include <errno.h>

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <kbpf/map.h>
+#include <kbpf/prog.h>
 #include "test.h"
 
 static int mk(uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags, struct kbpf_map **m)
@@ -38,14 +39,15 @@ static void test_prog_array_create_rules(void)
 	CHECK_EQ_U64(create_err(4, 4, 8, BPF_F_RDONLY), 0);
 }
 
-/* Stand-ins for struct kbpf_prog: the map never looks inside. */
-static int prog_a, prog_b;
+/* Two unverified programs ("r0 = 0; exit"): the map only compares a verified one's
+ * type with the map's (one type per PROG_ARRAY), and these have none. */
+static struct kbpf_prog *prog_a, *prog_b;
 
 static void test_prog_array_ops(void)
 {
 	struct kbpf_map *m;
 	uint32_t key = 1, next;
-	void *prog = &prog_a, *out = NULL;
+	void *prog = prog_a, *out = NULL;
 
 	CHECK_EQ_U64(mk(4, 4, 4, 0, &m), 0);
 	CHECK_EQ_U64(kbpf_map_host_value_size(m), sizeof(void *));
@@ -54,13 +56,13 @@ static void test_prog_array_ops(void)
 	CHECK_EQ_U64(kbpf_map_delete(m, &key), -ENOENT);
 
 	CHECK_EQ_U64(kbpf_map_update(m, &key, &prog, BPF_ANY), 0);
-	CHECK(kbpf_prog_array_get(m, 1) == &prog_a);
+	CHECK(kbpf_prog_array_get(m, 1) == prog_a);
 	CHECK(kbpf_prog_array_get(m, 0) == NULL);
 	CHECK_EQ_U64(kbpf_map_lookup(m, &key, &out), 0);
-	CHECK(out == &prog_a);
-	prog = &prog_b;
+	CHECK(out == prog_a);
+	prog = prog_b;
 	CHECK_EQ_U64(kbpf_map_update(m, &key, &prog, BPF_ANY), 0); /* replace */
-	CHECK(kbpf_prog_array_get(m, 1) == &prog_b);
+	CHECK(kbpf_prog_array_get(m, 1) == prog_b);
 
 	/* only BPF_ANY; a NULL program is not a program */
 	CHECK_EQ_U64(kbpf_map_update(m, &key, &prog, BPF_NOEXIST), -EINVAL);
@@ -68,7 +70,7 @@ static void test_prog_array_ops(void)
 	prog = NULL;
 	CHECK_EQ_U64(kbpf_map_update(m, &key, &prog, BPF_ANY), -EINVAL);
 	key = 4;
-	prog = &prog_a;
+	prog = prog_a;
 	CHECK_EQ_U64(kbpf_map_update(m, &key, &prog, BPF_ANY), -E2BIG);
 	CHECK_EQ_U64(kbpf_map_delete(m, &key), -E2BIG);
 	CHECK_EQ_U64(kbpf_map_lookup(m, &key, &out), -ENOENT);
@@ -115,7 +117,7 @@ static void *reader(void *p)
 	while (!__atomic_load_n(&stop_reader, __ATOMIC_ACQUIRE)) {
 		void *prog = kbpf_prog_array_get(m, 0);
 
-		if (prog && prog != &prog_a && prog != &prog_b)
+		if (prog && prog != prog_a && prog != prog_b)
 			bad++;
 	}
 	return (void *)bad;
@@ -131,7 +133,7 @@ static void test_prog_array_race(void)
 	CHECK_EQ_U64(mk(4, 4, 1, 0, &m), 0);
 	CHECK_EQ_U64(pthread_create(&t, NULL, reader, m), 0);
 	for (int i = 0; i < 20000; i++) {
-		void *prog = i & 1 ? (void *)&prog_a : (void *)&prog_b;
+		void *prog = i & 1 ? (void *)prog_a : (void *)prog_b;
 
 		if (i % 7 == 0)
 			kbpf_map_delete(m, &key);
@@ -146,8 +148,13 @@ static void test_prog_array_race(void)
 
 int main(void)
 {
+	static const struct bpf_insn ret0[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
+	CHECK_EQ_U64(kbpf_prog_create(ret0, 2, NULL, &prog_a), 0);
+	CHECK_EQ_U64(kbpf_prog_create(ret0, 2, NULL, &prog_b), 0);
 	RUN(test_prog_array_create_rules);
 	RUN(test_prog_array_ops);
 	RUN(test_prog_array_race);
+	kbpf_prog_free(prog_a);
+	kbpf_prog_free(prog_b);
 	return test_summary();
 }
