@@ -15,6 +15,7 @@
 #include "exec/kfunc_call.h"
 #include "exec/prog_internal.h"
 #include "isa/validate.h"
+#include "maps/map_internal.h"
 
 /* The option struct's field is usable if the caller's struct is large enough to hold it. */
 #define OPTS_HAS(opts, field) \
@@ -61,11 +62,10 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	*out = NULL;
 	if (opts && opts->sz < sizeof(size_t))
 		return -EINVAL;
-	/* A program to verify may write R10 in dead code (Linux accepts that): the
-	 * verifier refuses reachable writes, and its output is checked in full below. */
-	ret = OPTS_GET(opts, prog_type, NULL) ? kbpf_insns_validate_before_verify(insns, cnt, log, log_size)
-					      : kbpf_insns_validate(insns, cnt, log, log_size);
-	if (ret)
+	/* A program to verify is the verifier's to judge (it takes any bytes): Linux accepts
+	 * dead code that writes R10 or sets reserved fields, and replaces it; what the
+	 * verifier gives back is checked in full below. Unverified, the bytes themselves. */
+	if (!OPTS_GET(opts, prog_type, NULL) && (ret = kbpf_insns_validate(insns, cnt, log, log_size)))
 		return ret;
 	if (OPTS_GET(opts, prog_type, NULL)) {
 		/* Verify before anything runs: the log's tail says why a program is refused. */
@@ -153,6 +153,26 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		const struct kbpf_prog_type *type = kbpf_host_prog_type_find(prog->host, opts->prog_type);
 
 		prog->ld_abs = type ? type->ld_abs : NULL;
+		prog->type = type;
+		prog->attach_btf_id = OPTS_GET(opts, attach_btf_id, 0);
+		/* a tail call hands the callee this program's context: one type per PROG_ARRAY
+		 * it uses (Linux's used_maps: those its live ld_imm64s load) */
+		for (size_t i = 0; type && i + 1 < prog->insn_cnt; i++) {
+			const struct bpf_insn *in = &prog->insns[i];
+			if (in->code != (BPF_LD | BPF_IMM | BPF_DW))
+				continue;
+			i++;
+			if ((in->src_reg != BPF_PSEUDO_MAP_FD && in->src_reg != BPF_PSEUDO_MAP_IDX) ||
+			    (uint32_t)in->imm >= prog->nr_maps)
+				continue;
+			if (kbpf_prog_array_owner_check(prog->maps[(uint32_t)in->imm], type, prog->attach_btf_id)) {
+				if (log_size)
+					snprintf(log, log_size, "insn %zu: the PROG_ARRAY holds programs of another "
+						 "type or attach point", i - 1);
+				kbpf_prog_free(prog);
+				return -EINVAL;
+			}
+		}
 	}
 	prog->max_ctx_offset = max_ctx_offset;
 	prog->max_tp_access = max_tp_access;
@@ -191,6 +211,12 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 uint32_t kbpf_prog_max_ctx_offset(const struct kbpf_prog *prog)
 {
 	return prog ? prog->max_ctx_offset : 0;
+}
+
+const void *kbpf_prog_tail_owner(const struct kbpf_prog *prog, uint32_t *attach)
+{
+	*attach = prog ? prog->attach_btf_id : 0;
+	return prog ? prog->type : NULL;
 }
 
 uint32_t kbpf_prog_max_tp_access(const struct kbpf_prog *prog)

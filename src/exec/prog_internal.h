@@ -41,6 +41,10 @@ struct kbpf_prog {
 	/* LD_ABS/LD_IND's packet: the program type's hook (kbpf_prog_type.ld_abs), NULL
 	 * for an unverified program or a type without one (such programs are refused) */
 	kbpf_ld_abs_fn ld_abs;
+	/* verified: its type and attach_btf_id, which its PROG_ARRAYs' owner must match
+	 * (kbpf_prog_array_owner_check); NULL for an unverified program */
+	const struct kbpf_prog_type *type;
+	uint32_t attach_btf_id;
 };
 
 /* prog_regions.c: fill map_regions; given are the instructions before the verifier's

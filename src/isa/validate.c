@@ -32,7 +32,7 @@ static bool valid_size(uint8_t code, bool allow_dw)
 }
 
 /* ALU and ALU64: which fields each operation may use (RFC 9669 §4). */
-static int check_alu(const struct bpf_insn *in, size_t i, char *err, size_t size, bool fp_write_ok)
+static int check_alu(const struct bpf_insn *in, size_t i, char *err, size_t size)
 {
 	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
 	bool is64 = cls == BPF_ALU64, x = BPF_SRC(in->code) == BPF_X;
@@ -61,7 +61,7 @@ static int check_alu(const struct bpf_insn *in, size_t i, char *err, size_t size
 		if (!off_ok || (x ? in->imm != 0 : in->src_reg != 0))
 			return fail(err, size, i, "BPF_ALU uses reserved fields");
 	}
-	if (in->dst_reg == BPF_REG_10 && !fp_write_ok)
+	if (in->dst_reg == BPF_REG_10)
 		return fail(err, size, i, "frame pointer is read only");
 	return 0;
 }
@@ -116,7 +116,7 @@ static bool valid_atomic_op(int32_t imm)
 	return false;
 }
 
-static int check_mem(const struct bpf_insn *in, size_t i, char *err, size_t size, bool fp_write_ok, bool probe_ok)
+static int check_mem(const struct bpf_insn *in, size_t i, char *err, size_t size, bool probe_ok)
 {
 	uint8_t cls = BPF_CLASS(in->code), mode = BPF_MODE(in->code);
 
@@ -134,7 +134,7 @@ static int check_mem(const struct bpf_insn *in, size_t i, char *err, size_t size
 			return fail(err, size, i, "unknown opcode %02x", in->code);
 		if (in->imm)
 			return fail(err, size, i, "BPF_LDX uses reserved fields");
-		if (in->dst_reg == BPF_REG_10 && !fp_write_ok)
+		if (in->dst_reg == BPF_REG_10)
 			return fail(err, size, i, "frame pointer is read only");
 		return 0;
 	case BPF_ST:
@@ -150,7 +150,7 @@ static int check_mem(const struct bpf_insn *in, size_t i, char *err, size_t size
 			return fail(err, size, i, "unknown opcode %02x", in->code);
 		if (!valid_atomic_op(in->imm))
 			return fail(err, size, i, "BPF_ATOMIC uses invalid atomic opcode %02x", in->imm);
-		if ((in->imm & BPF_FETCH) && in->src_reg == BPF_REG_10 && in->imm != BPF_CMPXCHG && !fp_write_ok)
+		if ((in->imm & BPF_FETCH) && in->src_reg == BPF_REG_10 && in->imm != BPF_CMPXCHG)
 			return fail(err, size, i, "frame pointer is read only");
 		return 0;
 	}
@@ -224,8 +224,7 @@ static int check_flow(const struct bpf_insn *insns, size_t cnt, char *err, size_
 	return 0;
 }
 
-static int validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size, bool fp_write_ok,
-		    bool probe_ok)
+static int validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size, bool probe_ok)
 {
 	if (err && err_size)
 		err[0] = 0;
@@ -251,7 +250,7 @@ static int validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t 
 		switch (BPF_CLASS(in->code)) {
 		case BPF_ALU:
 		case BPF_ALU64:
-			ret = check_alu(in, i, err, err_size, fp_write_ok);
+			ret = check_alu(in, i, err, err_size);
 			break;
 		case BPF_JMP:
 		case BPF_JMP32:
@@ -265,7 +264,7 @@ static int validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t 
 			}
 			/* fall through */
 		default:
-			ret = check_mem(in, i, err, err_size, fp_write_ok, probe_ok);
+			ret = check_mem(in, i, err, err_size, probe_ok);
 			break;
 		}
 		if (ret)
@@ -276,17 +275,10 @@ static int validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t 
 
 int kbpf_insns_validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size)
 {
-	return validate(insns, cnt, err, err_size, false, false);
+	return validate(insns, cnt, err, err_size, false);
 }
 
 int kbpf_insns_validate_xlated(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size)
 {
-	return validate(insns, cnt, err, err_size, false, true);
-}
-
-/* Before the verifier: writes to R10 are the verifier's to refuse, on reachable paths only
- * (Linux accepts them in dead code, which verification then replaces). */
-int kbpf_insns_validate_before_verify(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size)
-{
-	return validate(insns, cnt, err, err_size, true, false);
+	return validate(insns, cnt, err, err_size, true);
 }

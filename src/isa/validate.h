@@ -5,11 +5,8 @@
 #include <stddef.h>
 #include <kbpf/insn.h>
 
-/* kbpf_insns_validate without the R10-write rule, for programs the verifier walks next:
- * it refuses such writes where they are reachable, as Linux does. */
 /* kbpf_insns_validate for the verifier's output, which may hold its LDX | KBPF_PROBE_MEM
  * loads. */
 int kbpf_insns_validate_xlated(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size);
-int kbpf_insns_validate_before_verify(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size);
 
 #endif

@@ -69,6 +69,11 @@ struct kbpf_map {
 	/* ARRAY_OF_MAPS / HASH_OF_MAPS: the template inner map (a reference), what the
 	 * verifier types a lookup's result with (Linux's inner_map_meta); else NULL */
 	struct kbpf_map *inner_meta;
+	/* PROG_ARRAY: the program type (and attach_btf_id) of its verified programs, those
+	 * in its slots and those tail-calling through it; NULL until the first
+	 * (kbpf_prog_array_owner_check) */
+	const void *tail_owner;
+	uint32_t tail_owner_attach;
 };
 
 /* The checked, normalised creation request. */
@@ -116,6 +121,15 @@ void kbpf_map_value_free_kptrs(const struct kbpf_map *map, void *value);
  * allocate.  Return 0 and *out, or a negative errno. */
 int kbpf_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_prog_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+/* Linux's bpf_prog_map_compatible: a tail call hands the callee its caller's context, so
+ * every verified program in a PROG_ARRAY or calling through it must be of one program
+ * type (type: its struct kbpf_prog_type) and, for a BTF-typed context, one attach_btf_id;
+ * the first sets them. Unverified programs (type NULL) are the host's and not checked.
+ * 0, or -EINVAL for a program of another type. */
+int kbpf_prog_array_owner_check(struct kbpf_map *map, const void *type, uint32_t attach);
+struct kbpf_prog;
+/* src/exec/prog.c: what kbpf_prog_array_owner_check compares of prog (NULL: unverified) */
+const void *kbpf_prog_tail_owner(const struct kbpf_prog *prog, uint32_t *attach);
 int kbpf_htab_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_ringbuf_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_sk_storage_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);

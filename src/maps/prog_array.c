@@ -5,13 +5,35 @@
  * program references.  kbpf has no fds: the host side stores `struct kbpf_prog *`
  * pointers (the value buffer of kbpf_map_update/lookup is a pointer), while the map
  * keeps Linux's value_size == 4 so that the definitions in .bpf.o files load
- * unchanged.  Programs are opaque here and not reference counted: the host keeps a
- * program alive while it sits in a slot and while a tail call may still reach it.
+ * unchanged.  Programs are not reference counted: the host keeps a program alive while
+ * it sits in a slot and while a tail call may still reach it. The map looks at a program
+ * only for its type (kbpf_prog_tail_owner: one type per map).
  * Slots are single atomic pointers, so a tail call racing with an update sees the
  * old or the new program, never a torn pointer. */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include "maps/ptr_array.h"
+
+/* owners are set and compared at program creation and host updates only */
+static pthread_mutex_t owner_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int kbpf_prog_array_owner_check(struct kbpf_map *map, const void *type, uint32_t attach)
+{
+	int ret = 0;
+
+	if (!map || map->type != BPF_MAP_TYPE_PROG_ARRAY || !type)
+		return 0;
+	pthread_mutex_lock(&owner_lock);
+	if (!map->tail_owner) {
+		map->tail_owner = type;
+		map->tail_owner_attach = attach;
+	} else if (map->tail_owner != type || map->tail_owner_attach != attach) {
+		ret = -EINVAL;
+	}
+	pthread_mutex_unlock(&owner_lock);
+	return ret;
+}
 
 void *kbpf_prog_array_get(const struct kbpf_map *map, uint32_t index)
 {
@@ -35,6 +57,10 @@ static int prog_array_sys_update(struct kbpf_map *map, const void *key, const vo
 	memcpy(&prog, value, sizeof(prog));
 	if (!prog)
 		return -EINVAL;
+	uint32_t attach = 0;
+	const void *owner = kbpf_prog_tail_owner(prog, &attach);
+	if (kbpf_prog_array_owner_check(map, owner, attach))
+		return -EINVAL; /* Linux: a program of another type than the map's */
 	atomic_store_explicit(&kbpf_to_ptr_array(map)->slots[index], prog, memory_order_release);
 	return 0;
 }

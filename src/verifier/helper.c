@@ -313,6 +313,33 @@ static int check_arg_btf_id(struct env *env, int regno, const struct kbpf_helper
 	return 0;
 }
 
+/* 6.1 check_reg_type for ARG_PTR_TO_BTF_ID_SOCK_COMMON given a BTF pointer: Linux's
+ * btf_struct_ids_match with sock_common; kbpf also takes the struct the proto names
+ * (arg_btf_id / arg_btf_name: hosts/linux's sockets are struct kbpf_linux_sock). The
+ * helper treats the object as a socket, so nothing else may pass: a rate_sample given
+ * to the TCP host's bpf_setsockopt would be written as a struct sock. A socket map's
+ * value (sock_map) takes no BTF pointer at all: kbpf cannot tell which host struct is
+ * the socket object that map lookups hand out as PTR_TO_SOCKET. */
+static int check_arg_btf_sock(struct env *env, int regno, const struct kbpf_helper_proto *fn, int arg, bool sock_map)
+{
+	const struct reg *r = &cur_regs(env)[regno];
+	const struct btf *btf = kbpf_host_btf(env->host);
+	int sc = btf && !sock_map ? btf__find_by_name_kind(btf, "sock_common", BTF_KIND_STRUCT) : -ENOENT;
+
+	if (sc > 0 && btf_struct_matches(btf, r->btf_id, r->off, (uint32_t)sc))
+		return 0;
+	if (!sock_map && btf && (fn->arg_btf_id[arg] || fn->arg_btf_name[arg])) {
+		int id = fn->arg_btf_id[arg] ? (int)fn->arg_btf_id[arg]
+					     : btf__find_by_name_kind(btf, fn->arg_btf_name[arg], BTF_KIND_STRUCT);
+		if (id > 0 && btf_struct_matches(btf, r->btf_id, r->off, (uint32_t)id))
+			return 0;
+	}
+	const struct btf_type *a = btf ? btf__type_by_id(btf, r->btf_id) : NULL;
+	vlog(env, "R%d is of type %s but sock_common is expected\n", regno,
+	     a ? btf__name_by_offset(btf, a->name_off) : "?");
+	return -EACCES;
+}
+
 /* SOCKMAP / SOCKHASH: slots hold sockets a program looks up as references. */
 static bool map_holds_socks(const struct kbpf_map *map)
 {
@@ -342,6 +369,7 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 		return -EACCES;
 	}
 	/* 6.1 resolve_map_arg_type: a socket map's value is a socket */
+	bool sock_map = false;
 	if (base == KBPF_ARG_PTR_TO_MAP_VALUE) {
 		if (!meta->map) {
 			vlog(env, "invalid map_ptr to access map->type\n");
@@ -350,6 +378,7 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 		if (map_holds_socks(meta->map)) {
 			at = KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON;
 			base = at;
+			sock_map = true;
 		}
 	}
 	if (!(reg_is_null(r) && (at & KBPF_ARG_MAYBE_NULL))) {
@@ -380,6 +409,9 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 	}
 	if (base == KBPF_ARG_PTR_TO_BTF_ID && KBPF_REG_BASE(r->type) == KBPF_PTR_TO_BTF_ID &&
 	    (err = check_arg_btf_id(env, regno, fn, arg)))
+		return err;
+	if (base == KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON && KBPF_REG_BASE(r->type) == KBPF_PTR_TO_BTF_ID &&
+	    (err = check_arg_btf_sock(env, regno, fn, arg, sock_map)))
 		return err;
 	switch (base) {
 	case KBPF_ARG_CONST_MAP_PTR:

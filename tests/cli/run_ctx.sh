@@ -13,9 +13,13 @@ objs=$2
 
 obj="$objs/run_ctx.bpf.o"
 printf '\x29\x00\x00\x00\x00\x00\x00\x00' > "$tmp/ctx8.bin" # ctx[0] = 41, ctx[1] beyond the file
+printf '\x29\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00' > "$tmp/ctx16.bin"
 for mode in "" --jit; do
   expect 0 "retval: 0x1 \(1\)" -- run $mode "$obj" args_sum
   expect 0 "retval: 0x2a \(42\)" -- run $mode --ctx "$tmp/ctx8.bin" "$obj" args_sum
+  # raw_tp.w: slot 0 is a buffer kbpf run makes (a zeroed or given slot 0 crashed it)
+  expect 0 "retval: 0x7 \(7\)" -- run $mode "$obj" tp_buf
+  expect 0 "retval: 0x8 \(8\)" -- run $mode --ctx "$tmp/ctx16.bin" "$obj" tp_buf
   # a networking program without --packet: an Ethernet header of zeroes, as a packet
   expect 0 "retval: 0xe \(14\)" -- run $mode "$obj" skb_len
   expect 2 "skb_len is a sched_cls program: its context is made from a packet; give --packet FILE" -- \
@@ -23,9 +27,14 @@ for mode in "" --jit; do
 done
 # checked mode takes the memory as given and stops a bad access itself
 expect 1 "invalid read of 8 bytes .* \(r1 \+8\)" -- run --checked --ctx "$tmp/ctx8.bin" "$obj" args_sum
-printf '\x29\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00' > "$tmp/ctx16.bin"
 expect 0 "retval: 0x2b \(43\)" -- run --checked --ctx "$tmp/ctx16.bin" "$obj" args_sum
 expect 1 "program stopped" -- run --checked "$obj" skb_len
+# a context holding a host object's pointer (fentry on a function of the kbpf binary's BTF):
+# refused unchecked (a zeroed slot was dereferenced: SIGSEGV), stopped when checked
+btf_obj="$objs/run_btf_ctx.bpf.o"
+expect 2 "path_fd: its context holds pointers to host objects" -- run --host "$kbpf" "$btf_obj" path_fd
+expect 2 "its context holds pointers to host objects" -- run --jit --host "$kbpf" --ctx "$tmp/ctx8.bin" "$btf_obj"
+expect 1 "invalid read of 4 bytes at 0x29 \(r1 \+0\)" -- run --checked --host "$kbpf" --ctx "$tmp/ctx8.bin" "$btf_obj"
 # with a packet it runs as BPF_PROG_TEST_RUN (20 bytes)
 head -c 20 /dev/zero > "$tmp/pkt.bin"
 expect 0 "retval: 0x14 \(20\)" -- run --packet "$tmp/pkt.bin" "$obj" skb_len

@@ -537,6 +537,50 @@ static void test_skc_casts(void)
 	kbpf_host_free(host);
 }
 
+/* A BTF pointer where a helper wants a socket (ARG_PTR_TO_BTF_ID_SOCK_COMMON): the casts'
+ * struct kbpf_linux_sock may be released, but no BTF pointer goes into a socket map,
+ * whose lookups hand out what it holds as PTR_TO_SOCKET (a kfunc's object stored there
+ * would be read as a socket). Before: any BTF pointer was taken as a socket. */
+static void test_btf_socket_args(void)
+{
+	struct kbpf_host *host = linux_host();
+	struct kbpf_map *maps[1] = { mkmap(BPF_MAP_TYPE_SOCKMAP, 8) };
+	char log[4096];
+	/* sk = lookup(sockmap, 0); t = skc_to_tcp_sock(sk); release t if any, else sk */
+	const struct bpf_insn release_cast[] = {
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4), BPF_LD_MAP_FD(BPF_REG_1, 0),
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1), BPF_EXIT_INSN(),
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_0), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+		BPF_EMIT_CALL(BPF_FUNC_skc_to_tcp_sock), BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+		BPF_EMIT_CALL(BPF_FUNC_sk_release), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),
+	};
+	/* bpf_map_update_elem(sockmap, &key, skc_to_tcp_sock(skb->sk), 0) */
+	const struct bpf_insn update_cast[] = {
+		BPF_MOV64_IMM(BPF_REG_0, 0), BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, offsetof(struct __sk_buff, sk)),
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_1, 0, 1), BPF_EXIT_INSN(),
+		BPF_EMIT_CALL(BPF_FUNC_skc_to_tcp_sock), BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1), BPF_EXIT_INSN(),
+		BPF_MOV64_REG(BPF_REG_3, BPF_REG_0), BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+		BPF_MOV64_IMM(BPF_REG_4, 0), BPF_LD_MAP_FD(BPF_REG_1, 0),
+		BPF_EMIT_CALL(BPF_FUNC_map_update_elem), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),
+	};
+	CHECK(host);
+	if (!host || kbpf_host_btf_load_self(host)) {
+		CHECK(0);
+		kbpf_map_free(maps[0]);
+		kbpf_host_free(host);
+		return;
+	}
+	CHECK_EQ_U64(verify(host, "sched_cls", release_cast, N(release_cast), maps, 1, log, sizeof(log)), 0);
+	CHECK_EQ_U64(verify(host, "sched_cls", update_cast, N(update_cast), maps, 1, log, sizeof(log)),
+		     (uint64_t)-EACCES);
+	CHECK_CONTAINS(log, "R3 is of type kbpf_linux_sock but sock_common is expected");
+	kbpf_map_free(maps[0]);
+	kbpf_host_free(host);
+}
+
 static void test_fib_lookup(void)
 {
 	struct kbpf_host *host = linux_host();
@@ -591,6 +635,7 @@ int main(void)
 	RUN(test_sk_reuseport_type);
 	RUN(test_sk_reuseport_run);
 	RUN(test_skc_casts);
+	RUN(test_btf_socket_args);
 	RUN(test_fib_lookup);
 	return test_summary();
 }

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <bpf/btf.h>
 #include <kbpf/map.h>
+#include <kbpf/prog.h>
 #include "test.h"
 
 static int mk(uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags, struct kbpf_map **m)
@@ -63,14 +64,15 @@ static void test_prog_array_btf(void)
 	btf__free(btf);
 }
 
-/* Stand-ins for struct kbpf_prog: the map never looks inside. */
-static int prog_a, prog_b;
+/* Two unverified programs ("r0 = 0; exit"): the map only compares a verified one's
+ * type with the map's (one type per PROG_ARRAY), and these have none. */
+static struct kbpf_prog *prog_a, *prog_b;
 
 static void test_prog_array_ops(void)
 {
 	struct kbpf_map *m;
 	uint32_t key = 1, next;
-	void *prog = &prog_a, *out = NULL;
+	void *prog = prog_a, *out = NULL;
 
 	CHECK_EQ_U64(mk(4, 4, 4, 0, &m), 0);
 	CHECK_EQ_U64(kbpf_map_host_value_size(m), sizeof(void *));
@@ -79,13 +81,13 @@ static void test_prog_array_ops(void)
 	CHECK_EQ_U64(kbpf_map_delete(m, &key), -ENOENT);
 
 	CHECK_EQ_U64(kbpf_map_update(m, &key, &prog, BPF_ANY), 0);
-	CHECK(kbpf_prog_array_get(m, 1) == &prog_a);
+	CHECK(kbpf_prog_array_get(m, 1) == prog_a);
 	CHECK(kbpf_prog_array_get(m, 0) == NULL);
 	CHECK_EQ_U64(kbpf_map_lookup(m, &key, &out), 0);
-	CHECK(out == &prog_a);
-	prog = &prog_b;
+	CHECK(out == prog_a);
+	prog = prog_b;
 	CHECK_EQ_U64(kbpf_map_update(m, &key, &prog, BPF_ANY), 0); /* replace */
-	CHECK(kbpf_prog_array_get(m, 1) == &prog_b);
+	CHECK(kbpf_prog_array_get(m, 1) == prog_b);
 
 	/* only BPF_ANY; a NULL program is not a program */
 	CHECK_EQ_U64(kbpf_map_update(m, &key, &prog, BPF_NOEXIST), -EINVAL);
@@ -93,7 +95,7 @@ static void test_prog_array_ops(void)
 	prog = NULL;
 	CHECK_EQ_U64(kbpf_map_update(m, &key, &prog, BPF_ANY), -EINVAL);
 	key = 4;
-	prog = &prog_a;
+	prog = prog_a;
 	CHECK_EQ_U64(kbpf_map_update(m, &key, &prog, BPF_ANY), -E2BIG);
 	CHECK_EQ_U64(kbpf_map_delete(m, &key), -E2BIG);
 	CHECK_EQ_U64(kbpf_map_lookup(m, &key, &out), -ENOENT);
@@ -140,7 +142,7 @@ static void *reader(void *p)
 	while (!__atomic_load_n(&stop_reader, __ATOMIC_ACQUIRE)) {
 		void *prog = kbpf_prog_array_get(m, 0);
 
-		if (prog && prog != &prog_a && prog != &prog_b)
+		if (prog && prog != prog_a && prog != prog_b)
 			bad++;
 	}
 	return (void *)bad;
@@ -156,7 +158,7 @@ static void test_prog_array_race(void)
 	CHECK_EQ_U64(mk(4, 4, 1, 0, &m), 0);
 	CHECK_EQ_U64(pthread_create(&t, NULL, reader, m), 0);
 	for (int i = 0; i < 20000; i++) {
-		void *prog = i & 1 ? (void *)&prog_a : (void *)&prog_b;
+		void *prog = i & 1 ? (void *)prog_a : (void *)prog_b;
 
 		if (i % 7 == 0)
 			kbpf_map_delete(m, &key);
@@ -171,9 +173,14 @@ static void test_prog_array_race(void)
 
 int main(void)
 {
+	static const struct bpf_insn ret0[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
+	CHECK_EQ_U64(kbpf_prog_create(ret0, 2, NULL, &prog_a), 0);
+	CHECK_EQ_U64(kbpf_prog_create(ret0, 2, NULL, &prog_b), 0);
 	RUN(test_prog_array_create_rules);
 	RUN(test_prog_array_btf);
 	RUN(test_prog_array_ops);
 	RUN(test_prog_array_race);
+	kbpf_prog_free(prog_a);
+	kbpf_prog_free(prog_b);
 	return test_summary();
 }

@@ -397,6 +397,8 @@ static void test_refusals(void)
 {
 	check_refused("tcp_bad_write", 1, -EACCES, "no write support to tcp_sock at off ");
 	check_refused("tcp_bad_release", 1, -EACCES, "unknown func bpf_setsockopt#49");
+	/* a rate_sample is no socket: the host's setsockopt would write it as one */
+	check_refused("tcp_bad_sockopt_arg", 1, -EACCES, "R1 is of type rate_sample but sock_common is expected");
 	check_refused("tcp_bad_get_info", 1, -524, "attach to unsupported member get_info of struct tcp_congestion_ops");
 	check_refused("tcp_bad_incomplete", 0, -EINVAL, "bad_incomplete does not implement required ops");
 	check_refused("tcp_bad_flags", 0, -EINVAL, "flags 0x4 not within TCP_CONG_MASK");

@@ -229,6 +229,31 @@ static void test_dead_code(void)
 	/* reachable, the verifier refuses it with Linux's message */
 	REJECT_T("t_conv", "r0 = 1\nr10 = 5\nexit", "frame pointer is read only");
 	free(insns);
+
+	/* Reserved fields in dead code: Linux checks them only where do_check goes, so the
+	 * verifier accepts; kbpf_prog_create with the type refused the program its verifier
+	 * accepts ("insn 2: BPF_ALU uses reserved fields", a soundness-fuzzer seed). */
+	const struct bpf_insn odd[] = {
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 1, 2),
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_2, .src_reg = BPF_REG_7, .imm = -64 },
+		{ .code = BPF_JMP | BPF_JA, .dst_reg = BPF_REG_1, .off = 0 },
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = tv_host, .prog_type = "t_conv",
+				       .log_buf = tv_log, .log_size = sizeof(tv_log) };
+	CHECK_EQ_U64(kbpf_prog_verify(odd, 5, &vo), 0);
+	po.prog_type = "t_conv";
+	CHECK_EQ_U64(kbpf_prog_create(odd, 5, &po, &prog), 0);
+	r0 = 0;
+	CHECK(prog && kbpf_prog_run(prog, &ctx, &r0) == 0);
+	CHECK_EQ_U64(r0, 1);
+	kbpf_prog_free(prog);
+	prog = NULL;
+	/* reachable, refused with Linux's message */
+	const struct bpf_insn live[] = { odd[0], odd[2], odd[4] };
+	CHECK_EQ_U64(kbpf_prog_create(live, 3, &po, &prog), (uint64_t)-EINVAL);
+	CHECK(strstr(tv_log, "BPF_ALU uses reserved fields") != NULL);
 }
 
 int main(void)

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <bpf/btf.h>
 #include <kbpf/linux.h>
 #include "cli.h"
 
@@ -621,9 +622,68 @@ static int ctx_for_object_prog(struct run_args *a, struct kbpf_host *host, uint3
 	return 0;
 }
 
+/* raw_tracepoint.w: context slot 0 is the tracepoint's buffer, a pointer the command line
+ * cannot give (a zeroed or --ctx slot crashed the command). An unchecked run gets a
+ * zeroed buffer of the bytes the verified program reaches (kbpf_prog_max_tp_access, what
+ * kbpf_linux_raw_tp_writable_run requires) in slot 0; the other slots are as for raw_tp.
+ * *buf: to free after the run. */
+static int tp_buffer_for_object_prog(const struct run_args *a, const struct kbpf_prog *prog, uint32_t type, char *mem,
+				     size_t mem_len, void **buf)
+{
+	uint64_t addr;
+
+	*buf = NULL;
+	if (type != BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE || a->checked || a->nargs || mem_len < sizeof(addr))
+		return 0;
+	*buf = calloc(1, kbpf_prog_max_tp_access(prog) + 1);
+	if (!*buf)
+		return cli_error(EXIT_FAIL, "run", "out of memory");
+	addr = (uint64_t)(uintptr_t)*buf;
+	memcpy(mem, &addr, sizeof(addr));
+	return 0;
+}
+
+static const struct btf_type *skip_mods(const struct btf *btf, uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	for (int depth = 0; t && depth < 32 && (btf_is_mod(t) || btf_is_typedef(t) || btf_is_type_tag(t)); depth++)
+		t = btf__type_by_id(btf, t->type);
+	return t;
+}
+
+/* Whether p has a BTF-typed context (struct_ops, fentry, fexit…: the arguments of a host
+ * BTF function) with a pointer in it, which the verifier lets the program dereference:
+ * the command line cannot make the host objects such a slot points to. */
+static bool ctx_holds_host_pointers(struct kbpf_object *obj, struct kbpf_program *p, const struct kbpf_host *host)
+{
+	const struct btf *btf = kbpf_host_btf(host);
+	const char *prog_type = NULL, *member = NULL, *sec = kbpf_program_section_name(p);
+	uint32_t id = 0;
+
+	if (!btf)
+		return false;
+	if (kbpf_program_struct_ops_attach(obj, p, &prog_type, &id, &member) || !prog_type)
+		if (kbpf_program_tracing_attach(obj, p, &prog_type, &id) || !prog_type)
+			return false;
+	const struct btf_type *t = skip_mods(btf, id);
+	for (int depth = 0; t && depth < 4 && (btf_is_ptr(t) || btf_is_func(t)); depth++)
+		t = skip_mods(btf, t->type);
+	if (!t || !btf_is_func_proto(t))
+		return false;
+	const struct btf_param *args = btf_params(t);
+	for (uint16_t i = 0; i < btf_vlen(t); i++) {
+		const struct btf_type *at = skip_mods(btf, args[i].type);
+		if (at && btf_is_ptr(at))
+			return true;
+	}
+	/* fexit/fmod_ret read the return value's slot too */
+	const struct btf_type *rt = skip_mods(btf, t->type);
+	return rt && btf_is_ptr(rt) && sec && (!strncmp(sec, "fexit", 5) || !strncmp(sec, "fmod_ret", 8));
+}
+
 /* FILE.o [PROG]: the object's program, loaded on the CLI host. */
 static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct kbpf_object **obj,
-			    struct kbpf_prog **prog, uint32_t *type)
+			    struct kbpf_prog **prog, uint32_t *type, bool *host_ptrs)
 {
 	struct kbpf_program *p = NULL, *only = NULL;
 	int loaded = 0, ret;
@@ -642,6 +702,7 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 			return cli_error(EXIT_FAIL, "run", "%s: no program '%s'", a->prog_path, a->obj_prog);
 		*prog = kbpf_program_prog(p);
 		*type = kbpf_program_type(p);
+		*host_ptrs = ctx_holds_host_pointers(*obj, p, *host);
 		jit_note(a, *obj, p);
 		return 0;
 	}
@@ -656,6 +717,7 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 				 a->prog_path, loaded, a->prog_path);
 	*prog = kbpf_program_prog(only);
 	*type = kbpf_program_type(only);
+	*host_ptrs = ctx_holds_host_pointers(*obj, only, *host);
 	jit_note(a, *obj, only);
 	return 0;
 }
@@ -683,7 +745,8 @@ int cmd_run(int argc, char **argv)
 
 		struct kbpf_object *obj = NULL;
 		uint32_t type = 0;
-		int code = load_object_prog(&a, &host, &obj, &prog, &type);
+		bool host_ptrs = false;
+		int code = load_object_prog(&a, &host, &obj, &prog, &type, &host_ptrs);
 		/* what the run writes with bpf_perf_event_output, printed after it */
 		struct cli_perf *perf = code ? NULL : cli_perf_open("run", obj);
 		if (!code && a.packet_path) {
@@ -701,10 +764,19 @@ int cmd_run(int argc, char **argv)
 						   a.obj_prog ? a.obj_prog : "the program", cli_prog_type_name(type),
 						   type == BPF_PROG_TYPE_XDP ? "xdp_md" : "__sk_buff")
 				       : execute_packet(prog, &a, pkt_kind_of_linux(type), mem, mem_len);
+		} else if (!code && host_ptrs && !a.checked) {
+			/* a zeroed or given slot would be dereferenced (SIGSEGV before) */
+			code = cli_error(EXIT_USAGE, "run", "%s: its context holds pointers to host objects (the "
+					 "arguments of its BTF function), which kbpf run cannot make; give --checked",
+					 a.obj_prog ? a.obj_prog : "the program");
 		} else if (!code) {
+			void *tp_buf = NULL;
 			code = ctx_for_object_prog(&a, host, type, &mem, &mem_len);
 			if (!code)
+				code = tp_buffer_for_object_prog(&a, prog, type, mem, mem_len, &tp_buf);
+			if (!code)
 				code = execute(prog, &a, mem, mem_len);
+			free(tp_buf);
 			if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
 				code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);
 		}

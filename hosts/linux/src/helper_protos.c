@@ -65,9 +65,16 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(spin_lock, F(spin_lock), KBPF_RET_VOID, 0, BPF, KBPF_ARG_PTR_TO_SPIN_LOCK),
 	H(spin_unlock, F(spin_unlock), KBPF_RET_VOID, 0, BPF, KBPF_ARG_PTR_TO_SPIN_LOCK),
 	/* socket local storage (tc, cgroup_skb… list them in their sets) */
-	H(sk_storage_get, F(sk_storage_get), KBPF_RET_PTR_TO_MAP_VALUE | KBPF_RET_MAYBE_NULL, 0, 0, MAP,
-	  KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON, KBPF_ARG_PTR_TO_MAP_VALUE | KBPF_ARG_MAYBE_NULL, ANY),
-	H(sk_storage_delete, F(sk_storage_delete), INT, 0, 0, MAP, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON),
+	/* a BTF socket is a sock_common or, from the bpf_skc_to_* casts, kbpf's own */
+	{ .id = BPF_FUNC_sk_storage_get,
+	  .proto = { .fn = F(sk_storage_get), .ret_type = KBPF_RET_PTR_TO_MAP_VALUE | KBPF_RET_MAYBE_NULL,
+		     .arg_type = { MAP, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON,
+				   KBPF_ARG_PTR_TO_MAP_VALUE | KBPF_ARG_MAYBE_NULL, ANY },
+		     .arg_btf_name = { NULL, "kbpf_linux_sock" } } },
+	{ .id = BPF_FUNC_sk_storage_delete,
+	  .proto = { .fn = F(sk_storage_delete), .ret_type = INT,
+		     .arg_type = { MAP, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON },
+		     .arg_btf_name = { NULL, "kbpf_linux_sock" } } },
 	H(jiffies64, F(jiffies64), INT, 0, BPF),
 	/* a per-CPU host variable (typed __ksym, kbpf/kfunc.h): kbpf has one copy of it */
 	H(per_cpu_ptr, F(per_cpu_ptr), KBPF_RET_PTR_TO_MEM_OR_BTF_ID | KBPF_RET_MAYBE_NULL | KBPF_RET_MEM_RDONLY, 0,
@@ -133,7 +140,10 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	SK_LOOKUP(sk_lookup_tcp, SOCKET_OR_NULL),
 	SK_LOOKUP(sk_lookup_udp, SOCKET_OR_NULL),
 	SK_LOOKUP(skc_lookup_tcp, KBPF_RET_PTR_TO_SOCK_COMMON | KBPF_RET_MAYBE_NULL),
-	H(sk_release, F(sk_release), INT, 0, 0, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON | KBPF_ARG_OBJ_RELEASE),
+	{ .id = BPF_FUNC_sk_release,
+	  .proto = { .fn = F(sk_release), .ret_type = INT,
+		     .arg_type = { KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON | KBPF_ARG_OBJ_RELEASE },
+		     .arg_btf_name = { "kbpf_linux_sock" } } },
 	/* bpf_sk_base_func_proto's casts (CAP_PERFMON): a BTF pointer to kbpf's socket
 	 * (helpers_sock_cast.c). They read the socket they are given, so unlike Linux's
 	 * (ARG_PTR_TO_BTF_ID_SOCK_COMMON) they take no BTF pointer: kbpf's verifier does not
