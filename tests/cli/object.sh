@@ -57,6 +57,9 @@ if grep -q "^calls_static" <<<"$out" && ! grep -q "^not_autoloaded" <<<"$out"; t
 expect 1 "no program 'nope' \(programs: tail_target, use_maps, lookup_missing\)" -- prog dump "$(o maps)" nope
 
 # --- map dump ---
+# a per-CPU cgroup storage shows every CPU's value (its host buffer was value_size: the
+# dump wrote past it)
+expect 0 "value \(cpu 0\): 00 00 00 00 00 00 00 00" -- map dump "$(o cgroup_storage)" percpu
 expect 0 "map '.data': array, key 4, value 56, max_entries 1" -- map dump "$(o globals)"
 expect 0 "data_var = \(int\)10" -- map dump "$(o globals)" .data
 expect 0 "big = \(long long\[4\]\)\[1,2,3,4,\]" -- map dump "$(o globals)" .data
