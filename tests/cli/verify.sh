@@ -24,6 +24,11 @@ expect 0 "R0_w=map_value_or_null\(id=[0-9]+,off=0,ks=4,vs=8,imm=0\)" -- verify -
 expect 0 "safe: safe as socket_filter" -- verify "$obj"
 expect 2 "" -- verify --log-level x "$obj"
 expect 1 "no program 'nope'" -- verify "$obj" nope
+# a FILE that cannot be read or assembled is a failed input: exit 1 (was 254 and 234,
+# the negative errno)
+expect_error 1 "cannot open $tmp/none.s" -- verify "$tmp/none.s"
+printf 'r0 = \n' >"$tmp/bad.s"
+expect 1 "bad.s" -- verify "$tmp/bad.s"
 # --prog-flags: Linux's BPF_F_STRICT_ALIGNMENT makes a misaligned map value read an
 # error (x86-64 allows it otherwise); BPF_F_ANY_ALIGNMENT cancels it; unknown bits refused
 cat >"$tmp/misaligned.s" <<'EOF'

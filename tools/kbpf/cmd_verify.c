@@ -330,8 +330,8 @@ int cmd_verify(int argc, char **argv)
 
 	struct bpf_insn *insns = NULL;
 	size_t cnt = 0;
-	if ((rc = cli_load_program("verify", path, dialect, &insns, &cnt)))
-		return rc;
+	if (cli_load_program("verify", path, dialect, &insns, &cnt))
+		return EXIT_FAIL; /* a negative errno: main would exit with 254 */
 	struct kbpf_host *host = cli_host_new("verify", &hopts);
 	struct kbpf_map *maps[MAX_CLI_MAPS] = { 0 };
 	rc = host ? EXIT_OK : EXIT_FAIL;
