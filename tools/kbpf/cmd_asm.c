@@ -32,7 +32,7 @@ int cmd_asm(int argc, char **argv)
 	int hex = 0, c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out_path = optarg; break;
 		case 'x': hex = 1; break;

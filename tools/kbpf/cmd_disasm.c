@@ -25,7 +25,7 @@ int cmd_disasm(int argc, char **argv)
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': opts.with_index = 1; break;
 		case 'l': opts.with_labels = 1; break;
