@@ -145,18 +145,19 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 	uint32_t types[1024];
 	struct kbpf_program *progs[1024];
 	size_t n = 0;
+	/* With PROG, the others still load (unverified): a prog array's initial slots
+	 * (.maps) may name them, and the load refuses a slot whose program is missing. */
 	for (struct kbpf_program *p = kbpf_object_next_program(obj, NULL); p && n < 1024;
 	     p = kbpf_object_next_program(obj, p)) {
-		if (prog_name && strcmp(kbpf_program_name(p), prog_name)) {
-			kbpf_program_set_autoload(p, false);
-			continue;
-		}
-		if (prog_name)
+		bool named = prog_name && !strcmp(kbpf_program_name(p), prog_name);
+		if (named)
 			kbpf_program_set_autoload(p, true);
 		if (!kbpf_program_autoload(p))
 			continue;
-		progs[n] = p;
-		types[n++] = kbpf_program_type(p);
+		if (!prog_name || named) {
+			progs[n] = p;
+			types[n++] = kbpf_program_type(p);
+		}
 		kbpf_program_set_type(p, 0);
 	}
 	if (prog_name && !n) {
