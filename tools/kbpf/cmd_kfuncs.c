@@ -23,7 +23,8 @@ void usage_kfuncs(void)
 	       "                exports int kbpf_host_init(struct kbpf_host *host); kbpf loads its\n"
 	       "                BTF, dlopens it and calls kbpf_host_init, which registers its kfunc\n"
 	       "                sets (docs/kfuncs.md). Without --host: the kbpf command's own host,\n"
-	       "                which exports none.\n"
+	       "                the one 'kbpf run', 'prog load' and 'tcp-sim' load objects on: it\n"
+	       "                exports the TCP host's kfuncs to tcp_congestion_ops programs.\n"
 	       "  --type T      only the kfuncs of program type T\n"
 	       "  --json        one JSON document instead of text\n");
 }
@@ -178,8 +179,9 @@ int cmd_kfuncs(int argc, char **argv)
 	host = kbpf_host_new();
 	if (!host)
 		return cli_error(EXIT_FAIL, "kfuncs", "out of memory");
-	/* --type without --host: kbpf's own host, the TCP one (kbpf links hosts/tcp) */
-	ret = host_file ? load_plugin(host_file, host, &handle) : type ? kbpf_tcp_host_add(host) : 0;
+	/* without --host: kbpf's own host, which has the TCP host's kfuncs (kbpf links
+	 * hosts/tcp; cli_host_new) whether or not --type names a type */
+	ret = host_file ? load_plugin(host_file, host, &handle) : kbpf_tcp_host_add(host);
 	if (!ret) {
 		if (l.json) {
 			printf("{\n  \"host\": ");
