@@ -40,7 +40,8 @@ void usage_run(void)
 	       "                    program of FILE.o runs as BPF_PROG_TEST_RUN runs it: a context\n"
 	       "                    shorter than what the program touches is refused (no --ctx:\n"
 	       "                    NULL, 0 bytes); --mem-out gets the context after the run\n"
-	       "  --arg N           set the next of R1..R5 (repeatable; after --mem/--ctx, from R3/R2)\n"
+	       "  --arg N           set the next of R1..R5 (repeatable; after --mem/--ctx, from R3/R2;\n"
+	       "                    an object's program unchecked: from R2, R1 being its context)\n"
 	       "  --checked         check every memory access against the stack and the memory given;\n"
 	       "                    print the number of instructions executed\n"
 	       "  --max-insns N     with --checked: stop after N instructions\n"
@@ -603,8 +604,8 @@ static int ctx_for_object_prog(struct run_args *a, struct kbpf_host *host, uint3
 	struct ctx_size_query q = { type, 0 };
 	char *ctx;
 
-	if (a->checked || a->nargs)
-		return 0;
+	if (a->checked)
+		return 0; /* --arg too: R1 stays the context, the values go to R2.. */
 	kbpf_host_prog_type_foreach(host, ctx_size_of, &q);
 	if (!q.size || *mem_len >= q.size)
 		return 0;
