@@ -19,6 +19,14 @@ for c in asm disasm run; do
   expect 2 "kbpf $c: " -- $c
   expect 2 "kbpf $c: " -- $c --no-such-option x
 done
+# a bad option is one line on stderr, as README says of errors (getopt's own message
+# came first: two lines, or one without 'kbpf')
+for c in asm disasm run verify kfuncs "btf dump" "prog dump" "map dump"; do
+  expect_error 2 "^kbpf ${c% *}: unknown option '--no-such-option'|^kbpf ${c% *}: bad option" -- $c --no-such-option x
+done
+for c in asm run verify; do
+  expect_error 2 "^kbpf $c: option '--dialect' needs a value" -- $c x --dialect
+done
 
 # --- asm / disasm / run on the example ---
 expect 0 "retval: 0x6f \(111\)" -- run --arg 27 "$root/examples/asm/collatz.s"

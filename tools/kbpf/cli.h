@@ -67,6 +67,11 @@ int cli_parse_prog_flags(const char *s, uint32_t *flags);
 /* Parse a --dialect value. Returns 0 or -EINVAL. */
 int cli_parse_dialect(const char *s, enum kbpf_asm_dialect *out);
 
+/* The one line for what getopt_long (opterr = 0, optstring starting with ':') returned
+ * in its default case: '?' an unknown option, ':' one missing its value. Returns
+ * EXIT_USAGE. */
+int cli_option_error(const char *cmd, int c, char **argv);
+
 /* True if argv[i] is "-h" or "--help". */
 int cli_is_help(const char *arg);
 

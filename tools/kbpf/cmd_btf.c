@@ -427,13 +427,14 @@ static int btf_dump_cmd(int argc, char **argv)
 	int c, ret;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
+	opterr = 0; /* one line: ours */
+	while ((c = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H': host_path = optarg; break;
 		case 'f': format = optarg; break;
 		case 'o': out_path = optarg; break;
 		case 'h': usage_btf(); return EXIT_OK;
-		default: return cli_error(EXIT_USAGE, "btf", "see 'kbpf btf --help'");
+		default: return cli_option_error("btf", c, argv);
 		}
 	}
 	if (optind != argc)

@@ -161,15 +161,15 @@ int cmd_kfuncs(int argc, char **argv)
 	int opt, ret;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0; /* one line: ours */
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'H': host_file = optarg; break;
 		case 't': type = optarg; break;
 		case 'j': l.json = true; break;
 		case 'h': usage_kfuncs(); return EXIT_OK;
 		default:
-			usage_kfuncs();
-			return EXIT_USAGE;
+			return cli_option_error("kfuncs", opt, argv);
 		}
 	}
 	if (optind < argc) {

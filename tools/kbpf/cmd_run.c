@@ -139,7 +139,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0; /* one line: ours */
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': a->mem_path = optarg; break;
 		case 'H': a->mem_hex = optarg; break;
@@ -192,7 +193,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 				return ret;
 			break;
 		}
-		default: return cli_error(EXIT_USAGE, "run", "see 'kbpf run --help'");
+		default: return cli_option_error("run", c, argv);
 		}
 	}
 	if (optind != argc - 1 && optind != argc - 2)

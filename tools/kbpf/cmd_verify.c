@@ -265,7 +265,8 @@ int cmd_verify(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0; /* one line: ours */
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			a.type = optarg;
@@ -307,7 +308,7 @@ int cmd_verify(int argc, char **argv)
 			a.prog_flags = hopts.prog_flags;
 			break;
 		default:
-			return EXIT_USAGE;
+			return cli_option_error("verify", c, argv);
 		}
 	}
 	if (a.type && !strcmp(a.type, "help")) {
