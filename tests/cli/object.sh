@@ -142,6 +142,10 @@ expect 1 "cannot open" -- prog list "$tmp/does-not-exist.o"
 expect 1 "not an ELF object" -- prog list "$tmp/args.bin"
 head -c 700 "$(o maps)" >"$tmp/truncated.o"
 expect 1 "truncated.o: " -- prog list "$tmp/truncated.o"
-expect 1 "--host $tmp/nope: cannot read its BTF" -- prog list --host "$tmp/nope" "$(o maps)"
+expect 1 "cannot open $tmp/nope: No such file" -- prog list --host "$tmp/nope" "$(o maps)"
+# a file that is neither ELF nor BTF: one line saying so (libbpf's warning came first,
+# then "Unknown error 4001", libbpf's LIBBPF_ERRNO__FORMAT taken for an errno)
+printf 'not btf\n' >"$tmp/text.btf"
+expect_error 1 "^kbpf prog: $tmp/text.btf: neither an ELF file nor raw BTF$" -- prog list --host "$tmp/text.btf" "$(o maps)"
 
 finish

@@ -46,9 +46,9 @@ else
   bad "kfuncs --json without a host: $(head -c 500 "$tmp/own.json")"
 fi
 # errors: one line, exit 1; usage errors exit 2
-expect 1 'kbpf kfuncs: /nonexistent/x.so: no such file, or no .BTF section' -- kfuncs --host /nonexistent/x.so
+expect_error 1 'kbpf kfuncs: cannot open /nonexistent/x.so: No such file or directory' -- kfuncs --host /nonexistent/x.so
 printf 'not an elf' >"$tmp/junk.so"
-expect 1 "kbpf kfuncs: $tmp/junk.so" -- kfuncs --host "$tmp/junk.so"
+expect_error 1 "kbpf kfuncs: $tmp/junk.so: neither an ELF file nor raw BTF" -- kfuncs --host "$tmp/junk.so"
 expect 2 'unexpected argument' -- kfuncs extra
 expect 2 '' -- kfuncs --bogus
 expect 0 'usage: kbpf kfuncs' -- kfuncs --help

@@ -103,6 +103,9 @@ struct cli_host_opts {
 
 /* Take --host/--kconfig/--cap (opt CLI_OPT_*). Returns 0 or EXIT_USAGE (message printed). */
 int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_opts *o);
+int cli_btf_load_error(const char *cmd, const char *path, int err);
+/* Silence libbpf's own messages: the command prints one line per error itself. */
+void cli_libbpf_quiet(void);
 /* The host objects load on: map helpers, CONFIG_HZ=250, the options. NULL: printed why. */
 struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o);
 /* Open path (and load it if load) on host; program prog (if any) is loaded even if its

@@ -124,12 +124,10 @@ static int load_plugin(const char *path, struct kbpf_host *host, void **handle)
 	kbpf_host_init_fn init;
 	int ret;
 
+	cli_libbpf_quiet();
 	ret = kbpf_host_btf_load_file(host, path);
-	if (ret == -ENOENT)
-		return cli_error(EXIT_FAIL, "kfuncs", "%s: no such file, or no .BTF section (build the host with "
-				 "kbpf_add_host_btf, docs/host-btf.md)", path);
 	if (ret)
-		return cli_error(EXIT_FAIL, "kfuncs", "%s: cannot read its BTF: %s", path, strerror(-ret));
+		return cli_btf_load_error("kfuncs", path, ret);
 	/* dlopen searches the library path for a bare name: make it a path */
 	snprintf(rel, sizeof(rel), "%s%s", strchr(path, '/') ? "" : "./", path);
 	*handle = dlopen(rel, RTLD_NOW | RTLD_LOCAL);
