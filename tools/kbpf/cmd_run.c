@@ -743,7 +743,8 @@ int cmd_run(int argc, char **argv)
 	if (ret) {
 		kbpf_host_free(host);
 		free(mem);
-		return cli_error(EXIT_FAIL, "run", "%s: %s", a.prog_path, log[0] ? log : strerror(-ret));
+		return cli_error(EXIT_FAIL, "run", "%s: %.*s", a.prog_path, log[0] ? (int)strcspn(log, "\n") : 512,
+				 log[0] ? log : strerror(-ret)); /* one line: the verifier's message */
 	}
 	if (a.jit && !kbpf_prog_is_jited(prog))
 		fprintf(stderr, "kbpf run: note: %s\n", log[0] ? log : "not JIT-compiled; running on the interpreter");
