@@ -104,6 +104,9 @@ struct cli_host_opts {
 /* Take --host/--kconfig/--cap (opt CLI_OPT_*). Returns 0 or EXIT_USAGE (message printed). */
 int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_opts *o);
 int cli_btf_load_error(const char *cmd, const char *path, int err);
+/* The last non-empty line of log (what explains a failure) in out, or strerror(err) if
+ * it has none. */
+const char *cli_last_line(const char *log, char *out, size_t size, int err);
 /* Silence libbpf's own messages: the command prints one line per error itself. */
 void cli_libbpf_quiet(void);
 /* The host objects load on: map helpers, CONFIG_HZ=250, the options. NULL: printed why. */

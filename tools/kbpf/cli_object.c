@@ -121,17 +121,23 @@ struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o)
 	return host;
 }
 
-/* The line of a log that explains a failure: its last non-empty one. */
-static void last_line(const char *log, char *out, size_t size)
+/* The line of a log that explains a failure: its last non-empty one (strerror(err) if
+ * there is none), in out. */
+const char *cli_last_line(const char *log, char *out, size_t size, int err)
 {
-	const char *end = log + strlen(log), *start;
+	const char *end = log ? log + strlen(log) : NULL, *start;
 
+	if (!log)
+		return strerror(err);
 	while (end > log && (end[-1] == '\n' || end[-1] == ' '))
 		end--;
 	start = end;
 	while (start > log && start[-1] != '\n')
 		start--;
+	if (start == end)
+		return strerror(err);
 	snprintf(out, size, "%.*s", (int)(end - start), start);
+	return out;
 }
 
 int cli_object_open(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
@@ -168,8 +174,7 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 	}
 	if (ret) {
 		kbpf_object_close(obj);
-		last_line(log, line, sizeof(line));
-		return cli_error(EXIT_FAIL, cmd, "%s: %s", path, line[0] ? line : strerror(-ret));
+		return cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(log, line, sizeof(line), -ret));
 	}
 	*out = obj;
 	return 0;

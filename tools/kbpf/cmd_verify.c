@@ -136,8 +136,9 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 	char *olog = calloc(1, 1 << 16);
 	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .log_buf = olog, .log_size = 1 << 16 };
 	int ret = kbpf_object_open_file(path, &oo, &obj), rc = EXIT_OK;
+	char line[1024];
 	if (ret) {
-		cli_error(EXIT_FAIL, cmd, "%s: %s", path, olog && olog[0] ? olog : strerror(-ret));
+		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(olog, line, sizeof(line), -ret));
 		goto out;
 	}
 	/* Load unverified (type UNSPEC) so that every program is linked and relocated and
@@ -166,7 +167,7 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 	}
 	ret = kbpf_object_load(obj);
 	if (ret) {
-		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, olog && olog[0] ? olog : strerror(-ret));
+		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(olog, line, sizeof(line), -ret));
 		goto out;
 	}
 	struct kbpf_map *maps[MAX_CLI_MAPS];
