@@ -46,7 +46,9 @@ int kbpf_host_add_map_helpers(struct kbpf_host *host);
 /* Read the BTF of the running executable (/proc/self/exe). Returns 0, -ENOENT if it
  * has no .BTF section (say how to add one in the log), or another negative errno. */
 int kbpf_host_btf_load_self(struct kbpf_host *host);
-/* Read host BTF from an ELF file with a .BTF section, or from a raw BTF file. */
+/* Read host BTF from an ELF file with a .BTF section, or from a raw BTF file. Returns 0,
+ * -ENOENT (no such file, or an ELF file without .BTF), -ENOEXEC (neither an ELF file nor
+ * raw BTF), -EINVAL (malformed BTF) or another negative errno. */
 int kbpf_host_btf_load_file(struct kbpf_host *host, const char *path);
 /* The host's BTF (a libbpf struct btf, owned by the host), or NULL if none loaded. */
 const struct btf *kbpf_host_btf(const struct kbpf_host *host);

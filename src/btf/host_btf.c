@@ -16,8 +16,12 @@ static int parse_btf(const char *path, struct btf **out)
 	struct btf *btf = btf__parse(path, NULL);
 	char msg[256];
 
-	if (!btf)
-		return errno ? -errno : -EINVAL;
+	if (!btf) {
+		int err = errno ? -errno : -EINVAL;
+		/* libbpf's own codes (LIBBPF_ERRNO__LIBELF, __FORMAT, ...) are no errno:
+		 * neither an ELF file nor raw BTF */
+		return err <= -__LIBBPF_ERRNO__START ? -ENOEXEC : err;
+	}
 	if (kbpf_btf_validate(btf, msg, sizeof(msg))) {
 		btf__free(btf);
 		return -EINVAL;

@@ -152,7 +152,8 @@ int kbpf_cgroup_storage_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_
 	}
 	kbpf_map_init_from_attr(&cs->map, attr);
 	cs->map.ops = &cgroup_storage_ops;
-	/* the host's copies are the array's: every CPU's for the per-CPU type */
+	/* the host's lookup and update copy the inner array's values: per CPU for the
+	 * per-CPU type, each rounded up to 8 bytes */
 	cs->map.host_value_size = cs->array->host_value_size;
 	*out = &cs->map;
 	return 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Programs that read their context, for `kbpf run FILE.o PROG` without --packet
  * (tests/cli/run_ctx.sh): a raw tracepoint's arguments, a writable one's buffer, a tc
- * program's __sk_buff. */
+ * program's __sk_buff, a syscall program's argument block. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -28,6 +28,14 @@ SEC("tc")
 int skb_len(struct __sk_buff *skb)
 {
 	return skb->len;
+}
+
+/* a syscall program's context is what the caller passes (BPF_PROG_TEST_RUN's ctx_in):
+ * reads past what is given are refused before the run */
+SEC("syscall")
+int sys_first(__u32 *ctx)
+{
+	return ctx[0] + 1;
 }
 
 char LICENSE[] SEC("license") = "GPL";

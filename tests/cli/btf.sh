@@ -17,8 +17,8 @@ expect_error 2 "kbpf btf: unknown subcommand 'frob'" -- btf frob
 expect_error 2 "kbpf btf: unknown format 'xml': expected c or raw" -- btf dump --format xml
 expect_error 2 "kbpf btf: unexpected argument 'extra'" -- btf dump extra
 # (getopt names the bad option on a line of its own, as for the other commands)
-expect 2 "kbpf btf: see 'kbpf btf --help'" -- btf dump --no-such-option
-expect 2 "kbpf btf: see 'kbpf btf --help'" -- btf dump --host
+expect_error 2 "kbpf btf: unknown option '--no-such-option' \(see 'kbpf btf --help'\)" -- btf dump --no-such-option
+expect_error 2 "kbpf btf: option '--host' needs a value" -- btf dump --host
 
 # --- the test host: raw, as bpftool prints it ---
 expect 0 "^\[1\] [A-Z]" -- btf dump --host "$host"

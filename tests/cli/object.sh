@@ -57,6 +57,9 @@ if grep -q "^calls_static" <<<"$out" && ! grep -q "^not_autoloaded" <<<"$out"; t
 expect 1 "no program 'nope' \(programs: tail_target, use_maps, lookup_missing\)" -- prog dump "$(o maps)" nope
 
 # --- map dump ---
+# a per-CPU cgroup storage shows every CPU's value (its host buffer was value_size: the
+# dump wrote past it)
+expect 0 "value \(cpu 0\): 00 00 00 00 00 00 00 00" -- map dump "$(o cgroup_storage)" percpu
 expect 0 "map '.data': array, key 4, value 56, max_entries 1" -- map dump "$(o globals)"
 expect 0 "data_var = \(int\)10" -- map dump "$(o globals)" .data
 expect 0 "big = \(long long\[4\]\)\[1,2,3,4,\]" -- map dump "$(o globals)" .data
@@ -141,6 +144,10 @@ expect 1 "cannot open" -- prog list "$tmp/does-not-exist.o"
 expect 1 "not an ELF object" -- prog list "$tmp/args.bin"
 head -c 700 "$(o maps)" >"$tmp/truncated.o"
 expect 1 "truncated.o: " -- prog list "$tmp/truncated.o"
-expect 1 "--host $tmp/nope: cannot read its BTF" -- prog list --host "$tmp/nope" "$(o maps)"
+expect 1 "cannot open $tmp/nope: No such file" -- prog list --host "$tmp/nope" "$(o maps)"
+# a file that is neither ELF nor BTF: one line saying so (libbpf's warning came first,
+# then "Unknown error 4001", libbpf's LIBBPF_ERRNO__FORMAT taken for an errno)
+printf 'not btf\n' >"$tmp/text.btf"
+expect_error 1 "^kbpf prog: $tmp/text.btf: neither an ELF file nor raw BTF$" -- prog list --host "$tmp/text.btf" "$(o maps)"
 
 finish

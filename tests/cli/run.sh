@@ -19,6 +19,14 @@ for c in asm disasm run; do
   expect 2 "kbpf $c: " -- $c
   expect 2 "kbpf $c: " -- $c --no-such-option x
 done
+# a bad option is one line on stderr, as README says of errors (getopt's own message
+# came first: two lines, or one without 'kbpf')
+for c in asm disasm run verify kfuncs "btf dump" "prog dump" "map dump"; do
+  expect_error 2 "^kbpf ${c% *}: unknown option '--no-such-option'|^kbpf ${c% *}: bad option" -- $c --no-such-option x
+done
+for c in asm run verify; do
+  expect_error 2 "^kbpf $c: option '--dialect' needs a value" -- $c x --dialect
+done
 
 # --- asm / disasm / run on the example ---
 expect 0 "retval: 0x6f \(111\)" -- run --arg 27 "$root/examples/asm/collatz.s"
@@ -29,6 +37,11 @@ expect 0 "retval: 0x6f" -- run --arg 27 "$tmp/collatz.bin"
 expect 0 "goto pc" -- disasm "$tmp/collatz.bin"
 expect 0 "^0: \(b7\) r0 = 0" -- disasm --index "$tmp/collatz.bin"
 expect 0 "^0x[0-9a-f]{16}$" -- asm --hex "$root/examples/asm/collatz.s"
+# options after FILE, as README writes them ('kbpf asm prog.s -o prog.bin'): they were
+# refused with "expected one input FILE"
+expect 0 "" -- asm "$root/examples/asm/collatz.s" -o "$tmp/collatz2.bin"
+cmp -s "$tmp/collatz.bin" "$tmp/collatz2.bin" && ok || bad "asm FILE -o OUT wrote other bytes than asm -o OUT FILE"
+expect 0 "^0: \(b7\) r0 = 0" -- disasm "$tmp/collatz.bin" --index
 
 # --- memory given to the program, and checked mode catching a stray access ---
 printf 'r0 = *(u32 *)(r1 +4)\nexit\n' >"$tmp/load.s"

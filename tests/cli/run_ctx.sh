@@ -24,6 +24,13 @@ for mode in "" --jit; do
   expect 0 "retval: 0xe \(14\)" -- run $mode "$obj" skb_len
   expect 2 "skb_len is a sched_cls program: its context is made from a packet; give --packet FILE" -- \
     run $mode --mem "$tmp/ctx8.bin" "$obj" skb_len
+  # --arg: R1 stays the context (R1 = 1 crashed the command), the value goes to R2
+  expect 0 "retval: 0x1 \(1\)" -- run $mode --arg 1 "$obj" args_sum
+  expect 0 "retval: 0x2a \(42\)" -- run $mode --arg 1 --ctx "$tmp/ctx8.bin" "$obj" args_sum
+  # a syscall program's context is what --ctx gives; with --arg a zeroed one
+  expect 0 "retval: 0x2a \(42\)" -- run $mode --ctx "$tmp/ctx8.bin" "$obj" sys_first
+  expect 1 "the context has 0 bytes, the program touches 4" -- run $mode "$obj" sys_first
+  expect 0 "retval: 0x1 \(1\)" -- run $mode --arg 5 "$obj" sys_first
 done
 # checked mode takes the memory as given and stops a bad access itself
 expect 1 "invalid read of 8 bytes .* \(r1 \+8\)" -- run --checked --ctx "$tmp/ctx8.bin" "$obj" args_sum

@@ -21,6 +21,9 @@ expect 2 "not a probability" -- tcp-sim --cc reno --loss 2
 expect 2 "must end in .svg or .png" -- tcp-sim --cc reno --plot out.pdf
 expect 2 "unknown or incomplete option" -- tcp-sim --cc reno --frobnicate
 expect 2 "quotes are not supported" -- tcp-sim --cc reno --plot "it's.svg"
+# a plot that cannot be written is said so before the run (gnuplot's error, on stdout,
+# came after it, with "is gnuplot installed?")
+expect_error 1 "cannot write $tmp/none/p.svg: No such file or directory" -- tcp-sim --cc reno --plot "$tmp/none/p.svg"
 expect 2 "unexpected argument" -- tcp-sim --cc reno extra
 
 # --- runs ---

@@ -95,5 +95,8 @@ expect 2 "--type: 'kprobe' has no packet" -- run --packet "$tmp/pkt.bin" --type 
 expect 2 "need --packet" -- run --type xdp "$tmp/len.s"
 expect 2 "excludes --mem" -- run --packet "$tmp/pkt.bin" --mem "$tmp/pkt.bin" --type xdp "$tmp/len.s"
 expect 1 "kbpf run: " -- run --packet "$tmp/nonexistent" --type xdp "$tmp/len.s"
+# a program the verifier refuses: its message, one line (the log's newline made two)
+printf 'r0 = *(u64 *)(r1 + 0)\nexit\n' >"$tmp/ctx8.s"
+expect_error 1 "ctx8.s: invalid bpf_context access off=0 size=8$" -- run --packet "$tmp/pkt.bin" --type xdp "$tmp/ctx8.s"
 
 finish

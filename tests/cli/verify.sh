@@ -24,6 +24,23 @@ expect 0 "R0_w=map_value_or_null\(id=[0-9]+,off=0,ks=4,vs=8,imm=0\)" -- verify -
 expect 0 "safe: safe as socket_filter" -- verify "$obj"
 expect 2 "" -- verify --log-level x "$obj"
 expect 1 "no program 'nope'" -- verify "$obj" nope
+# an object that cannot be opened or loaded: exit 1 (was 0 when opening failed) and
+# the one line that says why (the log's trailing newline made a second)
+expect_error 1 "bad_map_field.bpf.o: map 'odd': unknown field 'frobnicate'$" -- verify "$objs/bad_map_field.bpf.o"
+expect_error 1 "unsupported_map.bpf.o: map 'stack': cannot create it" -- verify "$objs/unsupported_map.bpf.o"
+# PROG of an object whose prog array's initial slots name another program: that one
+# loads too (unverified, not reported); it was left out, and the load refused the slot
+expect 0 "^use_maps: safe as sched_cls$" -- verify "$objs/maps.bpf.o" use_maps
+if "$kbpf" verify "$objs/maps.bpf.o" use_maps 2>&1 | grep -q tail_target; then
+  bad "verify maps.bpf.o use_maps reported tail_target too"
+else
+  ok
+fi
+# a FILE that cannot be read or assembled is a failed input: exit 1 (was 254 and 234,
+# the negative errno)
+expect_error 1 "cannot open $tmp/none.s" -- verify "$tmp/none.s"
+printf 'r0 = \n' >"$tmp/bad.s"
+expect 1 "bad.s" -- verify "$tmp/bad.s"
 # --prog-flags: Linux's BPF_F_STRICT_ALIGNMENT makes a misaligned map value read an
 # error (x86-64 allows it otherwise); BPF_F_ANY_ALIGNMENT cancels it; unknown bits refused
 cat >"$tmp/misaligned.s" <<'EOF'

@@ -134,6 +134,18 @@ static void test_percpu_host_side(void)
 		sum += vals[i];
 	CHECK_EQ_U64(sum, 7);
 	kbpf_map_free(m);
+
+	/* the host's buffer is kbpf_map_host_value_size: every CPU's value rounded up to 8
+	 * bytes (was value_size: a lookup into a buffer of that size wrote past its end,
+	 * as `kbpf map dump` of tests/bpf/cgroup_storage.bpf.o did under ASan) */
+	CHECK_EQ_U64(mk(BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, 8, 4, 0, 0, &m), 0);
+	CHECK_EQ_U64(kbpf_map_host_value_size(m), (uint64_t)8 * n);
+	char *buf = calloc(1, kbpf_map_host_value_size(m));
+	CHECK(buf != NULL);
+	CHECK_EQ_U64(kbpf_map_lookup(m, &key, buf), 0);
+	CHECK_EQ_U64(kbpf_map_update(m, &key, buf, BPF_ANY), 0);
+	free(buf);
+	kbpf_map_free(m);
 }
 
 /* The host's value buffer of the per-CPU type is every CPU's copy, each rounded up to 8

@@ -67,6 +67,11 @@ int cli_parse_prog_flags(const char *s, uint32_t *flags);
 /* Parse a --dialect value. Returns 0 or -EINVAL. */
 int cli_parse_dialect(const char *s, enum kbpf_asm_dialect *out);
 
+/* The one line for what getopt_long (opterr = 0, optstring starting with ':') returned
+ * in its default case: '?' an unknown option, ':' one missing its value. Returns
+ * EXIT_USAGE. */
+int cli_option_error(const char *cmd, int c, char **argv);
+
 /* True if argv[i] is "-h" or "--help". */
 int cli_is_help(const char *arg);
 
@@ -98,6 +103,12 @@ struct cli_host_opts {
 
 /* Take --host/--kconfig/--cap (opt CLI_OPT_*). Returns 0 or EXIT_USAGE (message printed). */
 int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_opts *o);
+int cli_btf_load_error(const char *cmd, const char *path, int err);
+/* The last non-empty line of log (what explains a failure) in out, or strerror(err) if
+ * it has none. */
+const char *cli_last_line(const char *log, char *out, size_t size, int err);
+/* Silence libbpf's own messages: the command prints one line per error itself. */
+void cli_libbpf_quiet(void);
 /* The host objects load on: map helpers, CONFIG_HZ=250, the options. NULL: printed why. */
 struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o);
 /* Open path (and load it if load) on host; program prog (if any) is loaded even if its

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <kbpf/linux.h>
@@ -44,6 +45,49 @@ int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_o
 	return 0;
 }
 
+static int silent_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+/* The command reports errors itself, one line each: libbpf's own warnings (about a file
+ * that is not ELF, a bad .BTF) would only repeat them. */
+void cli_libbpf_quiet(void)
+{
+	libbpf_set_print(silent_libbpf);
+}
+
+/* Why path's BTF could not be read (kbpf_host_btf_load_file's err), as one line for cmd;
+ * returns EXIT_FAIL. */
+int cli_btf_load_error(const char *cmd, const char *path, int err)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return cli_error(EXIT_FAIL, cmd, "cannot open %s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return cli_error(EXIT_FAIL, cmd, "%s: is a directory", path);
+	if (st.st_size == 0)
+		return cli_error(EXIT_FAIL, cmd, "%s: empty file", path);
+	switch (err) {
+	case -ENOENT: /* an ELF file, but libbpf found no .BTF section in it */
+		return cli_error(EXIT_FAIL, cmd,
+				 "%s has no .BTF section; build it with -g and run pahole -J, see docs/host-btf.md",
+				 path);
+	case -ENOEXEC:
+		return cli_error(EXIT_FAIL, cmd, "%s: neither an ELF file nor raw BTF", path);
+	case -EINVAL:
+	case -EPROTO:
+		return cli_error(EXIT_FAIL, cmd, "%s: malformed BTF", path);
+	default: {
+		char msg[128];
+		libbpf_strerror(err, msg, sizeof(msg));
+		return cli_error(EXIT_FAIL, cmd, "%s: cannot read BTF: %s", path, msg);
+	}
+	}
+}
+
 struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o)
 {
 	struct kbpf_host *host = kbpf_host_new();
@@ -66,33 +110,34 @@ struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o)
 		}
 	}
 	if (o->host_file) {
+		cli_libbpf_quiet();
 		ret = kbpf_host_btf_load_file(host, o->host_file);
 		if (ret) {
 			kbpf_host_free(host);
-			cli_error(EXIT_FAIL, cmd, "--host %s: cannot read its BTF: %s", o->host_file, strerror(-ret));
+			cli_btf_load_error(cmd, o->host_file, ret);
 			return NULL;
 		}
 	}
 	return host;
 }
 
-/* The line of a log that explains a failure: its last non-empty one. */
-static void last_line(const char *log, char *out, size_t size)
+/* The line of a log that explains a failure: its last non-empty one (strerror(err) if
+ * there is none), in out. */
+const char *cli_last_line(const char *log, char *out, size_t size, int err)
 {
-	const char *end = log + strlen(log), *start;
+	const char *end = log ? log + strlen(log) : NULL, *start;
 
+	if (!log)
+		return strerror(err);
 	while (end > log && (end[-1] == '\n' || end[-1] == ' '))
 		end--;
 	start = end;
 	while (start > log && start[-1] != '\n')
 		start--;
+	if (start == end)
+		return strerror(err);
 	snprintf(out, size, "%.*s", (int)(end - start), start);
-}
-
-static int silent_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level, (void)fmt, (void)ap;
-	return 0;
+	return out;
 }
 
 int cli_object_open(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
@@ -115,9 +160,7 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 	char line[1024];
 	int ret;
 
-	/* the command reports errors itself, one line each: libbpf's own warnings about a
-	 * bad .BTF would only repeat them */
-	libbpf_set_print(silent_libbpf);
+	cli_libbpf_quiet();
 	log[0] = 0;
 	ret = kbpf_object_open_file(path, &opts, &obj);
 	if (!ret && load && prog && kbpf_object_find_program(obj, prog))
@@ -131,8 +174,7 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 	}
 	if (ret) {
 		kbpf_object_close(obj);
-		last_line(log, line, sizeof(line));
-		return cli_error(EXIT_FAIL, cmd, "%s: %s", path, line[0] ? line : strerror(-ret));
+		return cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(log, line, sizeof(line), -ret));
 	}
 	*out = obj;
 	return 0;

@@ -32,7 +32,8 @@ int cmd_asm(int argc, char **argv)
 	int hex = 0, c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+	opterr = 0; /* one line: ours */
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out_path = optarg; break;
 		case 'x': hex = 1; break;
@@ -41,7 +42,7 @@ int cmd_asm(int argc, char **argv)
 				return cli_error(EXIT_USAGE, "asm", "unknown dialect '%s' (auto, pseudo-c, conformance)", optarg);
 			break;
 		case 'h': usage_asm(); return EXIT_OK;
-		default: return cli_error(EXIT_USAGE, "asm", "see 'kbpf asm --help'");
+		default: return cli_option_error("asm", c, argv);
 		}
 	}
 	if (optind != argc - 1)

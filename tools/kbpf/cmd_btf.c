@@ -289,36 +289,6 @@ static int silent_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-/* Print why path's BTF could not be read, as one line; returns EXIT_FAIL. */
-static int load_error(const char *path, int err)
-{
-	struct stat st;
-
-	if (stat(path, &st))
-		return cli_error(EXIT_FAIL, "btf", "cannot open %s: %s", path, strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		return cli_error(EXIT_FAIL, "btf", "%s: is a directory", path);
-	if (st.st_size == 0)
-		return cli_error(EXIT_FAIL, "btf", "%s: empty file", path);
-	switch (err) {
-	case -ENOENT: /* an ELF file, but libbpf found no .BTF section in it */
-		return cli_error(EXIT_FAIL, "btf",
-				 "%s has no .BTF section; build it with -g and run pahole -J, see docs/host-btf.md",
-				 path);
-	case -LIBBPF_ERRNO__LIBELF:
-	case -LIBBPF_ERRNO__FORMAT:
-		return cli_error(EXIT_FAIL, "btf", "%s: neither an ELF file nor raw BTF", path);
-	case -EINVAL:
-	case -EPROTO:
-		return cli_error(EXIT_FAIL, "btf", "%s: malformed BTF", path);
-	default: {
-		char msg[128];
-		libbpf_strerror(err, msg, sizeof(msg));
-		return cli_error(EXIT_FAIL, "btf", "%s: cannot read BTF: %s", path, msg);
-	}
-	}
-}
-
 /* Load the BTF (path NULL: our own) and print it to out. Returns an exit code. */
 static int dump(const char *host_path, int as_c, FILE *out)
 {
@@ -335,7 +305,7 @@ static int dump(const char *host_path, int as_c, FILE *out)
 			return cli_error(EXIT_FAIL, "btf",
 					 "this kbpf binary has no .BTF section (built with -DKBPF_HOST_BTF=OFF?); "
 					 "use --host FILE, see docs/host-btf.md");
-		return load_error(path, ret);
+		return cli_btf_load_error("btf", path, ret);
 	}
 
 	const struct btf *btf = kbpf_host_btf(host);
@@ -427,13 +397,14 @@ static int btf_dump_cmd(int argc, char **argv)
 	int c, ret;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
+	opterr = 0; /* one line: ours */
+	while ((c = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H': host_path = optarg; break;
 		case 'f': format = optarg; break;
 		case 'o': out_path = optarg; break;
 		case 'h': usage_btf(); return EXIT_OK;
-		default: return cli_error(EXIT_USAGE, "btf", "see 'kbpf btf --help'");
+		default: return cli_option_error("btf", c, argv);
 		}
 	}
 	if (optind != argc)

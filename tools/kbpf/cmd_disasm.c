@@ -25,12 +25,13 @@ int cmd_disasm(int argc, char **argv)
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	opterr = 0; /* one line: ours */
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': opts.with_index = 1; break;
 		case 'l': opts.with_labels = 1; break;
 		case 'h': usage_disasm(); return EXIT_OK;
-		default: return cli_error(EXIT_USAGE, "disasm", "see 'kbpf disasm --help'");
+		default: return cli_option_error("disasm", c, argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -23,7 +23,8 @@ void usage_kfuncs(void)
 	       "                exports int kbpf_host_init(struct kbpf_host *host); kbpf loads its\n"
 	       "                BTF, dlopens it and calls kbpf_host_init, which registers its kfunc\n"
 	       "                sets (docs/kfuncs.md). Without --host: the kbpf command's own host,\n"
-	       "                which exports none.\n"
+	       "                the one 'kbpf run', 'prog load' and 'tcp-sim' load objects on: it\n"
+	       "                exports the TCP host's kfuncs to tcp_congestion_ops programs.\n"
 	       "  --type T      only the kfuncs of program type T\n"
 	       "  --json        one JSON document instead of text\n");
 }
@@ -123,12 +124,10 @@ static int load_plugin(const char *path, struct kbpf_host *host, void **handle)
 	kbpf_host_init_fn init;
 	int ret;
 
+	cli_libbpf_quiet();
 	ret = kbpf_host_btf_load_file(host, path);
-	if (ret == -ENOENT)
-		return cli_error(EXIT_FAIL, "kfuncs", "%s: no such file, or no .BTF section (build the host with "
-				 "kbpf_add_host_btf, docs/host-btf.md)", path);
 	if (ret)
-		return cli_error(EXIT_FAIL, "kfuncs", "%s: cannot read its BTF: %s", path, strerror(-ret));
+		return cli_btf_load_error("kfuncs", path, ret);
 	/* dlopen searches the library path for a bare name: make it a path */
 	snprintf(rel, sizeof(rel), "%s%s", strchr(path, '/') ? "" : "./", path);
 	*handle = dlopen(rel, RTLD_NOW | RTLD_LOCAL);
@@ -160,15 +159,15 @@ int cmd_kfuncs(int argc, char **argv)
 	int opt, ret;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0; /* one line: ours */
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'H': host_file = optarg; break;
 		case 't': type = optarg; break;
 		case 'j': l.json = true; break;
 		case 'h': usage_kfuncs(); return EXIT_OK;
 		default:
-			usage_kfuncs();
-			return EXIT_USAGE;
+			return cli_option_error("kfuncs", opt, argv);
 		}
 	}
 	if (optind < argc) {
@@ -178,8 +177,9 @@ int cmd_kfuncs(int argc, char **argv)
 	host = kbpf_host_new();
 	if (!host)
 		return cli_error(EXIT_FAIL, "kfuncs", "out of memory");
-	/* --type without --host: kbpf's own host, the TCP one (kbpf links hosts/tcp) */
-	ret = host_file ? load_plugin(host_file, host, &handle) : type ? kbpf_tcp_host_add(host) : 0;
+	/* without --host: kbpf's own host, which has the TCP host's kfuncs (kbpf links
+	 * hosts/tcp; cli_host_new) whether or not --type names a type */
+	ret = host_file ? load_plugin(host_file, host, &handle) : kbpf_tcp_host_add(host);
 	if (!ret) {
 		if (l.json) {
 			printf("{\n  \"host\": ");

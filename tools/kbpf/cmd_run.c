@@ -41,7 +41,8 @@ void usage_run(void)
 	       "                    program of FILE.o runs as BPF_PROG_TEST_RUN runs it: a context\n"
 	       "                    shorter than what the program touches is refused (no --ctx:\n"
 	       "                    NULL, 0 bytes); --mem-out gets the context after the run\n"
-	       "  --arg N           set the next of R1..R5 (repeatable; after --mem/--ctx, from R3/R2)\n"
+	       "  --arg N           set the next of R1..R5 (repeatable; after --mem/--ctx, from R3/R2;\n"
+	       "                    an object's program unchecked: from R2, R1 being its context)\n"
 	       "  --checked         check every memory access against the stack and the memory given;\n"
 	       "                    print the number of instructions executed\n"
 	       "  --max-insns N     with --checked: stop after N instructions\n"
@@ -139,7 +140,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0; /* one line: ours */
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': a->mem_path = optarg; break;
 		case 'H': a->mem_hex = optarg; break;
@@ -192,7 +194,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 				return ret;
 			break;
 		}
-		default: return cli_error(EXIT_USAGE, "run", "see 'kbpf run --help'");
+		default: return cli_option_error("run", c, argv);
 		}
 	}
 	if (optind != argc - 1 && optind != argc - 2)
@@ -604,8 +606,8 @@ static int ctx_for_object_prog(struct run_args *a, struct kbpf_host *host, uint3
 	struct ctx_size_query q = { type, 0 };
 	char *ctx;
 
-	if (a->checked || a->nargs)
-		return 0;
+	if (a->checked)
+		return 0; /* --arg too: R1 stays the context, the values go to R2.. */
 	kbpf_host_prog_type_foreach(host, ctx_size_of, &q);
 	if (!q.size || *mem_len >= q.size)
 		return 0;
@@ -813,7 +815,8 @@ int cmd_run(int argc, char **argv)
 	if (ret) {
 		kbpf_host_free(host);
 		free(mem);
-		return cli_error(EXIT_FAIL, "run", "%s: %s", a.prog_path, log[0] ? log : strerror(-ret));
+		return cli_error(EXIT_FAIL, "run", "%s: %.*s", a.prog_path, log[0] ? (int)strcspn(log, "\n") : 512,
+				 log[0] ? log : strerror(-ret)); /* one line: the verifier's message */
 	}
 	if (a.jit && !kbpf_prog_is_jited(prog))
 		fprintf(stderr, "kbpf run: note: %s\n", log[0] ? log : "not JIT-compiled; running on the interpreter");

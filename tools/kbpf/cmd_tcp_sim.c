@@ -456,6 +456,12 @@ int cmd_tcp_sim(int argc, char **argv)
 
 		if (!dot || (strcmp(dot, ".svg") && strcmp(dot, ".png")))
 			return cli_error(EXIT_USAGE, CMD, "--plot %s: the file must end in .svg or .png", plot_path);
+		/* before the simulation: gnuplot's own error about it ended a finished run
+		 * with "gnuplot failed (exit 1); is gnuplot installed?" */
+		FILE *pf = fopen(plot_path, "a");
+		if (!pf)
+			return cli_error(EXIT_FAIL, CMD, "cannot write %s: %s", plot_path, strerror(errno));
+		fclose(pf);
 	}
 
 	if ((err = kbpf_tcp_sim_create(&so, &sim)))

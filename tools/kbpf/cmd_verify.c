@@ -136,8 +136,9 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 	char *olog = calloc(1, 1 << 16);
 	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .log_buf = olog, .log_size = 1 << 16 };
 	int ret = kbpf_object_open_file(path, &oo, &obj), rc = EXIT_OK;
+	char line[1024];
 	if (ret) {
-		cli_error(EXIT_FAIL, cmd, "%s: %s", path, olog && olog[0] ? olog : strerror(-ret));
+		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(olog, line, sizeof(line), -ret));
 		goto out;
 	}
 	/* Load unverified (type UNSPEC) so that every program is linked and relocated and
@@ -145,18 +146,19 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 	uint32_t types[1024];
 	struct kbpf_program *progs[1024];
 	size_t n = 0;
+	/* With PROG, the others still load (unverified): a prog array's initial slots
+	 * (.maps) may name them, and the load refuses a slot whose program is missing. */
 	for (struct kbpf_program *p = kbpf_object_next_program(obj, NULL); p && n < 1024;
 	     p = kbpf_object_next_program(obj, p)) {
-		if (prog_name && strcmp(kbpf_program_name(p), prog_name)) {
-			kbpf_program_set_autoload(p, false);
-			continue;
-		}
-		if (prog_name)
+		bool named = prog_name && !strcmp(kbpf_program_name(p), prog_name);
+		if (named)
 			kbpf_program_set_autoload(p, true);
 		if (!kbpf_program_autoload(p))
 			continue;
-		progs[n] = p;
-		types[n++] = kbpf_program_type(p);
+		if (!prog_name || named) {
+			progs[n] = p;
+			types[n++] = kbpf_program_type(p);
+		}
 		kbpf_program_set_type(p, 0);
 	}
 	if (prog_name && !n) {
@@ -165,7 +167,7 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 	}
 	ret = kbpf_object_load(obj);
 	if (ret) {
-		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, olog && olog[0] ? olog : strerror(-ret));
+		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(olog, line, sizeof(line), -ret));
 		goto out;
 	}
 	struct kbpf_map *maps[MAX_CLI_MAPS];
@@ -264,7 +266,8 @@ int cmd_verify(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0; /* one line: ours */
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			a.type = optarg;
@@ -306,7 +309,7 @@ int cmd_verify(int argc, char **argv)
 			a.prog_flags = hopts.prog_flags;
 			break;
 		default:
-			return EXIT_USAGE;
+			return cli_option_error("verify", c, argv);
 		}
 	}
 	if (a.type && !strcmp(a.type, "help")) {
@@ -330,8 +333,8 @@ int cmd_verify(int argc, char **argv)
 
 	struct bpf_insn *insns = NULL;
 	size_t cnt = 0;
-	if ((rc = cli_load_program("verify", path, dialect, &insns, &cnt)))
-		return rc;
+	if (cli_load_program("verify", path, dialect, &insns, &cnt))
+		return EXIT_FAIL; /* a negative errno: main would exit with 254 */
 	struct kbpf_host *host = cli_host_new("verify", &hopts);
 	struct kbpf_map *maps[MAX_CLI_MAPS] = { 0 };
 	rc = host ? EXIT_OK : EXIT_FAIL;

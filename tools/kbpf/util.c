@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Input helpers shared by the subcommands. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,15 @@ int cli_error(int code, const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return code;
+}
+
+int cli_option_error(const char *cmd, int c, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+	if (c == ':')
+		return cli_error(EXIT_USAGE, cmd, "option '%s' needs a value (see 'kbpf %s --help')", arg, cmd);
+	return cli_error(EXIT_USAGE, cmd, "unknown option '%s' (see 'kbpf %s --help')", arg, cmd);
 }
 
 int cli_is_help(const char *arg)
