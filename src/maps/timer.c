@@ -83,8 +83,8 @@ static bool runs_here(const struct kbpf_timers *e)
 	return e->running && pthread_equal(e->runner, pthread_self());
 }
 
-/* Wait (e->mu held) until the callback running on another thread, if pred says it is
- * one to wait for, returns. */
+/* Wait (e->mu held) while t's callback runs on another thread (Linux's hrtimer_cancel);
+ * t is only compared, so it may be freed meanwhile. */
 static void wait_running(struct kbpf_timers *e, const struct kbpf_timer *t)
 {
 	while (e->running && e->running == t && !pthread_equal(e->runner, pthread_self()))
