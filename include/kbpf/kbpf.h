@@ -11,6 +11,7 @@
 #include <kbpf/prog.h>
 #include <kbpf/map.h>
 #include <kbpf/object.h>
+#include <kbpf/timer.h>
 
 #define KBPF_VERSION_MAJOR 0
 #define KBPF_VERSION_MINOR 1

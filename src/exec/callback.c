@@ -100,6 +100,16 @@ void kbpf_prog_callbacks_free(struct kbpf_prog_callbacks *cbs)
 	free(cbs);
 }
 
+bool kbpf_prog_callback_owns(const void *p, uint64_t code)
+{
+	const struct kbpf_prog *prog = p;
+	const struct kbpf_prog_callbacks *cbs = prog->callbacks;
+	for (size_t i = 0; cbs && i < cbs->nr; i++)
+		if ((uint64_t)(uintptr_t)cbs->cb[i].code == code)
+			return true;
+	return false;
+}
+
 int kbpf_prog_callback_addr(const struct kbpf_prog *prog, size_t idx, uint64_t *value, char *err, size_t err_size)
 {
 	const struct kbpf_prog_callbacks *cbs = prog->callbacks;

@@ -4,6 +4,7 @@
 #ifndef KBPF_SRC_EXEC_CALLBACK_H
 #define KBPF_SRC_EXEC_CALLBACK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "exec/prog_internal.h"
@@ -13,6 +14,8 @@
  * error prog->callbacks may hold a partial set for kbpf_prog_free to release. */
 int kbpf_prog_callbacks_prepare(struct kbpf_prog *prog, char *err, size_t err_size);
 void kbpf_prog_callbacks_free(struct kbpf_prog_callbacks *cbs);
+/* Whether code is one of prog's (a struct kbpf_prog) callbacks: a timer's callback. */
+bool kbpf_prog_callback_owns(const void *prog, uint64_t code);
 /* The address the ld_imm64 at insns[idx] (BPF_PSEUDO_FUNC) loads. */
 int kbpf_prog_callback_addr(const struct kbpf_prog *prog, size_t idx, uint64_t *value, char *err,
 			    size_t err_size);

@@ -12,6 +12,7 @@
 #include <kbpf/verifier.h>
 #include "exec/callback.h"
 #include "exec/jit.h"
+#include "maps/timer.h"
 #include "exec/kfunc_call.h"
 #include "exec/prog_internal.h"
 #include "isa/validate.h"
@@ -147,6 +148,19 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		return ret;
 	}
 	snprintf(prog->name, sizeof(prog->name), "%s", OPTS_GET(opts, name, NULL) ? opts->name : "prog");
+	/* maps with a bpf_timer: their timers run on this host (src/maps/timer.c) */
+	for (size_t i = 0; OPTS_GET(opts, prog_type, NULL) && i < prog->nr_maps; i++) {
+		if (!prog->maps[i] || kbpf_map_timer_off(prog->maps[i]) < 0)
+			continue;
+		ret = kbpf_host_timers_bind(prog->host, prog->maps[i]);
+		if (ret) {
+			if (log_size)
+				snprintf(log, log_size, "map '%s': its timers run on another host",
+					 kbpf_map_name(prog->maps[i]));
+			kbpf_prog_free(prog);
+			return ret;
+		}
+	}
 
 	if (OPTS_GET(opts, prog_type, NULL)) {
 		/* verified above, so the type exists: its run-time hooks come with it */
@@ -279,6 +293,8 @@ void kbpf_prog_free(struct kbpf_prog *prog)
 {
 	if (!prog)
 		return;
+	/* its callbacks leave the timers before their code goes */
+	kbpf_host_timers_prog_release(prog->host, prog);
 	kbpf_jit_free(prog->jit);
 	kbpf_interp_free(prog->interp);
 	kbpf_prog_kfuncs_unpin(prog);

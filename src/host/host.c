@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The host registry: helpers by id (program types and kfunc sets join later). */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "host/host_internal.h"
 #include "host/kfunc_internal.h"
+#include "maps/timer.h"
 
 struct kbpf_host *kbpf_host_new(void)
 {
@@ -28,6 +30,7 @@ void kbpf_host_free(struct kbpf_host *host)
 {
 	if (!host)
 		return;
+	kbpf_timers_host_release(atomic_load(&host->timers));
 	kbpf_host_kfunc_release(host);
 	kbpf_host_prog_type_release(host);
 	kbpf_host_struct_ops_release(host);

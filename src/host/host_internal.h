@@ -53,6 +53,9 @@ struct kbpf_host {
 	 * type's BTF id; guarded by prog_types_lock; never removed. */
 	struct kbpf_kptr_dtor_entry *dtors;
 	size_t nr_dtors;
+	/* src/maps/timer.c: the engine bpf_timers of maps bound to this host run on, made
+	 * when the first such map binds (a program created with it) */
+	struct kbpf_timers *_Atomic timers;
 };
 
 /* Release what host_btf.c / kconfig.c hold (called by kbpf_host_free). */

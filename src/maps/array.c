@@ -120,8 +120,8 @@ static long array_update_elem(struct kbpf_map *map, const void *key, const void 
 	else
 		kbpf_map_value_copy(map, elem, value);
 	/* Linux's check_and_free_fields: the new value holds no kptr, the old ones go */
-	if (map->nr_kptrs)
-		kbpf_map_value_free_kptrs(map, elem);
+	if (kbpf_map_has_free_fields(map)) /* 6.1 check_and_free_fields: timer and kptrs */
+		kbpf_map_value_free_fields(map, elem, true);
 	return 0;
 }
 
@@ -197,6 +197,13 @@ static int percpu_array_sys_update(struct kbpf_map *map, const void *key, const 
 		kbpf_map_value_free_kptrs(map, elem);
 	}
 	return 0;
+}
+
+uint32_t kbpf_array_index_of(struct kbpf_map *map, const void *value)
+{
+	struct kbpf_array *array = to_array(map);
+
+	return (uint32_t)(((const char *)value - array->values) / array->elem_size);
 }
 
 int kbpf_array_get_next_key(struct kbpf_map *map, const void *key, void *next_key)

@@ -158,8 +158,9 @@ static void elem_set_value(struct kbpf_htab *htab, struct htab_elem *e, const vo
 			kbpf_map_value_copy(&htab->map, dst, value);
 		/* the replaced value's kptrs go (Linux frees the old element's); a recycled
 		 * element may hold one a program stored after its delete */
-		if (htab->map.nr_kptrs)
-			kbpf_map_value_free_kptrs(&htab->map, dst);
+		if (kbpf_map_has_free_fields(&htab->map)) /* an in-place BPF_F_LOCK update keeps
+							    * the timer (Linux: same element) */
+			kbpf_map_value_free_fields(&htab->map, dst, new_elem || !(flags & BPF_F_LOCK));
 		if (new_elem) {
 			kbpf_map_value_init_fields(&htab->map, dst);
 			kbpf_map_zero_value(dst + vs, vs8 - vs); /* no stale bytes of a previous key */
@@ -326,8 +327,8 @@ static long htab_delete_elem(struct kbpf_map *map, const void *key)
 	kbpf_spin_unlock(&b->lock);
 	if (!e)
 		return -ENOENT;
-	if (map->nr_kptrs)
-		kbpf_map_value_free_kptrs(map, htab_elem_value(htab, e, 0));
+	if (kbpf_map_has_free_fields(map))
+		kbpf_map_value_free_fields(map, htab_elem_value(htab, e, 0), true);
 	if (htab->lru)
 		htab_lru_put(htab, e);
 	else

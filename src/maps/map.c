@@ -8,6 +8,7 @@
 #include <string.h>
 #include "maps/map_internal.h"
 #include "maps/map_prog_view.h"
+#include "maps/timer.h"
 
 /* The struct the caller was compiled with may be newer (bigger) than ours: fine if
  * the fields we do not know are zero (libbpf's OPTS_VALID rule). */
@@ -175,6 +176,7 @@ void kbpf_map_free(struct kbpf_map *map)
 	if (__atomic_sub_fetch(&map->refcnt, 1, __ATOMIC_ACQ_REL))
 		return;
 	name = map->name;
+	kbpf_timers_map_release(map); /* before the values go: waits for a running callback */
 	map->ops->free(map);
 	free(name);
 }

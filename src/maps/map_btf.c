@@ -15,6 +15,7 @@
 #include "maps/map_internal.h"
 #include "maps/map_prog_view.h"
 #include "maps/spinlock.h"
+#include "maps/timer.h"
 
 #define SPIN_LOCK_SIZE 4 /* struct bpf_spin_lock { __u32 val; } */
 #define SPIN_LOCK_ALIGN 4
@@ -431,6 +432,14 @@ void kbpf_map_value_init_fields(const struct kbpf_map *map, void *value)
 		else
 			kbpf_map_zero_value(f, size[i]);
 	}
+}
+
+void kbpf_map_value_free_fields(struct kbpf_map *map, void *value, bool timer)
+{
+	if (timer && map->timer_off >= 0)
+		kbpf_map_value_timer_free(map, value);
+	if (map->nr_kptrs)
+		kbpf_map_value_free_kptrs(map, value);
 }
 
 void kbpf_map_value_free_kptrs(const struct kbpf_map *map, void *value)

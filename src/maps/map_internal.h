@@ -58,6 +58,9 @@ struct kbpf_map {
 	 * errno as kbpf_map_spin_lock_off returns; nr_fields: how many are >= 0 */
 	bool has_btf;
 	int32_t spin_lock_off, timer_off;
+	/* the engine this map's timers run on (src/maps/timer.c), a reference; NULL until a
+	 * program of some host binds it */
+	struct kbpf_timers *_Atomic timer_engine;
 	int nr_fields; /* spin lock, timer and kptrs */
 	/* kptr fields (map_btf.c), sorted by offset, and the host their types are of */
 	int nr_kptrs;
@@ -97,6 +100,8 @@ static inline uint32_t kbpf_map_key_index(const void *key)
 /* Linux's array_map_get_next_key, for every map indexed 0 .. max_entries - 1 (arrays,
  * prog arrays, arrays of maps): a missing or out-of-range key restarts at 0 (array.c). */
 int kbpf_array_get_next_key(struct kbpf_map *map, const void *key, void *next_key);
+/* The index of an ARRAY map's value (a timer callback's key). */
+uint32_t kbpf_array_index_of(struct kbpf_map *map, const void *value);
 
 /* --- BTF-described values (map_btf.c) --------------------------------------------- */
 
@@ -116,6 +121,13 @@ void kbpf_map_value_init_fields(const struct kbpf_map *map, void *value);
  * the map's end dropped it): each referenced kptr still held is taken out atomically and
  * given to its destructor, each unreferenced one cleared. No-op without kptrs. */
 void kbpf_map_value_free_kptrs(const struct kbpf_map *map, void *value);
+/* What an update, a delete or an LRU eviction gives up of the value it replaces: its
+ * timer (cancelled and freed, Linux's bpf_timer_cancel_and_free) and its kptrs. */
+void kbpf_map_value_free_fields(struct kbpf_map *map, void *value, bool timer);
+static inline bool kbpf_map_has_free_fields(const struct kbpf_map *map)
+{
+	return map->nr_kptrs || map->timer_off >= 0;
+}
 
 /* Per-type constructors: check attr as Linux's map_alloc_check/map_alloc do, then
  * allocate.  Return 0 and *out, or a negative errno. */

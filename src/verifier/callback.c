@@ -43,14 +43,56 @@ static void mark_known_zero_ptr(struct reg *r, uint32_t type, struct kbpf_map *m
 	r->map = map;
 }
 
+/* 6.1 push_async_cb + set_timer_callback_state: a timer callback runs later, on its own
+ * stack, so it is walked as a root of its own (pushed like a branch, explored after the
+ * caller's path): frame 0 with R1 = the map, R2 = a key, R3 = the value, R4-R5 unset.
+ * The caller goes on after the call with the helper's R0. */
+static int push_async_callback(struct env *env, int insn_idx, uint32_t subprogno, struct kbpf_map *map)
+{
+	int err = 0;
+	if (!map) {
+		vlog(env, "verifier bug: timer callback without a map\n");
+		return -EFAULT;
+	}
+	uint32_t entry = env->cur->frame[env->cur->curframe]->async_entry_cnt + 1;
+	env->sub[subprogno].is_async_cb = true;
+	struct vstate *st = push_branch(env, env->sub[subprogno].start, insn_idx, false, &err);
+	if (!st)
+		return err;
+	/* a fresh state: none of the caller's frames, no parent (Linux does not copy) */
+	if (st->parent)
+		st->parent->branches--;
+	for (int i = 0; i <= st->curframe; i++) {
+		frame_free(st->frame[i]);
+		st->frame[i] = NULL;
+	}
+	st->curframe = 0;
+	st->parent = NULL;
+	st->active_spin_lock = 0;
+	st->speculative = false;
+	st->first_insn_idx = env->sub[subprogno].start;
+	st->last_insn_idx = 0;
+	hist_clear(st);
+	struct frame *f = frame_new(-1, 0, subprogno);
+	if (!f)
+		return -ENOMEM;
+	st->frame[0] = f;
+	mark_known_zero_ptr(&f->regs[1], KBPF_CONST_PTR_TO_MAP, map);
+	mark_known_zero_ptr(&f->regs[2], KBPF_PTR_TO_MAP_KEY, map);
+	mark_known_zero_ptr(&f->regs[3], KBPF_PTR_TO_MAP_VALUE, map);
+	f->in_async_callback = true;
+	f->async_entry_cnt = entry;
+	return 0;
+}
+
 /* Push the callback's frame; caller_args are the caller's R0-R5 as the helper saw them. */
 int push_callback(struct env *env, int32_t helper_id, int insn_idx, uint32_t subprogno,
 		  const struct reg caller_args[6])
 {
 	struct vstate *st = env->cur;
-	if (helper_id != BPF_FUNC_loop && helper_id != BPF_FUNC_for_each_map_elem) {
-		/* timer callbacks are asynchronous (their map needs BTF, which kbpf's maps
-		 * lack); find_vma and user_ringbuf_drain have no kbpf model */
+	if (helper_id != BPF_FUNC_loop && helper_id != BPF_FUNC_for_each_map_elem &&
+	    helper_id != BPF_FUNC_timer_set_callback) {
+		/* find_vma and user_ringbuf_drain have no kbpf model */
 		vlog(env, "callback of func %d is not supported\n", helper_id);
 		return -ENOTSUPP;
 	}
@@ -58,6 +100,8 @@ int push_callback(struct env *env, int32_t helper_id, int insn_idx, uint32_t sub
 		vlog(env, "verifier bug: callback subprog %u\n", subprogno);
 		return -EFAULT;
 	}
+	if (helper_id == BPF_FUNC_timer_set_callback)
+		return push_async_callback(env, insn_idx, subprogno, caller_args[1].map);
 	if (st->curframe + 1 >= KBPF_MAX_CALL_FRAMES) {
 		vlog(env, "the call stack of %d frames is too deep\n", st->curframe + 2);
 		return -E2BIG;

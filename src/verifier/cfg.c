@@ -385,7 +385,8 @@ static int frame_cost(int depth)
 }
 
 /* check_max_stack_depth over the static call graph from main (callbacks referenced by
- * ld_imm64 count as calls, as in Linux for synchronous callbacks). */
+ * ld_imm64 count as calls, as in Linux for synchronous callbacks; an async one's stack
+ * is its own). */
 int check_max_stack_depth(struct env *env)
 {
 	const struct bpf_insn *insn = env->insns;
@@ -411,6 +412,15 @@ cont:
 		int next = insn_target(i, insn[i].imm), sidx = find_subprog(env, next);
 		if (sidx < 0)
 			return -EFAULT;
+		if (env->sub[sidx].is_async_cb) {
+			if (env->sub[sidx].has_tail_call) {
+				vlog(env, "verifier bug. subprog has tail_call and async cb\n");
+				return -EFAULT;
+			}
+			/* 6.1: an async callback's stack is its own, unless called directly */
+			if (!is_pseudo_call(&insn[i]))
+				continue;
+		}
 		i = next;
 		idx = sidx;
 		frame++;

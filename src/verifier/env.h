@@ -65,6 +65,11 @@ struct frame {
 	uint32_t frameno, subprogno;
 	int allocated; /* bytes of stack allocated (multiple of 8) */
 	bool in_callback;
+	/* an async callback's entry frame (bpf_timer_set_callback, Linux's
+	 * in_async_callback_fn): R0 must be 0 at its exit; async_entry_cnt counts the
+	 * entries that led here, so a second entry is not taken for a loop */
+	bool in_async_callback;
+	uint32_t async_entry_cnt;
 	uint16_t written;       /* regs written since the last checkpoint (log: "_w") */
 	uint64_t stack_written; /* slots fully written since the last checkpoint */
 	/* Liveness (Linux's REG_LIVE_READ, prune.c): in a checkpoint, the regs some path
@@ -120,6 +125,7 @@ struct subprog {
 	uint32_t btf_id;
 	uint8_t linkage;
 	bool unreliable; /* a call site did not match its prototype (Linux: static only) */
+	bool is_async_cb; /* a timer callback: runs on a stack of its own (check_max_stack_depth) */
 };
 
 struct insn_aux {

@@ -1033,7 +1033,7 @@ int prepare_func_exit(struct env *env, int *insn_idx)
 int check_return_code(struct env *env)
 {
 	struct reg *r0 = &cur_regs(env)[0];
-	if (btf_ctx_void_return(env))
+	if (!cur_frame(env)->in_async_callback && btf_ctx_void_return(env))
 		return 0;
 	int err = check_reg_read(env, 0);
 	if (err)
@@ -1041,6 +1041,17 @@ int check_return_code(struct env *env)
 	if (reg_is_pointer(r0) && !env->priv) {
 		vlog(env, "R0 leaks addr as return value\n");
 		return -EACCES;
+	}
+	if (cur_frame(env)->in_async_callback) {
+		/* 6.1: an async callback (a timer's) returns 0 */
+		if (r0->type != KBPF_SCALAR_VALUE) {
+			vlog(env, "In async callback the register R0 is not a known value (%s)\n",
+			     reg_type_str(env, r0->type));
+			return -EINVAL;
+		}
+		if ((err = mark_precise(env, 0)))
+			return err;
+		return check_r0_range(env, r0, kbpf_tnum_const(0), "async callback");
 	}
 	if (cur_frame(env)->subprogno) {
 		/* a global function verified on its own returns a scalar to any caller */

@@ -264,6 +264,8 @@ void vlog_state(struct env *env, const struct frame *f, bool all)
 	}
 	if (f->in_callback)
 		vlog(env, " cb");
+	if (f->in_async_callback)
+		vlog(env, " async_cb");
 	vlog(env, "\n");
 out:
 	env->scratched_regs = 0;

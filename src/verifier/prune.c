@@ -253,7 +253,12 @@ int is_state_visited(struct env *env, int insn_idx)
 	while ((sl = *pprev)) {
 		n++;
 		if (sl->branches) {
-			if (states_maybe_looping(sl, cur) && states_equal(env, sl, cur)) {
+			const struct frame *sf = sl->frame[sl->curframe];
+			/* 6.1: another entry into an async callback (a callback that sets
+			 * itself again) meets its first entry's states: not a loop */
+			bool other_entry = sf->in_async_callback &&
+					   sf->async_entry_cnt != cur->frame[cur->curframe]->async_entry_cnt;
+			if (!other_entry && states_maybe_looping(sl, cur) && states_equal(env, sl, cur)) {
 				vlog(env, "infinite loop detected at insn %d\n", insn_idx);
 				return -EINVAL;
 			}

@@ -87,6 +87,11 @@ expect 0 "retval: 0x3 \(3\)" -- run --repeat 3 "$(o spin_lock)" incr
 expect 0 "retval: 0x2 \(2\)" -- run --jit --repeat 2 "$(o spin_lock)" hash_incr
 expect 0 "insns executed: [0-9]+" -- run --checked "$(o maps)" use_maps
 expect 0 "retval: 0x98 \(152\)" -- run "$(o globals)" globals
+# bpf_timer: the run arms a timer; --timers lets 100 us pass on a manual clock, and the
+# callback runs three times (it re-arms itself twice)
+expect 0 "timers: 3 callbacks ran in 100000 ns, 0 still armed" -- run "$(o timer)" arm --timers 100000
+expect 0 "timers: 1 callback ran in 1500 ns, 1 still armed" -- run --jit "$(o timer)" arm --timers 1500
+expect 2 "--timers goes with a BPF object" -- run --timers 5 "$(o timer)x"
 expect 0 "retval: 0xbe \(190\)" -- run "$(o globals)" globals --repeat 3
 expect 0 "retval: 0x2a \(42\)" -- run --checked "$(o kfunc_weak)"
 expect 0 "retval: 0xfa \(250\)" -- run "$(o kconfig)" hz

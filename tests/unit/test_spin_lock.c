@@ -298,6 +298,41 @@ static void test_verifier_rules(void)
 		struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = host, .prog_type = "cgroup_skb", .maps = tm,
 					       .nr_maps = 2, .license = "GPL", .log_buf = log, .log_size = sizeof(log) };
 		CHECK_EQ_U64(kbpf_prog_verify(ok, ARRAY_SIZE(ok), &vo), 0);
+
+		/* bpf_timer_set_callback (6.1 push_async_cb, set_timer_callback_state): the
+		 * callback at insn 22 is walked on its own with R1 = map, R2 = key, R3 = value */
+#define ASYNC_PROG(...)                                                                                	LOOKUP_KEY0(0), BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1), BPF_EXIT_INSN(),                         		BPF_MOV64_REG(BPF_REG_6, BPF_REG_0), BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),              		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 8), BPF_LD_MAP_FD(BPF_REG_2, 0), BPF_MOV64_IMM(BPF_REG_3, 1), 		BPF_EMIT_CALL(BPF_FUNC_timer_init), BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),               		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 8), BPF_LD_IMM64_RAW(BPF_REG_2, BPF_PSEUDO_FUNC, 4),  		BPF_EMIT_CALL(BPF_FUNC_timer_set_callback), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(), 		__VA_ARGS__
+		/* a callback needs BTF func_info (6.1 check_ld_imm): static main and cb */
+		int proto = btf__add_func_proto(btf, 1);
+		int main_id = btf__add_func(btf, "main", BTF_FUNC_STATIC, proto);
+		int cb_id = btf__add_func(btf, "cb", BTF_FUNC_STATIC, proto);
+		CHECK(proto > 0 && main_id > 0 && cb_id > 0);
+		const struct bpf_func_info fi[2] = { { 0, (uint32_t)main_id }, { 22, (uint32_t)cb_id } };
+		vo.prog_btf = btf;
+		vo.func_info = fi;
+		vo.nr_func_info = 2;
+#define AREJECTS(msg, ...)                                                                             	do {                                                                                           		const struct bpf_insn i_[] = { ASYNC_PROG(__VA_ARGS__) };                              		log[0] = 0;                                                                            		CHECK(kbpf_prog_verify(i_, ARRAY_SIZE(i_), &vo) < 0);                                  		CHECK_CONTAINS(log, msg);                                                              	} while (0)
+		AREJECTS("At async callback the register R0 has value (0x1; 0x0) should have been in (0x0; 0x0)",
+			 BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN());
+		AREJECTS("R4 !read_ok", BPF_MOV64_REG(BPF_REG_0, BPF_REG_4), BPF_EXIT_INSN());
+		AREJECTS("In async callback the register R0 is not a known value (map_ptr)",
+			 BPF_MOV64_REG(BPF_REG_0, BPF_REG_1), BPF_EXIT_INSN());
+		/* the value is the map's: its timer is off limits */
+		AREJECTS("bpf_timer cannot be accessed directly by load/store",
+			 BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_3, 8), BPF_EXIT_INSN());
+		/* a callback that reads key and value and sets itself again: a second entry into
+		 * the callback is not a loop (6.1 async_entry_cnt) */
+		const struct bpf_insn again[] = { ASYNC_PROG(
+			BPF_LDX_MEM(BPF_W, BPF_REG_4, BPF_REG_2, 0), BPF_STX_MEM(BPF_W, BPF_REG_3, BPF_REG_4, 0),
+			BPF_MOV64_REG(BPF_REG_1, BPF_REG_3), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 8),
+			BPF_LD_IMM64_RAW(BPF_REG_2, BPF_PSEUDO_FUNC, -5), BPF_EMIT_CALL(BPF_FUNC_timer_set_callback),
+			BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN()) };
+		static char big[1 << 16];
+		vo.log_buf = big;
+		vo.log_size = sizeof(big);
+		vo.log_level = KBPF_LOG_LEVEL2;
+		CHECK_EQ_U64(kbpf_prog_verify(again, ARRAY_SIZE(again), &vo), 0);
+		CHECK_CONTAINS(big, " async_cb");
 	}
 	kbpf_map_free(tm[0]);
 	kbpf_map_free(tm[1]);

@@ -52,6 +52,9 @@ void usage_run(void)
 	       "  --jit             run as native code from the x86-64 JIT (a program the JIT does\n"
 	       "                    not take runs on the interpreter, with a note saying why)\n"
 	       "  --repeat N        run N times and print the mean duration\n"
+	       "  --timers NS       (FILE.o) then let NS nanoseconds pass on a manual clock: the\n"
+	       "                    bpf_timers the run armed fire at their deadlines; print how\n"
+	       "                    many callbacks ran\n"
 	       "  --harden          --blind and --stack-guard (docs/reliability.md, \"Hardening\")\n"
 	       "  --blind           JIT constant blinding: no immediate of the program in native code\n"
 	       "  --stack-guard     guard bytes around each stack frame, checked when a function\n"
@@ -116,7 +119,8 @@ struct run_args {
 	struct cli_host_opts host;
 	enum kbpf_asm_dialect dialect;
 	uint64_t args[5], max_insns, repeat;
-	int nargs, checked, jit;
+	uint64_t timers_ns; /* --timers */
+	int nargs, checked, jit, timers;
 	int stack_fill; /* --stack-fill: the byte, or -1 */
 	unsigned harden;     /* KBPF_HARDEN_* */
 	uint64_t run_budget; /* --budget */
@@ -134,7 +138,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "packet-out", required_argument, 0, 'P' }, { "type", required_argument, 0, 't' },
 		{ "harden", no_argument, 0, 'S' },        { "blind", no_argument, 0, 'B' },
 		{ "stack-guard", no_argument, 0, 'G' },   { "budget", required_argument, 0, 'U' },
-		{ "stack-fill", required_argument, 0, 'F' },
+		{ "stack-fill", required_argument, 0, 'F' }, { "timers", required_argument, 0, 'T' },
 		CLI_HOST_LONGOPTS,                        { 0, 0, 0, 0 },
 	};
 	int c;
@@ -149,6 +153,11 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case 'o': a->mem_out = optarg; break;
 		case 'k': a->checked = 1; break;
 		case 'j': a->jit = 1; break;
+		case 'T':
+			if (cli_parse_u64(optarg, &a->timers_ns))
+				return cli_error(EXIT_USAGE, "run", "--timers: '%s' is not a number of ns", optarg);
+			a->timers = 1;
+			break;
 		case 'p': a->packet_path = optarg; break;
 		case 'P': a->packet_out = optarg; break;
 		case 't': a->type = optarg; break;
@@ -223,6 +232,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		return cli_error(EXIT_USAGE, "run", "PROG goes with a BPF object (FILE.o); %s is not one", a->prog_path);
 	if (!is_obj && (a->host.host_file || a->host.nr_kconfig || a->host.caps || a->host.prog_flags))
 		return cli_error(EXIT_USAGE, "run", "--host, --kconfig, --cap and --prog-flags go with a BPF object (FILE.o)");
+	if (!is_obj && a->timers)
+		return cli_error(EXIT_USAGE, "run", "--timers goes with a BPF object (FILE.o)");
 	return 0;
 }
 
@@ -749,6 +760,9 @@ int cmd_run(int argc, char **argv)
 		uint32_t type = 0;
 		bool host_ptrs = false;
 		int code = load_object_prog(&a, &host, &obj, &prog, &type, &host_ptrs);
+		/* --timers: the timers the run arms fire on a manual clock afterwards */
+		if (!code && a.timers && kbpf_host_timers_manual_clock(host, true))
+			code = cli_error(EXIT_FAIL, "run", "--timers: cannot set the manual clock");
 		/* what the run writes with bpf_perf_event_output, printed after it */
 		struct cli_perf *perf = code ? NULL : cli_perf_open("run", obj);
 		if (!code && a.packet_path) {
@@ -781,6 +795,11 @@ int cmd_run(int argc, char **argv)
 			free(tp_buf);
 			if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
 				code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);
+		}
+		if (code == EXIT_OK && a.timers) {
+			int n = kbpf_host_timers_advance(host, a.timers_ns);
+			printf("timers: %d callback%s ran in %llu ns, %d still armed\n", n, n == 1 ? "" : "s",
+			       (unsigned long long)a.timers_ns, kbpf_host_timers_armed(host));
 		}
 		if (code == EXIT_OK) {
 			cli_perf_print(perf);

@@ -81,14 +81,14 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	  BPF, KBPF_ARG_PTR_TO_PERCPU_BTF_ID, ANY),
 	H(this_cpu_ptr, F(this_cpu_ptr), KBPF_RET_PTR_TO_MEM_OR_BTF_ID | KBPF_RET_MEM_RDONLY, 0, BPF,
 	  KBPF_ARG_PTR_TO_PERCPU_BTF_ID),
-	H(timer_init, NULL, INT, GPL, BPF, KBPF_ARG_PTR_TO_TIMER, MAP, ANY),
+	H(timer_init, F(timer_init), INT, GPL, BPF, KBPF_ARG_PTR_TO_TIMER, MAP, ANY),
 	/* kptrs in map values: the new object goes in (its reference with it), the old one
 	 * comes out (the program now owns its reference); the types are the kptr's */
 	H(kptr_xchg, F(kptr_xchg), KBPF_RET_PTR_TO_BTF_ID | KBPF_RET_MAYBE_NULL, ACQ, BPF, KBPF_ARG_PTR_TO_KPTR,
 	  KBPF_ARG_PTR_TO_BTF_ID | KBPF_ARG_MAYBE_NULL | KBPF_ARG_OBJ_RELEASE),
-	H(timer_set_callback, NULL, INT, GPL, BPF, KBPF_ARG_PTR_TO_TIMER, KBPF_ARG_PTR_TO_FUNC),
-	H(timer_start, NULL, INT, GPL, BPF, KBPF_ARG_PTR_TO_TIMER, ANY, ANY),
-	H(timer_cancel, NULL, INT, GPL, BPF, KBPF_ARG_PTR_TO_TIMER),
+	H(timer_set_callback, F(timer_set_callback), INT, GPL, BPF, KBPF_ARG_PTR_TO_TIMER, KBPF_ARG_PTR_TO_FUNC),
+	H(timer_start, F(timer_start), INT, GPL, BPF, KBPF_ARG_PTR_TO_TIMER, ANY, ANY),
+	H(timer_cancel, F(timer_cancel), INT, GPL, BPF, KBPF_ARG_PTR_TO_TIMER),
 	H(for_each_map_elem, F(for_each_map_elem), INT, 0, BPF, MAP, KBPF_ARG_PTR_TO_FUNC,
 	  KBPF_ARG_PTR_TO_STACK | KBPF_ARG_MAYBE_NULL, ANY),
 	H(loop, F(loop), INT, 0, BPF, ANY, KBPF_ARG_PTR_TO_FUNC, KBPF_ARG_PTR_TO_STACK | KBPF_ARG_MAYBE_NULL, ANY),

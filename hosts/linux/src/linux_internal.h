@@ -172,6 +172,11 @@ bool kbpf_linux_d_path_allowed(const struct kbpf_host *host, const struct kbpf_p
 KBPF_LINUX_HELPER(get_stackid);
 KBPF_LINUX_HELPER(get_stack);
 KBPF_LINUX_HELPER(for_each_map_elem);
+/* helpers_timer.c */
+KBPF_LINUX_HELPER(timer_init);
+KBPF_LINUX_HELPER(timer_set_callback);
+KBPF_LINUX_HELPER(timer_start);
+KBPF_LINUX_HELPER(timer_cancel);
 /* helpers_perf.c: bpf_perf_event_output for most types, Linux's bpf_skb_event_output and
  * bpf_xdp_event_output (run as helpers 111 and 121, which
  * kbpf_linux_add_event_output_helpers registers), and the proto a type sees for id 25. */
