@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <bpf/btf.h>
 #include <kbpf/map.h>
 #include "test.h"
 
@@ -53,6 +54,40 @@ static void test_lpm_create(void)
 				    .value_size = 4, .max_entries = 1, .map_flags = np, .map_extra = 1 };
 	struct kbpf_map *m = NULL;
 	CHECK_EQ_U64(kbpf_map_create(&def, &m), -EINVAL); /* map_extra is the bloom filter's */
+}
+
+/* Linux's map_check_btf for the new types: an LPM key must be a struct (embedding
+ * bpf_lpm_trie_key), a bloom filter's key void, a queue's BTF refused. */
+static void test_lpm_btf(void)
+{
+	struct btf *btf = btf__new_empty();
+	int u32 = btf__add_int(btf, "u32", 4, 0);
+	int u64 = btf__add_int(btf, "u64", 8, 0);
+	int key = btf__add_struct(btf, "ipv4_key", 8);
+	btf__add_field(btf, "prefixlen", u32, 0, 0);
+	btf__add_field(btf, "addr", u32, 32, 0);
+	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_LPM_TRIE, .key_size = 8, .value_size = 8,
+				    .max_entries = 4, .map_flags = BPF_F_NO_PREALLOC, .btf = btf,
+				    .btf_key_type_id = (uint32_t)key, .btf_value_type_id = (uint32_t)u64 };
+	struct kbpf_map *m = NULL;
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), 0);
+	kbpf_map_free(m);
+	def.btf_key_type_id = (uint32_t)u64;
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), -EINVAL);
+	def.btf_key_type_id = 0;
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), -EINVAL);
+	def = (struct kbpf_map_def){ .sz = sizeof(def), .type = BPF_MAP_TYPE_BLOOM_FILTER, .value_size = 8,
+				     .max_entries = 4, .btf = btf, .btf_value_type_id = (uint32_t)u64 };
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), 0);
+	kbpf_map_free(m);
+	def.key_size = 4, def.btf_key_type_id = (uint32_t)u32;
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), -EINVAL); /* key_size 4 fails first, as Linux */
+	/* Linux 6.1's queue and stack have no map_check_btf: a value type without a key
+	 * type is -EINVAL (libbpf sends them without BTF) */
+	def = (struct kbpf_map_def){ .sz = sizeof(def), .type = BPF_MAP_TYPE_QUEUE, .value_size = 8,
+				     .max_entries = 4, .btf = btf, .btf_value_type_id = (uint32_t)u64 };
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), -EINVAL);
+	btf__free(btf);
 }
 
 static struct key4 k4(uint32_t len, uint8_t a, uint8_t b, uint8_t c, uint8_t d)
@@ -283,6 +318,7 @@ static void test_lpm_threads(void)
 int main(void)
 {
 	RUN(test_lpm_create);
+	RUN(test_lpm_btf);
 	RUN(test_lpm_ipv4);
 	RUN(test_lpm_full);
 	RUN(test_lpm_ipv6);
