@@ -36,7 +36,8 @@ kbpf_helper_fn kbpf_host_helper_find(const struct kbpf_host *host, int32_t id, c
  * 1 bpf_map_lookup_elem, 2 bpf_map_update_elem, 3 bpf_map_delete_elem,
  * 8 bpf_get_smp_processor_id, 130 bpf_ringbuf_output, 131 bpf_ringbuf_reserve,
  * 132 bpf_ringbuf_submit, 133 bpf_ringbuf_discard, 134 bpf_ringbuf_query,
- * 195 bpf_map_lookup_percpu_elem. Returns 0, -EEXIST (an id is taken), -ENOMEM. */
+ * 195 bpf_map_lookup_percpu_elem, 81 bpf_get_local_storage, 87 bpf_map_push_elem,
+ * 88 bpf_map_pop_elem, 89 bpf_map_peek_elem. Returns 0, -EEXIST (an id is taken), -ENOMEM. */
 int kbpf_host_add_map_helpers(struct kbpf_host *host);
 
 /* --- Host BTF (src/btf/host_btf.c) ---

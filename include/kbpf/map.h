@@ -65,6 +65,9 @@ struct kbpf_map_def {
 	/* Receives one line saying why a creation with BTF failed (may be NULL). */
 	char *log_buf;
 	size_t log_size;
+	/* Linux's map_extra: BLOOM_FILTER's number of hash functions (0..15, 0: Linux's
+	 * default 5); must be 0 for every other type (-EINVAL). */
+	uint64_t map_extra;
 };
 
 /* Create a map, checking def as Linux's map_create does.  Returns 0 and *map, or
@@ -191,6 +194,35 @@ int kbpf_map_lookup_inner(struct kbpf_map *outer, const void *key, struct kbpf_m
  * itself (SOCKMAP/SOCKHASH: a reference the verifier makes it release; XSKMAP: an xdp
  * socket); its bpf_map_update_elem on SOCKMAP/SOCKHASH stores the socket it passes. */
 
+/* --- Keyless maps: QUEUE, STACK, BLOOM_FILTER (src/maps/queue_stack.c, bloom_filter.c) ---
+ * key_size is 0: the host-side calls take key NULL (any key is ignored). As Linux's
+ * bpf(2): kbpf_map_update pushes value (QUEUE/STACK flags BPF_ANY, or BPF_EXIST: when
+ * full, drop the oldest element to make room; BPF_NOEXIST -EINVAL; -E2BIG full.
+ * BLOOM_FILTER flags BPF_ANY only: adds value); kbpf_map_lookup peeks (QUEUE: the oldest,
+ * STACK: the newest, -ENOENT empty) or, for BLOOM_FILTER, tests value, which is then an
+ * input: 0 maybe present, -ENOENT surely absent; kbpf_map_delete and
+ * kbpf_map_get_next_key are -EINVAL (QUEUE/STACK) or -EOPNOTSUPP (BLOOM_FILTER). */
+
+/* Linux's BPF_MAP_LOOKUP_AND_DELETE_ELEM: QUEUE/STACK pop the element a lookup would
+ * peek into value (key NULL, flags 0 or -EINVAL; -ENOENT empty). Needs both host read
+ * and write access (-EPERM). Other map types: -EOPNOTSUPP (Linux also has it for the
+ * hash maps; kbpf not yet). */
+int kbpf_map_lookup_and_delete(struct kbpf_map *map, const void *key, void *value, uint64_t flags);
+/* kbpf_map_update(map, NULL, value, flags) for QUEUE/STACK/BLOOM_FILTER, said plainly. */
+int kbpf_map_push(struct kbpf_map *map, const void *value, uint64_t flags);
+
+/* --- LPM_TRIE (src/maps/lpm_trie.c) -----------------------------------------------
+ * Keys are Linux's struct bpf_lpm_trie_key: a u32 prefixlen (host order) then
+ * key_size - 4 data bytes, most significant bit first (an address in network order).
+ * Created with BPF_F_NO_PREALLOC (else -EINVAL), key_size 5..260, value_size >= 1.
+ * kbpf_map_lookup and the program-side lookup give the value of the longest stored
+ * prefix that contains the key's first prefixlen bits (-ENOENT / NULL: none, or
+ * prefixlen beyond the key's bits); kbpf_map_update stores an exact prefix (bits past
+ * prefixlen are kept as given, as Linux does, but never compared), -ENOSPC when
+ * max_entries prefixes are stored; kbpf_map_delete removes an exact prefix;
+ * kbpf_map_get_next_key walks Linux's order: children before their parent (post-order),
+ * the smaller bit first; a NULL key, or one not stored, starts at the first. */
+
 /* Delete key. -ENOENT: absent.  Arrays: -EINVAL (their elements cannot be deleted);
  * PROG_ARRAY and ARRAY_OF_MAPS: empties the slot (-E2BIG out of range, -ENOENT already
  * empty). */
@@ -265,6 +297,13 @@ void *kbpf_map_lookup_percpu_elem(struct kbpf_map *map, const void *key, uint32_
 long kbpf_map_update_elem(struct kbpf_map *map, const void *key, const void *value, uint64_t flags);
 /* bpf_map_delete_elem. */
 long kbpf_map_delete_elem(struct kbpf_map *map, const void *key);
+/* bpf_map_push_elem (QUEUE, STACK, BLOOM_FILTER; flags as kbpf_map_push),
+ * bpf_map_pop_elem (QUEUE, STACK) and bpf_map_peek_elem (QUEUE, STACK: copy out,
+ * zeroing value when empty; BLOOM_FILTER: test value). 0 or a negative errno as the
+ * host-side calls; -EINVAL for other map types (the verifier refuses those calls). */
+long kbpf_map_push_elem(struct kbpf_map *map, const void *value, uint64_t flags);
+long kbpf_map_pop_elem(struct kbpf_map *map, void *value);
+long kbpf_map_peek_elem(struct kbpf_map *map, void *value);
 
 /* bpf_get_local_storage: the storage of a CGROUP_STORAGE map (this CPU's copy for
  * PERCPU_CGROUP_STORAGE), never NULL for one; NULL for any other map. kbpf has no

@@ -28,6 +28,24 @@ static uint64_t h_map_delete_elem(uint64_t map, uint64_t key, uint64_t r3, uint6
 	return RET_LONG(kbpf_map_delete_elem(MAP(map), PTR(key)));
 }
 
+static uint64_t h_map_push_elem(uint64_t map, uint64_t value, uint64_t flags, uint64_t r4, uint64_t r5)
+{
+	(void)r4, (void)r5;
+	return RET_LONG(kbpf_map_push_elem(MAP(map), PTR(value), flags));
+}
+
+static uint64_t h_map_pop_elem(uint64_t map, uint64_t value, uint64_t r3, uint64_t r4, uint64_t r5)
+{
+	(void)r3, (void)r4, (void)r5;
+	return RET_LONG(kbpf_map_pop_elem(MAP(map), PTR(value)));
+}
+
+static uint64_t h_map_peek_elem(uint64_t map, uint64_t value, uint64_t r3, uint64_t r4, uint64_t r5)
+{
+	(void)r3, (void)r4, (void)r5;
+	return RET_LONG(kbpf_map_peek_elem(MAP(map), PTR(value)));
+}
+
 static uint64_t h_get_smp_processor_id(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
 {
 	(void)r1, (void)r2, (void)r3, (void)r4, (void)r5;
@@ -115,9 +133,17 @@ static const struct kbpf_helper_proto map_helpers[] = {
 	/* never NULL: the verifier requires a cgroup storage map and flags 0 */
 	{ .name = "bpf_get_local_storage", .fn = h_get_local_storage, .ret_type = KBPF_RET_PTR_TO_MAP_VALUE,
 	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_ANYTHING) },
+	/* QUEUE / STACK / BLOOM_FILTER; pop and peek write the whole value (a bloom
+	 * filter's peek reads it instead: the verifier turns its argument around) */
+	{ .name = "bpf_map_push_elem", .fn = h_map_push_elem, .flags = KBPF_HELPER_PKT_ACCESS,
+	  .ret_type = KBPF_RET_INTEGER, ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_PTR_TO_MAP_VALUE, KBPF_ARG_ANYTHING) },
+	{ .name = "bpf_map_pop_elem", .fn = h_map_pop_elem, .ret_type = KBPF_RET_INTEGER,
+	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_PTR_TO_MAP_VALUE | KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE) },
+	{ .name = "bpf_map_peek_elem", .fn = h_map_peek_elem, .ret_type = KBPF_RET_INTEGER,
+	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_PTR_TO_MAP_VALUE | KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE) },
 };
 /* Their Linux ids, index for index. */
-static const int32_t map_helper_ids[] = { 1, 2, 3, 8, 130, 131, 132, 133, 134, 195, 81 };
+static const int32_t map_helper_ids[] = { 1, 2, 3, 8, 130, 131, 132, 133, 134, 195, 81, 87, 88, 89 };
 _Static_assert(sizeof(map_helper_ids) / sizeof(map_helper_ids[0]) == sizeof(map_helpers) / sizeof(map_helpers[0]),
 	       "one id per map helper");
 

@@ -165,6 +165,7 @@ struct obj_map {
 	uint32_t def_size;       /* BTF: the definition's size in .maps */
 	uint32_t values_off;     /* BTF: offset of `values` in the definition, or UINT32_MAX */
 	uint32_t type, key_size, value_size, max_entries, map_flags;
+	uint32_t map_extra;      /* BTF: BLOOM_FILTER's number of hash functions */
 	uint32_t btf_key_type_id, btf_value_type_id;
 	void *init_data;         /* DATA/RODATA/KCONFIG: value_size bytes to copy in */
 	struct obj_map_init *inits;

@@ -222,7 +222,9 @@ static int parse_btf_map(struct kbpf_object *obj, struct obj_map *m, const struc
 			ret = field_uint(obj, m->name, f, mem->type, &m->max_entries);
 		} else if (!strcmp(f, "map_flags")) {
 			ret = field_uint(obj, m->name, f, mem->type, &m->map_flags);
-		} else if (!strcmp(f, "numa_node") || !strcmp(f, "map_extra")) {
+		} else if (!strcmp(f, "map_extra")) {
+			ret = field_uint(obj, m->name, f, mem->type, &m->map_extra);
+		} else if (!strcmp(f, "numa_node")) {
 			ret = field_uint(obj, m->name, f, mem->type, &ignored);
 		} else if (!strcmp(f, "pinning")) {
 			ret = field_uint(obj, m->name, f, mem->type, &ignored); /* pinning: nothing to pin to */
@@ -553,7 +555,7 @@ static int create_map(struct kbpf_object *obj, const struct obj_map *m, struct k
 	struct kbpf_map_def def = {
 		.sz = sizeof(def), .type = m->type, .key_size = m->key_size, .value_size = m->value_size,
 		.max_entries = m->max_entries, .map_flags = m->map_flags, .name = m->name, .inner_map = inner,
-		.host = obj->host, .log_buf = blog, .log_size = sizeof(blog),
+		.host = obj->host, .log_buf = blog, .log_size = sizeof(blog), .map_extra = m->map_extra,
 	};
 	int ret;
 

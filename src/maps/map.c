@@ -68,7 +68,11 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 		.value_size = def->value_size,
 		.max_entries = def->max_entries,
 		.map_flags = def->map_flags,
+		.map_extra = DEF_FIELD(def, map_extra, 0),
 	};
+	/* Linux's map_create: only a bloom filter has a use for map_extra */
+	if (attr.type != BPF_MAP_TYPE_BLOOM_FILTER && attr.map_extra)
+		return -EINVAL;
 	/* bpf_get_file_flag: the syscall side cannot be both read-only and write-only */
 	if ((attr.map_flags & BPF_F_RDONLY) && (attr.map_flags & BPF_F_WRONLY))
 		return -EINVAL;
@@ -112,6 +116,16 @@ int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **out)
 	case BPF_MAP_TYPE_XSKMAP:
 	case BPF_MAP_TYPE_REUSEPORT_SOCKARRAY:
 		err = kbpf_sock_map_alloc(&attr, &map);
+		break;
+	case BPF_MAP_TYPE_LPM_TRIE:
+		err = kbpf_lpm_trie_map_alloc(&attr, &map);
+		break;
+	case BPF_MAP_TYPE_QUEUE:
+	case BPF_MAP_TYPE_STACK:
+		err = kbpf_queue_stack_map_alloc(&attr, &map);
+		break;
+	case BPF_MAP_TYPE_BLOOM_FILTER:
+		err = kbpf_bloom_filter_map_alloc(&attr, &map);
 		break;
 	default:
 		err = unsupported_type(attr.type);
@@ -213,6 +227,12 @@ static int host_can_write(const struct kbpf_map *map)
 	return !(map->map_flags & BPF_F_RDONLY) && !__atomic_load_n(&map->frozen, __ATOMIC_ACQUIRE);
 }
 
+/* Keyless maps (key_size 0: QUEUE, STACK, BLOOM_FILTER) take a NULL key. */
+static bool key_ok(const struct kbpf_map *map, const void *key)
+{
+	return key || !map->key_size;
+}
+
 int kbpf_map_lookup(struct kbpf_map *map, const void *key, void *value)
 {
 	return kbpf_map_lookup_flags(map, key, value, 0);
@@ -222,7 +242,7 @@ int kbpf_map_lookup_flags(struct kbpf_map *map, const void *key, void *value, ui
 {
 	int err;
 
-	if (!map || !key || !value)
+	if (!map || !key_ok(map, key) || !value)
 		return -EINVAL;
 	if (flags & ~(uint64_t)BPF_F_LOCK)
 		return -EINVAL;
@@ -230,6 +250,8 @@ int kbpf_map_lookup_flags(struct kbpf_map *map, const void *key, void *value, ui
 		return -EPERM;
 	if ((flags & BPF_F_LOCK) && map->spin_lock_off < 0)
 		return -EINVAL;
+	if (map->ops->peek_elem) /* Linux's bpf_map_copy_value: keyless maps peek */
+		return (int)map->ops->peek_elem(map, value);
 	if (!map->ops->sys_lookup)
 		return -EOPNOTSUPP;
 	if (flags & BPF_F_LOCK) {
@@ -252,21 +274,46 @@ int kbpf_map_lookup_flags(struct kbpf_map *map, const void *key, void *value, ui
 
 int kbpf_map_update(struct kbpf_map *map, const void *key, const void *value, uint64_t flags)
 {
-	if (!map || !key || !value)
+	if (!map || !key_ok(map, key) || !value)
 		return -EINVAL;
 	if (!host_can_write(map))
 		return -EPERM;
 	/* BPF_F_LOCK needs a bpf_spin_lock in the value (Linux's map_update_elem) */
 	if ((flags & BPF_F_LOCK) && map->spin_lock_off < 0)
 		return -EINVAL;
+	if (map->ops->push_elem) /* Linux's bpf_map_update_value: keyless maps push */
+		return (int)map->ops->push_elem(map, value, flags);
 	if (!map->ops->sys_update)
 		return -EOPNOTSUPP;
 	return map->ops->sys_update(map, key, value, flags);
 }
 
+int kbpf_map_push(struct kbpf_map *map, const void *value, uint64_t flags)
+{
+	return kbpf_map_update(map, NULL, value, flags);
+}
+
+int kbpf_map_lookup_and_delete(struct kbpf_map *map, const void *key, void *value, uint64_t flags)
+{
+	if (!map || !key_ok(map, key) || !value)
+		return -EINVAL;
+	if (flags & ~(uint64_t)BPF_F_LOCK)
+		return -EINVAL;
+	/* Linux's map_lookup_and_delete_elem: the map must be readable and writable */
+	if (!host_can_read(map) || !host_can_write(map))
+		return -EPERM;
+	if (flags && (map->type == BPF_MAP_TYPE_QUEUE || map->type == BPF_MAP_TYPE_STACK))
+		return -EINVAL;
+	if ((flags & BPF_F_LOCK) && map->spin_lock_off < 0)
+		return -EINVAL;
+	if (!map->ops->pop_elem)
+		return -EOPNOTSUPP;
+	return (int)map->ops->pop_elem(map, value);
+}
+
 int kbpf_map_delete(struct kbpf_map *map, const void *key)
 {
-	if (!map || !key)
+	if (!map || !key_ok(map, key))
 		return -EINVAL;
 	if (!host_can_write(map))
 		return -EPERM;
@@ -370,4 +417,25 @@ long kbpf_map_delete_elem(struct kbpf_map *map, const void *key)
 	if (!map->ops->delete_elem)
 		return -EOPNOTSUPP;
 	return map->ops->delete_elem(map, key);
+}
+
+long kbpf_map_push_elem(struct kbpf_map *map, const void *value, uint64_t flags)
+{
+	if (!map || !map->ops->push_elem)
+		return -EINVAL;
+	return map->ops->push_elem(map, value, flags);
+}
+
+long kbpf_map_pop_elem(struct kbpf_map *map, void *value)
+{
+	if (!map || !map->ops->pop_elem)
+		return -EINVAL;
+	return map->ops->pop_elem(map, value);
+}
+
+long kbpf_map_peek_elem(struct kbpf_map *map, void *value)
+{
+	if (!map || !map->ops->peek_elem)
+		return -EINVAL;
+	return map->ops->peek_elem(map, value);
 }

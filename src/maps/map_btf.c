@@ -136,9 +136,13 @@ static int type_check_btf(const struct btf *btf, const struct kbpf_map *map, con
 		return is_i32(key) ? 0 : -EINVAL;
 	case BPF_MAP_TYPE_SK_STORAGE:
 		return is_i32(key) ? 0 : -EINVAL;
+	case BPF_MAP_TYPE_LPM_TRIE: /* trie_check_btf: a struct embedding bpf_lpm_trie_key */
+		return key && btf_is_struct(key) ? 0 : -EINVAL;
+	case BPF_MAP_TYPE_BLOOM_FILTER: /* bloom_map_check_btf: keyless */
+		return key ? -EINVAL : 0;
 	default:
-		/* no check of their own (PROG_ARRAY's neither, in Linux 6.1): a key type is
-		 * required */
+		/* no check of their own (PROG_ARRAY, QUEUE and STACK neither, in Linux 6.1): a
+		 * key type is required */
 		return key ? 0 : -EINVAL;
 	}
 }

@@ -39,6 +39,10 @@ struct kbpf_map_ops {
 	/* the storage programs reach (kbpf_map_mem_regions): at most max written, the
 	 * number the map has returned; NULL: none */
 	size_t (*mem_regions)(const struct kbpf_map *map, struct kbpf_mem_region *out, size_t max);
+	/* keyless maps (QUEUE, STACK, BLOOM_FILTER): both sides, value_size bytes copied */
+	long (*push_elem)(struct kbpf_map *map, const void *value, uint64_t flags);
+	long (*pop_elem)(struct kbpf_map *map, void *value);
+	long (*peek_elem)(struct kbpf_map *map, void *value);
 	/* free everything but the common part (name, which map.c owns) */
 	void (*free)(struct kbpf_map *map);
 };
@@ -82,6 +86,7 @@ struct kbpf_map {
 /* The checked, normalised creation request. */
 struct kbpf_map_attr {
 	uint32_t type, key_size, value_size, max_entries, map_flags;
+	uint64_t map_extra;
 };
 
 /* Fill the common part from attr (name is set by map.c). */
@@ -148,6 +153,10 @@ int kbpf_sk_storage_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map 
 int kbpf_perf_event_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_stack_trace_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_cgroup_storage_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+int kbpf_lpm_trie_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+/* QUEUE and STACK (queue_stack.c). */
+int kbpf_queue_stack_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
+int kbpf_bloom_filter_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 /* SOCKMAP, SOCKHASH, XSKMAP, REUSEPORT_SOCKARRAY (sock_map.c). */
 int kbpf_sock_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 /* ARRAY_OF_MAPS / HASH_OF_MAPS (map_of_maps.c): inner is the template (not yet

@@ -380,6 +380,9 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 			base = at;
 			sock_map = true;
 		}
+		/* a bloom filter's peek reads the value it tests: initialized memory */
+		if (kbpf_map_type(meta->map) == BPF_MAP_TYPE_BLOOM_FILTER && meta->func_id == BPF_FUNC_map_peek_elem)
+			at = KBPF_ARG_PTR_TO_MAP_VALUE;
 	}
 	if (!(reg_is_null(r) && (at & KBPF_ARG_MAYBE_NULL))) {
 		if ((err = check_reg_type(env, regno, at)))
@@ -585,6 +588,13 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 	case BPF_MAP_TYPE_REUSEPORT_SOCKARRAY:
 		bad = id != BPF_FUNC_sk_select_reuseport;
 		break;
+	case BPF_MAP_TYPE_QUEUE:
+	case BPF_MAP_TYPE_STACK:
+		bad = id != BPF_FUNC_map_peek_elem && id != BPF_FUNC_map_pop_elem && id != BPF_FUNC_map_push_elem;
+		break;
+	case BPF_MAP_TYPE_BLOOM_FILTER:
+		bad = id != BPF_FUNC_map_peek_elem && id != BPF_FUNC_map_push_elem;
+		break;
 	default:
 		break;
 	}
@@ -629,6 +639,13 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 	case BPF_FUNC_skb_output:
 	case BPF_FUNC_xdp_output:
 		bad |= mt != BPF_MAP_TYPE_PERF_EVENT_ARRAY;
+		break;
+	case BPF_FUNC_map_pop_elem:
+		bad |= mt != BPF_MAP_TYPE_QUEUE && mt != BPF_MAP_TYPE_STACK;
+		break;
+	case BPF_FUNC_map_peek_elem:
+	case BPF_FUNC_map_push_elem:
+		bad |= mt != BPF_MAP_TYPE_QUEUE && mt != BPF_MAP_TYPE_STACK && mt != BPF_MAP_TYPE_BLOOM_FILTER;
 		break;
 	default:
 		break;

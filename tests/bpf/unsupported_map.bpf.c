@@ -4,16 +4,17 @@
 #include <bpf/bpf_helpers.h>
 
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK);
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
 	__uint(max_entries, 4);
+	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
-} stack SEC(".maps");
+} devmap SEC(".maps");
 
 SEC("tc")
 int prog(void *ctx)
 {
 	__u32 v = 1;
-	return bpf_map_update_elem(&stack, 0, &v, 0);
+	return bpf_map_update_elem(&devmap, &v, &v, 0);
 }
 
 char LICENSE[] SEC("license") = "GPL";

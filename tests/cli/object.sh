@@ -144,7 +144,7 @@ expect 1 "extern \(kconfig\) 'CONFIG_KBPF_STRONG_MISSING'" -- run "$(o kconfig_s
 expect 1 "extern \(func ksym\) 'kbpf_test_strong_kfunc'" -- run "$(o kfunc_weak)" strong_kfunc
 expect 1 "map 'odd': unknown field 'frobnicate'" -- prog list "$(o bad_map_field)"
 expect 1 "multi-level inner maps not supported" -- map dump "$(o bad_inner_map)"
-expect 1 "map 'stack': cannot create it" -- run "$(o unsupported_map)"
+expect 1 "map 'devmap': cannot create it" -- run "$(o unsupported_map)"
 expect 1 "cannot open" -- prog list "$tmp/does-not-exist.o"
 expect 1 "not an ELF object" -- prog list "$tmp/args.bin"
 head -c 700 "$(o maps)" >"$tmp/truncated.o"

@@ -27,7 +27,7 @@ expect 1 "no program 'nope'" -- verify "$obj" nope
 # an object that cannot be opened or loaded: exit 1 (was 0 when opening failed) and
 # the one line that says why (the log's trailing newline made a second)
 expect_error 1 "bad_map_field.bpf.o: map 'odd': unknown field 'frobnicate'$" -- verify "$objs/bad_map_field.bpf.o"
-expect_error 1 "unsupported_map.bpf.o: map 'stack': cannot create it" -- verify "$objs/unsupported_map.bpf.o"
+expect_error 1 "unsupported_map.bpf.o: map 'devmap': cannot create it" -- verify "$objs/unsupported_map.bpf.o"
 # PROG of an object whose prog array's initial slots name another program: that one
 # loads too (unverified, not reported); it was left out, and the load refused the slot
 expect 0 "^use_maps: safe as sched_cls$" -- verify "$objs/maps.bpf.o" use_maps

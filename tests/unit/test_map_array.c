@@ -53,8 +53,8 @@ static void test_def_checks(void)
 	/* type numbers: 0 and unknown ones are -EINVAL (Linux), known but missing -EOPNOTSUPP */
 	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_UNSPEC, 4, 4, 1, 0), -EINVAL);
 	CHECK_EQ_U64(create_err(1000, 4, 4, 1, 0), -EINVAL);
-	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_LPM_TRIE, 8, 4, 1, BPF_F_NO_PREALLOC), -EOPNOTSUPP);
-	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_QUEUE, 0, 4, 1, 0), -EOPNOTSUPP);
+	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_DEVMAP, 4, 4, 1, 0), -EOPNOTSUPP);
+	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_TASK_STORAGE, 4, 4, 0, BPF_F_NO_PREALLOC), -EOPNOTSUPP);
 	/* the syscall side cannot be both read-only and write-only, for any type */
 	CHECK_EQ_U64(create_err(BPF_MAP_TYPE_ARRAY, 4, 4, 1, BPF_F_RDONLY | BPF_F_WRONLY), -EINVAL);
 	kbpf_map_free(NULL);

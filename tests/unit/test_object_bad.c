@@ -245,7 +245,7 @@ static void test_bad_definitions(void)
 	free(img.data);
 	img = read_image("unsupported_map");
 	CHECK_EQ_U64(try_open(img.data, img.size, false), 0);
-	expect_error(&img, true, -EOPNOTSUPP, "map 'stack': cannot create it");
+	expect_error(&img, true, -EOPNOTSUPP, "map 'devmap': cannot create it");
 	CHECK_CONTAINS(test_log, "not implemented by kbpf");
 	free(img.data);
 }

@@ -28,7 +28,9 @@ void usage_map(void)
 	       "innermost first, as symbol+offset (object) (empty after a load: 'kbpf run' prints\n"
 	       "what bpf_get_stackid stored). A socket map (sockmap, sockhash, xskmap,\n"
 	       "reuseport_sockarray) shows the host socket in each slot (none after a load: kbpf\n"
-	       "has no socket fds).\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
+	       "has no socket fds). A queue or stack shows its elements, oldest first; an LPM trie\n"
+	       "its prefixes (struct bpf_lpm_trie_key keys) in Linux's walk order; a bloom filter\n"
+	       "cannot be listed.\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
 }
 
 static void hex(const void *data, size_t size)
@@ -79,6 +81,33 @@ static void show(struct btf_dump *d, const struct btf *btf, uint32_t type_id, co
 	}
 	printf("    = ");
 	show_value(d, btf, type_id, data, size);
+}
+
+/* QUEUE / STACK: each element, oldest first, from "element 0". A map has no listing
+ * call that leaves it alone, so pop everything and push it back in the same order
+ * (the CLI's maps have no other users). */
+static int dump_queue_stack(struct kbpf_map *m, struct btf_dump *d, const struct btf *btf, uint32_t val_id)
+{
+	uint32_t vs = kbpf_map_value_size(m), max = kbpf_map_max_entries(m), n = 0;
+	bool stack = kbpf_map_type(m) == BPF_MAP_TYPE_STACK;
+	char *vals = calloc(max, vs);
+	int ret = 0;
+
+	if (!vals)
+		return -ENOMEM;
+	while (n < max && !kbpf_map_lookup_and_delete(m, NULL, vals + (size_t)n * vs, 0))
+		n++;
+	for (uint32_t i = 0; i < n; i++) { /* a stack popped newest first */
+		char what[32];
+		snprintf(what, sizeof(what), "element %u", i);
+		show(d, btf, val_id, what, vals + (size_t)(stack ? n - 1 - i : i) * vs, vs);
+	}
+	for (uint32_t i = 0; i < n && !ret; i++)
+		ret = kbpf_map_push(m, vals + (size_t)(stack ? n - 1 - i : i) * vs, 0);
+	if (!n)
+		printf("  (empty)\n");
+	free(vals);
+	return ret;
 }
 
 static void dump_prog_array(struct kbpf_map *m)
@@ -260,10 +289,19 @@ static int dump_map(const struct kbpf_object *obj, struct kbpf_map *m)
 	if (type == BPF_MAP_TYPE_SOCKMAP || type == BPF_MAP_TYPE_SOCKHASH || type == BPF_MAP_TYPE_XSKMAP ||
 	    type == BPF_MAP_TYPE_REUSEPORT_SOCKARRAY)
 		return dump_sock_map(m);
+	if (type == BPF_MAP_TYPE_BLOOM_FILTER) {
+		printf("  (a bloom filter: values can be tested, not listed)\n");
+		return 0;
+	}
 	/* btf_dump recurses through types: only on BTF it can print */
 	if (btf && (key_id || val_id) && (!key_id || !kbpf_btf_check_printable(btf, key_id, msg, sizeof(msg))) &&
 	    (!val_id || !kbpf_btf_check_printable(btf, val_id, msg, sizeof(msg))))
 		d = btf_dump__new(btf, print_btf, NULL, NULL);
+	if (type == BPF_MAP_TYPE_QUEUE || type == BPF_MAP_TYPE_STACK) {
+		ret = dump_queue_stack(m, d, btf, val_id);
+		btf_dump__free(d);
+		return ret;
+	}
 	void *key = calloc(1, ks ? ks : 1), *next = calloc(1, ks ? ks : 1), *value = calloc(1, host_vs ? host_vs : 1);
 	if (!key || !next || !value) {
 		ret = -ENOMEM;

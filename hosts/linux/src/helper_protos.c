@@ -41,9 +41,6 @@
 
 const struct linux_helper kbpf_linux_helpers[] = {
 	/* bpf_base_func_proto, unprivileged */
-	H(map_push_elem, NULL, INT, PKT, 0, MAP, KBPF_ARG_PTR_TO_MAP_VALUE, ANY),
-	H(map_pop_elem, NULL, INT, 0, 0, MAP, KBPF_ARG_PTR_TO_MAP_VALUE | KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE),
-	H(map_peek_elem, NULL, INT, 0, 0, MAP, KBPF_ARG_PTR_TO_MAP_VALUE | KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE),
 	H(get_prandom_u32, F(get_prandom_u32), INT, 0, 0),
 	H(get_numa_node_id, F(get_numa_node_id), INT, 0, 0),
 	H(tail_call, NULL, KBPF_RET_VOID, 0, 0, CTX, MAP, ANY),
