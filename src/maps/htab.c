@@ -529,6 +529,10 @@ int kbpf_htab_map_alloc(const struct kbpf_map_attr *attr_in, struct kbpf_map **o
 	}
 	if (attr.max_entries > 1u << 31)
 		return -E2BIG;
+	/* Linux's u32 overflow check of the bucket array (16-byte buckets on x86-64):
+	 * above 2^27 elements, -E2BIG rather than gigabytes allocated */
+	if (roundup_pow_of_two(attr.max_entries) > UINT32_MAX / 16)
+		return -E2BIG;
 
 	htab = calloc(1, sizeof(*htab));
 	if (!htab)

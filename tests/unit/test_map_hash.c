@@ -37,6 +37,7 @@ static void test_hash_create_rules(void)
 	CHECK_EQ_U64(create_err(H, 3, 5, 7, 0), 0); /* any sizes */
 	CHECK_EQ_U64(create_err(H, 1u << 21, 1u << 21, 1, 0), -E2BIG);
 	CHECK_EQ_U64(create_err(H, 4, 4, 0x80000001u, 0), -E2BIG);
+	CHECK_EQ_U64(create_err(H, 4, 4, (1u << 27) + 1, 0), -E2BIG); /* Linux: 2^28 buckets overflow u32 bytes */
 	/* accepted flags */
 	CHECK_EQ_U64(create_err(H, 4, 4, 16, BPF_F_NO_PREALLOC), 0);
 	CHECK_EQ_U64(create_err(H, 4, 4, 16, BPF_F_ZERO_SEED), 0);
