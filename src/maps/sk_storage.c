@@ -16,9 +16,10 @@
 #include "maps/map_internal.h"
 #include "maps/spinlock.h"
 
-/* Linux 6.1's BPF_LOCAL_STORAGE_MAX_VALUE_SIZE: U16_MAX less its element header (a
- * bpf_local_storage_elem, 72 bytes on x86-64 without lockdep). */
-#define SK_STORAGE_MAX_VALUE_SIZE (65535u - 72u)
+/* Linux 6.1's BPF_LOCAL_STORAGE_MAX_VALUE_SIZE: U16_MAX less sizeof(struct
+ * bpf_local_storage_elem), 128 on x86-64 (its sdata is cache-line aligned, which pads
+ * the 72 bytes of fields to 128; cgroup_storage.c has the same limit). */
+#define SK_STORAGE_MAX_VALUE_SIZE (65535u - 128u)
 #define SK_STORAGE_CREATE_FLAGS (BPF_F_NO_PREALLOC | BPF_F_CLONE)
 
 struct ls_elem {

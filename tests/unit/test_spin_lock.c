@@ -62,6 +62,22 @@ static int mk_map(struct btf *btf, uint32_t type, uint32_t vsize, uint32_t value
 	return kbpf_map_create(&def, m);
 }
 
+/* SK_STORAGE values: at most Linux's BPF_LOCAL_STORAGE_MAX_VALUE_SIZE, 65,535 less the
+ * 128-byte element header on x86-64. */
+static void test_sk_storage_value_limit(void)
+{
+	struct btf *btf = btf__new_empty();
+	struct kbpf_map *m = NULL;
+
+	CHECK(btf && btf__add_int(btf, "int", 4, BTF_INT_SIGNED) == 1);
+	CHECK(btf && btf__add_struct(btf, "big", 65407) == 2);
+	CHECK(btf && btf__add_struct(btf, "bigger", 65408) == 3);
+	CHECK_EQ_U64(mk_map(btf, BPF_MAP_TYPE_SK_STORAGE, 65407, 2, 0, &m), 0);
+	kbpf_map_free(m);
+	CHECK_EQ_U64(mk_map(btf, BPF_MAP_TYPE_SK_STORAGE, 65408, 3, 0, &m), -E2BIG);
+	btf__free(btf);
+}
+
 static void test_map_btf(void)
 {
 	struct btf *btf = mk_btf();
@@ -438,6 +454,7 @@ static void test_object(void)
 int main(void)
 {
 	RUN(test_map_btf);
+	RUN(test_sk_storage_value_limit);
 	RUN(test_host_copies);
 	RUN(test_verifier_rules);
 	RUN(test_run);
