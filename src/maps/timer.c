@@ -8,6 +8,12 @@
  * every state's mutable part and which callback runs. Lock order: field lock, then the
  * engine's mutex; nobody waits holding a field lock.
  *
+ * Armed timers are also in a binary min-heap per clock id, ordered by (deadline, arm
+ * sequence): equal deadlines fire in the order they were armed, as Linux's timerqueue
+ * does. Each timer keeps its heap index, so arm, re-arm, cancel and "earliest deadline"
+ * are O(log n) (or O(1)) in the armed timers; a clock's heap has room for every timer
+ * of that clock from init on, so start never allocates.
+ *
  * One runner at a time per engine (its thread, or the host thread in run_due/advance)
  * calls callbacks, so a callback never waits for another one: the only wait is for the
  * running callback, by whoever cancels or frees its timer from another thread (Linux's
@@ -48,8 +54,18 @@ struct kbpf_timer {
 	/* under eng->mu */
 	uint64_t fn; /* the callback (a closure of the program's), 0 none */
 	uint64_t deadline;
-	bool armed;
+	uint64_t seq;      /* arm order: breaks deadline ties */
+	uint32_t heap_idx; /* in eng->heap[clock_slot(clockid)], NOT_ARMED if not armed */
 	struct kbpf_timer *prev, *next;
+};
+
+#define NOT_ARMED UINT32_MAX
+#define NR_SLOTS 3 /* the clocks init accepts: REALTIME, MONOTONIC, BOOTTIME */
+
+struct timer_heap { /* a min-heap of armed timers of one clock */
+	struct kbpf_timer **t;
+	uint32_t len, cap;
+	uint32_t nr_timers; /* initialised timers of this clock: cap >= nr_timers */
 };
 
 struct kbpf_timers {
@@ -58,6 +74,8 @@ struct kbpf_timers {
 	uint32_t refcnt;     /* the host's and each bound map's (under mu) */
 	struct kbpf_timer *all;
 	int nr_armed;
+	struct timer_heap heap[NR_SLOTS];
+	uint64_t arm_seq;
 	struct kbpf_timer *running; /* whose callback runs now (never dereferenced) */
 	uint64_t running_fn;
 	pthread_t runner;
@@ -91,16 +109,102 @@ static void wait_running(struct kbpf_timers *e, const struct kbpf_timer *t)
 		pthread_cond_wait(&e->cond, &e->mu);
 }
 
+static unsigned clock_slot(clockid_t id)
+{
+	return id == CLOCK_REALTIME ? 0 : id == CLOCK_MONOTONIC ? 1 : 2;
+}
+
+static bool is_armed(const struct kbpf_timer *t) { return t->heap_idx != NOT_ARMED; }
+
+static bool before(const struct kbpf_timer *a, const struct kbpf_timer *b)
+{
+	return a->deadline < b->deadline || (a->deadline == b->deadline && a->seq < b->seq);
+}
+
+static void heap_put(struct timer_heap *h, uint32_t i, struct kbpf_timer *t)
+{
+	h->t[i] = t;
+	t->heap_idx = i;
+}
+
+/* Move h->t[i] to where the heap order wants it. */
+static void heap_fix(struct timer_heap *h, uint32_t i)
+{
+	struct kbpf_timer *t = h->t[i];
+
+	while (i > 0 && before(t, h->t[(i - 1) / 2])) {
+		heap_put(h, i, h->t[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= h->len)
+			break;
+		if (c + 1 < h->len && before(h->t[c + 1], h->t[c]))
+			c++;
+		if (!before(h->t[c], t))
+			break;
+		heap_put(h, i, h->t[c]);
+		i = c;
+	}
+	heap_put(h, i, t);
+}
+
+/* Room for one more timer of this clock (init, e->mu held): start then never allocates. */
+static int heap_reserve(struct timer_heap *h)
+{
+	if (h->nr_timers < h->cap)
+		return 0;
+	uint32_t cap = h->cap ? h->cap * 2 : 16;
+	if (cap <= h->cap)
+		return -ENOMEM;
+	struct kbpf_timer **n = realloc(h->t, cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	h->t = n;
+	h->cap = cap;
+	return 0;
+}
+
+/* Arm t at deadline (or move it there if armed). */
+static void arm(struct kbpf_timers *e, struct kbpf_timer *t, uint64_t deadline)
+{
+	struct timer_heap *h = &e->heap[clock_slot(t->clockid)];
+
+	t->deadline = deadline;
+	t->seq = e->arm_seq++;
+	if (!is_armed(t)) {
+		e->nr_armed++;
+		heap_put(h, h->len++, t); /* cap >= nr_timers > len: reserved at init */
+	}
+	heap_fix(h, t->heap_idx);
+}
+
 static void disarm(struct kbpf_timers *e, struct kbpf_timer *t)
 {
-	if (t->armed)
-		e->nr_armed--;
-	t->armed = false;
+	if (!is_armed(t))
+		return;
+	struct timer_heap *h = &e->heap[clock_slot(t->clockid)];
+	uint32_t i = t->heap_idx;
+
+	e->nr_armed--;
+	t->heap_idx = NOT_ARMED;
+	if (i != --h->len) {
+		heap_put(h, i, h->t[h->len]);
+		heap_fix(h, i);
+	}
+}
+
+/* The clock's armed timer with the earliest deadline, or NULL. */
+static struct kbpf_timer *heap_top(const struct kbpf_timers *e, unsigned slot)
+{
+	return e->heap[slot].len ? e->heap[slot].t[0] : NULL;
 }
 
 static void unlink_timer(struct kbpf_timers *e, struct kbpf_timer *t)
 {
 	disarm(e, t);
+	e->heap[clock_slot(t->clockid)].nr_timers--;
 	if (t->prev)
 		t->prev->next = t->next;
 	else
@@ -121,6 +225,8 @@ static void engine_put(struct kbpf_timers *e)
 		e->all = t->next;
 		free(t);
 	}
+	for (unsigned i = 0; i < NR_SLOTS; i++)
+		free(e->heap[i].t);
 	pthread_cond_destroy(&e->cond);
 	pthread_mutex_destroy(&e->mu);
 	free(e);
@@ -217,6 +323,7 @@ int kbpf_timer_init(void *timer, struct kbpf_map *map, uint64_t flags)
 	t->map = map;
 	t->value = (char *)timer - map->timer_off;
 	t->clockid = clockid;
+	t->heap_idx = NOT_ARMED;
 	if (map->type == BPF_MAP_TYPE_ARRAY) {
 		t->index = kbpf_array_index_of(map, t->value);
 		t->key = &t->index;
@@ -230,6 +337,14 @@ int kbpf_timer_init(void *timer, struct kbpf_map *map, uint64_t flags)
 		ret = -EPERM;
 		goto out;
 	}
+	struct timer_heap *h = &e->heap[clock_slot(clockid)];
+	if (heap_reserve(h)) {
+		pthread_mutex_unlock(&e->mu);
+		free(t);
+		ret = -ENOMEM;
+		goto out;
+	}
+	h->nr_timers++;
 	t->next = e->all;
 	if (e->all)
 		e->all->prev = t;
@@ -275,10 +390,7 @@ int kbpf_timer_start(void *timer, uint64_t nsecs, uint64_t flags)
 		ret = -EINVAL;
 	} else {
 		uint64_t now = clock_now(e, t->clockid);
-		t->deadline = now + nsecs < now ? UINT64_MAX : now + nsecs;
-		if (!t->armed)
-			e->nr_armed++;
-		t->armed = true;
+		arm(e, t, now + nsecs < now ? UINT64_MAX : now + nsecs);
 		pthread_cond_broadcast(&e->cond);
 	}
 	pthread_mutex_unlock(&e->mu);
@@ -302,7 +414,7 @@ int kbpf_timer_cancel(void *timer)
 	} else {
 		/* Linux drops the callback (and its program) first: start needs a new one */
 		t->fn = 0;
-		ret = t->armed;
+		ret = is_armed(t);
 		disarm(e, t);
 	}
 	kbpf_spin_unlock(&f->lock);
@@ -379,16 +491,18 @@ void kbpf_timers_prog_release(struct kbpf_timers *e, bool (*owns)(const void *pr
 /* --- running -------------------------------------------------------------------- */
 
 /* The armed timer with the earliest deadline reached by `limit` (manual clock) or now
- * (real clocks), or NULL. */
+ * (real clocks), or NULL: a clock's heap top is its earliest, so only tops are looked at. */
 static struct kbpf_timer *next_due(struct kbpf_timers *e, uint64_t limit)
 {
+	static const clockid_t ids[NR_SLOTS] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME };
 	struct kbpf_timer *best = NULL;
 
-	for (struct kbpf_timer *t = e->all; t; t = t->next) {
-		if (!t->armed)
+	for (unsigned i = 0; i < NR_SLOTS; i++) {
+		struct kbpf_timer *t = heap_top(e, i);
+		if (!t)
 			continue;
-		uint64_t now = e->manual ? limit : clock_now(e, t->clockid);
-		if (t->deadline <= now && (!best || t->deadline < best->deadline))
+		uint64_t now = e->manual ? limit : clock_now(e, ids[i]);
+		if (t->deadline <= now && (!best || before(t, best)))
 			best = t;
 	}
 	return best;
@@ -397,8 +511,7 @@ static struct kbpf_timer *next_due(struct kbpf_timers *e, uint64_t limit)
 /* Fire t (armed, due; e->mu held, released during the callback). */
 static void fire(struct kbpf_timers *e, struct kbpf_timer *t)
 {
-	t->armed = false;
-	e->nr_armed--;
+	disarm(e, t);
 	uint64_t fn = t->fn;
 	uint64_t map = (uint64_t)(uintptr_t)t->map, key = (uint64_t)(uintptr_t)t->key,
 		 value = (uint64_t)(uintptr_t)t->value;
@@ -426,8 +539,9 @@ static void *thread_main(void *arg)
 		}
 		/* sleep until the nearest deadline (each in its own clock) or a change */
 		uint64_t wait = UINT64_MAX;
-		for (struct kbpf_timer *a = e->all; a; a = a->next) {
-			if (!a->armed)
+		for (unsigned i = 0; i < NR_SLOTS; i++) {
+			struct kbpf_timer *a = heap_top(e, i);
+			if (!a)
 				continue;
 			uint64_t now = clock_now(e, a->clockid);
 			uint64_t left = a->deadline > now ? a->deadline - now : 0;
@@ -545,8 +659,10 @@ void kbpf_timers_host_release(struct kbpf_timers *e)
 	e->dead = true;
 	for (struct kbpf_timer *t = e->all; t; t = t->next) {
 		t->fn = 0;
-		t->armed = false;
+		t->heap_idx = NOT_ARMED;
 	}
+	for (unsigned i = 0; i < NR_SLOTS; i++)
+		e->heap[i].len = 0;
 	e->nr_armed = 0;
 	while (e->running && !runs_here(e))
 		pthread_cond_wait(&e->cond, &e->mu);
