@@ -31,6 +31,10 @@ for mode in "" --jit; do
   expect 0 "retval: 0x2a \(42\)" -- run $mode --ctx "$tmp/ctx8.bin" "$obj" sys_first
   expect 1 "the context has 0 bytes, the program touches 4" -- run $mode "$obj" sys_first
   expect 0 "retval: 0x1 \(1\)" -- run $mode --arg 5 "$obj" sys_first
+  # --repeat follows the same rule (it ran on a zeroed context without --ctx)
+  expect 1 "the context has 0 bytes, the program touches 4" -- run $mode --repeat 3 "$obj" sys_first
+  expect 0 "retval: 0x2a \(42\)" -- run $mode --repeat 3 --ctx "$tmp/ctx8.bin" "$obj" sys_first
+  expect 0 "duration: .* ns/run \(3 runs" -- run $mode --repeat 3 --ctx "$tmp/ctx8.bin" "$obj" sys_first
 done
 # checked mode takes the memory as given and stops a bad access itself
 expect 1 "invalid read of 8 bytes .* \(r1 \+8\)" -- run --checked --ctx "$tmp/ctx8.bin" "$obj" args_sum

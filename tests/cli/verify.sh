@@ -56,6 +56,20 @@ r0 = 0
 exit
 EOF
 expect 0 "safe as socket_filter" -- verify --map array:4:8:1 "$tmp/misaligned.s"
+# --map is strict: no trailing text, no negative or out-of-range sizes (sscanf took
+# "1x", "-4" as 4294967292 and a fifth field); one line, exit 2
+expect_error 2 "^kbpf verify: --map: ENTRIES '1x' is not a number 0\.\.4294967295" -- verify --map array:4:8:1x "$tmp/misaligned.s"
+expect_error 2 "^kbpf verify: --map: KEY '-4' is not a number 0\.\.4294967295" -- verify --map array:-4:8:1 "$tmp/misaligned.s"
+expect_error 2 "^kbpf verify: --map: VALUE '4294967296' is not a number 0\.\.4294967295" -- verify --map array:4:4294967296:1 "$tmp/misaligned.s"
+expect_error 2 "^kbpf verify: --map: expected TYPE:KEY:VALUE:ENTRIES, got 'array:4:8:1:9'" -- verify --map array:4:8:1:9 "$tmp/misaligned.s"
+expect_error 2 "^kbpf verify: --map: expected TYPE:KEY:VALUE:ENTRIES, got 'array:4:8'" -- verify --map array:4:8 "$tmp/misaligned.s"
+expect_error 2 "^kbpf verify: --map: unknown map type 'arrray'" -- verify --map arrray:4:8:1 "$tmp/misaligned.s"
+expect 0 "safe as socket_filter" -- verify --map array:0x4:8:1 "$tmp/misaligned.s"
+# numbers take no leading whitespace: a space was refused, a tab accepted
+expect_error 2 "^kbpf verify: --map: KEY '	4' is not a number" -- verify --map "array:	4:8:1" "$tmp/misaligned.s"
+expect_error 2 "^kbpf verify: --log-level: expected 0\.\.7, got '	1'" -- verify --log-level "	1" "$tmp/misaligned.s"
+expect_error 2 "^kbpf verify: --log-level: expected 0\.\.7, got ' 1'" -- verify --log-level " 1" "$tmp/misaligned.s"
+expect_error 2 "^kbpf run: --arg: '	5' is not a number" -- run --arg "	5" "$tmp/misaligned.s"
 expect 1 "misaligned value access off \(0x0; 0x0\)\+0\+2 size 4" -- verify --prog-flags strict_alignment --map array:4:8:1 "$tmp/misaligned.s"
 expect 0 "safe as socket_filter" -- verify --prog-flags strict_align,any_align --map array:4:8:1 "$tmp/misaligned.s"
 expect 0 "safe as socket_filter" -- verify --prog-flags 3 --map array:4:8:1 "$tmp/misaligned.s"

@@ -46,9 +46,11 @@ int cli_read_file(const char *cmd, const char *path, char **data, size_t *size);
 int cli_load_program(const char *cmd, const char *path, enum kbpf_asm_dialect dialect, struct bpf_insn **insns,
 		     size_t *cnt);
 
-/* Parse an unsigned/signed integer with strtoull rules (0x, octal, decimal), whole string.
- * Returns 0 or -EINVAL. */
+/* Parse an unsigned/signed integer with strtoull rules (0x, octal, decimal), whole string,
+ * no leading whitespace. Returns 0 or -EINVAL. */
 int cli_parse_u64(const char *s, uint64_t *out);
+/* The same for a count or size: no sign, at most max. Returns 0 or -EINVAL. */
+int cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
 /* --cap LIST: comma-separated capability names (bpf, perfmon, net_admin, sys_admin,
  * sys_boot), "all" or "none"; "-NAME" drops one from what precedes it (all if first):
  * "--cap -sys_boot" is every capability but CAP_SYS_BOOT. Returns 0 and *caps for

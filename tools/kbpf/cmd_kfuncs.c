@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include <kbpf/linux.h>
 #include <kbpf/tcp_host.h>
 
 void usage_kfuncs(void)
@@ -25,8 +26,11 @@ void usage_kfuncs(void)
 	       "                sets (docs/kfuncs.md). Without --host: the kbpf command's own host,\n"
 	       "                the one 'kbpf run', 'prog load' and 'tcp-sim' load objects on: it\n"
 	       "                exports the TCP host's kfuncs to tcp_congestion_ops programs.\n"
-	       "  --type T      only the kfuncs of program type T\n"
-	       "  --json        one JSON document instead of text\n");
+	       "  --type T      only the kfuncs of program type T: a type the host registers or a\n"
+	       "                kfunc set names; any other name is an error (exit 2)\n"
+	       "  --json        one JSON document instead of text\n\n"
+	       "Exit status: 0 listed (a known type without kfuncs says so), 1 the host plugin\n"
+	       "failed to load, 2 usage error (bad option, unknown --type).\n");
 }
 
 static const char *const flag_names[] = {
@@ -117,6 +121,13 @@ static int print_entry(const struct kbpf_kfunc_entry *e, void *arg)
 	return l->json ? print_json(e, l) : print_text(e, l);
 }
 
+static int count_entry(const struct kbpf_kfunc_entry *e, void *arg)
+{
+	(void)e;
+	(void)arg;
+	return 1; /* one is enough */
+}
+
 /* Load the plugin into host: its BTF, then its kbpf_host_init. */
 static int load_plugin(const char *path, struct kbpf_host *host, void **handle)
 {
@@ -177,9 +188,17 @@ int cmd_kfuncs(int argc, char **argv)
 	host = kbpf_host_new();
 	if (!host)
 		return cli_error(EXIT_FAIL, "kfuncs", "out of memory");
-	/* without --host: kbpf's own host, which has the TCP host's kfuncs (kbpf links
-	 * hosts/tcp; cli_host_new) whether or not --type names a type */
+	/* without --host: kbpf's own host (cli_host_new), with the TCP host's kfuncs and the
+	 * program types 'kbpf run' knows: the Linux ones (no kfuncs) and tcp_congestion_ops */
 	ret = host_file ? load_plugin(host_file, host, &handle) : kbpf_tcp_host_add(host);
+	if (!ret && !host_file && kbpf_linux_host_add(host))
+		ret = cli_error(EXIT_FAIL, "kfuncs", "out of memory");
+	/* a name the host knows neither as a program type nor from a kfunc set is a typo,
+	 * not "nothing callable": say so before printing anything */
+	if (!ret && type && !kbpf_host_prog_type_find(host, type) &&
+	    !kbpf_host_kfunc_foreach(host, type, count_entry, NULL))
+		ret = cli_error(EXIT_USAGE, "kfuncs", "--type: '%s' is no program type of this host and no kfunc "
+				"set names it ('kbpf verify --type help' lists kbpf's own types)", type);
 	if (!ret) {
 		if (l.json) {
 			printf("{\n  \"host\": ");

@@ -559,15 +559,20 @@ static int write_file(const char *path, const char *data, size_t len)
  * bpf_prog_test_run_syscall): R1 = a copy of --ctx (NULL without it), refused before the
  * run when that is shorter than what the program touches (max_ctx_offset); the context
  * as the program left it goes to --mem-out. */
+static int syscall_ctx_short(struct kbpf_prog *prog, size_t ctx_len)
+{
+	return cli_error(EXIT_FAIL, "run", "test run refused (%s): the context has %zu bytes, the program "
+			 "touches %u (max_ctx_offset; give them with --ctx FILE)", strerror(EINVAL), ctx_len,
+			 kbpf_prog_max_ctx_offset(prog));
+}
+
 static int execute_syscall(struct kbpf_prog *prog, const struct run_args *a, char *ctx, size_t ctx_len)
 {
 	uint32_t retval = 0;
 	int ret = kbpf_linux_test_run_syscall(prog, ctx, ctx_len, &retval);
 
 	if (ret == -EINVAL && ctx_len < kbpf_prog_max_ctx_offset(prog))
-		return cli_error(EXIT_FAIL, "run", "test run refused (%s): the context has %zu bytes, the program "
-				 "touches %u (max_ctx_offset; give them with --ctx FILE)", strerror(-ret), ctx_len,
-				 kbpf_prog_max_ctx_offset(prog));
+		return syscall_ctx_short(prog, ctx_len);
 	if (ret)
 		return cli_error(EXIT_FAIL, "run", "test run failed: %s", strerror(-ret));
 	printf("retval: 0x%" PRIx32 " (%" PRId32 ")\n", retval, (int32_t)retval);
@@ -737,6 +742,24 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 	return 0;
 }
 
+/* An object's program on a context of its type's size (the --mem/--ctx bytes at its
+ * start), --mem-out written after. */
+static int run_object_prog(struct run_args *a, struct kbpf_host *host, struct kbpf_prog *prog, uint32_t type,
+			   char **mem, size_t *mem_len)
+{
+	void *tp_buf = NULL;
+	int code = ctx_for_object_prog(a, host, type, mem, mem_len);
+
+	if (!code)
+		code = tp_buffer_for_object_prog(a, prog, type, *mem, *mem_len, &tp_buf);
+	if (!code)
+		code = execute(prog, a, *mem, *mem_len);
+	free(tp_buf);
+	if (code == EXIT_OK && a->mem_out && write_file(a->mem_out, *mem, *mem_len))
+		code = cli_error(EXIT_FAIL, "run", "cannot write %s", a->mem_out);
+	return code;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_args a = { .dialect = KBPF_ASM_AUTO, .stack_fill = -1 };
@@ -771,8 +794,15 @@ int cmd_run(int argc, char **argv)
 			code = execute_packet(prog, &a, a.type ? pkt_kind_of_name(a.type) : pkt_kind_of_linux(type),
 					      mem, mem_len);
 		} else if (!code && type == BPF_PROG_TYPE_SYSCALL && !a.checked && !a.mem_path && !a.mem_hex &&
-			   !a.nargs && !a.repeat) {
-			code = execute_syscall(prog, &a, mem, mem_len);
+			   !a.nargs) {
+			/* Linux's syscall test run has no repeat: --repeat times the run below on
+			 * the --ctx bytes (zero-padded), under the same max_ctx_offset rule */
+			if (!a.repeat)
+				code = execute_syscall(prog, &a, mem, mem_len);
+			else if (mem_len < kbpf_prog_max_ctx_offset(prog))
+				code = syscall_ctx_short(prog, mem_len);
+			else
+				code = run_object_prog(&a, host, prog, type, &mem, &mem_len);
 		} else if (!code && pkt_kind_of_linux(type) != PKT_NONE && !a.checked) {
 			/* a networking program's context is made from a packet: a default one */
 			code = a.mem_path || a.mem_hex || a.nargs
@@ -788,15 +818,7 @@ int cmd_run(int argc, char **argv)
 					 "arguments of its BTF function), which kbpf run cannot make; give --checked",
 					 a.obj_prog ? a.obj_prog : "the program");
 		} else if (!code) {
-			void *tp_buf = NULL;
-			code = ctx_for_object_prog(&a, host, type, &mem, &mem_len);
-			if (!code)
-				code = tp_buffer_for_object_prog(&a, prog, type, mem, mem_len, &tp_buf);
-			if (!code)
-				code = execute(prog, &a, mem, mem_len);
-			free(tp_buf);
-			if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
-				code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);
+			code = run_object_prog(&a, host, prog, type, &mem, &mem_len);
 		}
 		if (code == EXIT_OK && a.timers) {
 			int n = kbpf_host_timers_advance(host, a.timers_ns);

@@ -46,25 +46,42 @@ static void list_type(const struct kbpf_prog_type *t, void *arg)
 
 #define MAX_CLI_MAPS 64
 
+/* --map TYPE:KEY:VALUE:ENTRIES, strictly: four fields, sizes 0..UINT32_MAX without sign,
+ * space or trailing text. Prints the reason and returns EXIT_USAGE, or 0. */
 static int parse_map(const char *arg, struct kbpf_map_def *d)
 {
-	char tname[64];
-	unsigned k, v, n;
-	if (sscanf(arg, "%63[^:]:%u:%u:%u", tname, &k, &v, &n) != 4)
-		return -EINVAL;
+	static const char *const names[] = { "KEY", "VALUE", "ENTRIES" };
+	const char *colon = strchr(arg, ':');
+	char field[64];
+	uint64_t v[3];
+	const char *p;
+	size_t i;
+
+	for (i = 0, p = arg; p && i < 4; i++, p = strchr(p, ':'), p = p ? p + 1 : NULL)
+		;
+	if (!colon || colon == arg || i != 4 || p)
+		return cli_error(EXIT_USAGE, "verify", "--map: expected TYPE:KEY:VALUE:ENTRIES, got '%s'", arg);
 	memset(d, 0, sizeof(*d));
 	d->sz = sizeof(*d);
-	d->key_size = k;
-	d->value_size = v;
-	d->max_entries = n;
-	for (uint32_t t = 1; t < 64; t++) {
+	for (uint32_t t = 1; t < 64 && !d->type; t++) {
 		const char *name = cli_map_type_name(t);
-		if (name && !strcmp(name, tname)) {
+		if (name && strlen(name) == (size_t)(colon - arg) && !strncmp(name, arg, (size_t)(colon - arg)))
 			d->type = t;
-			return 0;
-		}
 	}
-	return -EINVAL;
+	if (!d->type)
+		return cli_error(EXIT_USAGE, "verify", "--map: unknown map type '%.*s'", (int)(colon - arg), arg);
+	for (i = 0, p = colon + 1; i < 3; i++) {
+		size_t len = strcspn(p, ":");
+		snprintf(field, sizeof(field), "%.*s", (int)len, p);
+		if (len >= sizeof(field) || cli_parse_uint(field, UINT32_MAX, &v[i]))
+			return cli_error(EXIT_USAGE, "verify", "--map: %s '%.*s' is not a number 0..4294967295", names[i],
+					 (int)len, p);
+		p += len + 1;
+	}
+	d->key_size = (uint32_t)v[0];
+	d->value_size = (uint32_t)v[1];
+	d->max_entries = (uint32_t)v[2];
+	return 0;
 }
 
 struct verify_args {
@@ -287,9 +304,10 @@ int cmd_verify(int argc, char **argv)
 			a.license = optarg;
 			break;
 		case 'm':
-			if (nr_defs == MAX_CLI_MAPS || parse_map(optarg, &defs[nr_defs]))
-				return cli_error(EXIT_USAGE, "verify", "--map: expected TYPE:KEY:VALUE:ENTRIES, got '%s'",
-						 optarg);
+			if (nr_defs == MAX_CLI_MAPS)
+				return cli_error(EXIT_USAGE, "verify", "--map: at most %d maps", MAX_CLI_MAPS);
+			if ((rc = parse_map(optarg, &defs[nr_defs])))
+				return rc;
 			nr_defs++;
 			break;
 		case 'd':

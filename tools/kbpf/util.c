@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Input helpers shared by the subcommands. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -131,10 +132,20 @@ int cli_parse_u64(const char *s, uint64_t *out)
 	int neg = *s == '-';
 
 	errno = 0;
-	if (!*s || *s == ' ')
+	if (!*s || isspace((unsigned char)*s)) /* strtoull would skip any of them */
 		return -EINVAL;
 	unsigned long long v = neg ? (unsigned long long)strtoll(s, &end, 0) : strtoull(s, &end, 0);
 	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v;
+
+	if (!isdigit((unsigned char)*s) || cli_parse_u64(s, &v) || v > max) /* no sign, no space */
 		return -EINVAL;
 	*out = v;
 	return 0;
