@@ -254,35 +254,6 @@ int kfunc_check_mem(struct env *env, int regno, int size_regno, int size)
 	return 0;
 }
 
-/* Whether a struct of type id (host BTF), at byte off, is (or begins with, member after
- * first member) the struct want: Linux's btf_struct_ids_match, non-strict. */
-static bool btf_struct_matches(const struct btf *btf, uint32_t id, int off, uint32_t want)
-{
-	for (int depth = 0; depth < 32; depth++) {
-		uint32_t tid;
-		const struct btf_type *t = vbtf_skip_mods(btf, id, &tid);
-		if (!off && tid == want)
-			return true;
-		if (t == &vbtf_void || !btf_is_composite(t) || !btf_vlen(t))
-			return false;
-		/* the member at off, as a struct's first bytes: descend */
-		const struct btf_member *m = btf_members(t);
-		bool found = false;
-		for (uint16_t i = 0; i < btf_vlen(t) && !found; i++, m++) {
-			uint32_t moff = btf_member_bit_offset(t, i) / 8;
-			long long msz = btf__resolve_size(btf, m->type);
-			if (msz > 0 && (uint32_t)off >= moff && (uint64_t)off < moff + (uint64_t)msz) {
-				off -= (int)moff;
-				id = m->type;
-				found = true;
-			}
-		}
-		if (!found)
-			return false;
-	}
-	return false;
-}
-
 /* 6.1 check_reg_type for ARG_PTR_TO_BTF_ID: the pointer's struct must be the one the
  * helper expects (arg_btf_id, or arg_btf_name in the host BTF). */
 static int check_arg_btf_id(struct env *env, int regno, const struct kbpf_helper_proto *fn, int arg)
@@ -304,7 +275,7 @@ static int check_arg_btf_id(struct env *env, int regno, const struct kbpf_helper
 	}
 	if (!want || !btf)
 		return 0;
-	if (!btf_struct_matches(btf, r->btf_id, r->off, want)) {
+	if (!kfunc_struct_ids_match(btf, r->btf_id, r->off, want, false)) {
 		const struct btf_type *a = btf__type_by_id(btf, r->btf_id), *b = btf__type_by_id(btf, want);
 		vlog(env, "R%d is of type %s but %s is expected\n", regno,
 		     a ? btf__name_by_offset(btf, a->name_off) : "?", b ? btf__name_by_offset(btf, b->name_off) : "?");
@@ -326,12 +297,12 @@ static int check_arg_btf_sock(struct env *env, int regno, const struct kbpf_help
 	const struct btf *btf = kbpf_host_btf(env->host);
 	int sc = btf && !sock_map ? btf__find_by_name_kind(btf, "sock_common", BTF_KIND_STRUCT) : -ENOENT;
 
-	if (sc > 0 && btf_struct_matches(btf, r->btf_id, r->off, (uint32_t)sc))
+	if (sc > 0 && kfunc_struct_ids_match(btf, r->btf_id, r->off, (uint32_t)sc, false))
 		return 0;
 	if (!sock_map && btf && (fn->arg_btf_id[arg] || fn->arg_btf_name[arg])) {
 		int id = fn->arg_btf_id[arg] ? (int)fn->arg_btf_id[arg]
 					     : btf__find_by_name_kind(btf, fn->arg_btf_name[arg], BTF_KIND_STRUCT);
-		if (id > 0 && btf_struct_matches(btf, r->btf_id, r->off, (uint32_t)id))
+		if (id > 0 && kfunc_struct_ids_match(btf, r->btf_id, r->off, (uint32_t)id, false))
 			return 0;
 	}
 	const struct btf_type *a = btf ? btf__type_by_id(btf, r->btf_id) : NULL;

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <bpf/btf.h>
 #include <kbpf/linux.h>
+#include "btf/btf_mods.h"
 #include "cli.h"
 
 void usage_run(void)
@@ -663,14 +664,6 @@ static int tp_buffer_for_object_prog(const struct run_args *a, const struct kbpf
 	return 0;
 }
 
-static const struct btf_type *skip_mods(const struct btf *btf, uint32_t id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-	for (int depth = 0; t && depth < 32 && (btf_is_mod(t) || btf_is_typedef(t) || btf_is_type_tag(t)); depth++)
-		t = btf__type_by_id(btf, t->type);
-	return t;
-}
-
 /* Whether p has a BTF-typed context (struct_ops, fentry, fexit…: the arguments of a host
  * BTF function) with a pointer in it, which the verifier lets the program dereference:
  * the command line cannot make the host objects such a slot points to. */
@@ -685,19 +678,19 @@ static bool ctx_holds_host_pointers(struct kbpf_object *obj, struct kbpf_program
 	if (kbpf_program_struct_ops_attach(obj, p, &prog_type, &id, &member) || !prog_type)
 		if (kbpf_program_tracing_attach(obj, p, &prog_type, &id) || !prog_type)
 			return false;
-	const struct btf_type *t = skip_mods(btf, id);
+	const struct btf_type *t = kbpf_btf_skip_mods(btf, id, NULL);
 	for (int depth = 0; t && depth < 4 && (btf_is_ptr(t) || btf_is_func(t)); depth++)
-		t = skip_mods(btf, t->type);
+		t = kbpf_btf_skip_mods(btf, t->type, NULL);
 	if (!t || !btf_is_func_proto(t))
 		return false;
 	const struct btf_param *args = btf_params(t);
 	for (uint16_t i = 0; i < btf_vlen(t); i++) {
-		const struct btf_type *at = skip_mods(btf, args[i].type);
+		const struct btf_type *at = kbpf_btf_skip_mods(btf, args[i].type, NULL);
 		if (at && btf_is_ptr(at))
 			return true;
 	}
 	/* fexit/fmod_ret read the return value's slot too */
-	const struct btf_type *rt = skip_mods(btf, t->type);
+	const struct btf_type *rt = kbpf_btf_skip_mods(btf, t->type, NULL);
 	return rt && btf_is_ptr(rt) && sec && (!strncmp(sec, "fexit", 5) || !strncmp(sec, "fmod_ret", 8));
 }
 
