@@ -72,7 +72,6 @@ struct kbpf_perf_buffer {
 	size_t nr_rings;
 	struct perf_ring *rings; /* one per slot, slot i = ring i */
 	char *scratch;           /* a record that wraps, made contiguous for sample_cb */
-	size_t ring_size;
 	struct kbpf_spinlock consumer_busy;
 	/* poll's wait: producers wake it only while someone waits */
 	pthread_mutex_t mu;
@@ -427,7 +426,6 @@ int kbpf_perf_buffer_new(struct kbpf_map *map, size_t page_cnt, kbpf_perf_sample
 	pb->sample_cb = sample_cb;
 	pb->lost_cb = lost_cb;
 	pb->ctx = ctx;
-	pb->ring_size = ring_size;
 	kbpf_spin_init(&pb->consumer_busy);
 	pthread_mutex_init(&pb->mu, NULL);
 	pthread_condattr_init(&ca);
