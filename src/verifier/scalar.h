@@ -107,6 +107,16 @@ void kbpf_scalar_combine_64_into_32(struct scalar *s);
  * were, as 6.1 does). size >= 8 leaves s unchanged. */
 void kbpf_scalar_coerce_to_size(struct scalar *s, int size);
 
+/* After a sign-extending load or a 64-bit movsx of size bytes (1, 2 or 4): the value
+ * becomes the sign extension of its low size bytes (6.12: coerce_reg_to_size_sx). A
+ * constant stays exact; a range whose ends agree above the low bytes and extend to the
+ * same sign stays a range; anything else is the source type's signed range. */
+void kbpf_scalar_coerce_to_size_sx(struct scalar *s, int size);
+
+/* The 32-bit movsx (w = (s8|s16) w): the low half becomes the sign extension of its
+ * low size bytes (1 or 2) (6.12: coerce_subreg_to_size_sx); the caller zero-extends. */
+void kbpf_scalar_coerce_subreg_to_size_sx(struct scalar *s, int size);
+
 /* True if s's bounds contradict themselves (min > max, or var_off constant with
  * min != max) in the width the op uses; such a source comes from a dead branch and
  * makes an ALU result unknown (the check at the top of 6.1's
