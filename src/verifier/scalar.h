@@ -147,6 +147,12 @@ void kbpf_scalar_alu(struct scalar *dst, const struct scalar *src, uint8_t op, b
  * bits of val are used. Pointer registers are the caller's (6.1's null rule). */
 int kbpf_scalar_branch_taken(const struct scalar *reg, uint64_t val, uint8_t op, bool jmp32);
 
+/* Is "if (a <op> b)" decided, for two scalars neither of which need be constant? 1, 0
+ * or -1 as above (6.12: is_scalar_branch_taken, "range vs range"): decided when the two
+ * ranges (u64/s64, or u32/s32 for jmp32; for a 64-bit JEQ/JNE also the 32-bit
+ * sub-ranges) or the known bits cannot meet, or always do. JSET needs one constant. */
+int kbpf_scalar_branch_taken_regs(const struct scalar *a, const struct scalar *b, uint8_t op, bool jmp32);
+
 /* op with its operands swapped ("a op b" == "b flip(op) a"); 0 for a non-comparison
  * (6.1: flip_opcode). */
 uint8_t kbpf_scalar_flip_jmp_op(uint8_t op);
