@@ -353,6 +353,12 @@ static int adjust_ptr(struct env *env, const struct bpf_insn *insn, const struct
 		vlog(env, "R%d pointer arithmetic with %s operator prohibited\n", dno, alu_str[op >> 4]);
 		return -EACCES;
 	}
+	/* An "at/beyond packet end" mark (AT_PKT_END, BEYOND_PKT_END) holds for the pointer
+	 * it was learnt of and for anything above it: a change that may move the pointer
+	 * down drops it (Linux keeps it through `ptr -= K` and judges reachable branches
+	 * dead; kbpf's rule, issue 16). */
+	if (reg_is_pkt(&res) && res.range < 0 && (op == BPF_SUB ? smax > 0 : smin < 0))
+		res.range = 0;
 	if (!check_reg_sane_offset(env, &res, ptr.type))
 		return -EINVAL;
 	kbpf_scalar_bounds_sync(&res.s);
