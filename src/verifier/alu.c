@@ -354,10 +354,9 @@ static int adjust_ptr(struct env *env, const struct bpf_insn *insn, const struct
 		return -EACCES;
 	}
 	/* An "at/beyond packet end" mark (AT_PKT_END, BEYOND_PKT_END) holds for the pointer
-	 * it was learnt of and for anything above it: a change that may move the pointer
-	 * down drops it (Linux keeps it through `ptr -= K` and judges reachable branches
-	 * dead; kbpf's rule, issue 16). */
-	if (reg_is_pkt(&res) && res.range < 0 && (op == BPF_SUB ? smax > 0 : smin < 0))
+	 * it was learnt of only: any arithmetic drops it (Linux after 6.12; 6.1 and 6.12 keep
+	 * it through `ptr -= K` and judge a reachable branch dead). */
+	if (reg_is_pkt(&res) && res.range < 0)
 		res.range = 0;
 	if (!check_reg_sane_offset(env, &res, ptr.type))
 		return -EINVAL;

@@ -633,8 +633,8 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 static const struct kbpf_helper_proto *get_proto(struct env *env, int32_t id);
 
 /* Linux's bpf_helper_changes_pkt_data (6.12, with 6.13's tail call): after such a call no
- * packet pointer of any frame may be trusted. A tail call counts: the program it runs
- * may change the packet and return to this one's caller. */
+ * packet pointer of any frame may be trusted. A tail call counts for the functions that
+ * call it: the program it runs may change the packet and return to their caller. */
 static bool helper_changes_pkt_data(struct env *env, int32_t id)
 {
 	if (id == BPF_FUNC_tail_call)
@@ -959,7 +959,9 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		else if (a->tail_map != meta.map)
 			a->tail_map_poison = true;
 	}
-	if ((fn->flags & KBPF_HELPER_CHANGES_PKT) || id == BPF_FUNC_tail_call)
+	/* A tail call from the main frame either never comes back or fell through with the
+	 * packet untouched; from a called function, its target returns to the caller. */
+	if ((fn->flags & KBPF_HELPER_CHANGES_PKT) || (id == BPF_FUNC_tail_call && env->cur->curframe > 0))
 		clear_pkt_pointers(env);
 	/* 6.1 sets up the callback (and refuses its map) before the map/helper pairing */
 	if (callback && (err = push_callback(env, id, insn_idx, meta.subprogno, cb_args)))

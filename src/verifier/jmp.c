@@ -12,8 +12,8 @@ static bool type_not_null(uint32_t t)
 }
 
 /* A non-NULL pointer compared with 0 decides JEQ/JNE, with 64-bit compares only: a
- * host pointer's low 32 bits may well be 0, so JMP32 on a pointer decides nothing
- * (kbpf's rule, stricter than Linux's, which decides `w0 == 0` too). */
+ * pointer's low 32 bits may well be 0, so JMP32 on a pointer decides nothing (Linux
+ * 6.12's is_branch_taken; 6.1 decided `w0 == 0` too). */
 static int branch_taken(const struct reg *r, uint64_t val, uint8_t op, bool jmp32)
 {
 	if (reg_is_pointer(r)) {
