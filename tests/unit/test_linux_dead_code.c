@@ -144,6 +144,61 @@ static void test_unverified_loops(void)
 
 static struct kbpf_host *host;
 
+/* JMP32 on a pointer decides nothing (issue 16, class 6): both sides of `if w0 == 0` on
+ * a map value stay in the program (the old verdict made the taken side "goto -1"), and
+ * the run gives the value of the side the pointer's low half selects, on both engines
+ * and in checked mode. */
+static void test_jmp32_ptr_both_sides_kept(void)
+{
+	const struct bpf_insn p32[] = {
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+		BPF_LD_MAP_FD(BPF_REG_1, 0),
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 5),
+		BPF_JMP32_IMM(BPF_JEQ, BPF_REG_0, 0, 2), /* insn 7 */
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+		BPF_MOV64_IMM(BPF_REG_0, 2),              /* insn 10: low half 0 */
+		BPF_EXIT_INSN(),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4,
+				    .value_size = 8, .max_entries = 1, .name = "a" };
+	struct kbpf_map *map = NULL;
+	CHECK_EQ_U64(kbpf_map_create(&def, &map), 0);
+	if (!map)
+		return;
+	uint32_t key = 0;
+	void *value = kbpf_map_lookup_elem(map, &key);
+	uint64_t want = value && (uint32_t)(uintptr_t)value == 0 ? 2 : 1;
+	for (int jit = 0; jit < (kbpf_jit_arch_supported() ? 2 : 1); jit++) {
+		char log[4096] = "";
+		struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .prog_type = "socket_filter",
+					     .license = "GPL", .maps = &map, .nr_maps = 1, .jit = jit,
+					     .log_buf = log, .log_size = sizeof(log) };
+		struct kbpf_prog *p = NULL;
+		CHECK(kbpf_prog_create(p32, ARRAY_SIZE(p32), &po, &p) == 0);
+		if (!p) {
+			fprintf(stderr, "%s\n", log);
+			continue;
+		}
+		size_t cnt = 0;
+		const struct bpf_insn *x = kbpf_prog_insns(p, &cnt);
+		CHECK(cnt > 10 && x[10].code == (BPF_ALU64 | BPF_MOV | BPF_K) && x[10].imm == 2);
+		for (unsigned flags = 0; flags <= (jit ? 0 : KBPF_RUN_CHECKED); flags += KBPF_RUN_CHECKED) {
+			struct kbpf_mem_region r = { value, 8, KBPF_MEM_READ, "value" };
+			struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = flags, .regions = &r, .nr_regions = 1 };
+			CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro), 0);
+			CHECK_EQ_U64(ro.retval, want);
+		}
+		kbpf_prog_free(p);
+	}
+	kbpf_map_free(map);
+}
+
 static void test_engines(int jit)
 {
 	check_stop(host, jit, 0, 0, 0);
@@ -178,6 +233,7 @@ int main(void)
 	RUN(test_jit);
 	RUN(test_checked);
 	RUN(test_unverified_loops);
+	RUN(test_jmp32_ptr_both_sides_kept);
 	kbpf_host_free(host);
 	return test_summary();
 }
