@@ -353,6 +353,11 @@ static int adjust_ptr(struct env *env, const struct bpf_insn *insn, const struct
 		vlog(env, "R%d pointer arithmetic with %s operator prohibited\n", dno, alu_str[op >> 4]);
 		return -EACCES;
 	}
+	/* An "at/beyond packet end" mark (AT_PKT_END, BEYOND_PKT_END) holds for the pointer
+	 * it was learnt of only: any arithmetic drops it (Linux after 6.12; 6.1 and 6.12 keep
+	 * it through `ptr -= K` and judge a reachable branch dead). */
+	if (reg_is_pkt(&res) && res.range < 0)
+		res.range = 0;
 	if (!check_reg_sane_offset(env, &res, ptr.type))
 		return -EINVAL;
 	kbpf_scalar_bounds_sync(&res.s);

@@ -126,6 +126,7 @@ struct subprog {
 	uint8_t linkage;
 	bool unreliable; /* a call site did not match its prototype (Linux: static only) */
 	bool is_async_cb; /* a timer callback: runs on a stack of its own (check_max_stack_depth) */
+	bool changes_pkt_data; /* it, or a function it calls, may change packet data (helper.c) */
 };
 
 struct insn_aux {
@@ -176,6 +177,7 @@ struct env {
 	/* program structure */
 	struct subprog sub[MAX_SUBPROGS + 1];
 	int nr_sub;
+	bool pkt_data_known; /* sub[].changes_pkt_data computed (helper.c, at the first global call) */
 	struct insn_aux *aux;
 	/* walk */
 	struct vstate *cur;
