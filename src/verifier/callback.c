@@ -224,7 +224,8 @@ static void widen_imprecise_scalars(struct env *env, const struct vstate *old, s
 				continue;
 			if (of->stack[i].type[7] == STACK_SPILL) {
 				widen_reg(env, &of->stack[i].spilled, &cf->stack[i].spilled);
-			} else if (!memcmp(of->stack[i].type, zero_slot, 8)) {
+			} else if (!memcmp(of->stack[i].type, zero_slot, 8) &&
+				   !(of->stack_zero_precise & (1ull << i))) {
 				/* 6.1's STACK_ZERO slot is 6.12's spilled constant 0 */
 				struct reg zero;
 				reg_mark_unknown(env, &zero);

@@ -43,9 +43,9 @@ struct reg {
 	struct scalar s;   /* the scalar, or a pointer's variable offset */
 	uint32_t frameno;  /* PTR_TO_STACK: the frame it points into */
 	bool precise;
-	/* precise only because it was spilled through a pointer other than R10 (stack.c,
-	 * 6.1's rule: backtracking cannot follow such a spill), not because a verdict rested
-	 * on it: a callback's earlier visit may still widen it (callback.c) */
+	/* precise only by one of 6.1's rules that stop backtracking (stack.c: a scalar
+	 * spilled through a pointer other than R10, a fill of zeroed slots), not because a
+	 * verdict rested on it: a callback's earlier visit may still widen it (callback.c) */
 	bool precise_forced;
 	/* a pointer read from a BTF object (kfunc.c): Linux types it non-NULL PTR_TO_BTF_ID,
 	 * kbpf maybe-NULL; KF_TRUSTED_ARGS refuses it with Linux's reason, not a reference */
@@ -77,6 +77,9 @@ struct frame {
 	/* callbacks (callback.c, Linux 6.7+'s callback_depth): the callback visits pushed
 	 * from this frame's current bpf_loop call, bounded by the loop count's maximum */
 	uint32_t callback_depth;
+	/* zeroed slots (STACK_ZERO) a verdict rested on, that Linux 6.12 (which keeps a
+	 * spilled 0 there) would have made precise: not widened (callback.c) */
+	uint64_t stack_zero_precise;
 	uint16_t written;       /* regs written since the last checkpoint (log: "_w") */
 	uint64_t stack_written; /* slots fully written since the last checkpoint */
 	/* Liveness (Linux's REG_LIVE_READ, prune.c): in a checkpoint, the regs some path
