@@ -267,9 +267,15 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 				return 0;
 			}
 			struct reg *r = &fr->stack[i].spilled;
+			if (fr->stack[i].type[7] == STACK_ZERO) {
+				/* 6.12 would keep a spilled 0 here, precise from here up to where
+				 * it was written: recorded for callback.c's widening */
+				if (!(fr->stack_zero_precise & (1ull << i)))
+					new_marks = true;
+				fr->stack_zero_precise |= 1ull << i;
+				continue;
+			}
 			if (fr->stack[i].type[7] != STACK_SPILL || r->type != KBPF_SCALAR_VALUE) {
-				if (fr->stack[i].type[7] == STACK_ZERO)
-					fr->stack_zero_precise |= 1ull << i; /* callback.c's widening */
 				stack &= ~(1ull << i);
 				continue;
 			}
