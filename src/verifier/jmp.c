@@ -264,6 +264,10 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		pred = branch_taken(dst, kbpf_tnum_subreg(src->s.var_off).value, op, jmp32);
 	else if (src->type == KBPF_SCALAR_VALUE && !jmp32 && kbpf_tnum_is_const(src->s.var_off))
 		pred = branch_taken(dst, src->s.var_off.value, op, jmp32);
+	else if (src->type == KBPF_SCALAR_VALUE && dst->type == KBPF_SCALAR_VALUE)
+		/* two non-constant scalars (or a constant dst): 6.12 compares the ranges;
+		 * 6.1 left every such branch to be walked both ways */
+		pred = kbpf_scalar_branch_taken_regs(&dst->s, &src->s, op, jmp32);
 	else if ((reg_is_pkt(dst) || dst->type == KBPF_PTR_TO_PACKET_END) &&
 		 (reg_is_pkt(src) || src->type == KBPF_PTR_TO_PACKET_END) && !jmp32)
 		pred = pkt_branch_taken(dst, src, op);
