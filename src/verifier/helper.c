@@ -769,6 +769,12 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		return -EINVAL;
 	}
 	bool callback = meta.has_func && is_callback_helper(id);
+	if (meta.has_func && !callback) {
+		/* a host's helper that takes a function kbpf does not know how it calls: the
+		 * function would run unverified (6.12's message) */
+		vlog(env, "verifier bug: helper %s#%d not marked as callback-calling\n", name, id);
+		return -EFAULT;
+	}
 	/* Linux's do_misc_fixups looks the helper up again; the proto is the same every visit */
 	env->aux[insn_idx].inline_load = fn->inline_load;
 	env->aux[insn_idx].run_id = fn->run_id;
