@@ -15,6 +15,7 @@
 #include <kbpf/linux.h>
 #include <kbpf/verifier.h>
 #include "test.h"
+#include "callback_prog.h"
 
 #define PTYPE "syscall" /* bpf_loop allowed, ctx: the caller's buffer */
 
@@ -26,22 +27,8 @@ static void setup(void)
 {
 	host = kbpf_host_new();
 	CHECK(host && !kbpf_linux_host_add(host));
-	btf = btf__new_empty();
-	int t_int = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
-	int t_ptr = btf__add_ptr(btf, 0);
-	int p_main = btf__add_func_proto(btf, t_int);
-	btf__add_func_param(btf, "ctx", t_ptr);
-	int p_cb = btf__add_func_proto(btf, t_int);
-	btf__add_func_param(btf, "i", t_int);
-	btf__add_func_param(btf, "ctx", t_ptr);
-	fn_main = btf__add_func(btf, "main", BTF_FUNC_STATIC, p_main);
-	fn_cb = btf__add_func(btf, "cb", BTF_FUNC_STATIC, p_cb);
-	CHECK(fn_main > 0 && fn_cb > 0);
+	btf = callback_btf_new(&fn_main, &fn_cb);
 }
-
-#define LD_FUNC(dst, rel) \
-	BPF_RAW_INSN(BPF_LD | BPF_IMM | BPF_DW, dst, BPF_PSEUDO_FUNC, 0, rel), BPF_RAW_INSN(0, 0, 0, 0, 0)
-#define CALL_LOOP() BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_loop)
 
 struct prog_desc {
 	const struct bpf_insn *insns;
@@ -73,18 +60,9 @@ static int create_run(const struct prog_desc *d, int engine, uint64_t *r0, char 
 	int ret = kbpf_prog_create(d->insns, d->cnt, &po, &prog);
 	if (ret)
 		return ret;
-	if (engine == 1) {
-		struct kbpf_mem_region ctx_region = { ctx, sizeof(ctx), KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" };
-		struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)ctx },
-					    .flags = KBPF_RUN_CHECKED, .regions = &ctx_region, .nr_regions = 1,
-					    .err = err, .err_size = err_size };
-		ret = kbpf_prog_run_opts(prog, &ro);
-		*r0 = ro.retval;
-	} else {
-		ret = kbpf_prog_run(prog, ctx, r0);
-	}
+	ret = callback_prog_run(prog, engine, ctx, r0, err, err_size);
 	kbpf_prog_free(prog);
-	return ret ? ret : 0;
+	return ret;
 }
 
 /* d must be refused with msg, with and without a checkpoint at every prune point. Where
