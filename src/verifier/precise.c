@@ -292,6 +292,8 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 			break;
 		last = st->last_insn_idx;
 		first = st->first_insn_idx;
+		if (last < 0)
+			break; /* a checkpoint at the walk's first insn: nothing led to it */
 	}
 	return 0;
 }
