@@ -35,7 +35,7 @@ static struct image read_image(const char *name)
 /* Open (and if load, load) a copy of data; returns the error, log in test_log. */
 static int try_open(const void *data, size_t size, bool load)
 {
-	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .log_buf = test_log, .log_size = sizeof(test_log) };
+	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .trusted_unverified = 1, .log_buf = test_log, .log_size = sizeof(test_log) };
 	struct kbpf_object *obj = NULL;
 	int ret = kbpf_object_open_mem(data, size, &opts, &obj);
 
