@@ -14,12 +14,9 @@
  * through a pointer/function prototype (any id in range is fine). Calls fn for each;
  * stops and returns its non-zero result. value_ref below must list the by-value ones
  * in the same order. */
-typedef int (*ref_fn)(void *ctx, uint32_t from, uint32_t to, bool by_value);
-
-static int for_each_ref(const struct btf_type *t, uint32_t id, ref_fn fn, void *ctx)
+/* Kinds whose one reference, t->type, is by value: modifiers, typedefs, variables. */
+static bool refs_type_by_value(const struct btf_type *t)
 {
-	int ret = 0;
-
 	switch (btf_kind(t)) {
 	case BTF_KIND_TYPEDEF:
 	case BTF_KIND_VOLATILE:
@@ -27,7 +24,21 @@ static int for_each_ref(const struct btf_type *t, uint32_t id, ref_fn fn, void *
 	case BTF_KIND_RESTRICT:
 	case BTF_KIND_TYPE_TAG:
 	case BTF_KIND_VAR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+typedef int (*ref_fn)(void *ctx, uint32_t from, uint32_t to, bool by_value);
+
+static int for_each_ref(const struct btf_type *t, uint32_t id, ref_fn fn, void *ctx)
+{
+	int ret = 0;
+
+	if (refs_type_by_value(t))
 		return fn(ctx, id, t->type, true);
+	switch (btf_kind(t)) {
 	case BTF_KIND_PTR:
 	case BTF_KIND_FUNC:
 	case BTF_KIND_DECL_TAG:
@@ -90,15 +101,11 @@ static int check_range(void *ctx, uint32_t from, uint32_t to, bool by_value)
  * number of references: a struct of 65535 members is walked once, not 65535 times. */
 static bool value_ref(const struct btf_type *t, uint32_t k, uint32_t *to)
 {
-	switch (btf_kind(t)) {
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_TYPE_TAG:
-	case BTF_KIND_VAR:
+	if (refs_type_by_value(t)) {
 		*to = t->type;
 		return k == 0;
+	}
+	switch (btf_kind(t)) {
 	case BTF_KIND_ARRAY:
 		*to = btf_array(t)->type;
 		return k == 0;
