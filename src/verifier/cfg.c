@@ -314,6 +314,12 @@ static int visit_insn(struct env *env, struct cfg *c, int t)
 	case BPF_CALL:
 		if (in->imm == 170) /* bpf_timer_set_callback */
 			mark_prune(env, t);
+		/* Linux 6.7+: a callback's exit returns to its helper call, a forced
+		 * checkpoint where the callback's visits converge (prune.c) */
+		if (in->src_reg == 0 && is_sync_callback_helper(in->imm)) {
+			mark_prune(env, t);
+			env->aux[t].calls_callback = true;
+		}
 		return visit_call(env, c, t, in->src_reg == BPF_PSEUDO_CALL);
 	case BPF_JA: {
 		if (BPF_SRC(in->code) != BPF_K)

@@ -819,16 +819,22 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		vlog(env, "get_local_storage() doesn't support non-zero flags\n");
 		return -EINVAL;
 	}
-	/* a callback's arguments come from the caller's registers before the call */
-	struct reg cb_args[6];
 	bool callback = meta.has_func && is_callback_helper(id);
-	if (callback)
-		memcpy(cb_args, regs, sizeof(cb_args));
+	if (meta.has_func && !callback) {
+		/* a host's helper that takes a function kbpf does not know how it calls: the
+		 * function would run unverified (6.12's message) */
+		vlog(env, "verifier bug: helper %s#%d not marked as callback-calling\n", name, id);
+		return -EFAULT;
+	}
 	/* Linux's do_misc_fixups looks the helper up again; the proto is the same every visit */
 	env->aux[insn_idx].inline_load = fn->inline_load;
 	env->aux[insn_idx].run_id = fn->run_id;
 	/* 6.1 update_loop_inline_state: reads (and may make precise) R4 before the clobber */
 	if (callback && id == BPF_FUNC_loop && (err = loop_inline_note(env, insn_idx, meta.subprogno)))
+		return err;
+	/* 6.12 push_callback_call: the callback's visit starts from the caller's registers
+	 * before the call (they are its arguments, and its exit comes back to this call) */
+	if (callback && (err = push_callback(env, id, insn_idx, meta.subprogno)))
 		return err;
 	for (int i = 0; i <= 5; i++) {
 		reg_mark_not_init(env, &regs[i]);
@@ -963,9 +969,6 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	 * packet untouched; from a called function, its target returns to the caller. */
 	if ((fn->flags & KBPF_HELPER_CHANGES_PKT) || (id == BPF_FUNC_tail_call && env->cur->curframe > 0))
 		clear_pkt_pointers(env);
-	/* 6.1 sets up the callback (and refuses its map) before the map/helper pairing */
-	if (callback && (err = push_callback(env, id, insn_idx, meta.subprogno, cb_args)))
-		return err;
 	return map_func_compat(env, meta.map, id, name);
 }
 
@@ -1049,20 +1052,15 @@ int prepare_func_exit(struct env *env, int *insn_idx)
 		vlog(env, "cannot return stack pointer to the caller\n");
 		return -EINVAL;
 	}
+	if (callee->in_callback)
+		return callback_exit(env, insn_idx);
 	struct frame *caller = st->frame[st->curframe - 1];
-	if (callee->in_callback) {
-		/* the caller keeps the helper's R0 and its own references */
-		int err = check_callback_exit(env);
-		if (err)
-			return err;
-	} else {
-		/* liveness: R0 goes on in the caller's frame, which has other parents */
-		mark_reg_read(env, st, st->curframe, 0);
-		caller->regs[0] = *r0;
-		caller->written |= 1;
-		caller->nr_refs = callee->nr_refs;
-		memcpy(caller->refs, callee->refs, sizeof(caller->refs));
-	}
+	/* liveness: R0 goes on in the caller's frame, which has other parents */
+	mark_reg_read(env, st, st->curframe, 0);
+	caller->regs[0] = *r0;
+	caller->written |= 1;
+	caller->nr_refs = callee->nr_refs;
+	memcpy(caller->refs, callee->refs, sizeof(caller->refs));
 	*insn_idx = callee->callsite + 1;
 	if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2)) {
 		vlog(env, "returning from callee:\n");
