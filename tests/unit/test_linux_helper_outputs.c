@@ -2,8 +2,9 @@
 /* Helper output arguments on their error paths (docs/program-types.md, "Helper output
  * arguments"): the verifier takes a write-only (uninit) memory argument as written after
  * the call whatever the helper returns, so each helper must write every promised byte on
- * every path. Each case fills the stack buffer with a canary, makes the helper fail, and
- * copies the buffer into a map value: every promised byte must be zero, on the
+ * every path. Each case fills the stack buffer with a canary, makes the helper fail (or,
+ * for a string shorter than the buffer, succeed), and copies the buffer into a map
+ * value: every promised byte must be zero, on the
  * interpreter, the JIT and in checked mode. Also the attack shape itself: bpf_strtol's
  * *res left uninitialised by an unprivileged program, read after a parse error, on a
  * checked run whose stack starts filled. */
@@ -28,7 +29,7 @@ struct out_case {
 	struct bpf_insn call[12];
 	size_t nr_call;
 	uint32_t size;  /* promised bytes from fp+BUF */
-	int64_t want;   /* the helper's (failing) result */
+	int64_t want;   /* the helper's result (an error, but for the _str_tail case) */
 };
 
 #define CASE(n_, t_, u_, size_, want_, ...)                                                          \
@@ -137,7 +138,7 @@ static void run_case(struct kbpf_host *host, const struct out_case *c, int engin
 	CHECK_EQ_U64(kbpf_map_lookup(maps[0], &key, value), 0);
 	for (uint32_t i = 0; i < c->size; i++)
 		if (value[i]) {
-			fprintf(stderr, "%s (engine %d): byte %u of %u is %#x after the error, not 0\n", c->name,
+			fprintf(stderr, "%s (engine %d): byte %u of %u is %#x after the call, not 0\n", c->name,
 				engine, i, c->size, value[i]);
 			CHECK(0);
 			break;
@@ -184,6 +185,10 @@ static void test_error_paths_write_every_byte(void)
 		     BPF_MOV64_IMM(BPF_REG_3, 16), BPF_EMIT_CALL(BPF_FUNC_probe_read_kernel_str)),
 		CASE("probe_read_user_str", "raw_tracepoint", 0, 64, -EFAULT, BUF_TO(BPF_REG_1), BPF_MOV64_IMM(BPF_REG_2, 64),
 		     BPF_MOV64_IMM(BPF_REG_3, 16), BPF_EMIT_CALL(BPF_FUNC_probe_read_user_str)),
+		/* success: "" read from the (zeroed) context; the bytes after the NUL too */
+		CASE("probe_read_kernel_str_tail", "raw_tracepoint", 0, 64, 1, BUF_TO(BPF_REG_1),
+		     BPF_MOV64_IMM(BPF_REG_2, 64), BPF_MOV64_REG(BPF_REG_3, BPF_REG_6),
+		     BPF_EMIT_CALL(BPF_FUNC_probe_read_kernel_str)),
 		CASE("probe_read", "kprobe", 0, 64, -EFAULT, BUF_TO(BPF_REG_1), BPF_MOV64_IMM(BPF_REG_2, 64),
 		     BPF_MOV64_IMM(BPF_REG_3, 16), BPF_EMIT_CALL(BPF_FUNC_probe_read)),
 		CASE("probe_read_str", "kprobe", 0, 64, -EFAULT, BUF_TO(BPF_REG_1), BPF_MOV64_IMM(BPF_REG_2, 64),
