@@ -399,6 +399,9 @@ static void test_refusals(void)
 	check_refused("tcp_bad_release", 1, -EACCES, "unknown func bpf_setsockopt#49");
 	/* a rate_sample is no socket: the host's setsockopt would write it as one */
 	check_refused("tcp_bad_sockopt_arg", 1, -EACCES, "R1 is of type rate_sample but sock_common is expected");
+	/* program memory is no socket, whatever its size: the kfuncs write a whole tcp_sock */
+	check_refused("tcp_bad_stack_sock", 1, -EINVAL, "arg#0 is fp expected ptr_ or socket");
+	check_refused("tcp_bad_stack_tcp_sock", 1, -EINVAL, "arg#0 is fp expected ptr_ or socket");
 	check_refused("tcp_bad_get_info", 1, -524, "attach to unsupported member get_info of struct tcp_congestion_ops");
 	check_refused("tcp_bad_incomplete", 0, -EINVAL, "bad_incomplete does not implement required ops");
 	check_refused("tcp_bad_flags", 0, -EINVAL, "flags 0x4 not within TCP_CONG_MASK");
