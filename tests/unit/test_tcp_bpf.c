@@ -205,6 +205,9 @@ struct fb_res {
 	uint64_t coarse_ns;
 	uint64_t hz;
 	char cc_res[16];
+	int bad_level_res;
+	int pad2;
+	char bad_level_buf[16];
 };
 
 /* init switches to cubic, back to itself (its nested init gets -EBUSY three times), to
@@ -248,6 +251,10 @@ static void test_setsockopt_fallback(void)
 	CHECK_EQ_U64(res->ebusy_cnt, 6);
 	CHECK_EQ_U64(res->cdg_res, (uint64_t)(int64_t)-524);
 	CHECK_STR(res->cc_res, "cubic");
+	/* an error still writes every byte the verifier takes as written (zeroes) */
+	CHECK_EQ_U64(res->bad_level_res, (uint64_t)(int64_t)-EINVAL);
+	for (size_t i = 0; i < sizeof(res->bad_level_buf); i++)
+		CHECK_EQ_U64(res->bad_level_buf[i], 0);
 	CHECK_EQ_U64(res->stg_seen, 0xeB9F);
 	CHECK_EQ_U64(res->ack_res, 0);
 	CHECK_EQ_U64(res->hz, KBPF_TCP_HZ);
