@@ -305,6 +305,14 @@ static void test_object_types(void)
 	CHECK_EQ_U64(kbpf_prog_create(insns, 6, &o, &p), -EINVAL);
 	CHECK(p == NULL);
 	CHECK_CONTAINS(log, "arg#0 is fp expected ptr_ or socket");
+	/* NULL neither (Linux's rule takes it as memory the kfunc must tolerate) */
+	struct bpf_insn null_arg[] = {
+		BPF_MOV64_IMM(BPF_REG_1, 0),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id(h, "kt_pair_sum")),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(kbpf_prog_create(null_arg, 3, &o, &p), -EINVAL);
+	CHECK_CONTAINS(log, "arg#0 is scalar expected ptr_ or socket");
 	kbpf_host_free(h);
 }
 
