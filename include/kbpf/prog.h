@@ -150,7 +150,8 @@ kbpf_prog_fn kbpf_prog_jited_func(const struct kbpf_prog *prog);
  * most 33 tail calls per run, further ones fall through. Returns 0 and R0 in *retval, or a
  * negative errno for a run-time stop (-E2BIG: more than 8 nested calls, -EINVAL: callx
  * to an unknown helper, or reaching a call the loader left unresolved: a __weak kfunc
- * the host lacks, an instruction poisoned by a CO-RE relocation). The fast
+ * the host lacks, an instruction poisoned by a CO-RE relocation; -ENOTRECOVERABLE:
+ * reaching dead code, a verifier bug, see kbpf_prog_run_opts). The fast
  * mode trusts the program: only verified programs belong here. */
 int kbpf_prog_run(const struct kbpf_prog *prog, void *ctx, uint64_t *retval);
 
@@ -191,7 +192,9 @@ struct kbpf_run_opts {
 };
 
 /* Run with the given arguments and mode. Returns 0, or a negative errno for a run-time
- * stop (-EFAULT memory violation, -ETIME instruction budget, -E2BIG call depth). */
+ * stop (-EFAULT memory violation, -ETIME instruction budget, -E2BIG call depth,
+ * -ENOTRECOVERABLE a verified program reached code its verifier judged unreachable: a
+ * verifier bug, also reported on stderr with the instruction, docs/verifier.md). */
 int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts);
 
 #ifdef __cplusplus

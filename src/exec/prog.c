@@ -289,6 +289,23 @@ int kbpf_prog_ldimm64_value(const struct kbpf_prog *prog, size_t idx, uint64_t *
 	}
 }
 
+bool kbpf_prog_insn_is_dead_stop(const struct kbpf_prog *prog, size_t i)
+{
+	const struct bpf_insn *in = &prog->insns[i];
+
+	if (!prog->type)
+		return false;
+	return (in->code == (BPF_JMP | BPF_JA) && in->off == -1) || (in->code == (BPF_JMP32 | BPF_JA) && in->imm == -1);
+}
+
+void kbpf_prog_dead_code_reached(const struct kbpf_prog *prog, size_t insn)
+{
+	fprintf(stderr,
+		"kbpf: program '%s' reached insn %zu, which the verifier judged unreachable (a verifier bug); "
+		"the run stops with -ENOTRECOVERABLE\n",
+		prog->name, insn);
+}
+
 void kbpf_prog_free(struct kbpf_prog *prog)
 {
 	if (!prog)

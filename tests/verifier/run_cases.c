@@ -185,10 +185,12 @@ static int run_case(struct kbpf_host *host, const struct vcase *c, char *log, in
 		.nr_maps = (size_t)c->nr_maps,
 		.license = c->license,
 		.unprivileged = c->unpriv,
-		.log_level = KBPF_LOG_LEVEL1,
+		.log_level = getenv("CASE_LOG2") ? KBPF_LOG_LEVEL2 : KBPF_LOG_LEVEL1,
 		.log_buf = log,
 		.log_size = LOG_SIZE,
 		.prog_name = c->name,
+		/* Linux's BPF_F_TEST_STATE_FREQ: a checkpoint at every prune point */
+		.test_state_freq = getenv("CASE_STATE_FREQ") != NULL,
 	};
 	if (c->funcs[0]) {
 		/* BTF func_info: global functions and callbacks */
