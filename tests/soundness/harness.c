@@ -9,13 +9,14 @@
  * another pattern: if an engine disagrees with itself, the program is "nondet" and only
  * the checked run counts. */
 #include <alloca.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/btf.h>
 #include "harness.h"
 #ifdef SND_WITH_KFUNCS
-#include <bpf/btf.h>
 #include "kfunc_funcs.h"
 #endif
 
@@ -108,6 +109,43 @@ static int scrub_create(struct snd_env *env, uint8_t pattern, struct kbpf_prog *
 	return kbpf_prog_create(insns, n, &po, out);
 }
 
+/* The BTF of the lock map's value and of func_info: [1] int, [2] struct bpf_spin_lock,
+ * [3] struct lockval { int cnt; struct bpf_spin_lock l; }, then a pointer, the
+ * prototypes int main(void *ctx) and int cb(u64 a, u64 b, u64 c, u64 d), and the FUNCs
+ * main and cb (static). */
+static int btf_build(struct snd_env *env)
+{
+	struct btf *b = btf__new_empty();
+
+	if (!b)
+		return -ENOMEM;
+	int t_int = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	int t_lock = btf__add_struct(b, "bpf_spin_lock", 4);
+	btf__add_field(b, "val", t_int, 0, 0);
+	int t_val = btf__add_struct(b, "lockval", SND_LOCK_VALUE);
+	btf__add_field(b, "cnt", t_int, 0, 0);
+	btf__add_field(b, "l", t_lock, SND_LOCK_OFF * 8, 0);
+	int t_u64 = btf__add_int(b, "u64", 8, 0);
+	int t_ptr = btf__add_ptr(b, 0);
+	int p_main = btf__add_func_proto(b, t_int);
+	btf__add_func_param(b, "ctx", t_ptr);
+	int p_cb = btf__add_func_proto(b, t_int);
+	btf__add_func_param(b, "a", t_u64);
+	btf__add_func_param(b, "b", t_u64);
+	btf__add_func_param(b, "c", t_u64);
+	btf__add_func_param(b, "d", t_u64);
+	int f_main = btf__add_func(b, "main", BTF_FUNC_STATIC, p_main);
+	int f_cb = btf__add_func(b, "cb", BTF_FUNC_STATIC, p_cb);
+	if (t_int != 1 || t_lock != 2 || t_val != 3 || f_main <= 0 || f_cb <= 0) {
+		btf__free(b);
+		return -EINVAL;
+	}
+	env->prog_btf = b;
+	env->fn_main = (uint32_t)f_main;
+	env->fn_cb = (uint32_t)f_cb;
+	return 0;
+}
+
 int snd_env_init(struct snd_env *env, int with_kfuncs)
 {
 	static const struct kbpf_map_def defs[SND_NR_MAPS] = {
@@ -117,6 +155,19 @@ int snd_env_init(struct snd_env *env, int with_kfuncs)
 				   .value_size = SND_HASH_VALUE, .max_entries = SND_HASH_ENTRIES, .name = "hash" },
 		[SND_MAP_GLOBAL] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4,
 				     .value_size = SND_GLOBAL_VALUE, .max_entries = 1, .name = "global" },
+		[SND_MAP_EMPTY] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_HASH, .key_size = SND_HASH_KEY,
+				    .value_size = SND_HASH_VALUE, .max_entries = SND_HASH_ENTRIES, .name = "empty" },
+		[SND_MAP_LOCK] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4,
+				   .value_size = SND_LOCK_VALUE, .max_entries = SND_LOCK_ENTRIES, .name = "lock",
+				   .btf_key_type_id = 1, .btf_value_type_id = 3 },
+		[SND_MAP_PROGS + 0] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_PROG_ARRAY, .key_size = 4,
+					.value_size = 4, .max_entries = SND_PROG_SLOTS, .name = "progs0" },
+		[SND_MAP_PROGS + 1] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_PROG_ARRAY, .key_size = 4,
+					.value_size = 4, .max_entries = SND_PROG_SLOTS, .name = "progs1" },
+		[SND_MAP_PROGS + 2] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_PROG_ARRAY, .key_size = 4,
+					.value_size = 4, .max_entries = SND_PROG_SLOTS, .name = "progs2" },
+		[SND_MAP_PROGS + 3] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_PROG_ARRAY, .key_size = 4,
+					.value_size = 4, .max_entries = SND_PROG_SLOTS, .name = "progs3" },
 	};
 	int ret;
 
@@ -134,8 +185,14 @@ int snd_env_init(struct snd_env *env, int with_kfuncs)
 		return -ENOMEM;
 	}
 	ret = kbpf_linux_host_add(env->host);
-	for (int i = 0; !ret && i < SND_NR_MAPS; i++)
-		ret = kbpf_map_create(&defs[i], &env->maps[i]);
+	if (!ret)
+		ret = btf_build(env);
+	for (int i = 0; !ret && i < SND_NR_MAPS; i++) {
+		struct kbpf_map_def d = defs[i];
+		if (i == SND_MAP_LOCK)
+			d.btf = env->prog_btf;
+		ret = kbpf_map_create(&d, &env->maps[i]);
+	}
 	if (ret) {
 		snd_env_free(env);
 		return ret;
@@ -162,6 +219,7 @@ void snd_env_free(struct snd_env *env)
 	for (int i = 0; i < SND_NR_MAPS; i++)
 		kbpf_map_free(env->maps[i]);
 	kbpf_host_free(env->host);
+	btf__free(env->prog_btf);
 	for (int i = 0; i < 3; i++)
 		free(env->snap[i]);
 	free(env->ctx_gen);
@@ -209,7 +267,42 @@ int snd_maps_reset(struct snd_env *env, const struct snd_case *c)
 		if (ret)
 			return ret;
 	}
+	while (kbpf_map_get_next_key(env->maps[SND_MAP_EMPTY], NULL, &next) == 0)
+		if (kbpf_map_delete(env->maps[SND_MAP_EMPTY], &next))
+			return -EIO;
+	for (uint32_t k = 0; k < SND_LOCK_ENTRIES; k++) {
+		uint8_t v[SND_LOCK_VALUE] = { 0 };
+		v[0] = c->seed[k] & 0x7;
+		ret = kbpf_map_update(env->maps[SND_MAP_LOCK], &k, v, BPF_ANY);
+		if (ret)
+			return ret;
+	}
+	for (int m = SND_MAP_PROGS; m < SND_MAP_PROGS + SND_NR_TYPES; m++)
+		for (uint32_t k = 0; k < SND_PROG_SLOTS; k++)
+			(void)kbpf_map_delete(env->maps[m], &k); /* -ENOENT when empty */
 	return 0;
+}
+
+/* Every bpf_spin_lock of the lock map must be free after a run: a verified program
+ * releases what it takes (Linux: "bpf_spin_unlock is missing"). Releases what is held
+ * (the next run would wait for it forever); returns 1 and says why if one was held. */
+static int locks_check(struct snd_env *env, char *why, size_t why_size)
+{
+	int held = 0;
+
+	for (uint32_t k = 0; k < SND_LOCK_ENTRIES; k++) {
+		uint8_t *v = kbpf_map_lookup_elem(env->maps[SND_MAP_LOCK], &k);
+		if (!v)
+			continue;
+		_Atomic uint32_t *lock = (_Atomic uint32_t *)(v + SND_LOCK_OFF);
+		if (atomic_load(lock)) {
+			if (!held++)
+				snprintf(why, why_size, "bpf_spin_lock of lock map element %u still "
+					 "held when the program returned", k);
+			kbpf_map_value_unlock(v + SND_LOCK_OFF);
+		}
+	}
+	return held ? 1 : 0;
 }
 
 /* LD_ABS/LD_IND: kbpf_prog_create runs them only with their type's packet hook, and a
@@ -399,6 +492,8 @@ static int run_one(struct snd_env *env, const struct snd_case *c, struct kbpf_pr
 	ro.args[0] = (uint64_t)(uintptr_t)ctx;
 	s->ret = run_variant(&rq, variant);
 	s->r0 = rq.r0;
+	char held[256];
+	int locked = locks_check(env, held, sizeof(held));
 	if (checked) {
 		res->insns_executed = ro.insns_executed;
 		if (s->ret == -ETIME)
@@ -409,16 +504,117 @@ static int run_one(struct snd_env *env, const struct snd_case *c, struct kbpf_pr
 			return 1;
 		}
 	}
+	if (locked) {
+		snprintf(res->why, sizeof(res->why), "%s (%s)", held, checked ? "checked interpreter" : "JIT");
+		return 1;
+	}
 	return snap_take(env, s, ctx, ctx_size);
+}
+
+/* What the case's program contains, for setting up and classifying its run. */
+struct prog_shape {
+	bool back_jump;    /* a backward jump or a callback: it may legitimately run long */
+	bool nondet_call;  /* calls a helper whose result varies between runs */
+	bool tail_call;
+	size_t nr_funcs;   /* func_info records (only with callbacks: 0 otherwise) */
+	struct bpf_func_info fi[64];
+};
+
+static bool helper_is_nondet(int32_t id)
+{
+	switch (id) {
+	case BPF_FUNC_ktime_get_ns: case BPF_FUNC_get_prandom_u32: case BPF_FUNC_get_smp_processor_id:
+	case BPF_FUNC_get_numa_node_id: case BPF_FUNC_get_current_pid_tgid: case BPF_FUNC_get_current_uid_gid:
+	case BPF_FUNC_get_current_comm: case BPF_FUNC_get_socket_cookie: case BPF_FUNC_jiffies64:
+	case BPF_FUNC_ktime_get_boot_ns: case BPF_FUNC_ktime_get_coarse_ns: case BPF_FUNC_ktime_get_tai_ns:
+	case BPF_FUNC_get_current_task: case BPF_FUNC_get_current_task_btf: case BPF_FUNC_get_socket_uid:
+	case BPF_FUNC_get_hash_recalc: case BPF_FUNC_perf_event_read:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void fi_add(struct prog_shape *sh, uint32_t insn, uint32_t type)
+{
+	for (size_t i = 0; i < sh->nr_funcs; i++)
+		if (sh->fi[i].insn_off == insn) {
+			if (type > sh->fi[i].type_id)
+				sh->fi[i].type_id = type;
+			return;
+		}
+	if (sh->nr_funcs < sizeof(sh->fi) / sizeof(sh->fi[0]))
+		sh->fi[sh->nr_funcs++] = (struct bpf_func_info){ insn, type };
+}
+
+static int fi_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const struct bpf_func_info *)a)->insn_off, y = ((const struct bpf_func_info *)b)->insn_off;
+	return x < y ? -1 : x > y;
+}
+
+/* Callbacks (ld_imm64 BPF_PSEUDO_FUNC) need func_info: one record per subprogram (the
+ * main function, every bpf2bpf call's target, every callback), typed main-like or as a
+ * callback. Programs without callbacks get none, as before. */
+static void shape_scan(const struct snd_env *env, const struct snd_case *c, struct prog_shape *sh)
+{
+	bool cb = false;
+
+	memset(sh, 0, sizeof(*sh));
+	for (size_t i = 0; i < c->cnt; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+		uint8_t cls = BPF_CLASS(in->code);
+
+		if ((cls == BPF_JMP || cls == BPF_JMP32) && BPF_OP(in->code) != BPF_CALL &&
+		    BPF_OP(in->code) != BPF_EXIT && in->off < 0)
+			sh->back_jump = true;
+		if (in->code == (BPF_JMP32 | BPF_JA) && in->imm < 0)
+			sh->back_jump = true;
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == 0) {
+			sh->nondet_call |= helper_is_nondet(in->imm);
+			sh->tail_call |= in->imm == BPF_FUNC_tail_call;
+			if (in->imm == BPF_FUNC_loop || in->imm == BPF_FUNC_for_each_map_elem ||
+			    in->imm == BPF_FUNC_timer_set_callback || in->imm == BPF_FUNC_find_vma ||
+			    in->imm == BPF_FUNC_user_ringbuf_drain)
+				sh->back_jump = true;
+		}
+		if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC)
+			cb = true;
+	}
+	if (!cb || !env->prog_btf)
+		return;
+	sh->back_jump = true;
+	fi_add(sh, 0, env->fn_main);
+	for (size_t i = 0; i < c->cnt; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+		int64_t t = (int64_t)i + in->imm + 1;
+
+		if (t < 0 || (uint64_t)t >= c->cnt)
+			continue;
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL)
+			fi_add(sh, (uint32_t)t, env->fn_main);
+		else if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC)
+			fi_add(sh, (uint32_t)t, env->fn_cb);
+	}
+	qsort(sh->fi, sh->nr_funcs, sizeof(sh->fi[0]), fi_cmp);
+}
+
+/* A tail call's targets: the program itself in slots 0 and 1 of its type's prog array
+ * (a chain of up to 33 tail calls), nothing in slots 2 and 3 (the call falls through). */
+static void tail_slots_fill(struct snd_env *env, const struct snd_case *c, struct kbpf_prog *prog)
+{
+	for (uint32_t k = 0; k < 2; k++)
+		(void)kbpf_map_update(env->maps[SND_MAP_PROGS + c->type], &k, &prog, BPF_ANY);
 }
 
 int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *res)
 {
+	static struct prog_shape sh;
 	struct kbpf_verify_opts vo = {
 		.sz = sizeof(vo), .host = env->host, .prog_type = snd_type_names[c->type], .maps = env->maps,
 		.nr_maps = SND_NR_MAPS, .license = "GPL", .unprivileged = c->unprivileged,
 		.log_buf = env->log, .log_size = env->log_size, .log_level = env->log_level,
-		.insn_limit = env->insn_limit,
+		.insn_limit = env->insn_limit, .test_state_freq = c->state_freq,
 	};
 	struct kbpf_prog *prog = NULL;
 	char diff[512];
@@ -428,6 +624,12 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 	if (c->type >= SND_NR_TYPES || !c->cnt) {
 		res->verdict = SND_REJECTED;
 		return 0;
+	}
+	shape_scan(env, c, &sh);
+	if (sh.nr_funcs) {
+		vo.prog_btf = env->prog_btf;
+		vo.func_info = sh.fi;
+		vo.nr_func_info = (uint32_t)sh.nr_funcs;
 	}
 	/* every rewrite, the growing ones too (inlined bpf_loop, tail-call guards) */
 	vo.xlated_alloc = 1;
@@ -455,6 +657,12 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 		po.prog_type = snd_type_names[c->type];
 		po.license = "GPL";
 		po.unprivileged = c->unprivileged;
+		po.prog_flags = c->state_freq ? BPF_F_TEST_STATE_FREQ : 0;
+		if (sh.nr_funcs) {
+			po.prog_btf = env->prog_btf;
+			po.func_info = sh.fi;
+			po.nr_func_info = (uint32_t)sh.nr_funcs;
+		}
 		ret = kbpf_prog_create(c->insns, c->cnt, &po, &prog);
 	}
 	if (ret) {
@@ -463,57 +671,116 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 			 env->log);
 		return 0;
 	}
+	if (sh.tail_call)
+		tail_slots_fill(env, c, prog);
 	res->jited = kbpf_prog_is_jited(prog);
 	ret = run_one(env, c, prog, 1, 0, env->snap[0], res);
 	if (ret == -ETIME) {
-		res->verdict = SND_BUDGET;
+		/* A program without loops or callbacks cannot run 2M instructions: it spins in
+		 * code the verifier judged dead (rewritten "goto -1"). Not run on the JIT. */
+		if (!sh.back_jump) {
+			res->verdict = SND_VIOLATION;
+			snprintf(res->why, sizeof(res->why), "a program without loops ran out of the checked "
+				 "interpreter's budget (%llu insns): it spins in code the verifier judged dead",
+				 (unsigned long long)res->insns_executed);
+		} else {
+			res->verdict = SND_BUDGET;
+		}
 		goto out;
 	}
-	if (ret == 1) {
-		res->verdict = SND_VIOLATION;
-		goto out;
-	}
+	if (ret == 1)
+		goto violation;
 	if (ret)
 		goto error;
 	if (!res->jited) {
 		res->verdict = SND_PASSED;
 		goto out;
 	}
+	/* Unprivileged programs may neither read uninitialised stack nor turn addresses into
+	 * scalars, and strict cases are built not to: for them a result that changes with the
+	 * stack's prior contents or depth (e.g. a helper that promised to write an output
+	 * buffer but left it as it was) is a violation, unless a helper is non-deterministic. */
+	bool strict = (c->unprivileged || c->strict) && !sh.nondet_call;
 	ret = run_one(env, c, prog, 0, 0, env->snap[1], res);
+	if (ret == 1)
+		goto violation;
 	if (ret)
 		goto error;
 	if (!snap_diff(env->snap[0], env->snap[1], diff, sizeof(diff))) {
+		if (!strict) {
+			res->verdict = SND_PASSED;
+			goto out;
+		}
+		/* strict: the other stack fill and depth must not change anything either */
+		ret = run_one(env, c, prog, 0, 1, env->snap[2], res);
+		if (ret == 1)
+			goto violation;
+		if (ret)
+			goto error;
+		if (snap_diff(env->snap[1], env->snap[2], diff, sizeof(diff))) {
+			snprintf(res->why, sizeof(res->why), "%s program's result depends on the stack's prior "
+				 "contents or address (JIT, stack filled with 0x00 vs 0xa5): %s",
+				 c->unprivileged ? "unprivileged" : "strict", diff);
+			goto violation;
+		}
+		ret = run_one(env, c, prog, 1, 1, env->snap[2], res);
+		if (ret == 1)
+			goto violation;
+		if (ret)
+			goto error;
+		if (snap_diff(env->snap[0], env->snap[2], diff, sizeof(diff))) {
+			snprintf(res->why, sizeof(res->why), "%s program's result depends on the stack's prior "
+				 "contents (checked interpreter, stack filled with 0x00 vs 0xa5): %s",
+				 c->unprivileged ? "unprivileged" : "strict", diff);
+			goto violation;
+		}
 		res->verdict = SND_PASSED;
 		goto out;
 	}
 	/* they differ: is either engine consistent with itself at another depth/pattern? */
 	ret = run_one(env, c, prog, 0, 1, env->snap[2], res);
+	if (ret == 1)
+		goto violation;
 	if (ret)
 		goto error;
 	if (snap_diff(env->snap[1], env->snap[2], res->why, sizeof(res->why))) {
+		if (strict) {
+			snprintf(res->why, sizeof(res->why), "%s program's result depends on the stack's prior "
+				 "contents or address (interpreter vs JIT: %s)", c->unprivileged ? "unprivileged" : "strict",
+				 diff);
+			goto violation;
+		}
 		res->why[0] = 0;
 		res->verdict = SND_NONDET;
 		goto out;
 	}
 	ret = run_one(env, c, prog, 1, 1, env->snap[2], res);
-	if (ret == 1) {
-		res->verdict = SND_VIOLATION;
-		goto out;
-	}
+	if (ret == 1)
+		goto violation;
 	if (ret)
 		goto error;
 	if (snap_diff(env->snap[0], env->snap[2], res->why, sizeof(res->why))) {
+		if (strict) {
+			snprintf(res->why, sizeof(res->why), "%s program's result depends on the stack's prior "
+				 "contents (interpreter vs JIT: %s)", c->unprivileged ? "unprivileged" : "strict", diff);
+			goto violation;
+		}
 		res->why[0] = 0;
 		res->verdict = SND_NONDET;
 		goto out;
 	}
-	res->verdict = SND_VIOLATION;
 	snprintf(res->why, sizeof(res->why), "interpreter and JIT differ: %s (interpreter first)", diff);
+violation:
+	res->verdict = SND_VIOLATION;
 	goto out;
 error:
 	res->verdict = SND_ERROR;
 	snprintf(res->why, sizeof(res->why), "harness error %d", ret);
 out:
+	/* the prog arrays must not keep a program about to be freed */
+	if (sh.tail_call)
+		for (uint32_t k = 0; k < 2; k++)
+			(void)kbpf_map_delete(env->maps[SND_MAP_PROGS + c->type], &k);
 	kbpf_prog_free(prog);
 	return 0;
 }
@@ -525,6 +792,8 @@ int snd_case_decode(struct snd_case *c, const uint8_t *data, size_t size)
 		return -EINVAL;
 	c->type = (enum snd_type)(data[0] % SND_NR_TYPES);
 	c->unprivileged = data[1] & 1;
+	c->state_freq = (data[1] >> 1) & 1;
+	c->strict = (data[1] >> 2) & 1;
 	c->pkt_len = data[2] % (SND_PKT_MAX + 1);
 	memcpy(c->seed, data + 8, 64);
 	memcpy(c->pkt, data + 72, SND_PKT_MAX);
@@ -535,7 +804,8 @@ int snd_case_decode(struct snd_case *c, const uint8_t *data, size_t size)
 
 int snd_case_write(const struct snd_case *c, const char *path, const char *why)
 {
-	uint8_t hdr[SND_HDR_SIZE] = { (uint8_t)c->type, (uint8_t)(c->unprivileged ? 1 : 0), (uint8_t)c->pkt_len };
+	uint8_t flags = (uint8_t)((c->unprivileged ? 1 : 0) | (c->state_freq ? 2 : 0) | (c->strict ? 4 : 0));
+	uint8_t hdr[SND_HDR_SIZE] = { (uint8_t)c->type, flags, (uint8_t)c->pkt_len };
 	FILE *f = fopen(path, "wb");
 
 	if (!f)
@@ -553,8 +823,9 @@ int snd_case_write(const struct snd_case *c, const char *path, const char *why)
 	f = fopen(txt, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "# %s\n# type %s%s, packet %zu bytes\n", why, snd_type_names[c->type],
-		c->unprivileged ? " (unprivileged)" : "", c->pkt_len);
+	fprintf(f, "# %s\n# type %s%s%s%s, packet %zu bytes\n", why, snd_type_names[c->type],
+		c->unprivileged ? " (unprivileged)" : "", c->state_freq ? " (BPF_F_TEST_STATE_FREQ)" : "",
+		c->strict ? " (strict)" : "", c->pkt_len);
 	kbpf_prog_disasm(c->insns, c->cnt, NULL, f);
 	fclose(f);
 	return 0;

@@ -23,7 +23,11 @@ enum {
 	SND_MAP_ARRAY,   /* array: key 4, value 64, 4 entries */
 	SND_MAP_HASH,    /* hash: key 8, value 16, 16 entries; keys 0..3 present at start */
 	SND_MAP_GLOBAL,  /* array: key 4, value 32, 1 entry: direct value access (global data) */
-	SND_NR_MAPS,
+	/* used by the generator's templates (gen_tmpl.c) */
+	SND_MAP_EMPTY,   /* hash: key 8, value 16, 16 entries, always empty at start */
+	SND_MAP_LOCK,    /* array: key 4, value 8 (int cnt; struct bpf_spin_lock at 4), 2 entries */
+	SND_MAP_PROGS,   /* prog arrays, one per program type (SND_MAP_PROGS + type), 4 slots: */
+	SND_NR_MAPS = SND_MAP_PROGS + 4, /* slots 0 and 1 hold the program itself, 2 and 3 none */
 };
 #define SND_ARRAY_VALUE 64
 #define SND_ARRAY_ENTRIES 4
@@ -32,6 +36,10 @@ enum {
 #define SND_HASH_ENTRIES 16
 #define SND_HASH_START 4
 #define SND_GLOBAL_VALUE 32
+#define SND_LOCK_VALUE 8
+#define SND_LOCK_OFF 4
+#define SND_LOCK_ENTRIES 2
+#define SND_PROG_SLOTS 4
 
 /* Packet: at most this many bytes, after this much headroom. */
 #define SND_PKT_MAX 128
@@ -65,12 +73,22 @@ struct snd_env {
 	size_t log_size;
 	unsigned log_level;               /* of the verification (KBPF_LOG_*); 0 by default */
 	uint32_t insn_limit;              /* kbpf_verify_opts.insn_limit; 0: Linux's 1M */
+	/* BTF for func_info, given to programs with callbacks (ld_imm64 BPF_PSEUDO_FUNC):
+	 * FUNC ids of a main-like function and of a callback */
+	struct btf *prog_btf;
+	uint32_t fn_main, fn_cb;
 };
 
 /* One case: a program and its inputs. */
 struct snd_case {
 	enum snd_type type;
 	int unprivileged;
+	int state_freq;                   /* BPF_F_TEST_STATE_FREQ: a checkpoint at every prune point */
+	/* deterministic by construction (an unmutated generated program): its results must
+	 * not depend on the stack's prior contents or its address, so a difference between
+	 * runs with different stack fills is a violation, not "nondet" (unprivileged
+	 * programs are always held to this) */
+	int strict;
 	const struct bpf_insn *insns;
 	size_t cnt;
 	uint8_t pkt[SND_PKT_MAX];
@@ -107,7 +125,8 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 int snd_maps_reset(struct snd_env *env, const struct snd_case *c);
 
 /* A case as bytes (the fuzz_verify_exec input format, also the findings' format):
- * byte 0 type, byte 1 flags (bit 0 unprivileged), byte 2 packet length, bytes 3..7 zero,
+ * byte 0 type, byte 1 flags (bit 0 unprivileged, bit 1 state_freq, bit 2 strict), byte 2
+ * packet length, bytes 3..7 zero,
  * 64 seed bytes, SND_PKT_MAX packet bytes, then the instructions. */
 #define SND_HDR_SIZE (8 + 64 + SND_PKT_MAX)
 /* Fill c from data (c->insns points into data). Returns 0, or -EINVAL if too short. */
