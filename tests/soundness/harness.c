@@ -277,9 +277,7 @@ int snd_maps_reset(struct snd_env *env, const struct snd_case *c)
 		if (ret)
 			return ret;
 	}
-	for (int m = SND_MAP_PROGS; m < SND_MAP_PROGS + SND_NR_TYPES; m++)
-		for (uint32_t k = 0; k < SND_PROG_SLOTS; k++)
-			(void)kbpf_map_delete(env->maps[m], &k); /* -ENOENT when empty */
+	/* the prog arrays are the check's (snd_check fills and empties them), not the run's */
 	return 0;
 }
 
@@ -553,12 +551,12 @@ static int fi_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Callbacks (ld_imm64 BPF_PSEUDO_FUNC) need func_info: one record per subprogram (the
- * main function, every bpf2bpf call's target, every callback), typed main-like or as a
- * callback. Programs without callbacks get none, as before. */
+/* Callbacks (ld_imm64 BPF_PSEUDO_FUNC) and tail calls mixed with bpf2bpf calls need
+ * func_info: one record per subprogram (the main function, every bpf2bpf call's target,
+ * every callback), typed main-like or as a callback. Other programs get none, as before. */
 static void shape_scan(const struct snd_env *env, const struct snd_case *c, struct prog_shape *sh)
 {
-	bool cb = false;
+	bool cb = false, sub = false;
 
 	memset(sh, 0, sizeof(*sh));
 	for (size_t i = 0; i < c->cnt; i++) {
@@ -580,10 +578,15 @@ static void shape_scan(const struct snd_env *env, const struct snd_case *c, stru
 		}
 		if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC)
 			cb = true;
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL)
+			sub = true;
 	}
-	if (!cb || !env->prog_btf)
+	if (cb)
+		sh->back_jump = true;
+	/* tail calls in subprograms need BTF too (Linux: "tail_call is not allowed in
+	 * subprogs without BTF") */
+	if (!(cb || (sub && sh->tail_call)) || !env->prog_btf)
 		return;
-	sh->back_jump = true;
 	fi_add(sh, 0, env->fn_main);
 	for (size_t i = 0; i < c->cnt; i++) {
 		const struct bpf_insn *in = &c->insns[i];

@@ -6,16 +6,35 @@
  * usage: kbpf-soundness [-n COUNT] [-s FIRST_SEED] [-t SECONDS] [--findings DIR]
  *                       [--corpus DIR [--corpus-max N]] [--reasons] [--no-kfuncs]
  *        kbpf-soundness --repro FILE...   (replay reproducers / fuzz_verify_exec inputs)
- * Exit status: 0 when no violation was found, 1 otherwise, 2 on a usage or setup error. */
+ * Exit status: 0 when no violation was found, 1 otherwise, 2 on a usage or setup error,
+ * 3 when a program hung (its seed is printed). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <time.h>
+#include <unistd.h>
 #include "gen.h"
 #include "harness.h"
+
+#define HANG_SECONDS 60
+
+/* A run that hangs (a program waiting for a bpf_spin_lock it left held itself, or
+ * spinning where the JIT has no budget): say which seed, then stop. */
+static volatile uint64_t cur_seed;
+static void on_alarm(int sig)
+{
+	char msg[96];
+	int n = snprintf(msg, sizeof(msg), "HANG seed %llu: no verdict within %d s\n", (unsigned long long)cur_seed,
+			 HANG_SECONDS);
+	(void)sig;
+	if (n > 0)
+		(void)!write(1, msg, (size_t)n);
+	_exit(3);
+}
 
 static double now(void)
 {
@@ -69,6 +88,33 @@ static int reason_cmp(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* --templates all, or a comma-separated list of template names (gen.h). */
+static int templates_parse(const char *arg, uint32_t *mask)
+{
+	char buf[512];
+
+	*mask = 0;
+	if (!strcmp(arg, "all")) {
+		*mask = SND_TMPL_ALL;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int t = 0;
+		while (t < SND_NR_TMPL && strcmp(tok, snd_tmpl_names[t]))
+			t++;
+		if (t == SND_NR_TMPL) {
+			fprintf(stderr, "unknown template '%s'; templates:", tok);
+			for (t = 0; t < SND_NR_TMPL; t++)
+				fprintf(stderr, " %s", snd_tmpl_names[t]);
+			fprintf(stderr, "\n");
+			return -1;
+		}
+		*mask |= 1u << t;
+	}
+	return 0;
+}
+
 static int repro(struct snd_env *env, int argc, char **argv, int verbose)
 {
 	int bad = 0;
@@ -114,6 +160,7 @@ int main(int argc, char **argv)
 	double seconds = 0;
 	const char *findings = NULL, *corpus = NULL, *write_to = NULL;
 	int show_reasons = 0, kfuncs = 1, quiet = 0, verbose = 0;
+	uint32_t templates = 0;
 	struct snd_env env;
 	int i;
 
@@ -140,11 +187,15 @@ int main(int argc, char **argv)
 			verbose = 1;
 		else if (!strcmp(argv[i], "--write") && i + 1 < argc)
 			write_to = argv[++i];
-		else if (!strcmp(argv[i], "--repro"))
+		else if (!strcmp(argv[i], "--templates") && i + 1 < argc) {
+			if (templates_parse(argv[++i], &templates))
+				return 2;
+		} else if (!strcmp(argv[i], "--repro"))
 			break;
 		else {
 			fprintf(stderr, "usage: %s [-n COUNT] [-s FIRST_SEED] [-t SECONDS] [--findings DIR] "
 					"[--corpus DIR [--corpus-max N]] [--reasons] [--no-kfuncs] [-q] [-v]\n"
+					"       [--templates all|NAME,...]\n"
 					"       %s -s SEED --write FILE\n"
 					"       %s --repro FILE...\n", argv[0], argv[0], argv[0]);
 			return 2;
@@ -163,7 +214,7 @@ int main(int argc, char **argv)
 	}
 	if (write_to) { /* --write FILE: the case of seed -s as a reproducer file, not checked */
 		static struct snd_gen wg;
-		snd_gen(&wg, &env, first);
+		snd_gen(&wg, &env, first, templates);
 		int ret = snd_case_write(&wg.c, write_to, "written by kbpf-soundness --write");
 		snd_env_free(&env);
 		return ret ? 2 : 0;
@@ -173,20 +224,27 @@ int main(int argc, char **argv)
 	if (corpus)
 		mkdir(corpus, 0755);
 
+	signal(SIGALRM, on_alarm);
 	static struct snd_gen g;
 	uint64_t n = 0, accepted = 0, passed = 0, nondet = 0, budget = 0, violations = 0, errors = 0;
 	uint64_t unrunnable = 0, mutated = 0, mutated_acc = 0, jited = 0, insns_gen = 0, insns_run = 0, written = 0;
 	uint64_t by_type[SND_NR_TYPES][2] = { { 0 } };
+	/* per template: programs that have it, accepted, violations; and per case flag */
+	uint64_t by_tmpl[SND_NR_TMPL][3] = { { 0 } }, unpriv[2] = { 0 }, freq[2] = { 0 }, strict[2] = { 0 };
 	double t0 = now(), last = t0;
 
-	printf("soundness: seeds %" PRIu64 "..%" PRIu64 "%s, kfuncs %s\n", first, first + count - 1,
-	       seconds > 0 ? " (or until the time limit)" : "", env.has_kfuncs ? "on" : "off");
+	printf("soundness: seeds %" PRIu64 "..%" PRIu64 "%s, kfuncs %s, templates %s\n", first, first + count - 1,
+	       seconds > 0 ? " (or until the time limit)" : "", env.has_kfuncs ? "on" : "off",
+	       templates == SND_TMPL_ALL ? "all" : templates ? "some" : "off");
 	for (n = 0; n < count; n++) {
 		uint64_t seed = first + n;
 		struct snd_result res;
 
-		snd_gen(&g, &env, seed);
+		snd_gen(&g, &env, seed, templates);
+		cur_seed = seed;
+		alarm(HANG_SECONDS);
 		snd_check(&env, &g.c, &res);
+		alarm(0);
 		if (verbose) { /* the program and the verifier's log: for tuning the generator */
 			printf("=== seed %" PRIu64 " (%s%s): verdict %d %s\n", seed, snd_type_names[g.c.type],
 			       g.mutated ? ", mutated" : "", res.verdict, res.why);
@@ -195,6 +253,19 @@ int main(int argc, char **argv)
 		}
 		insns_gen += g.cnt;
 		mutated += g.mutated;
+		int acc = res.verdict != SND_REJECTED, bad = res.verdict == SND_VIOLATION;
+		for (int t = 0; t < SND_NR_TMPL; t++)
+			if ((g.tmpl_used >> t) & 1) {
+				by_tmpl[t][0]++;
+				by_tmpl[t][1] += acc;
+				by_tmpl[t][2] += bad;
+			}
+		unpriv[0] += g.c.unprivileged;
+		unpriv[1] += g.c.unprivileged && acc;
+		freq[0] += g.c.state_freq;
+		freq[1] += g.c.state_freq && acc;
+		strict[0] += g.c.strict;
+		strict[1] += g.c.strict && acc;
 		by_type[g.c.type][0]++;
 		if (res.verdict != SND_REJECTED) {
 			accepted++;
@@ -222,8 +293,13 @@ int main(int argc, char **argv)
 			break;
 		case SND_VIOLATION: {
 			violations++;
-			printf("VIOLATION seed %" PRIu64 " (%s%s, %zu insns%s): %s\n", seed, snd_type_names[g.c.type],
-			       g.c.unprivileged ? ", unprivileged" : "", g.cnt, g.mutated ? ", mutated" : "", res.why);
+			printf("VIOLATION seed %" PRIu64 " (%s%s, %zu insns%s%s", seed, snd_type_names[g.c.type],
+			       g.c.unprivileged ? ", unprivileged" : "", g.cnt, g.mutated ? ", mutated" : "",
+			       g.c.state_freq ? ", state_freq" : "");
+			for (int t = 0; t < SND_NR_TMPL; t++)
+				if ((g.tmpl_used >> t) & 1)
+					printf(", %s", snd_tmpl_names[t]);
+			printf("): %s\n", res.why);
 			if (findings) {
 				char path[4096];
 				snprintf(path, sizeof(path), "%s/seed-%" PRIu64 ".bin", findings, seed);
@@ -263,6 +339,16 @@ int main(int argc, char **argv)
 		printf(" %s %.1f%% of %" PRIu64 ";", snd_type_names[t],
 		       by_type[t][0] ? 100.0 * (double)by_type[t][1] / (double)by_type[t][0] : 0.0, by_type[t][0]);
 	printf("\n");
+	if (templates) {
+		printf("  unprivileged %" PRIu64 " (%" PRIu64 " accepted), state_freq %" PRIu64 " (%" PRIu64
+		       " accepted), strict %" PRIu64 " (%" PRIu64 " accepted)\n", unpriv[0], unpriv[1], freq[0], freq[1],
+		       strict[0], strict[1]);
+		printf("  templates (programs with it: generated / accepted / violations):\n");
+		for (int t = 0; t < SND_NR_TMPL; t++)
+			if ((templates >> t) & 1)
+				printf("    %-12s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n", snd_tmpl_names[t], by_tmpl[t][0],
+				       by_tmpl[t][1], by_tmpl[t][2]);
+	}
 	if (corpus)
 		printf("  %" PRIu64 " accepted cases written to %s\n", written, corpus);
 	if (show_reasons) {
