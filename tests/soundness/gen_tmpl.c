@@ -230,8 +230,8 @@ static void t_spill_ptr(struct snd_gen *g, const struct fn_state *fs)
 }
 
 /* Class 11: lock element 0, maybe switch the pointer to element 1 on one path, unlock.
- * Pointers live in -144/-152 across the calls. At most one per program (a second lock
- * of a held lock would hang the run, verified or not). */
+ * Pointers live in -144/-152 across the calls. At most one per program, in main, never
+ * with a tail call: a second lock of a lock the first left held would hang the run. */
 static void t_prune_lock(struct snd_gen *g)
 {
 	size_t fail[2];
@@ -608,7 +608,8 @@ static int fits(const struct snd_gen *g, const struct fn_state *fs, const struct
 	switch (t) {
 	/* a lock left held (the bug the template looks for) and a tail call back into the
 	 * program would take it again: the run would hang, so never both in one program */
-	case SND_T_PRUNE_LOCK: return priv && !g->tmpl_lock && !g->tmpl_tail;
+	/* main only: a subprogram may be called twice */
+	case SND_T_PRUNE_LOCK: return priv && main_fn && !g->tmpl_lock && !g->tmpl_tail;
 	case SND_T_PRUNE_PKT: return priv && pkt;
 	case SND_T_LOOP_CB: case SND_T_EACH_CB: return priv && room;
 	case SND_T_TAIL_CHAIN: return main_fn && !g->tmpl_lock;

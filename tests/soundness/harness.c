@@ -602,6 +602,17 @@ static void shape_scan(const struct snd_env *env, const struct snd_case *c, stru
 	qsort(sh->fi, sh->nr_funcs, sizeof(sh->fi[0]), fi_cmp);
 }
 
+size_t snd_case_func_info(const struct snd_env *env, const struct snd_case *c, struct bpf_func_info *fi, size_t max)
+{
+	static struct prog_shape sh;
+
+	shape_scan(env, c, &sh);
+	if (sh.nr_funcs > max)
+		return 0;
+	memcpy(fi, sh.fi, sh.nr_funcs * sizeof(*fi));
+	return sh.nr_funcs;
+}
+
 /* A tail call's targets: the program itself in slots 0 and 1 of its type's prog array
  * (a chain of up to 33 tail calls), nothing in slots 2 and 3 (the call falls through). */
 static void tail_slots_fill(struct snd_env *env, const struct snd_case *c, struct kbpf_prog *prog)

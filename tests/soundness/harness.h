@@ -121,6 +121,11 @@ struct snd_result {
 int snd_env_init(struct snd_env *env, int with_kfuncs);
 void snd_env_free(struct snd_env *env);
 int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *res);
+/* The func_info snd_check gives c's program (programs with callbacks, or tail calls and
+ * bpf2bpf calls): up to max records into fi, typed in env->prog_btf. Returns how many
+ * (0: none, the program is verified without BTF). */
+struct bpf_func_info;
+size_t snd_case_func_info(const struct snd_env *env, const struct snd_case *c, struct bpf_func_info *fi, size_t max);
 /* Reset the environment's maps to the state c->seed describes. */
 int snd_maps_reset(struct snd_env *env, const struct snd_case *c);
 

@@ -5,6 +5,7 @@
  *
  * usage: kbpf-soundness [-n COUNT] [-s FIRST_SEED] [-t SECONDS] [--findings DIR]
  *                       [--corpus DIR [--corpus-max N]] [--reasons] [--no-kfuncs]
+ *                       [--templates all|NAME,...] [--kernel]
  *        kbpf-soundness --repro FILE...   (replay reproducers / fuzz_verify_exec inputs)
  * Exit status: 0 when no violation was found, 1 otherwise, 2 on a usage or setup error,
  * 3 when a program hung (its seed is printed). */
@@ -14,11 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
 #include "gen.h"
 #include "harness.h"
+#include "kernel.h"
 
 #define HANG_SECONDS 60
 
@@ -36,6 +39,12 @@ static void on_alarm(int sig)
 	_exit(3);
 }
 
+static const char *kernel_release(void)
+{
+	static struct utsname u;
+	return uname(&u) ? "?" : u.release;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -45,10 +54,12 @@ static double now(void)
 
 /* Rejection reasons of unmutated programs (the generator's precision, for tuning). */
 #define MAX_REASONS 256
-static struct { char text[96]; uint64_t n; uint64_t seed; } reasons[MAX_REASONS];
-static int nr_reasons;
+struct reason { char text[96]; uint64_t n; uint64_t seed; };
+struct reasons { struct reason r[MAX_REASONS]; int nr; };
+static struct reasons rejections, kernel_refusals;
 
-static void reason_add(const char *log, uint64_t seed)
+/* Count the log's error line (digits dropped) in t; returns how often it was seen. */
+static uint64_t reason_add(struct reasons *t, const char *log, uint64_t seed)
 {
 	const char *end = log + strlen(log), *line;
 	char key[96];
@@ -70,22 +81,28 @@ static void reason_add(const char *log, uint64_t seed)
 		if (*p < '0' || *p > '9')
 			key[k++] = *p;
 	key[k] = 0;
-	for (int i = 0; i < nr_reasons; i++)
-		if (!strcmp(reasons[i].text, key)) {
-			reasons[i].n++;
-			return;
-		}
-	if (nr_reasons < MAX_REASONS) {
-		snprintf(reasons[nr_reasons].text, sizeof(reasons[0].text), "%s", key);
-		reasons[nr_reasons].seed = seed;
-		reasons[nr_reasons++].n = 1;
+	for (int i = 0; i < t->nr; i++)
+		if (!strcmp(t->r[i].text, key))
+			return ++t->r[i].n;
+	if (t->nr < MAX_REASONS) {
+		snprintf(t->r[t->nr].text, sizeof(t->r[0].text), "%s", key);
+		t->r[t->nr].seed = seed;
+		t->r[t->nr++].n = 1;
 	}
+	return 1;
 }
 
 static int reason_cmp(const void *a, const void *b)
 {
-	uint64_t x = ((const typeof(reasons[0]) *)a)->n, y = ((const typeof(reasons[0]) *)b)->n;
+	uint64_t x = ((const struct reason *)a)->n, y = ((const struct reason *)b)->n;
 	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void reasons_print(struct reasons *t, int max)
+{
+	qsort(t->r, (size_t)t->nr, sizeof(t->r[0]), reason_cmp);
+	for (int r = 0; r < t->nr && r < max; r++)
+		printf("  %8" PRIu64 "  %s  (e.g. seed %" PRIu64 ")\n", t->r[r].n, t->r[r].text, t->r[r].seed);
 }
 
 /* --templates all, or a comma-separated list of template names (gen.h). */
@@ -161,6 +178,9 @@ int main(int argc, char **argv)
 	const char *findings = NULL, *corpus = NULL, *write_to = NULL;
 	int show_reasons = 0, kfuncs = 1, quiet = 0, verbose = 0;
 	uint32_t templates = 0;
+	int kernel = 0;
+	struct snd_kernel *kern = NULL;
+	uint64_t kstat[4] = { 0 };
 	struct snd_env env;
 	int i;
 
@@ -187,6 +207,8 @@ int main(int argc, char **argv)
 			verbose = 1;
 		else if (!strcmp(argv[i], "--write") && i + 1 < argc)
 			write_to = argv[++i];
+		else if (!strcmp(argv[i], "--kernel"))
+			kernel = 1;
 		else if (!strcmp(argv[i], "--templates") && i + 1 < argc) {
 			if (templates_parse(argv[++i], &templates))
 				return 2;
@@ -195,7 +217,7 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr, "usage: %s [-n COUNT] [-s FIRST_SEED] [-t SECONDS] [--findings DIR] "
 					"[--corpus DIR [--corpus-max N]] [--reasons] [--no-kfuncs] [-q] [-v]\n"
-					"       [--templates all|NAME,...]\n"
+					"       [--templates all|NAME,...] [--kernel]\n"
 					"       %s -s SEED --write FILE\n"
 					"       %s --repro FILE...\n", argv[0], argv[0], argv[0]);
 			return 2;
@@ -219,6 +241,11 @@ int main(int argc, char **argv)
 		snd_env_free(&env);
 		return ret ? 2 : 0;
 	}
+	if (kernel) {
+		char why[256] = "";
+		if (snd_kernel_open(&kern, &env, why, sizeof(why)))
+			printf("soundness: --kernel skipped: %s\n", why); /* not an error: the rest runs */
+	}
 	if (findings)
 		mkdir(findings, 0755);
 	if (corpus)
@@ -230,7 +257,7 @@ int main(int argc, char **argv)
 	uint64_t unrunnable = 0, mutated = 0, mutated_acc = 0, jited = 0, insns_gen = 0, insns_run = 0, written = 0;
 	uint64_t by_type[SND_NR_TYPES][2] = { { 0 } };
 	/* per template: programs that have it, accepted, violations; and per case flag */
-	uint64_t by_tmpl[SND_NR_TMPL][3] = { { 0 } }, unpriv[2] = { 0 }, freq[2] = { 0 }, strict[2] = { 0 };
+	uint64_t by_tmpl[SND_NR_TMPL][4] = { { 0 } }, unpriv[2] = { 0 }, freq[2] = { 0 }, strict[2] = { 0 };
 	double t0 = now(), last = t0;
 
 	printf("soundness: seeds %" PRIu64 "..%" PRIu64 "%s, kfuncs %s, templates %s\n", first, first + count - 1,
@@ -280,7 +307,24 @@ int main(int argc, char **argv)
 					written++;
 			}
 		} else if (show_reasons && !g.mutated) {
-			reason_add(env.log, seed);
+			reason_add(&rejections, env.log, seed);
+		}
+		if (kern && res.verdict != SND_REJECTED) {
+			char kmsg[512];
+			enum snd_kverdict kv = snd_kernel_load(kern, &env, &g.c, kmsg, sizeof(kmsg));
+			kstat[kv]++;
+			if (kv == SND_K_REFUSED) {
+				for (int t = 0; t < SND_NR_TMPL; t++)
+					by_tmpl[t][3] += (g.tmpl_used >> t) & 1;
+				/* each reason's first few programs in full, then only counted */
+				if (reason_add(&kernel_refusals, kmsg, seed) <= 3)
+					printf("KERNEL REFUSES seed %" PRIu64 " (%s%s%s): %s\n", seed, snd_type_names[g.c.type],
+					       g.mutated ? ", mutated" : "", g.c.state_freq ? ", state_freq" : "", kmsg);
+			} else if (kv == SND_K_ERROR && kstat[kv] <= 3) {
+				printf("kernel load error seed %" PRIu64 ": %s\n", seed, kmsg);
+			} else if (kv == SND_K_SKIPPED && kstat[kv] == 1) {
+				printf("kernel: not tried (first of them) seed %" PRIu64 ": %s\n", seed, kmsg);
+			}
 		}
 		switch (res.verdict) {
 		case SND_PASSED: passed++; break;
@@ -343,19 +387,33 @@ int main(int argc, char **argv)
 		printf("  unprivileged %" PRIu64 " (%" PRIu64 " accepted), state_freq %" PRIu64 " (%" PRIu64
 		       " accepted), strict %" PRIu64 " (%" PRIu64 " accepted)\n", unpriv[0], unpriv[1], freq[0], freq[1],
 		       strict[0], strict[1]);
-		printf("  templates (programs with it: generated / accepted / violations):\n");
-		for (int t = 0; t < SND_NR_TMPL; t++)
-			if ((templates >> t) & 1)
-				printf("    %-12s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n", snd_tmpl_names[t], by_tmpl[t][0],
-				       by_tmpl[t][1], by_tmpl[t][2]);
+		printf("  templates (programs with it: generated / accepted / violations%s):\n",
+		       kern ? " / refused by Linux" : "");
+		for (int t = 0; t < SND_NR_TMPL; t++) {
+			if (!((templates >> t) & 1))
+				continue;
+			printf("    %-12s %8" PRIu64 " %8" PRIu64 " %8" PRIu64, snd_tmpl_names[t], by_tmpl[t][0],
+			       by_tmpl[t][1], by_tmpl[t][2]);
+			if (kern)
+				printf(" %8" PRIu64, by_tmpl[t][3]);
+			printf("\n");
+		}
 	}
 	if (corpus)
 		printf("  %" PRIu64 " accepted cases written to %s\n", written, corpus);
 	if (show_reasons) {
-		qsort(reasons, (size_t)nr_reasons, sizeof(reasons[0]), reason_cmp);
 		printf("  rejections of unmutated programs, by reason:\n");
-		for (int r = 0; r < nr_reasons && r < 25; r++)
-			printf("  %8" PRIu64 "  %s  (e.g. seed %" PRIu64 ")\n", reasons[r].n, reasons[r].text, reasons[r].seed);
+		reasons_print(&rejections, 25);
+	}
+	if (kern) {
+		printf("  kernel (%s): of %" PRIu64 " programs kbpf accepted, Linux accepted %" PRIu64 ", refused %" PRIu64
+		       ", not tried %" PRIu64 ", load errors %" PRIu64 "\n", kernel_release(), kstat[SND_K_ACCEPTED] +
+		       kstat[SND_K_REFUSED] + kstat[SND_K_SKIPPED] + kstat[SND_K_ERROR], kstat[SND_K_ACCEPTED],
+		       kstat[SND_K_REFUSED], kstat[SND_K_SKIPPED], kstat[SND_K_ERROR]);
+		if (kernel_refusals.nr)
+			printf("  accepted by kbpf, refused by Linux, by the kernel's reason:\n");
+		reasons_print(&kernel_refusals, 40);
+		snd_kernel_close(kern);
 	}
 	printf("violations: %" PRIu64 ", harness errors: %" PRIu64 "\n", violations, errors);
 	snd_env_free(&env);
