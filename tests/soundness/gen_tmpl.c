@@ -370,6 +370,22 @@ static int32_t cb_value(struct snd_gen *g, int op)
 	return op == CB_ADD ? 1 + (int32_t)rn(g, 8) : (int32_t)rn(g, 16);
 }
 
+/* R2 = the callback (a function appended later), R3 = &slot, R4 = 0 (flags), call the
+ * helper; then the slot used as an index. */
+static void cb_call(struct snd_gen *g, int32_t helper, int kind, int16_t slot, int op)
+{
+	size_t site = g->cnt;
+
+	emit2(g, (struct bpf_insn[]){ BPF_RAW_INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_2, BPF_PSEUDO_FUNC, 0, 0),
+				      BPF_RAW_INSN(0, 0, 0, 0, 0) });
+	emit(g, BPF_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, slot));
+	emit(g, BPF_MOV64_IMM(BPF_REG_4, 0));
+	emit(g, BPF_EMIT_CALL(helper));
+	add_func(g, site, kind, op, cb_value(g, op));
+	cb_slot_use(g, slot);
+}
+
 /* Class 1: bpf_loop with a count of 0, 1, a few, above Linux's limit (no call at all)
  * or unknown; the callback changes a caller's slot used after the call. */
 static void t_loop_cb(struct snd_gen *g)
@@ -385,15 +401,7 @@ static void t_loop_cb(struct snd_gen *g)
 	case 3: emit(g, BPF_MOV64_IMM(BPF_REG_1, (1 << 23) + 1)); break;
 	default: unknown(g, BPF_REG_1, 0x7); break;
 	}
-	size_t site = g->cnt;
-	emit2(g, (struct bpf_insn[]){ BPF_RAW_INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_2, BPF_PSEUDO_FUNC, 0, 0),
-				      BPF_RAW_INSN(0, 0, 0, 0, 0) });
-	emit(g, BPF_MOV64_REG(BPF_REG_3, BPF_REG_10));
-	emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, slot));
-	emit(g, BPF_MOV64_IMM(BPF_REG_4, 0));
-	emit(g, BPF_EMIT_CALL(BPF_FUNC_loop));
-	add_func(g, site, FN_LOOP_CB, op, cb_value(g, op));
-	cb_slot_use(g, slot);
+	cb_call(g, BPF_FUNC_loop, FN_LOOP_CB, slot, op);
 }
 
 /* Class 1: bpf_for_each_map_elem over the empty hash (no call), the array (4 calls),
@@ -406,15 +414,7 @@ static void t_each_cb(struct snd_gen *g)
 
 	cb_slot_prepare(g, slot, op);
 	emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_FD(BPF_REG_1, maps[rn(g, 4)]) });
-	size_t site = g->cnt;
-	emit2(g, (struct bpf_insn[]){ BPF_RAW_INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_2, BPF_PSEUDO_FUNC, 0, 0),
-				      BPF_RAW_INSN(0, 0, 0, 0, 0) });
-	emit(g, BPF_MOV64_REG(BPF_REG_3, BPF_REG_10));
-	emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, slot));
-	emit(g, BPF_MOV64_IMM(BPF_REG_4, 0));
-	emit(g, BPF_EMIT_CALL(BPF_FUNC_for_each_map_elem));
-	add_func(g, site, FN_EACH_CB, op, cb_value(g, op));
-	cb_slot_use(g, slot);
+	cb_call(g, BPF_FUNC_for_each_map_elem, FN_EACH_CB, slot, op);
 }
 
 /* Class 4: a helper that promises to write an output buffer (-160, never written by the

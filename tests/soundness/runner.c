@@ -300,9 +300,11 @@ int main(int argc, char **argv)
 			mutated_acc += g.mutated;
 			jited += res.jited;
 			insns_run += res.insns_executed;
-			if (corpus && written < corpus_max && (seed % 7) == 0) {
+			/* seeds for the fuzzers: programs that passed (a violation is a finding, and
+			 * fuzz_verify_exec would abort on it at once) */
+			if (corpus && written < corpus_max && (seed % 7) == 0 && res.verdict != SND_VIOLATION) {
 				char path[4096];
-				snprintf(path, sizeof(path), "%s/sound-%" PRIu64, corpus, seed);
+				snprintf(path, sizeof(path), "%s/sound-%s%" PRIu64, corpus, templates ? "tmpl-" : "", seed);
 				if (!snd_case_write(&g.c, path, NULL))
 					written++;
 			}
