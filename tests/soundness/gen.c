@@ -443,7 +443,7 @@ static void loop(struct snd_gen *g, struct fn_state *fs)
 
 static void kfunc(struct snd_gen *g, const struct snd_env *env)
 {
-	int i = (int)rn(g, SND_NR_KFUNCS);
+	int i = (int)rn(g, SND_NR_GEN_KFUNCS);
 	uint32_t id = env->kfunc_id[i];
 
 	if (!id)

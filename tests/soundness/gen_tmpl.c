@@ -580,21 +580,28 @@ static void t_pkt_neg(struct snd_gen *g)
 	patch(g, out);
 }
 
-/* Kfunc memory arguments from the stack at every distance from the frame's top (only 8
- * bytes fit at -8: -4, -1 and 0 must be refused). */
+/* Kfunc memory arguments (class 5's kind): a u64 * or a struct kt_pair * (16 bytes, no
+ * pointer members: any memory of that size) from the stack at every distance from the
+ * frame's top, or from the global map's value near its end. Too little room must be
+ * refused; kt_pair_fill writes all 16 bytes, natively. */
 static void t_kfunc_mem(struct snd_gen *g, const struct snd_env *env)
 {
-	static const int16_t offs[] = { -8, -16, -64, -4, -1, 0, 8 };
-	int store = pct(g, 50);
-	uint32_t id = env->kfunc_id[store ? SND_KF_PTR_STORE : SND_KF_PTR_READ];
+	static const int16_t offs[] = { -8, -16, -24, -64, -12, -4, -1, 0, 8 };
+	static const int kf[] = { SND_KF_PTR_READ, SND_KF_PTR_STORE, SND_KF_PAIR_SUM, SND_KF_PAIR_FILL };
+	int i = kf[rn(g, 4)];
+	uint32_t id = env->kfunc_id[i];
 
 	if (!id)
 		return;
-	emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_10));
-	emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, offs[rn(g, sizeof(offs) / sizeof(offs[0]))]));
+	if (pct(g, 25))
+		emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_VALUE(BPF_REG_1, SND_MAP_GLOBAL, 8 * (int32_t)rn(g, 4)) });
+	else {
+		emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, offs[rn(g, sizeof(offs) / sizeof(offs[0]))]));
+	}
 	emit(g, BPF_MOV64_REG(BPF_REG_2, sreg(g)));
 	emit(g, BPF_CALL_KFUNC(0, (int32_t)id));
-	if (!store)
+	if (i == SND_KF_PTR_READ || i == SND_KF_PAIR_SUM)
 		emit(g, BPF_MOV64_REG(sreg(g), BPF_REG_0));
 }
 

@@ -55,6 +55,7 @@ static const struct kbpf_kfunc snd_kfuncs[SND_NR_KFUNCS] = {
 	[SND_KF_MIX5] = KBPF_KFUNC(kt_mix5, 0),         [SND_KF_SUM5] = KBPF_KFUNC(kt_sum5, 0),
 	[SND_KF_INC] = KBPF_KFUNC(kt_inc, 0),           [SND_KF_PTR_READ] = KBPF_KFUNC(kt_ptr_read, 0),
 	[SND_KF_PTR_STORE] = KBPF_KFUNC(kt_ptr_store, 0),
+	[SND_KF_PAIR_SUM] = KBPF_KFUNC(kt_pair_sum, 0),     [SND_KF_PAIR_FILL] = KBPF_KFUNC(kt_pair_fill, 0),
 };
 
 static int kfuncs_add(struct snd_env *env)
