@@ -105,6 +105,13 @@ static void reasons_print(struct reasons *t, int max)
 		printf("  %8" PRIu64 "  %s  (e.g. seed %" PRIu64 ")\n", t->r[r].n, t->r[r].text, t->r[r].seed);
 }
 
+static void tmpl_names_print(uint32_t used)
+{
+	for (int t = 0; t < SND_NR_TMPL; t++)
+		if ((used >> t) & 1)
+			printf(", %s", snd_tmpl_names[t]);
+}
+
 /* --templates all, or a comma-separated list of template names (gen.h). */
 static int templates_parse(const char *arg, uint32_t *mask)
 {
@@ -319,9 +326,12 @@ int main(int argc, char **argv)
 				for (int t = 0; t < SND_NR_TMPL; t++)
 					by_tmpl[t][3] += (g.tmpl_used >> t) & 1;
 				/* each reason's first few programs in full, then only counted */
-				if (reason_add(&kernel_refusals, kmsg, seed) <= 3)
-					printf("KERNEL REFUSES seed %" PRIu64 " (%s%s%s): %s\n", seed, snd_type_names[g.c.type],
-					       g.mutated ? ", mutated" : "", g.c.state_freq ? ", state_freq" : "", kmsg);
+				if (reason_add(&kernel_refusals, kmsg, seed) <= 3) {
+					printf("KERNEL REFUSES seed %" PRIu64 " (%s%s%s", seed, snd_type_names[g.c.type],
+					       g.mutated ? ", mutated" : "", g.c.state_freq ? ", state_freq" : "");
+					tmpl_names_print(g.tmpl_used);
+					printf("): %s\n", kmsg);
+				}
 			} else if (kv == SND_K_ERROR && kstat[kv] <= 3) {
 				printf("kernel load error seed %" PRIu64 ": %s\n", seed, kmsg);
 			} else if (kv == SND_K_SKIPPED && kstat[kv] == 1) {
@@ -342,9 +352,7 @@ int main(int argc, char **argv)
 			printf("VIOLATION seed %" PRIu64 " (%s%s, %zu insns%s%s", seed, snd_type_names[g.c.type],
 			       g.c.unprivileged ? ", unprivileged" : "", g.cnt, g.mutated ? ", mutated" : "",
 			       g.c.state_freq ? ", state_freq" : "");
-			for (int t = 0; t < SND_NR_TMPL; t++)
-				if ((g.tmpl_used >> t) & 1)
-					printf(", %s", snd_tmpl_names[t]);
+			tmpl_names_print(g.tmpl_used);
 			printf("): %s\n", res.why);
 			if (findings) {
 				char path[4096];
