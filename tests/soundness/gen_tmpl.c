@@ -30,6 +30,7 @@ enum {
 	FN_LOOP_CB,   /* bpf_loop callback (r1 index, r2 ctx): a = op, b = value */
 	FN_EACH_CB,   /* for_each_map_elem callback (r4 ctx): the same */
 	FN_TAIL_SUB,  /* a subprogram taking ctx in r1 that writes its stack and tail-calls: a = map, b = slot */
+	FN_PKT_GLOBAL,/* a global function (harness.h, SND_GLOBAL_MARK) that changes the packet: a = xdp, b = len */
 };
 /* Callback ops on the caller's slot. */
 enum { CB_ADD, CB_SET, CB_SET_STOP, CB_NR };
@@ -37,6 +38,14 @@ enum { CB_ADD, CB_SET, CB_SET_STOP, CB_NR };
 #define SCRATCH_A (-144)
 #define SCRATCH_B (-152)
 #define OUT_SLOT (-160)
+
+static int add_func(struct snd_gen *g, size_t site, int kind, int32_t a, int32_t b)
+{
+	if (g->nr_funcs >= (int)(sizeof(g->funcs) / sizeof(g->funcs[0])))
+		return -1;
+	g->funcs[g->nr_funcs++] = (struct snd_gen_func){ site, kind, a, b };
+	return 0;
+}
 
 /* reg = an unknown scalar: a load of the global map's value, masked or not. */
 static void unknown(struct snd_gen *g, int reg, int32_t mask)
@@ -301,10 +310,19 @@ static void t_prune_pkt(struct snd_gen *g, const struct fn_state *fs)
 	size_t over = jmp_fwd(g, BPF_JMP_A(0)); /* the unchanged path first */
 	patch(g, j);
 	emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_6));
-	int how = (int)rn(g, 3);
+	int how = (int)rn(g, 4);
 	if (how == 0 && g->tmpl_lock)
 		how = 1;
+	if (how == 3) { /* a global function that changes the packet: Linux 6.13's changes_pkt_data */
+		size_t site = g->cnt;
+		emit(g, BPF_CALL_REL(0));
+		if (add_func(g, site, FN_PKT_GLOBAL, xdp, (int32_t)rn(g, 16)))
+			g->insns[site] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 0);
+		how = -1;
+	}
 	switch (how) {
+	case -1:
+		break;
 	case 0: /* a tail call to an empty slot: falls through */
 		(void)fs;
 		g->tmpl_tail = 1;
@@ -318,7 +336,8 @@ static void t_prune_pkt(struct snd_gen *g, const struct fn_state *fs)
 			emit(g, BPF_EMIT_CALL(BPF_FUNC_xdp_adjust_head));
 		} else {
 			emit(g, BPF_MOV64_IMM(BPF_REG_2, (int32_t)rn(g, 64)));
-			emit(g, BPF_EMIT_CALL(BPF_FUNC_skb_pull_data));
+			emit(g, BPF_MOV64_IMM(BPF_REG_3, 0));
+			emit(g, BPF_EMIT_CALL(BPF_FUNC_skb_change_head));
 		}
 		break;
 	default:
@@ -326,9 +345,9 @@ static void t_prune_pkt(struct snd_gen *g, const struct fn_state *fs)
 			emit(g, BPF_MOV64_IMM(BPF_REG_2, -(int32_t)rn(g, 16)));
 			emit(g, BPF_EMIT_CALL(BPF_FUNC_xdp_adjust_tail));
 		} else {
-			emit(g, BPF_MOV64_IMM(BPF_REG_2, (int32_t)rn(g, 128)));
+			emit(g, BPF_MOV64_IMM(BPF_REG_2, (int32_t)rn(g, 16)));
 			emit(g, BPF_MOV64_IMM(BPF_REG_3, 0));
-			emit(g, BPF_EMIT_CALL(BPF_FUNC_skb_change_tail));
+			emit(g, BPF_EMIT_CALL(BPF_FUNC_skb_change_head));
 		}
 		break;
 	}
@@ -344,13 +363,6 @@ static void t_prune_pkt(struct snd_gen *g, const struct fn_state *fs)
 	patch(g, out);
 }
 
-static int add_func(struct snd_gen *g, size_t site, int kind, int32_t a, int32_t b)
-{
-	if (g->nr_funcs >= (int)(sizeof(g->funcs) / sizeof(g->funcs[0])))
-		return -1;
-	g->funcs[g->nr_funcs++] = (struct snd_gen_func){ site, kind, a, b };
-	return 0;
-}
 
 /* The caller's side of a callback template: a slot with a start value, the call, the
  * slot used as an index (bounded sometimes). */
@@ -715,6 +727,14 @@ void snd_tmpl_funcs_emit(struct snd_gen *g)
 			break;
 		case FN_EACH_CB:
 			cb_body(g, BPF_REG_4, f->a, f->b);
+			break;
+		case FN_PKT_GLOBAL: /* ctx in R1 */
+			emit(g, BPF_MOV64_IMM(BPF_REG_0, SND_GLOBAL_MARK));
+			emit(g, BPF_MOV64_IMM(BPF_REG_2, f->b));
+			emit(g, BPF_MOV64_IMM(BPF_REG_3, 0));
+			emit(g, BPF_EMIT_CALL(f->a ? BPF_FUNC_xdp_adjust_head : BPF_FUNC_skb_change_head));
+			emit(g, BPF_MOV64_IMM(BPF_REG_0, 0));
+			emit(g, BPF_EXIT_INSN());
 			break;
 		default: /* FN_TAIL_SUB: ctx in R1; a frame of its own, then the tail call */
 			emit(g, BPF_MOV64_REG(BPF_REG_6, BPF_REG_1));

@@ -112,8 +112,8 @@ static int scrub_create(struct snd_env *env, uint8_t pattern, struct kbpf_prog *
 
 /* The BTF of the lock map's value and of func_info: [1] int, [2] struct bpf_spin_lock,
  * [3] struct lockval { int cnt; struct bpf_spin_lock l; }, then a pointer, the
- * prototypes int main(void *ctx) and int cb(u64 a, u64 b, u64 c, u64 d), and the FUNCs
- * main and cb (static). */
+ * prototypes int main(void *ctx) and int cb(u64 a, u64 b, u64 c, u64 d), the FUNCs
+ * main and cb (static), and global_skb(struct __sk_buff *) / global_xdp(struct xdp_md *). */
 static int btf_build(struct snd_env *env)
 {
 	struct btf *b = btf__new_empty();
@@ -137,13 +137,25 @@ static int btf_build(struct snd_env *env)
 	btf__add_func_param(b, "d", t_u64);
 	int f_main = btf__add_func(b, "main", BTF_FUNC_STATIC, p_main);
 	int f_cb = btf__add_func(b, "cb", BTF_FUNC_STATIC, p_cb);
-	if (t_int != 1 || t_lock != 2 || t_val != 3 || f_main <= 0 || f_cb <= 0) {
+	/* global functions taking the program type's ctx (matched by the struct's name) */
+	int f_glob[2];
+	static const char *const ctx_names[2] = { "__sk_buff", "xdp_md" };
+	for (int i = 0; i < 2; i++) {
+		int t_ctx = btf__add_struct(b, ctx_names[i], 0);
+		int t_pctx = btf__add_ptr(b, t_ctx);
+		int p_glob = btf__add_func_proto(b, t_int);
+		btf__add_func_param(b, "ctx", t_pctx);
+		f_glob[i] = btf__add_func(b, i ? "global_xdp" : "global_skb", BTF_FUNC_GLOBAL, p_glob);
+	}
+	if (t_int != 1 || t_lock != 2 || t_val != 3 || f_main <= 0 || f_cb <= 0 || f_glob[0] <= 0 || f_glob[1] <= 0) {
 		btf__free(b);
 		return -EINVAL;
 	}
 	env->prog_btf = b;
 	env->fn_main = (uint32_t)f_main;
 	env->fn_cb = (uint32_t)f_cb;
+	env->fn_global_skb = (uint32_t)f_glob[0];
+	env->fn_global_xdp = (uint32_t)f_glob[1];
 	return 0;
 }
 
@@ -317,6 +329,27 @@ static bool has_ld_abs(const struct snd_case *c)
 	return false;
 }
 
+/* Helpers that move the packet's start or end inside its buffer (the headroom): a
+ * program calling one may reach any byte of the buffer, legitimately. */
+static bool moves_packet(const struct snd_case *c)
+{
+	for (size_t i = 0; i < c->cnt; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+
+		if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != 0)
+			continue;
+		switch (in->imm) {
+		case BPF_FUNC_xdp_adjust_head: case BPF_FUNC_xdp_adjust_tail: case BPF_FUNC_xdp_adjust_meta:
+		case BPF_FUNC_skb_change_head: case BPF_FUNC_skb_change_tail: case BPF_FUNC_skb_pull_data:
+		case BPF_FUNC_skb_adjust_room: case BPF_FUNC_skb_vlan_push: case BPF_FUNC_skb_vlan_pop:
+			return true;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
 /* The context and packet of c, fresh; returns the context to pass in R1. */
 static void *state_reset(struct snd_env *env, const struct snd_case *c, size_t *ctx_size)
 {
@@ -480,7 +513,10 @@ static int run_one(struct snd_env *env, const struct snd_case *c, struct kbpf_pr
 	 * headroom or tailroom around them); the maps' storage is added by the interpreter */
 	regions[0] = (struct kbpf_mem_region){ ctx, ctx_size, KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" };
 	ro.nr_regions = 1;
-	if (c->type != SND_SYSCALL)
+	if (c->type != SND_SYSCALL && moves_packet(c))
+		regions[ro.nr_regions++] = (struct kbpf_mem_region){ env->buf, BUF_SIZE, KBPF_MEM_READ | KBPF_MEM_WRITE,
+			"packet buffer (headroom included: the program moves the packet)" };
+	else if (c->type != SND_SYSCALL)
 		regions[ro.nr_regions++] = (struct kbpf_mem_region){ env->buf + SND_HEADROOM, c->pkt_len,
 			KBPF_MEM_READ | KBPF_MEM_WRITE, "packet" };
 	/* SKF_LL_OFF/SKF_NET_OFF: the MAC header before the packet, read-only, as one region
@@ -552,6 +588,26 @@ static int fi_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A subprogram starting with "r0 = SND_GLOBAL_MARK" is a global function taking the
+ * ctx (the generator's convention: func_info makes it BTF_FUNC_GLOBAL). */
+static bool is_global_start(const struct snd_case *c, size_t t)
+{
+	const struct bpf_insn *in = &c->insns[t];
+	return in->code == (BPF_ALU64 | BPF_MOV | BPF_K) && in->dst_reg == BPF_REG_0 && in->imm == SND_GLOBAL_MARK &&
+	       (c->type == SND_XDP || c->type == SND_SCHED_CLS || c->type == SND_SOCKET_FILTER);
+}
+
+static bool global_called(const struct snd_case *c)
+{
+	for (size_t i = 0; i < c->cnt; i++) {
+		int64_t t = (int64_t)i + c->insns[i].imm + 1;
+		if (c->insns[i].code == (BPF_JMP | BPF_CALL) && c->insns[i].src_reg == BPF_PSEUDO_CALL && t >= 0 &&
+		    (uint64_t)t < c->cnt && is_global_start(c, (size_t)t))
+			return true;
+	}
+	return false;
+}
+
 /* Callbacks (ld_imm64 BPF_PSEUDO_FUNC) and tail calls mixed with bpf2bpf calls need
  * func_info: one record per subprogram (the main function, every bpf2bpf call's target,
  * every callback), typed main-like or as a callback. Other programs get none, as before. */
@@ -586,7 +642,7 @@ static void shape_scan(const struct snd_env *env, const struct snd_case *c, stru
 		sh->back_jump = true;
 	/* tail calls in subprograms need BTF too (Linux: "tail_call is not allowed in
 	 * subprogs without BTF") */
-	if (!(cb || (sub && sh->tail_call)) || !env->prog_btf)
+	if (!(cb || (sub && sh->tail_call) || global_called(c)) || !env->prog_btf)
 		return;
 	fi_add(sh, 0, env->fn_main);
 	for (size_t i = 0; i < c->cnt; i++) {
@@ -596,7 +652,8 @@ static void shape_scan(const struct snd_env *env, const struct snd_case *c, stru
 		if (t < 0 || (uint64_t)t >= c->cnt)
 			continue;
 		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL)
-			fi_add(sh, (uint32_t)t, env->fn_main);
+			fi_add(sh, (uint32_t)t, is_global_start(c, (size_t)t) ?
+				(c->type == SND_XDP ? env->fn_global_xdp : env->fn_global_skb) : env->fn_main);
 		else if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC)
 			fi_add(sh, (uint32_t)t, env->fn_cb);
 	}

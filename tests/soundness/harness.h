@@ -78,8 +78,10 @@ struct snd_env {
 	/* BTF for func_info, given to programs with callbacks (ld_imm64 BPF_PSEUDO_FUNC):
 	 * FUNC ids of a main-like function and of a callback */
 	struct btf *prog_btf;
-	uint32_t fn_main, fn_cb;
+	uint32_t fn_main, fn_cb, fn_global_skb, fn_global_xdp;
 };
+/* The first instruction of a generated global function (r0 = this): see snd_check. */
+#define SND_GLOBAL_MARK 0x676c6f62
 
 /* One case: a program and its inputs. */
 struct snd_case {
