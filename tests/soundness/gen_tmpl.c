@@ -625,7 +625,7 @@ static void t_pkt_neg(struct snd_gen *g)
  * refused; kt_pair_fill writes all 16 bytes, natively. */
 static void t_kfunc_mem(struct snd_gen *g, const struct snd_env *env)
 {
-	static const int16_t offs[] = { -8, -16, -24, -64, -12, -4, -1, 0, 8 };
+	static const int16_t offs[] = { -8, -16, -24, -64, -4, -1, 0, 8 }; /* aligned when big enough */
 	static const int kf[] = { SND_KF_PTR_READ, SND_KF_PTR_STORE, SND_KF_PAIR_SUM, SND_KF_PAIR_FILL };
 	int i = kf[rn(g, 4)];
 	uint32_t id = env->kfunc_id[i];
