@@ -23,7 +23,7 @@
 #include "harness.h"
 #include "kernel.h"
 
-#define HANG_SECONDS 60
+#define HANG_SECONDS 300
 
 /* A run that hangs (a program waiting for a bpf_spin_lock it left held itself, or
  * spinning where the JIT has no budget): say which seed, then stop. */
