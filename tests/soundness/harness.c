@@ -549,6 +549,7 @@ static int run_one(struct snd_env *env, const struct snd_case *c, struct kbpf_pr
 /* What the case's program contains, for setting up and classifying its run. */
 struct prog_shape {
 	bool back_jump;    /* a backward jump or a callback: it may legitimately run long */
+	uint64_t max_run;  /* without them: at most this many instructions per run */
 	bool nondet_call;  /* calls a helper whose result varies between runs */
 	bool tail_call;
 	size_t nr_funcs;   /* func_info records (only with callbacks: 0 otherwise) */
@@ -586,6 +587,65 @@ static int fi_cmp(const void *a, const void *b)
 {
 	uint32_t x = ((const struct bpf_func_info *)a)->insn_off, y = ((const struct bpf_func_info *)b)->insn_off;
 	return x < y ? -1 : x > y;
+}
+
+/* The most instructions a run of a program without loops or callbacks can execute: a
+ * function's length plus what each of its calls may run (the call graph has no cycle
+ * in a verified program; a cycle or a call out of range counts as unbounded), times the
+ * 34 starts a tail-call chain may give the program. Saturates at UINT64_MAX. */
+static uint64_t fn_cost(const struct snd_case *c, const uint32_t *starts, size_t n, size_t f, uint64_t *memo,
+			uint8_t *busy)
+{
+	if (memo[f])
+		return memo[f];
+	if (busy[f])
+		return UINT64_MAX;
+	busy[f] = 1;
+	size_t end = f + 1 < n ? starts[f + 1] : c->cnt;
+	uint64_t cost = end - starts[f];
+	for (size_t i = starts[f]; i < end && cost != UINT64_MAX; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+		if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != BPF_PSEUDO_CALL)
+			continue;
+		int64_t t = (int64_t)i + in->imm + 1;
+		size_t g = 0;
+		while (g < n && (int64_t)starts[g] != t)
+			g++;
+		uint64_t sub = g < n ? fn_cost(c, starts, n, g, memo, busy) : UINT64_MAX;
+		cost = sub > UINT64_MAX - cost ? UINT64_MAX : cost + sub;
+	}
+	busy[f] = 0;
+	return memo[f] = cost;
+}
+
+static uint64_t max_run(const struct snd_case *c, bool tail_call)
+{
+	enum { MAX_FN = 64 };
+	uint32_t starts[MAX_FN] = { 0 };
+	uint64_t memo[MAX_FN] = { 0 };
+	uint8_t busy[MAX_FN] = { 0 };
+	size_t n = 1;
+
+	for (size_t i = 0; i < c->cnt; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+		int64_t t = (int64_t)i + in->imm + 1;
+		if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != BPF_PSEUDO_CALL)
+			continue;
+		if (t <= 0 || (uint64_t)t >= c->cnt)
+			return UINT64_MAX;
+		size_t k = 0;
+		while (k < n && starts[k] < (uint32_t)t)
+			k++;
+		if (k < n && starts[k] == (uint32_t)t)
+			continue;
+		if (n == MAX_FN)
+			return UINT64_MAX;
+		memmove(starts + k + 1, starts + k, (n - k) * sizeof(starts[0]));
+		starts[k] = (uint32_t)t;
+		n++;
+	}
+	uint64_t cost = fn_cost(c, starts, n, 0, memo, busy);
+	return tail_call ? (cost > UINT64_MAX / 34 ? UINT64_MAX : cost * 34) : cost;
 }
 
 /* A subprogram starting with "r0 = SND_GLOBAL_MARK" is a global function taking the
@@ -640,6 +700,7 @@ static void shape_scan(const struct snd_env *env, const struct snd_case *c, stru
 	}
 	if (cb)
 		sh->back_jump = true;
+	sh->max_run = sh->back_jump ? UINT64_MAX : max_run(c, sh->tail_call);
 	/* tail calls in subprograms need BTF too (Linux: "tail_call is not allowed in
 	 * subprogs without BTF") */
 	if (!(cb || (sub && sh->tail_call) || global_called(c)) || !env->prog_btf)
@@ -748,13 +809,14 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 	res->jited = kbpf_prog_is_jited(prog);
 	ret = run_one(env, c, prog, 1, 0, env->snap[0], res);
 	if (ret == -ETIME) {
-		/* A program without loops or callbacks cannot run 2M instructions: it spins in
-		 * code the verifier judged dead (rewritten "goto -1"). Not run on the JIT. */
-		if (!sh.back_jump) {
+		/* A program without loops or callbacks, whose calls cannot add up to 2M
+		 * instructions, spins in code the verifier judged dead (rewritten "goto -1").
+		 * Not run on the JIT. */
+		if (sh.max_run < CHECK_BUDGET) {
 			res->verdict = SND_VIOLATION;
-			snprintf(res->why, sizeof(res->why), "a program without loops ran out of the checked "
-				 "interpreter's budget (%llu insns): it spins in code the verifier judged dead",
-				 (unsigned long long)res->insns_executed);
+			snprintf(res->why, sizeof(res->why), "a program without loops (at most %llu insns a run) ran "
+				 "out of the checked interpreter's budget: it spins in code the verifier judged dead",
+				 (unsigned long long)sh.max_run);
 		} else {
 			res->verdict = SND_BUDGET;
 		}
