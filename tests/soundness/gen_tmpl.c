@@ -161,8 +161,8 @@ static void t_prune_ids(struct snd_gen *g)
 }
 
 /* Class 3 (and 10): two linked copies; on another path one is re-bound (a fresh unknown,
- * the branch's value, a large constant); a bound check before or after the merge, on
- * either copy; the other one, or the same, used as an index. */
+ * the branch's value, a large or a small constant); a bound check before or after the
+ * merge, on either copy; the other one, or the same, used as an index. */
 static void t_linked(struct snd_gen *g)
 {
 	int a = BPF_REG_4, b = BPF_REG_5;
@@ -171,6 +171,22 @@ static void t_linked(struct snd_gen *g)
 
 	unknown(g, a, m);
 	emit(g, pct(g, 85) ? BPF_MOV64_REG(b, a) : BPF_MOV32_REG(b, a));
+	if (pct(g, 40)) {
+		/* the plain one: b re-bound to a small constant on the path walked second; after
+		 * the merge "if b > lim" bounds a only where they are linked; a is the index */
+		pad(g);
+		size_t j = branch_unknown(g);
+		pad(g);
+		size_t over = jmp_fwd(g, BPF_JMP_A(0));
+		patch(g, j);
+		emit(g, BPF_MOV64_IMM(b, (int32_t)rn(g, 8)));
+		patch(g, over);
+		pad(g);
+		size_t chk = jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, b, index_limit(g), 0));
+		use_index(g, a);
+		patch(g, chk);
+		return;
+	}
 	if (pct(g, 50))
 		early = jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, pct(g, 50) ? a : b, index_limit(g), 0));
 	pad(g);
@@ -179,15 +195,18 @@ static void t_linked(struct snd_gen *g)
 	size_t over = jmp_fwd(g, BPF_JMP_A(0));
 	patch(g, j);
 	int re = pct(g, 50) ? a : b;
-	switch (rn(g, 3)) {
+	switch (rn(g, 4)) {
 	case 0:
 		unknown(g, re, m);
 		break;
 	case 1:
 		emit(g, BPF_MOV64_REG(re, BPF_REG_0));
 		break;
-	default:
+	case 2:
 		emit(g, BPF_MOV64_IMM(re, 200 + (int32_t)rn(g, 100)));
+		break;
+	default: /* small: a later check of it passes and bounds nothing else */
+		emit(g, BPF_MOV64_IMM(re, (int32_t)rn(g, 8)));
 		break;
 	}
 	pad(g);
