@@ -21,6 +21,40 @@ __u64 sim_rand(struct sim *s)
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
+/* a × b / c by long division of the 128-bit product: for compilers without __int128. */
+__u64 sim_muldiv_longdiv(__u64 a, __u64 b, __u64 c)
+{
+	__u64 al = a & 0xffffffffULL, ah = a >> 32, bl = b & 0xffffffffULL, bh = b >> 32;
+	__u64 ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+	__u64 mid = (ll >> 32) + (lh & 0xffffffffULL) + (hl & 0xffffffffULL);
+	__u64 lo = (ll & 0xffffffffULL) | (mid << 32), hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+	__u64 q = 0, r = hi;
+
+	if (hi >= c)
+		return ~0ULL; /* the quotient needs more than 64 bits */
+	for (int i = 63; i >= 0; i--) {
+		bool top = r >> 63;
+
+		r = (r << 1) | ((lo >> i) & 1);
+		if (top || r >= c) {
+			r -= c;
+			q |= 1ULL << i;
+		}
+	}
+	return q;
+}
+
+__u64 sim_muldiv(__u64 a, __u64 b, __u64 c)
+{
+#if defined(__SIZEOF_INT128__)
+	unsigned __int128 q = (unsigned __int128)a * b / c;
+
+	return q > ~0ULL ? ~0ULL : (__u64)q;
+#else
+	return sim_muldiv_longdiv(a, b, c);
+#endif
+}
+
 __u32 sim_jiffies(__u64 t)
 {
 	return SIM_JIFFIES0 + (__u32)((t - SIM_T0_NS) * KBPF_TCP_HZ / NSEC_PER_SEC);
@@ -196,8 +230,8 @@ int kbpf_tcp_sim_create(const struct kbpf_tcp_sim_opts *opts, struct kbpf_tcp_si
 		return -EINVAL;
 	}
 	if (!s->o.queue_pkts) {
-		/* One BDP of full packets. */
-		__u64 bdp = s->o.rate_bps * 2 * s->o.delay_us / 8 / USEC_PER_SEC / s->o.mtu;
+		/* One BDP of full packets (rate up to 10^12 bit/s × 2 × 10^7 µs overflows 64 bits). */
+		__u64 bdp = sim_muldiv(s->o.rate_bps, 2ULL * s->o.delay_us, 8 * USEC_PER_SEC) / s->o.mtu;
 		s->o.queue_pkts = bdp < 16 ? 16 : (__u32)bdp;
 	}
 	if (s->o.queue_pkts > 1000000) {
@@ -394,7 +428,7 @@ struct tcp_sock *kbpf_tcp_sim_receiver(struct kbpf_tcp_sim *sim, unsigned int fl
 
 static __u64 flow_bytes_acked(const struct sim_flow *f)
 {
-	__u64 b = (__u64)f->una_idx * f->mss;
+	__u64 b = f->acked_segs * f->mss;
 
 	return f->opts.bytes && b > f->opts.bytes ? f->opts.bytes : b;
 }
@@ -405,7 +439,8 @@ static __u64 flow_goodput(const struct sim *s, const struct sim_flow *f)
 
 	if (!f->started || end <= f->start_ns)
 		return 0;
-	return flow_bytes_acked(f) * 8 * NSEC_PER_SEC / (end - f->start_ns);
+	/* bytes × 8 × 10^9 overflows 64 bits past 2.3 GB: a 128-bit product */
+	return sim_muldiv(flow_bytes_acked(f) * 8, NSEC_PER_SEC, end - f->start_ns);
 }
 
 int kbpf_tcp_sim_flow_stats(const struct kbpf_tcp_sim *sim, unsigned int flow, struct kbpf_tcp_flow_stats *st)
@@ -430,6 +465,8 @@ int kbpf_tcp_sim_flow_stats(const struct kbpf_tcp_sim *sim, unsigned int flow, s
 	st->srtt_us = f->snd.srtt_us >> 3;
 	st->min_rtt_us = tcp_min_rtt(&f->snd);
 	st->ecn_ok = f->ecn_ok;
+	st->acks = f->acks;
+	st->acks_old = f->acks_old;
 	memcpy(st->cc, f->snd.inet_conn.icsk_ca_ops ? f->snd.inet_conn.icsk_ca_ops->name : f->ops->name,
 	       TCP_CA_NAME_MAX);
 	st->cc[TCP_CA_NAME_MAX - 1] = 0;

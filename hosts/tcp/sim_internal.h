@@ -96,7 +96,8 @@ struct sim_flow {
 	/* sender scoreboard: ring of segments [una_idx, nxt_idx) */
 	struct sim_seg *segs;
 	__u32 cap; /* power of two */
-	__u32 una_idx, nxt_idx;
+	__u32 una_idx, nxt_idx; /* modular: compare with (__s32)(a - b) */
+	__u64 acked_segs; /* segments cumulatively ACKed, not wrapping with una_idx */
 	__u32 lost_pending; /* LOST and not RETRANS */
 	__u32 retrans_hint; /* no lost-pending segment below this index */
 	__u32 high_sacked_idx; /* highest SACKed index + 1 */
@@ -133,6 +134,7 @@ struct sim_flow {
 	/* stats */
 	__u64 start_ns, done_ns;
 	__u64 rtos, segs_sent;
+	__u64 acks, acks_old;
 };
 
 struct sim {
@@ -164,6 +166,9 @@ void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, _
 void sim_timer_arm(struct sim_flow *f, enum sim_timer_id id, __u64 due);
 void sim_timer_cancel(struct sim_flow *f, enum sim_timer_id id);
 __u64 sim_rand(struct sim *s);
+/* a × b / c, exact (128-bit product) and saturating at 2^64 - 1; c > 0. */
+__u64 sim_muldiv(__u64 a, __u64 b, __u64 c);
+__u64 sim_muldiv_longdiv(__u64 a, __u64 b, __u64 c); /* the same without __int128 */
 /* Jiffies at time t (ns), and the time jiffy j begins. */
 __u32 sim_jiffies(__u64 t);
 __u64 sim_jiffy_time(__u32 j);

@@ -108,7 +108,9 @@ void sim_receiver_send_ack_hook(struct sock *sk, __u32 rcv_nxt)
 		send_ack(f, 0, 0);
 		return;
 	}
-	__u32 idx = (rcv_nxt - f->isn - 1) / f->mss;
+	/* The segment index from the distance to rcv_nxt: an index from (seq - isn) / mss would
+	 * be wrong once 4 GB went through (the sequence space wraps, indexes do not). */
+	__u32 idx = f->rcv_idx - (tp->rcv_nxt - rcv_nxt) / f->mss;
 	emit_ack(f, idx, 0, 0);
 }
 

@@ -439,7 +439,7 @@ static void sacktag_one(struct sim_flow *f, __u32 idx, struct sack_state *ss, st
 	tp->sacked_out++;
 	ss->sack_delivered++;
 	sim_rate_skb_delivered(f, seg, idx, rs, &ss->best_xmit, &ss->best_idx);
-	if (idx + 1 > f->high_sacked_idx)
+	if ((__s32)(idx + 1 - f->high_sacked_idx) > 0)
 		f->high_sacked_idx = idx + 1;
 	*flag |= FLAG_DATA_SACKED;
 }
@@ -513,10 +513,13 @@ void sim_sender_ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_s
 
 	if (!f->started || f->done_ns || !icsk->icsk_ca_initialized)
 		return;
+	f->acks++;
 	if ((__s32)(ack_idx - f->nxt_idx) > 0)
 		return; /* beyond snd_nxt */
-	if ((__s32)(ack_idx - f->una_idx) < 0)
+	if ((__s32)(ack_idx - f->una_idx) < 0) {
+		f->acks_old++;
 		return; /* older than snd_una: only its SACK information would count */
+	}
 
 	as.prior_snd_una = tp->snd_una;
 	as.prior_delivered = tp->delivered;
@@ -599,6 +602,7 @@ void sim_sender_ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_s
 	}
 	if (pkts_acked) {
 		flag |= FLAG_DATA_ACKED | FLAG_SET_XMIT_TIMER;
+		f->acked_segs += ack_idx - f->una_idx;
 		f->una_idx = ack_idx;
 		tp->snd_una = ack_seq;
 	}

@@ -69,6 +69,8 @@ struct kbpf_tcp_flow_stats {
 	uint32_t cwnd, ssthresh, srtt_us, min_rtt_us;
 	uint8_t ecn_ok; /* ECN was negotiated */
 	char cc[TCP_CA_NAME_MAX]; /* the ops' name at the end (dctcp may become dctcp-reno) */
+	uint64_t acks; /* ACKs that reached the sender */
+	uint64_t acks_old; /* of which cumulatively below snd_una (reordered or stale) */
 };
 
 struct kbpf_tcp_sim_stats {
