@@ -298,7 +298,7 @@ int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_
 		return -EINVAL;
 	if (opts && opts->sz < offsetof(struct kbpf_tcp_flow_opts, tcp_ecn_set) + sizeof(int))
 		return -EINVAL;
-	if (s->nr_flows >= 4096)
+	if (s->nr_flows >= KBPF_TCP_SIM_MAX_FLOWS)
 		return -ENOSPC;
 	f = calloc(1, sizeof(*f));
 	fl = realloc(s->flows, (s->nr_flows + 1) * sizeof(*fl));
@@ -322,9 +322,9 @@ int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_
 		return -EINVAL;
 	}
 	f->mss = s->o.mtu - SIM_HDR_BYTES;
-	f->cap = 1024;
+	f->cap = 64; /* rings grow by doubling: thousands of flows stay cheap */
 	f->segs = calloc(f->cap, sizeof(*f->segs));
-	f->ooo_cap = 1024;
+	f->ooo_cap = 64;
 	f->ooo = calloc(f->ooo_cap, 1);
 	if (!f->segs || !f->ooo) {
 		free(f->segs);

@@ -87,9 +87,13 @@ struct kbpf_tcp_sim_stats {
 int kbpf_tcp_sim_create(const struct kbpf_tcp_sim_opts *opts, struct kbpf_tcp_sim **out);
 void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim);
 
+/* The most flows one simulator takes. */
+#define KBPF_TCP_SIM_MAX_FLOWS 16384
+
 /* Add a flow whose sender and receiver run ops (Linux runs one CC per end; the receiver's
  * matters for ECN). ops must pass kbpf_tcp_cc_validate and outlive the simulator.
- * opts may be NULL. *id (if not NULL) gets the flow's index. Returns 0 or a negative errno. */
+ * opts may be NULL. *id (if not NULL) gets the flow's index. Returns 0 or a negative errno
+ * (-ENOSPC past KBPF_TCP_SIM_MAX_FLOWS). */
 int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_ops *ops,
 			  const struct kbpf_tcp_flow_opts *opts, unsigned int *id);
 
