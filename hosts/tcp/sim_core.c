@@ -101,8 +101,39 @@ static bool ev_less(const struct sim_event *a, const struct sim_event *b)
 	return a->t < b->t || (a->t == b->t && a->order < b->order);
 }
 
+static bool fifo_push(struct sim *s, struct sim_fifo *q, const struct sim_event *ev)
+{
+	if (q->len && ev_less(ev, &q->v[(q->head + q->len - 1) & (q->cap - 1)]))
+		return false; /* out of time order: the heap takes it */
+	if (q->len == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 1024;
+		struct sim_event *v = malloc(cap * sizeof(*v));
+
+		if (!v) {
+			s->oom = 1;
+			return true;
+		}
+		for (size_t i = 0; i < q->len; i++)
+			v[i] = q->v[(q->head + i) & (q->cap - 1)];
+		free(q->v);
+		q->v = v;
+		q->cap = cap;
+		q->head = 0;
+	}
+	q->v[(q->head + q->len++) & (q->cap - 1)] = *ev;
+	return true;
+}
+
 void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags)
 {
+	if (type == EV_DATA || type == EV_ACK) {
+		struct sim_event ev = { .t = t, .order = s->order, .flow = flow, .a = a, .b = b, .type = type, .flags = flags };
+
+		if (fifo_push(s, &s->fifo[type == EV_ACK], &ev)) {
+			s->order++;
+			return;
+		}
+	}
 	if (s->nr_ev == s->cap_ev) {
 		size_t cap = s->cap_ev ? s->cap_ev * 2 : 1024;
 		struct sim_event *h = realloc(s->heap, cap * sizeof(*h));
@@ -126,6 +157,23 @@ void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, _
 		i = p;
 	}
 	s->heap[i] = ev;
+}
+
+/* The earliest queued event (time, then insertion order), or NULL. */
+static const struct sim_event *sim_peek(const struct sim *s, int *src)
+{
+	const struct sim_event *best = s->nr_ev ? &s->heap[0] : NULL;
+
+	*src = -1;
+	for (int i = 0; i < 2; i++) {
+		const struct sim_fifo *q = &s->fifo[i];
+
+		if (q->len && (!best || ev_less(&q->v[q->head], best))) {
+			best = &q->v[q->head];
+			*src = i;
+		}
+	}
+	return best;
 }
 
 static struct sim_event sim_pop(struct sim *s)
@@ -282,6 +330,8 @@ void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim)
 	free(s->flows);
 	free(s->ccs);
 	free(s->heap);
+	free(s->fifo[0].v);
+	free(s->fifo[1].v);
 	free(s->q);
 	free(s->q_hist);
 	free(s);
@@ -376,8 +426,22 @@ int kbpf_tcp_sim_run(struct kbpf_tcp_sim *sim, uint64_t duration_us)
 	end = SIM_T0_NS + duration_us * NSEC_PER_USEC;
 	/* BPF CCs read the simulated clocks through helpers that get no socket (bpf_jiffies64) */
 	const __u64 *saved_clock = kbpf_tcp_clock_enter(&s->now);
-	while (s->nr_ev && s->heap[0].t <= end && !s->oom) {
-		struct sim_event ev = sim_pop(s);
+	for (;;) {
+		int src;
+		const struct sim_event *next = sim_peek(s, &src);
+		struct sim_event ev;
+
+		if (!next || next->t > end || s->oom)
+			break;
+		if (src < 0) {
+			ev = sim_pop(s);
+		} else {
+			struct sim_fifo *q = &s->fifo[src];
+
+			ev = q->v[q->head];
+			q->head = (q->head + 1) & (q->cap - 1);
+			q->len--;
+		}
 		struct sim_flow *f = s->flows[ev.flow];
 
 		s->now = ev.t;

@@ -142,8 +142,14 @@ struct sim {
 	__u64 now; /* ns */
 	__u64 rng;
 	__u64 order;
-	struct sim_event *heap;
+	struct sim_event *heap; /* timers and flow starts */
 	size_t nr_ev, cap_ev;
+	/* Data packets leave the bottleneck in order and ACKs return after a fixed delay, so
+	 * each kind is queued in time order already: FIFOs instead of the heap. */
+	struct sim_fifo {
+		struct sim_event *v;
+		size_t cap, head, len; /* cap: a power of two */
+	} fifo[2];
 	struct sim_flow **flows;
 	unsigned int nr_flows;
 	/* CCs registered by name beside the native ones (BPF CCs: kbpf_tcp_sim_register_cc) */
