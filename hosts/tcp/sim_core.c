@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The simulator's core: creation, the event queue (a binary heap ordered by time, then by
+/* The simulator's core: creation, the event queue (timers in a binary heap, data packets and
+ * ACKs in time-ordered FIFOs; all ordered by time, then by
  * insertion, so equal-time events run in a fixed order), timers, clocks, the run loop and
  * the summary statistics. */
 #include <errno.h>
