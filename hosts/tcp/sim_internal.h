@@ -131,6 +131,9 @@ struct sim_flow {
 	__u32 init_cwnd; /* the route's initcwnd; 0 = TCP_INIT_CWND */
 	__u64 script_sent; /* transmissions handed to the scripted peer */
 
+	/* TSO (opts.tso): the burst being sent: its size and how many of it went out */
+	__u32 tso_burst, tso_pos;
+
 	/* stats */
 	__u64 start_ns, done_ns;
 	__u64 rtos, segs_sent;

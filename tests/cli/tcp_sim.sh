@@ -64,6 +64,12 @@ printf '# nothing\n' >"$tmp/bad.txt"
 expect 2 "no flow" -- tcp-sim --flow-file "$tmp/bad.txt"
 expect 1 "No such file" -- tcp-sim --flow-file "$tmp/none.txt"
 
+# --- --tso: Linux's segmentation (bursts, deferral); the default stays one segment at a time ---
+expect 0 "^0 +bbr +9[0-9]\.[0-9]+ Mb/s" -- tcp-sim --cc bbr --rate 100M --delay 10ms --duration 3s --tso
+expect 0 "" -- tcp-sim --cc dctcp --rate 100M --delay 2ms --ecn-threshold 10 --duration 2s --trace "$tmp/t1.csv" --quiet --tso
+expect 0 "" -- tcp-sim --cc dctcp --rate 100M --delay 2ms --ecn-threshold 10 --duration 2s --trace "$tmp/t2.csv" --quiet
+if ! cmp -s "$tmp/t1.csv" "$tmp/t2.csv"; then ok; else bad "--tso changed nothing"; fi
+
 # --- trace: CSV, one line per ACK, identical for the same seed ---
 expect 0 "" -- tcp-sim --cc cubic --cc bbr --loss 0.5% --duration 3s --seed 9 --trace "$tmp/a.csv" --quiet
 expect 0 "" -- tcp-sim --cc cubic --cc bbr --loss 0.5% --duration 3s --seed 9 --trace "$tmp/b.csv" --quiet

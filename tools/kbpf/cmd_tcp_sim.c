@@ -45,6 +45,9 @@ void usage_tcp_sim(void)
 	       "  --loss P            random loss probability of data packets, 0..1 or N%% (default 0)\n"
 	       "  --ecn-threshold N   mark ECT packets CE when N packets are queued (default off)\n"
 	       "  --ecn               request ECN (net.ipv4.tcp_ecn=1) for every flow\n"
+	       "  --tso               senders segment as Linux's with TSO/GSO: bursts of\n"
+	       "                      tcp_tso_autosize segments, TSO deferral (default: one\n"
+	       "                      segment at a time)\n"
 	       "  --bytes N           each flow sends N bytes (default: unlimited)\n"
 	       "  --stagger D         start flow i at i*D (default 0)\n"
 	       "  --duration D        simulated time, suffix us/ms/s (default 30s)\n"
@@ -593,7 +596,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 {
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
 	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING, O_CC_MIX, O_FLOWS,
-	       O_FLOW_FILE, O_PER_FLOW };
+	       O_FLOW_FILE, O_PER_FLOW, O_TSO };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -606,7 +609,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		{ "no-jit", no_argument, 0, O_NO_JIT },	     { "script", required_argument, 0, O_SCRIPT },
 		{ "keep-going", no_argument, 0, O_KEEP_GOING }, { "cc-mix", required_argument, 0, O_CC_MIX },
 		{ "flows", required_argument, 0, O_FLOWS },   { "flow-file", required_argument, 0, O_FLOW_FILE },
-		{ "per-flow", no_argument, 0, O_PER_FLOW },   { 0, 0, 0, 0 },
+		{ "per-flow", no_argument, 0, O_PER_FLOW },   { "tso", no_argument, 0, O_TSO },
+		{ 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
 	struct bpf_ccs bpf = { 0 };
@@ -614,7 +618,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	char (*names)[TCP_CA_NAME_MAX] = NULL;
 	unsigned int nflows = 0;
 	uint64_t want_flows = 0;
-	bool per_flow = false;
+	bool per_flow = false, tso = false;
 	uint64_t duration = 30000000, bytes = 0, stagger = 0, v;
 	const char *trace_path = NULL, *plot_path = NULL, *script_path = NULL;
 	bool keep_going = false;
@@ -652,6 +656,9 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 			break;
 		case O_PER_FLOW:
 			per_flow = true;
+			break;
+		case O_TSO:
+			tso = true;
 			break;
 		case O_RATE:
 			if (parse_rate(optarg, &so.rate_bps))
@@ -789,7 +796,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		const struct flow_spec *fs = &flp->v[i];
 		struct kbpf_tcp_flow_opts fo = { .sz = sizeof(fo),
 						 .start_us = fs->has_start ? fs->start_us : stagger * i,
-						 .bytes = fs->has_bytes ? fs->bytes : bytes };
+						 .bytes = fs->has_bytes ? fs->bytes : bytes,
+						 .tso = tso };
 
 		if (ecn) {
 			fo.tcp_ecn = 1;

@@ -37,6 +37,13 @@ struct kbpf_tcp_flow_opts {
 	/* The receiver's CC (it decides whether an ECT SYN gets ECN: Linux's listener accepts
 	 * one only with a NEEDS_ECN CC); NULL: the flow's. Must outlive the simulator. */
 	const struct tcp_congestion_ops *peer_ops;
+	/* Nonzero: the sender segments as Linux's with TSO/GSO (docs/tcp-sim.md "TSO"): new data
+	 * leaves in bursts of tcp_tso_autosize segments (pacing rate >> 10, min_tso_segs), at
+	 * most half of cwnd each, held back by tcp_tso_should_defer, paced per burst. 0: one
+	 * segment at a time (the default). */
+	int tso;
+	/* net.ipv4.tcp_min_tso_segs for CCs without min_tso_segs (0: Linux's default 2). */
+	uint32_t min_tso_segs;
 };
 
 /* One point per ACK the sender processes, after the CC ran. */
