@@ -249,6 +249,9 @@ static void sim_timer_fire(struct sim_flow *f, const struct sim_event *ev)
 	case T_DELACK:
 		sim_receiver_delack(f);
 		break;
+	case T_COMPACK:
+		sim_receiver_compack(f);
+		break;
 	}
 }
 
@@ -325,6 +328,7 @@ void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim)
 		free(f->segs);
 		free(f->ooo);
 		free(f->rtxq);
+		free(f->sack_lo);
 		free(f);
 	}
 	kbpf_tcp_clock_leave(saved_clock);

@@ -51,6 +51,7 @@ enum sim_timer_id {
 	T_REO, /* RACK reorder timer */
 	T_PACE, /* pacing hrtimer */
 	T_DELACK, /* receiver's delayed ACK */
+	T_COMPACK, /* receiver's compressed-SACK hrtimer */
 	T_NR,
 };
 
@@ -70,6 +71,7 @@ enum {
 	PKT_ECE = 8,
 	PKT_DSACK = 16,
 	PKT_RETRANS = 32,
+	PKT_SACKBLK = 64, /* ACK: its SACK block starts at the flow's next sack_lo entry */
 };
 
 struct sim_timer {
@@ -123,6 +125,13 @@ struct sim_flow {
 	__u32 ooo_high; /* highest out-of-order index + 1 */
 	__u32 ooo_count;
 	__u32 rcv_unacked; /* full segments received since the last ACK sent */
+	/* SACK compression (tcp_sack_compress, opts.sack_compress): */
+	__u32 comp_rcv_idx; /* compressed_ack_rcv_nxt, as an index */
+	__u32 dup_ack_counter, compressed_ack;
+	__u32 comp_lo, comp_hi; /* out-of-order segments not yet reported: [lo, hi) */
+	/* block starts of ACKs on the reverse path (FIFO: ACKs arrive in order) */
+	__u32 *sack_lo;
+	__u32 sack_lo_cap, sack_lo_head, sack_lo_len;
 
 	/* scripted peer (script.c): no receiver or link, the script ACKs; sysctl-like knobs */
 	bool scripted;
@@ -241,6 +250,9 @@ void sim_rate_gen(struct sim_flow *f, __u32 delivered, __u32 lost, struct rate_s
 /* sim_receiver.c */
 void sim_receiver_data(struct sim_flow *f, __u32 idx, __u8 flags);
 void sim_receiver_delack(struct sim_flow *f);
+void sim_receiver_compack(struct sim_flow *f);
+/* The start of the SACK block of the next ACK flagged PKT_SACKBLK. */
+__u32 sim_receiver_sack_lo_pop(struct sim_flow *f);
 void sim_receiver_send_ack_hook(struct sock *sk, __u32 rcv_nxt);
 
 /* Flags of one ACK's processing (Linux's FLAG_*). */

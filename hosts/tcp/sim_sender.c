@@ -581,6 +581,9 @@ void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pf
 {
 	struct sim_sack_block b = { sack_plus1 - 1, sack_plus1 };
 
+	if (pflags & PKT_SACKBLK)
+		b.start = sim_receiver_sack_lo_pop(f); /* a compressed SACK: several segments */
+
 	sim_sender_ack_blocks(f, ack_idx, &b, sack_plus1 ? 1 : 0, pflags);
 }
 

@@ -69,6 +69,7 @@ expect 0 "^0 +bbr +9[0-9]\.[0-9]+ Mb/s" -- tcp-sim --cc bbr --rate 100M --delay 
 expect 0 "" -- tcp-sim --cc dctcp --rate 100M --delay 2ms --ecn-threshold 10 --duration 2s --trace "$tmp/t1.csv" --quiet --tso
 expect 0 "" -- tcp-sim --cc dctcp --rate 100M --delay 2ms --ecn-threshold 10 --duration 2s --trace "$tmp/t2.csv" --quiet
 if ! cmp -s "$tmp/t1.csv" "$tmp/t2.csv"; then ok; else bad "--tso changed nothing"; fi
+expect 0 "^0 +cubic .* done at" -- tcp-sim --cc cubic --rate 1G --delay 5ms --loss 0.1% --bytes 5M --duration 5s --sack-compress --tso
 
 # --- trace: CSV, one line per ACK, identical for the same seed ---
 expect 0 "" -- tcp-sim --cc cubic --cc bbr --loss 0.5% --duration 3s --seed 9 --trace "$tmp/a.csv" --quiet

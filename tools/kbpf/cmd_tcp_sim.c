@@ -48,7 +48,11 @@ void usage_tcp_sim(void)
 	       "  --tso               senders segment as Linux's with TSO/GSO: bursts of\n"
 	       "                      tcp_tso_autosize segments, TSO deferral (default: one\n"
 	       "                      segment at a time)\n"
-	       "  --bytes N           each flow sends N bytes (default: unlimited)\n"
+	       "  --sack-compress     receivers compress SACKs as Linux's (after 3 dupACKs, one\n"
+	       "                      ACK per min(1 ms, RTT/20) or 44 segments; default: an ACK\n"
+	       "                      for every out-of-order segment)\n"
+	       "  --bytes N           each flow sends N bytes, suffix k/M/G = 10^3.. (default:\n"
+	       "                      unlimited)\n"
 	       "  --stagger D         start flow i at i*D (default 0)\n"
 	       "  --duration D        simulated time, suffix us/ms/s (default 30s)\n"
 	       "  --seed N            random seed (default 1): same seed, same run\n"
@@ -596,7 +600,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 {
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
 	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING, O_CC_MIX, O_FLOWS,
-	       O_FLOW_FILE, O_PER_FLOW, O_TSO };
+	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -610,7 +614,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		{ "keep-going", no_argument, 0, O_KEEP_GOING }, { "cc-mix", required_argument, 0, O_CC_MIX },
 		{ "flows", required_argument, 0, O_FLOWS },   { "flow-file", required_argument, 0, O_FLOW_FILE },
 		{ "per-flow", no_argument, 0, O_PER_FLOW },   { "tso", no_argument, 0, O_TSO },
-		{ 0, 0, 0, 0 },
+		{ "sack-compress", no_argument, 0, O_SACK_COMPRESS }, { 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
 	struct bpf_ccs bpf = { 0 };
@@ -618,7 +622,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	char (*names)[TCP_CA_NAME_MAX] = NULL;
 	unsigned int nflows = 0;
 	uint64_t want_flows = 0;
-	bool per_flow = false, tso = false;
+	bool per_flow = false, tso = false, sack_compress = false;
 	uint64_t duration = 30000000, bytes = 0, stagger = 0, v;
 	const char *trace_path = NULL, *plot_path = NULL, *script_path = NULL;
 	bool keep_going = false;
@@ -660,6 +664,9 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		case O_TSO:
 			tso = true;
 			break;
+		case O_SACK_COMPRESS:
+			sack_compress = true;
+			break;
 		case O_RATE:
 			if (parse_rate(optarg, &so.rate_bps))
 				return cli_error(EXIT_USAGE, CMD, "--rate: '%s' is not a rate (e.g. 20M, 1G)", optarg);
@@ -687,8 +694,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 			ecn = true;
 			break;
 		case O_BYTES:
-			if (cli_parse_u64(optarg, &bytes))
-				return cli_error(EXIT_USAGE, CMD, "--bytes: '%s' is not a number", optarg);
+			if (parse_bytes(optarg, &bytes))
+				return cli_error(EXIT_USAGE, CMD, "--bytes: '%s' is not a size in bytes (e.g. 64k, 10M)", optarg);
 			break;
 		case O_STAGGER:
 			if (parse_time_us(optarg, 1000000, &stagger))
@@ -797,7 +804,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		struct kbpf_tcp_flow_opts fo = { .sz = sizeof(fo),
 						 .start_us = fs->has_start ? fs->start_us : stagger * i,
 						 .bytes = fs->has_bytes ? fs->bytes : bytes,
-						 .tso = tso };
+						 .tso = tso,
+						 .sack_compress = sack_compress };
 
 		if (ecn) {
 			fo.tcp_ecn = 1;

@@ -44,6 +44,11 @@ struct kbpf_tcp_flow_opts {
 	int tso;
 	/* net.ipv4.tcp_min_tso_segs for CCs without min_tso_segs (0: Linux's default 2). */
 	uint32_t min_tso_segs;
+	/* Nonzero: the receiver compresses SACKs as Linux's (net.ipv4.tcp_comp_sack_nr 44):
+	 * after 3 immediate dupACKs per rcv_nxt, out-of-order data is ACKed once per
+	 * min(1 ms, RTT/20) or 44 segments, with one SACK block covering them. 0: every
+	 * out-of-order segment is ACKed at once (the default). */
+	int sack_compress;
 };
 
 /* One point per ACK the sender processes, after the CC ran. */
