@@ -22,8 +22,20 @@ static const struct kbpf_kfunc shop_kfuncs[] = {
 	KBPF_KFUNC(shop_ring_up, 0),
 };
 
+/* The programs the shop runs: SEC("checkout"), with the till as their context. Verified
+ * against these rules; a program may read the till (not write it) and pass it on. */
+static const struct kbpf_prog_type checkout_type = {
+	.sz = sizeof(checkout_type),
+	.name = "checkout",
+	.ctx_size = sizeof(struct till),
+	.ctx_btf_name = "till",
+};
+
 int kbpf_host_init(struct kbpf_host *host)
 {
+	int ret = kbpf_host_prog_type_register(host, &checkout_type);
+	if (ret)
+		return ret;
 	struct kbpf_kfunc_set_opts opts = {
 		.sz = sizeof(opts),
 		.name = "shop",

@@ -57,6 +57,11 @@ struct kbpf_object_open_opts {
 	 * KBPF_HARDEN_* flags, the per-run budget of backward jumps and calls). */
 	unsigned harden;
 	uint64_t run_budget;
+	/* A BTF file (an ELF with .BTF, or raw BTF) the object's CO-RE relocations are
+	 * resolved against instead of the host's BTF (libbpf's btf_custom_path): the types
+	 * the program's data will have. Kfunc externs, struct_ops and tracing targets still
+	 * resolve against the host. Read at open: -ENOENT/-EINVAL with the reason logged. */
+	const char *btf_custom_path;
 };
 
 /* Open an ELF object from a file or from memory (copied: buf may be freed after).
@@ -90,6 +95,14 @@ const struct btf *kbpf_object_btf(const struct kbpf_object *obj);
 const char *kbpf_object_log(const struct kbpf_object *obj);
 
 /* --- Programs ---------------------------------------------------------------------- */
+
+/* Linux's enum bpf_prog_type for a SEC() name by libbpf's table and matching rules
+ * ("tc", "classifier", "socket", "tp/…", "fentry/…", "cgroup/skb" …; a leading '?' is
+ * ignored), BPF_PROG_TYPE_UNSPEC if none matches. */
+uint32_t kbpf_section_prog_type(const char *sec_name);
+/* The idx-th pattern of that table (NULL past its end) and its type in *type: "socket",
+ * "tc", "kprobe+" ("kprobe" or "kprobe/…"), "xdp/devmap" … */
+const char *kbpf_section_pattern(size_t idx, uint32_t *type);
 
 /* Programs in object order (section order, then offset); NULL prev gives the first,
  * NULL at the end. .text subprograms are not programs. */
@@ -147,6 +160,15 @@ int kbpf_program_struct_ops_attach(struct kbpf_object *obj, struct kbpf_program 
  * in the object log. */
 int kbpf_program_tracing_attach(struct kbpf_object *obj, struct kbpf_program *prog, const char **prog_type,
 				uint32_t *attach_btf_id);
+/* A verifier log of prog's linked instructions (kbpf_program_insns) explained as libbpf
+ * explains one: each instruction poisoned by a CO-RE relocation that could not be resolved
+ * and that the verifier reached, "N: (85) call unknown#195896080" followed by "invalid
+ * func unknown#195896080", becomes "N: <invalid CO-RE relocation>" and "failed to resolve
+ * CO-RE relocation #R: WHY (SPEC)". A log of the error line alone (log level 0) is
+ * rewritten when the program has a single poisoned instruction. In place, within size
+ * bytes (cut to fit). Returns the number of lines rewritten (0: none). kbpf_object_load
+ * does this for the logs it keeps. */
+int kbpf_program_fixup_log(const struct kbpf_program *prog, char *log, size_t size);
 const struct bpf_line_info *kbpf_program_line_info(const struct kbpf_program *prog, size_t *cnt);
 
 /* Source position of instruction insn_idx: the line_info record in force there (the last

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include "btf/btf_ext.h"
 #include "btf/core.h"
 #include <kbpf/prog_type.h>
@@ -43,6 +45,7 @@ void kbpf_object_close(struct kbpf_object *obj)
 		free(p->insns);
 		free(p->func_info);
 		free(p->line_info);
+		obj_core_poisons_free(p);
 	}
 	free(obj->progs);
 	for (size_t i = 0; i < obj->nr_funcs; i++)
@@ -81,6 +84,7 @@ void kbpf_object_close(struct kbpf_object *obj)
 		free(obj->sec_names[i]);
 	free(obj->sec_names);
 	kbpf_core_ctx_free(obj->core_ctx);
+	btf__free(obj->core_btf);
 	kbpf_btf_ext_free(obj->btf_ext);
 	btf__free(obj->btf);
 	if (obj->own_host)
@@ -101,6 +105,23 @@ static char *default_name(const char *path)
 			*dot = 0;
 	}
 	return name;
+}
+
+/* btf_custom_path: the CO-RE target, read at open as libbpf reads it. */
+static int obj_core_btf_open(struct kbpf_object *obj, const char *path)
+{
+	long err;
+
+	if (!path)
+		return 0;
+	obj->core_btf = btf__parse(path, NULL);
+	err = libbpf_get_error(obj->core_btf);
+	if (!err)
+		return 0;
+	obj->core_btf = NULL;
+	obj_log(&obj->log, "btf_custom_path '%s': cannot read BTF: %s", path,
+		err == -ENOENT && access(path, F_OK) == 0 ? "no .BTF section" : strerror((int)-err));
+	return err == -ENOENT || err == -ENOMEM ? (int)err : -EINVAL;
 }
 
 static int open_image(char *image, size_t size, const char *name, const struct kbpf_object_open_opts *opts,
@@ -136,7 +157,9 @@ static int open_image(char *image, size_t size, const char *name, const struct k
 		ret = -ENOMEM;
 		goto fail;
 	}
-	ret = obj_elf_open(obj, &e);
+	ret = obj_core_btf_open(obj, OPTS_GET(opts, btf_custom_path, NULL));
+	if (!ret)
+		ret = obj_elf_open(obj, &e);
 	if (!ret) {
 		obj->text_sec = e.text_idx;
 		ret = obj_btf_init(obj, &e);
@@ -319,10 +342,13 @@ int kbpf_object_load(struct kbpf_object *obj)
 			break;
 		}
 		const char *vtype = sops || tracing ? sa.prog_type : verify_type_name(obj->host, p->type);
-		/* a host type named as the section ("cgroup/connect4": a Linux attach type
-		 * whose rules differ from its program type's other attach types) wins */
+		/* a host type named as the section wins: "cgroup/connect4" (a Linux attach
+		 * type whose rules differ from its program type's other attach types), or a
+		 * type of the host's own ("checkout": libbpf's table has none; not when the type
+		 * was set to UNSPEC on purpose, kbpf_program_set_type) */
 		const char *sec = p->sec_name[0] == '?' ? p->sec_name + 1 : p->sec_name;
-		if (!sops && !tracing && p->type && kbpf_host_prog_type_find(obj->host, sec))
+		if (!sops && !tracing && (p->type || !obj_prog_type_from_sec(sec)) &&
+		    kbpf_host_prog_type_find(obj->host, sec))
 			vtype = sec;
 		struct kbpf_prog_opts po = {
 			.sz = sizeof(po), .host = obj->host, .name = p->name, .log_buf = log, .log_size = log_size,
@@ -342,6 +368,8 @@ int kbpf_object_load(struct kbpf_object *obj)
 			po.nr_func_info = (uint32_t)p->nr_func_info;
 		}
 		ret = kbpf_prog_create(p->insns, p->insn_cnt, &po, &p->prog);
+		if (ret)
+			obj_core_fixup_log(p, &po, log, log_size); /* CO-RE failures as libbpf words them */
 		if (ret && obj->log_level && strchr(log, '\n')) {
 			/* the whole verifier log, then the usual one-line summary */
 			p->prog = NULL;

@@ -84,11 +84,16 @@ int cli_is_help(const char *arg);
  *   --kconfig N=V     a kconfig value (CONFIG_HZ=250 is preset)
  *   --cap LIST        the loader's capabilities (kbpf_*_opts.caps)
  *   --prog-flags LIST Linux's load flags (kbpf_*_opts.prog_flags) */
-enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG, CLI_OPT_CAP, CLI_OPT_PROG_FLAGS };
+enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG, CLI_OPT_CAP, CLI_OPT_PROG_FLAGS, CLI_OPT_BTF };
 #define CLI_HOST_LONGOPTS { "host", required_argument, 0, CLI_OPT_HOST }, \
+	{ "btf", required_argument, 0, CLI_OPT_BTF }, \
 	{ "kconfig", required_argument, 0, CLI_OPT_KCONFIG }, { "cap", required_argument, 0, CLI_OPT_CAP }, \
 	{ "prog-flags", required_argument, 0, CLI_OPT_PROG_FLAGS }
-#define CLI_HOST_USAGE "  --host FILE       host BTF (kfuncs, CO-RE) from FILE: an ELF with .BTF, or raw BTF\n" \
+#define CLI_HOST_USAGE "  --host FILE       the host: FILE's BTF (kfuncs, CO-RE) from an ELF with .BTF or raw\n" \
+		       "                    BTF; a plugin (.so exporting kbpf_host_init) is also loaded and\n" \
+		       "                    its kbpf_host_init called: its kfuncs, program types, …\n" \
+		       "  --btf FILE        resolve the object's CO-RE relocations against FILE's BTF instead\n" \
+		       "                    of the host's (libbpf's btf_custom_path)\n" \
 		       "  --kconfig N=V     set kconfig value N (repeatable; CONFIG_HZ=250 is preset)\n"
 #define CLI_MAX_KCONFIG 64
 
@@ -103,7 +108,9 @@ struct cli_host_opts {
 	uint32_t prog_flags; /* --prog-flags (kbpf_verify_opts.prog_flags) */
 };
 
-/* Take --host/--kconfig/--cap (opt CLI_OPT_*). Returns 0 or EXIT_USAGE (message printed). */
+/* --btf FILE: every object this command opens resolves CO-RE against FILE (NULL: none). */
+extern const char *cli_core_btf_path;
+/* Take --host/--btf/--kconfig/--cap (opt CLI_OPT_*). Returns 0 or EXIT_USAGE (message printed). */
 int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_opts *o);
 int cli_btf_load_error(const char *cmd, const char *path, int err);
 /* The last non-empty line of log (what explains a failure) in out, or strerror(err) if
@@ -111,8 +118,13 @@ int cli_btf_load_error(const char *cmd, const char *path, int err);
 const char *cli_last_line(const char *log, char *out, size_t size, int err);
 /* Silence libbpf's own messages: the command prints one line per error itself. */
 void cli_libbpf_quiet(void);
-/* The host objects load on: map helpers, CONFIG_HZ=250, the options. NULL: printed why. */
+/* The host objects load on: map helpers, Linux's program types, CONFIG_HZ=250, the
+ * options. --host FILE: FILE's BTF, and when FILE is a shared object exporting
+ * kbpf_host_init (a host plugin, docs/kfuncs.md) FILE is dlopen'ed and that function
+ * called on the host, as the application calls it. NULL: printed why. */
 struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o);
+/* Free a host of cli_host_new, then close the plugins loaded for it. */
+void cli_host_free(struct kbpf_host *host);
 /* Open path (and load it if load) on host; program prog (if any) is loaded even if its
  * section starts with '?'. Returns 0 and *obj, or EXIT_FAIL with one line printed: the
  * reason from the object's log. */
@@ -134,6 +146,13 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 int cli_is_elf_file(const char *path);
 /* Disassembly options naming the host's helpers and kfuncs (index prefix on). */
 void cli_object_disasm_opts(const struct kbpf_object *obj, struct kbpf_disasm_opts *opts);
+/* cli_types.c: the host type a --type NAME means: a type of the host, or a SEC() name of
+ * libbpf's table ("tc", "socket", "tp/…", "fentry/FUNC"). NULL if none; the name may be
+ * written to buf. *attach (if given): FUNC of "fentry/FUNC" and the like, else NULL. */
+const char *cli_resolve_prog_type(const struct kbpf_host *host, const char *name, char *buf, size_t size,
+				  const char **attach);
+/* `--type help`: each type of host with the SEC() names that mean it. */
+void cli_list_prog_types(const struct kbpf_host *host);
 /* libbpf's names: "sched_cls", "hash", … */
 const char *cli_prog_type_name(uint32_t type);
 const char *cli_map_type_name(uint32_t type);

@@ -2,8 +2,12 @@
 /* What the object subcommands (prog, map, run FILE.o) share: the host they load objects
  * on (map helpers, CONFIG_HZ=250, --kconfig NAME=VAL, --host FILE for host BTF), opening
  * and loading with one-line errors, and names for instructions. */
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,8 +17,14 @@
 #include <kbpf/tcp_host.h> /* the tcp_congestion_ops type (its own BTF: kbpf links kbpf_tcp) */
 #include "cli.h"
 
+const char *cli_core_btf_path;
+
 int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_opts *o)
 {
+	if (opt == CLI_OPT_BTF) {
+		cli_core_btf_path = arg;
+		return 0;
+	}
 	if (opt == CLI_OPT_HOST) {
 		o->host_file = arg;
 		return 0;
@@ -88,6 +98,75 @@ int cli_btf_load_error(const char *cmd, const char *path, int err)
 	}
 }
 
+/* Whether path is an ELF shared object whose dynamic symbols define kbpf_host_init: a
+ * host plugin (docs/kfuncs.md). Raw BTF and executables (the host's BTF only) are not. */
+static bool exports_host_init(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool found = false;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	for (Elf_Scn *scn = NULL; elf && !found && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && !found && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			found = name && !strcmp(name, KBPF_HOST_INIT_SYMBOL);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/* The plugins dlopen'ed for the hosts of this command: closed by cli_host_free, after
+ * the host (its kfunc addresses point into them). */
+static void *plugin_handles[4];
+static int nr_plugin_handles;
+
+/* A host plugin's kbpf_host_init on host (its BTF is loaded already). */
+static int host_plugin_init(const char *cmd, const char *path, struct kbpf_host *host)
+{
+	char rel[4096];
+	kbpf_host_init_fn init;
+	void *handle;
+	int ret;
+
+	/* dlopen searches the library path for a bare name: make it a path */
+	snprintf(rel, sizeof(rel), "%s%s", strchr(path, '/') ? "" : "./", path);
+	handle = dlopen(rel, RTLD_NOW | RTLD_LOCAL);
+	if (!handle)
+		return cli_error(EXIT_FAIL, cmd, "%s: %s", path, dlerror());
+	if (nr_plugin_handles < (int)(sizeof(plugin_handles) / sizeof(plugin_handles[0])))
+		plugin_handles[nr_plugin_handles++] = handle; /* else kept open until exit */
+	*(void **)&init = dlsym(handle, KBPF_HOST_INIT_SYMBOL);
+	if (!init)
+		return cli_error(EXIT_FAIL, cmd, "%s: no function " KBPF_HOST_INIT_SYMBOL
+				 " (int kbpf_host_init(struct kbpf_host *host), docs/kfuncs.md)", path);
+	ret = init(host);
+	if (ret)
+		return cli_error(EXIT_FAIL, cmd, "%s: kbpf_host_init failed: %s", path, strerror(ret < 0 ? -ret : ret));
+	return 0;
+}
+
+void cli_host_free(struct kbpf_host *host)
+{
+	kbpf_host_free(host);
+	while (nr_plugin_handles > 0)
+		dlclose(plugin_handles[--nr_plugin_handles]);
+}
+
 struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o)
 {
 	struct kbpf_host *host = kbpf_host_new();
@@ -115,6 +194,11 @@ struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o)
 		if (ret) {
 			kbpf_host_free(host);
 			cli_btf_load_error(cmd, o->host_file, ret);
+			return NULL;
+		}
+		/* a plugin: its kfunc sets, program types, … as the application registers them */
+		if (exports_host_init(o->host_file) && host_plugin_init(cmd, o->host_file, host)) {
+			cli_host_free(host);
 			return NULL;
 		}
 	}
@@ -153,7 +237,7 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 	static char log[65536];
 	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log, .log_size = sizeof(log),
 					      .jit = o->jit, .harden = o->harden, .run_budget = o->run_budget,
-					      .caps = o->caps };
+					      .caps = o->caps, .btf_custom_path = cli_core_btf_path };
 	bool load = o->load;
 	const char *prog = o->prog;
 	struct kbpf_object *obj = NULL;
@@ -161,16 +245,29 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 	int ret;
 
 	cli_libbpf_quiet();
-	log[0] = 0;
-	ret = kbpf_object_open_file(path, &opts, &obj);
-	if (!ret && load && prog && kbpf_object_find_program(obj, prog))
-		kbpf_program_set_autoload(kbpf_object_find_program(obj, prog), true); /* named: wanted */
-	for (struct kbpf_program *p = NULL; !ret && o->prog_flags && (p = kbpf_object_next_program(obj, p));)
-		kbpf_program_set_flags(p, o->prog_flags);
-	if (!ret && load) {
-		ret = kbpf_object_load(obj);
-		if (ret)
-			snprintf(log, sizeof(log), "%s", kbpf_object_log(obj));
+	/* With PROG, only PROG loads (libbpf's autoload off for the others): another
+	 * program's faults do not refuse it. Unless the load then fails for want of them (a
+	 * prog array's initial slots in .maps name them): then they load too. */
+	for (int all = 0; all < 2; all++) {
+		kbpf_object_close(obj);
+		obj = NULL;
+		log[0] = 0;
+		ret = kbpf_object_open_file(path, &opts, &obj);
+		struct kbpf_program *named = ret || !prog ? NULL : kbpf_object_find_program(obj, prog);
+		for (struct kbpf_program *p = NULL; named && !all && (p = kbpf_object_next_program(obj, p));)
+			if (p != named)
+				kbpf_program_set_autoload(p, false);
+		if (named && load)
+			kbpf_program_set_autoload(named, true); /* named: wanted */
+		for (struct kbpf_program *p = NULL; !ret && o->prog_flags && (p = kbpf_object_next_program(obj, p));)
+			kbpf_program_set_flags(p, o->prog_flags);
+		if (!ret && load) {
+			ret = kbpf_object_load(obj);
+			if (ret)
+				snprintf(log, sizeof(log), "%s", kbpf_object_log(obj));
+		}
+		if (!ret || !named || !load || !strstr(log, "is not loaded"))
+			break;
 	}
 	if (ret) {
 		kbpf_object_close(obj);

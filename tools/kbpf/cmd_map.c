@@ -366,6 +366,7 @@ int cmd_map(int argc, char **argv)
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
+		case CLI_OPT_BTF:
 		case CLI_OPT_PROG_FLAGS:
 			ret = cli_host_option("map", c, optarg, &ho);
 			if (ret)
@@ -385,12 +386,12 @@ int cmd_map(int argc, char **argv)
 	struct cli_open_opts oo = { .load = true, .caps = ho.caps, .prog_flags = ho.prog_flags };
 	ret = cli_object_open_with("map dump", path, host, &oo, &obj);
 	if (ret) {
-		kbpf_host_free(host);
+		cli_host_free(host);
 		return ret;
 	}
 	if (name && !kbpf_object_find_map(obj, name)) {
 		kbpf_object_close(obj);
-		kbpf_host_free(host);
+		cli_host_free(host);
 		return cli_error(EXIT_FAIL, "map dump", "%s: no map '%s'", path, name);
 	}
 	while ((m = kbpf_object_next_map(obj, m)) && !ret) {
@@ -405,6 +406,6 @@ int cmd_map(int argc, char **argv)
 	if (!shown && !ret)
 		printf("%s: no maps\n", path);
 	kbpf_object_close(obj);
-	kbpf_host_free(host);
+	cli_host_free(host);
 	return ret ? EXIT_FAIL : EXIT_OK;
 }

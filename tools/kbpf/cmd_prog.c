@@ -79,6 +79,7 @@ static int parse(int argc, char **argv, struct prog_args *a)
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
+		case CLI_OPT_BTF:
 		case CLI_OPT_PROG_FLAGS:
 			ret = cli_host_option("prog", c, optarg, &a->host);
 			if (ret)
@@ -352,7 +353,8 @@ static int load(struct prog_args *a, struct kbpf_host *host)
 	static char log[1 << 20];
 	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log,
 					      .log_size = sizeof(log), .jit = a->jited, .log_level = 1,
-					      .harden = a->harden, .run_budget = a->run_budget, .caps = a->host.caps };
+					      .harden = a->harden, .run_budget = a->run_budget, .caps = a->host.caps,
+					      .btf_custom_path = cli_core_btf_path };
 	struct kbpf_object *obj = NULL;
 	struct kbpf_program *p = NULL;
 	int ret, loaded = 0;
@@ -437,6 +439,6 @@ int cmd_prog(int argc, char **argv)
 	if (!host)
 		return EXIT_FAIL;
 	ret = !strcmp(verb, "list") ? list(&a, host) : !strcmp(verb, "load") ? load(&a, host) : dump(&a, host);
-	kbpf_host_free(host);
+	cli_host_free(host);
 	return ret;
 }

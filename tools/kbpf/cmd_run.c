@@ -77,7 +77,7 @@ void usage_run(void)
 	       "  --packet-out FILE write the packet after the run to FILE instead of a hex dump\n"
 	       "  --type TYPE       with --packet: the program type (xdp, sched_cls, sched_act,\n"
 	       "                    socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit,\n"
-	       "                    sk_reuseport); objects\n"
+	       "                    sk_reuseport, or libbpf's SEC() names: tc, socket, ...); objects\n"
 	       "                    default to their section's\n"
 	       "  --dialect D       assembly dialect: auto, pseudo-c, conformance\n"
 	       "objects only:\n" CLI_HOST_USAGE CLI_CAP_USAGE);
@@ -200,6 +200,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
+		case CLI_OPT_BTF:
 		case CLI_OPT_PROG_FLAGS: {
 			int ret = cli_host_option("run", c, optarg, &a->host);
 			if (ret)
@@ -766,6 +767,8 @@ int cmd_run(int argc, char **argv)
 		return ret < 0 ? EXIT_OK : ret;
 	if (a.mem_hex && parse_hex_bytes(a.mem_hex, &mem, &mem_len))
 		return cli_error(EXIT_USAGE, "run", "--mem-hex: expected hex byte pairs, got '%s'", a.mem_hex);
+	if (a.type && pkt_kind_of_name(a.type) == PKT_NONE && kbpf_section_prog_type(a.type))
+		a.type = cli_prog_type_name(kbpf_section_prog_type(a.type)); /* libbpf's SEC() name: "socket" */
 	if (a.type && pkt_kind_of_name(a.type) == PKT_NONE)
 		return cli_error(EXIT_USAGE, "run", "--type: '%s' has no packet (xdp, sched_cls, sched_act, "
 				 "socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit, sk_reuseport)", a.type);
@@ -824,7 +827,7 @@ int cmd_run(int argc, char **argv)
 		}
 		cli_perf_close(perf);
 		kbpf_object_close(obj);
-		kbpf_host_free(host);
+		cli_host_free(host);
 		free(mem);
 		return code;
 	}
@@ -849,7 +852,7 @@ int cmd_run(int argc, char **argv)
 	ret = kbpf_prog_create(insns, cnt, &po, &prog);
 	free(insns);
 	if (ret) {
-		kbpf_host_free(host);
+		cli_host_free(host);
 		free(mem);
 		return cli_error(EXIT_FAIL, "run", "%s: %.*s", a.prog_path, log[0] ? (int)strcspn(log, "\n") : 512,
 				 log[0] ? log : strerror(-ret)); /* one line: the verifier's message */
@@ -861,7 +864,7 @@ int cmd_run(int argc, char **argv)
 	if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
 		code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);
 	kbpf_prog_free(prog);
-	kbpf_host_free(host);
+	cli_host_free(host);
 	free(mem);
 	return code;
 }

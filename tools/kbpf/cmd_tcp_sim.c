@@ -188,7 +188,7 @@ static void bpf_ccs_free(struct bpf_ccs *b)
 		kbpf_object_close(b->objs[i].obj);
 		free(b->objs[i].path);
 	}
-	kbpf_host_free(b->host);
+	cli_host_free(b->host);
 }
 
 /* The CC of spec (FILE.o[:MAP]) in *ops, its name in name; 0, or a message was printed. */

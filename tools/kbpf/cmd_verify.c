@@ -22,9 +22,10 @@ void usage_verify(void)
 	       "Verify the program in FILE (raw instructions or assembly text, '-' for stdin), or\n"
 	       "the programs of BPF object FILE.o (only PROG if given), as Linux's verifier would,\n"
 	       "and print the verifier log. Exit status 0 if every program is safe, 1 if not.\n\n"
-	       "  --type T          program type (socket_filter, sched_cls, xdp, tracepoint, ...;\n"
-	       "                    'help' lists them). Default: from the section name for objects,\n"
-	       "                    socket_filter for FILE\n"
+	       "  --type T          program type: Linux's name (socket_filter, sched_cls, xdp, ...) or\n"
+	       "                    libbpf's SEC() name (socket, tc, classifier, tp, raw_tp,\n"
+	       "                    fentry/FUNC, cgroup/skb, ...); 'help' lists both. Default: from\n"
+	       "                    the section name for objects, socket_filter for FILE\n"
 	       "  --log-level N     Linux's log level bits: 1 the failing path, 2 every insn with\n"
 	       "                    its state, 4 statistics (default 1; 0: only the error line)\n"
 	       "  --attach FUNC     the host function a fentry/fexit/fmod_ret program attaches to\n"
@@ -36,12 +37,6 @@ void usage_verify(void)
 	       "                    the first is map[idx:0] in the program, the next map[idx:1]...\n"
 	       "  --dialect D       assembly dialect: auto, pseudo-c, conformance\n"
 	       "objects only:\n" CLI_HOST_USAGE);
-}
-
-static void list_type(const struct kbpf_prog_type *t, void *arg)
-{
-	(void)arg;
-	printf("%s\n", t->name);
 }
 
 #define MAX_CLI_MAPS 64
@@ -99,7 +94,8 @@ struct verify_args {
 	const char *attach_func; /* --attach: a host function (fentry, fexit, fmod_ret) */
 };
 
-static int verify_one(const char *cmd, const char *what, const struct bpf_insn *insns, size_t cnt,
+static int verify_one(const char *cmd, const char *what, const struct kbpf_program *prog,
+		      const struct bpf_insn *insns, size_t cnt,
 		      struct kbpf_host *host, const char *type, struct kbpf_map *const *maps, size_t nr_maps,
 		      const struct verify_args *a, const char *license)
 {
@@ -133,6 +129,8 @@ static int verify_one(const char *cmd, const char *what, const struct bpf_insn *
 		free(log);
 		return cli_error(EXIT_USAGE, cmd, "unknown program type '%s' (--type help lists them)", type);
 	}
+	if (ret)
+		kbpf_program_fixup_log(prog, log, log_size); /* CO-RE failures, as libbpf words them */
 	fputs(log, stdout);
 	if (ret)
 		printf("%s: rejected as %s (%s)\n", what, type, strerror(-ret));
@@ -142,6 +140,19 @@ static int verify_one(const char *cmd, const char *what, const struct bpf_insn *
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
+/* Whether p has an LD_ABS or LD_IND instruction (its own, before linking). */
+static bool uses_ld_abs(const struct kbpf_program *p)
+{
+	size_t cnt = 0;
+	const struct bpf_insn *insns = kbpf_program_insns(p, &cnt);
+
+	for (size_t i = 0; insns && i < cnt; i++)
+		if (BPF_CLASS(insns[i].code) == BPF_LD && (BPF_MODE(insns[i].code) == BPF_ABS ||
+							   BPF_MODE(insns[i].code) == BPF_IND))
+			return true;
+	return false;
+}
+
 static int verify_object(const char *path, const char *prog_name, const struct verify_args *a,
 			 const struct cli_host_opts *hopts)
 {
@@ -149,40 +160,66 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 	struct kbpf_host *host = cli_host_new(cmd, hopts);
 	if (!host)
 		return EXIT_FAIL;
+	struct verify_args ra = *a;
+	char tbuf[128];
+	const char *attach = NULL;
+	if (a->type && !(ra.type = cli_resolve_prog_type(host, a->type, tbuf, sizeof(tbuf), &attach))) {
+		cli_host_free(host);
+		return cli_error(EXIT_USAGE, cmd, "unknown program type '%s' (--type help lists them)", a->type);
+	}
+	if (!ra.attach_func)
+		ra.attach_func = attach;
+	a = &ra;
 	struct kbpf_object *obj = NULL;
 	char *olog = calloc(1, 1 << 16);
-	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .log_buf = olog, .log_size = 1 << 16 };
-	int ret = kbpf_object_open_file(path, &oo, &obj), rc = EXIT_OK;
+	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .log_buf = olog, .log_size = 1 << 16,
+					    .btf_custom_path = cli_core_btf_path };
+	int ret, rc = EXIT_OK;
 	char line[1024];
-	if (ret) {
-		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(olog, line, sizeof(line), -ret));
-		goto out;
-	}
-	/* Load unverified (type UNSPEC) so that every program is linked and relocated and
-	 * the maps exist; then verify each one here with the full log. */
 	uint32_t types[1024];
 	struct kbpf_program *progs[1024];
 	size_t n = 0;
-	/* With PROG, the others still load (unverified): a prog array's initial slots
-	 * (.maps) may name them, and the load refuses a slot whose program is missing. */
-	for (struct kbpf_program *p = kbpf_object_next_program(obj, NULL); p && n < 1024;
-	     p = kbpf_object_next_program(obj, p)) {
-		bool named = prog_name && !strcmp(kbpf_program_name(p), prog_name);
-		if (named)
-			kbpf_program_set_autoload(p, true);
-		if (!kbpf_program_autoload(p))
-			continue;
-		if (!prog_name || named) {
-			progs[n] = p;
-			types[n++] = kbpf_program_type(p);
+	/* Load unverified (type UNSPEC) so that the programs are linked and relocated and
+	 * the maps exist; then verify each one here with the full log. With PROG only PROG
+	 * is loaded, as libbpf loads with autoload off for the others: another program's
+	 * faults do not refuse this one. Unless the load then fails for want of them (a prog
+	 * array's initial slots in .maps name them): then they load too, unverified. */
+	for (int all = 0; all < 2; all++) {
+		kbpf_object_close(obj);
+		obj = NULL;
+		n = 0;
+		olog[0] = 0;
+		ret = kbpf_object_open_file(path, &oo, &obj);
+		if (ret) {
+			rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(olog, line, sizeof(line), -ret));
+			goto out;
 		}
-		kbpf_program_set_type(p, 0);
+		for (struct kbpf_program *p = kbpf_object_next_program(obj, NULL); p && n < 1024;
+		     p = kbpf_object_next_program(obj, p)) {
+			bool named = prog_name && !strcmp(kbpf_program_name(p), prog_name);
+			if (named)
+				kbpf_program_set_autoload(p, true);
+			else if (prog_name && !all)
+				kbpf_program_set_autoload(p, false);
+			if (!kbpf_program_autoload(p))
+				continue;
+			if (!prog_name || named) {
+				progs[n] = p;
+				types[n++] = kbpf_program_type(p);
+			}
+			/* LD_ABS/LD_IND run only with a type's packet hook: such a program is
+			 * verified by the load too (its failure is then the one line) */
+			if (!uses_ld_abs(p))
+				kbpf_program_set_type(p, 0);
+		}
+		if (prog_name && !n) {
+			rc = cli_error(EXIT_FAIL, cmd, "%s: no program '%s'", path, prog_name);
+			goto out;
+		}
+		ret = kbpf_object_load(obj);
+		if (!ret || !prog_name || !strstr(olog, "is not loaded"))
+			break;
 	}
-	if (prog_name && !n) {
-		rc = cli_error(EXIT_FAIL, cmd, "%s: no program '%s'", path, prog_name);
-		goto out;
-	}
-	ret = kbpf_object_load(obj);
 	if (ret) {
 		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(olog, line, sizeof(line), -ret));
 		goto out;
@@ -195,7 +232,12 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 	for (size_t i = 0; i < n; i++) {
 		const char *tname = a->type;
 		char buf[64];
-		if (!tname) {
+		const char *sec0 = kbpf_program_section_name(progs[i]);
+		if (!tname && !types[i] && sec0 && kbpf_host_prog_type_find(host, sec0 + (sec0[0] == '?'))) {
+			/* a host type named as the section ("checkout" of a host plugin) */
+			snprintf(buf, sizeof(buf), "%s", sec0 + (sec0[0] == '?'));
+			tname = buf;
+		} else if (!tname) {
 			tname = cli_prog_type_name(types[i]);
 			if (!tname || !types[i]) {
 				printf("%s: no program type (section '%s'): not verified\n", kbpf_program_name(progs[i]),
@@ -250,7 +292,7 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 		const char *lic = a->license ? a->license : kbpf_object_license(obj);
 		pa.btf = kbpf_object_btf(obj);
 		pa.func_info = kbpf_program_func_info(progs[i], &pa.nr_func_info);
-		int r = verify_one(cmd, kbpf_program_name(progs[i]), insns, cnt, host, tname, maps, nr_maps, &pa, lic);
+		int r = verify_one(cmd, kbpf_program_name(progs[i]), progs[i], insns, cnt, host, tname, maps, nr_maps, &pa, lic);
 		if (r == EXIT_USAGE) {
 			rc = r;
 			break;
@@ -260,7 +302,7 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 	}
 out:
 	kbpf_object_close(obj);
-	kbpf_host_free(host);
+	cli_host_free(host);
 	free(olog);
 	return rc;
 }
@@ -320,6 +362,7 @@ int cmd_verify(int argc, char **argv)
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
+		case CLI_OPT_BTF:
 		case CLI_OPT_PROG_FLAGS:
 			if ((rc = cli_host_option("verify", c, optarg, &hopts)))
 				return rc;
@@ -334,8 +377,8 @@ int cmd_verify(int argc, char **argv)
 		struct kbpf_host *host = cli_host_new("verify", &hopts);
 		if (!host)
 			return EXIT_FAIL;
-		kbpf_host_prog_type_foreach(host, list_type, NULL);
-		kbpf_host_free(host);
+		cli_list_prog_types(host);
+		cli_host_free(host);
 		return EXIT_OK;
 	}
 	if (optind >= argc)
@@ -361,12 +404,18 @@ int cmd_verify(int argc, char **argv)
 		if (r)
 			rc = cli_error(EXIT_FAIL, "verify", "--map #%zu: %s", i, strerror(-r));
 	}
+	char tbuf[128];
+	const char *tname = "socket_filter", *attach = NULL;
+	if (!rc && a.type && !(tname = cli_resolve_prog_type(host, a.type, tbuf, sizeof(tbuf), &attach)))
+		rc = cli_error(EXIT_USAGE, "verify", "unknown program type '%s' (--type help lists them)", a.type);
+	if (!a.attach_func)
+		a.attach_func = attach; /* --type fentry/FUNC */
 	if (!rc)
-		rc = verify_one("verify", path, insns, cnt, host, a.type ? a.type : "socket_filter", maps, nr_defs, &a,
+		rc = verify_one("verify", path, NULL, insns, cnt, host, tname, maps, nr_defs, &a,
 				a.license ? a.license : "GPL");
 	for (size_t i = 0; i < nr_defs; i++)
 		kbpf_map_free(maps[i]);
-	kbpf_host_free(host);
+	cli_host_free(host);
 	free(insns);
 	return rc;
 }
