@@ -193,6 +193,15 @@ struct kbpf_map *kbpf_object_find_map(const struct kbpf_object *obj, const char 
 uint32_t kbpf_object_map_btf_key_type_id(const struct kbpf_object *obj, const struct kbpf_map *map);
 uint32_t kbpf_object_map_btf_value_type_id(const struct kbpf_object *obj, const struct kbpf_map *map);
 
+/* Global data before load: the bytes load copies into the map of section sec_name
+ * (".data", ".rodata", ".bss", ".data.foo" …), writable, *size of them; *datasec_id the
+ * section's DATASEC in kbpf_object_btf (0: none), whose VARs give each variable's offset
+ * and type. libbpf's bpf_map__initial_value, a skeleton's obj->rodata: how a host sets a
+ * const volatile configuration before the verifier sees it. NULL: no such section, out
+ * of memory, or load was already tried (then the map holds the data:
+ * kbpf_map_direct_value_addr). */
+void *kbpf_object_global_data(struct kbpf_object *obj, const char *sec_name, size_t *size, uint32_t *datasec_id);
+
 /* --- struct_ops -------------------------------------------------------------------- *
  * What a `SEC(".struct_ops")` / `SEC(".struct_ops.link")` variable says: which struct,
  * its initial bytes, and which program fills each function-pointer member. Available

@@ -628,6 +628,26 @@ uint32_t kbpf_object_map_btf_value_type_id(const struct kbpf_object *obj, const 
 	return m ? m->btf_value_type_id : 0;
 }
 
+void *kbpf_object_global_data(struct kbpf_object *obj, const char *sec_name, size_t *size, uint32_t *datasec_id)
+{
+	for (size_t i = 0; obj && sec_name && !obj->loaded && !obj->load_tried && i < obj->nr_maps; i++) {
+		struct obj_map *m = &obj->maps[i];
+		if ((m->kind != MAP_KIND_DATA && m->kind != MAP_KIND_RODATA && m->kind != MAP_KIND_BSS) ||
+		    strcmp(m->name, sec_name))
+			continue;
+		if (!m->init_data) /* .bss: zeroes unless asked for an image */
+			m->init_data = calloc(1, m->value_size ? m->value_size : 1);
+		if (!m->init_data)
+			return NULL;
+		if (size)
+			*size = m->value_size;
+		if (datasec_id)
+			*datasec_id = m->btf_value_type_id;
+		return m->init_data;
+	}
+	return NULL;
+}
+
 /* --- struct_ops --- */
 
 const struct kbpf_struct_ops *kbpf_object_next_struct_ops(const struct kbpf_object *obj,

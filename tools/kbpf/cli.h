@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <kbpf/kbpf.h>
 
 /* Exit codes: success, the input (program, file) was bad or failed, usage error. */
@@ -66,6 +67,10 @@ int cli_parse_caps(const char *s, unsigned *caps);
  * number. Returns 0 and *flags for kbpf_verify_opts.prog_flags, or -EINVAL. */
 int cli_parse_prog_flags(const char *s, uint32_t *flags);
 
+/* Whitespace-separated hex bytes ("00 0a ff"; "000aff" too) into a malloc'ed buffer.
+ * Returns 0, -EINVAL or -ENOMEM. */
+int cli_parse_hex_bytes(const char *s, char **out, size_t *len);
+
 /* Parse a --dialect value. Returns 0 or -EINVAL. */
 int cli_parse_dialect(const char *s, enum kbpf_asm_dialect *out);
 
@@ -84,9 +89,9 @@ int cli_is_help(const char *arg);
  *   --kconfig N=V     a kconfig value (CONFIG_HZ=250 is preset)
  *   --cap LIST        the loader's capabilities (kbpf_*_opts.caps)
  *   --prog-flags LIST Linux's load flags (kbpf_*_opts.prog_flags) */
-enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG, CLI_OPT_CAP, CLI_OPT_PROG_FLAGS, CLI_OPT_BTF };
+enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG, CLI_OPT_CAP, CLI_OPT_PROG_FLAGS, CLI_OPT_BTF, CLI_OPT_SET };
 #define CLI_HOST_LONGOPTS { "host", required_argument, 0, CLI_OPT_HOST }, \
-	{ "btf", required_argument, 0, CLI_OPT_BTF }, \
+	{ "btf", required_argument, 0, CLI_OPT_BTF }, { "set", required_argument, 0, CLI_OPT_SET }, \
 	{ "kconfig", required_argument, 0, CLI_OPT_KCONFIG }, { "cap", required_argument, 0, CLI_OPT_CAP }, \
 	{ "prog-flags", required_argument, 0, CLI_OPT_PROG_FLAGS }
 #define CLI_HOST_USAGE "  --host FILE       the host: FILE's BTF (kfuncs, CO-RE) from an ELF with .BTF or raw\n" \
@@ -94,6 +99,9 @@ enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG, CLI_OPT_CAP, CLI_OPT_PROG_FLAGS, 
 		       "                    its kbpf_host_init called: its kfuncs, program types, …\n" \
 		       "  --btf FILE        resolve the object's CO-RE relocations against FILE's BTF instead\n" \
 		       "                    of the host's (libbpf's btf_custom_path)\n" \
+		       "  --set NAME=VALUE  set global variable NAME (.rodata, .data, .bss) before load; typed\n" \
+		       "                    by its BTF: integers, true/false, enumerator names, strings for\n" \
+		       "                    char arrays, hex bytes for anything ('hex:01 02 ...'); repeatable\n" \
 		       "  --kconfig N=V     set kconfig value N (repeatable; CONFIG_HZ=250 is preset)\n"
 #define CLI_MAX_KCONFIG 64
 
@@ -146,6 +154,18 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 int cli_is_elf_file(const char *path);
 /* Disassembly options naming the host's helpers and kfuncs (index prefix on). */
 void cli_object_disasm_opts(const struct kbpf_object *obj, struct kbpf_disasm_opts *opts);
+/* cli_btf_json.c: a value typed by BTF as JSON, as `bpftool map dump` shows BTF values
+ * (numbers, true/false, enumerator names, strings for char arrays, [..], {"m": ..}). */
+struct btf;
+void cli_btf_json_value(FILE *f, const struct btf *btf, uint32_t type_id, const void *data, size_t size);
+/* A JSON string of s (at most max bytes, up to a NUL). */
+void cli_json_str(FILE *f, const char *s, size_t max);
+/* cli_globals.c: --set NAME=VALUE (kept until cli_globals_apply, which writes them into
+ * an opened object's global data before load; EXIT_USAGE for an unknown name or a value
+ * not of its type), and --show-globals (each variable, typed, after a run). */
+int cli_globals_add(const char *cmd, const char *arg);
+int cli_globals_apply(const char *cmd, struct kbpf_object *obj);
+void cli_globals_show(const struct kbpf_object *obj);
 /* cli_types.c: the host type a --type NAME means: a type of the host, or a SEC() name of
  * libbpf's table ("tc", "socket", "tp/…", "fentry/FUNC"). NULL if none; the name may be
  * written to buf. *attach (if given): FUNC of "fentry/FUNC" and the like, else NULL. */

@@ -21,6 +21,8 @@ const char *cli_core_btf_path;
 
 int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_opts *o)
 {
+	if (opt == CLI_OPT_SET)
+		return cli_globals_add(cmd, arg);
 	if (opt == CLI_OPT_BTF) {
 		cli_core_btf_path = arg;
 		return 0;
@@ -261,6 +263,11 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 			kbpf_program_set_autoload(named, true); /* named: wanted */
 		for (struct kbpf_program *p = NULL; !ret && o->prog_flags && (p = kbpf_object_next_program(obj, p));)
 			kbpf_program_set_flags(p, o->prog_flags);
+		int code = ret ? 0 : cli_globals_apply(cmd, obj); /* --set: before load */
+		if (code) {
+			kbpf_object_close(obj);
+			return code;
+		}
 		if (!ret && load) {
 			ret = kbpf_object_load(obj);
 			if (ret)

@@ -367,6 +367,7 @@ int cmd_map(int argc, char **argv)
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
 		case CLI_OPT_BTF:
+		case CLI_OPT_SET:
 		case CLI_OPT_PROG_FLAGS:
 			ret = cli_host_option("map", c, optarg, &ho);
 			if (ret)

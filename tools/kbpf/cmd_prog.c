@@ -80,6 +80,7 @@ static int parse(int argc, char **argv, struct prog_args *a)
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
 		case CLI_OPT_BTF:
+		case CLI_OPT_SET:
 		case CLI_OPT_PROG_FLAGS:
 			ret = cli_host_option("prog", c, optarg, &a->host);
 			if (ret)

@@ -55,6 +55,9 @@ void usage_run(void)
 	       "  --jit             run as native code from the x86-64 JIT (a program the JIT does\n"
 	       "                    not take runs on the interpreter, with a note saying why)\n"
 	       "  --repeat N        run N times and print the mean duration\n"
+	       "  --show-globals    (FILE.o) after the run, each global variable (.data, .rodata, .bss,\n"
+	       "                    .data.*, .rodata.*) as \"SECTION NAME = VALUE\", typed by its BTF as\n"
+	       "                    bpftool map dump shows values: 13, \"hello\", [1,2], {\"a\":1}\n"
 	       "  --timers NS       (FILE.o) then let NS nanoseconds pass on a manual clock: the\n"
 	       "                    bpf_timers the run armed fire at their deadlines; print how\n"
 	       "                    many callbacks ran\n"
@@ -83,31 +86,6 @@ void usage_run(void)
 	       "objects only:\n" CLI_HOST_USAGE CLI_CAP_USAGE);
 }
 
-/* Parse whitespace-separated hex bytes ("00 0a ff", "000aff" also accepted). */
-static int parse_hex_bytes(const char *s, char **out, size_t *len)
-{
-	size_t cap = strlen(s) / 2 + 1, n = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
-	while (*s) {
-		if (isspace((unsigned char)*s)) {
-			s++;
-			continue;
-		}
-		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1])) {
-			free(buf);
-			return -EINVAL;
-		}
-		char pair[3] = { s[0], s[1], 0 };
-		buf[n++] = (char)strtoul(pair, NULL, 16);
-		s += 2;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
 static double now_ns(void)
 {
 	struct timespec ts;
@@ -124,6 +102,7 @@ struct run_args {
 	uint64_t args[5], max_insns, repeat;
 	uint64_t timers_ns; /* --timers */
 	int nargs, checked, jit, timers;
+	int show_globals; /* --show-globals */
 	int stack_fill; /* --stack-fill: the byte, or -1 */
 	unsigned harden;     /* KBPF_HARDEN_* */
 	uint64_t run_budget; /* --budget */
@@ -142,6 +121,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "harden", no_argument, 0, 'S' },        { "blind", no_argument, 0, 'B' },
 		{ "stack-guard", no_argument, 0, 'G' },   { "budget", required_argument, 0, 'U' },
 		{ "stack-fill", required_argument, 0, 'F' }, { "timers", required_argument, 0, 'T' },
+		{ "show-globals", no_argument, 0, 'g' },
 		CLI_HOST_LONGOPTS,                        { 0, 0, 0, 0 },
 	};
 	int c;
@@ -155,6 +135,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case 'c': a->ctx_path = optarg; break;
 		case 'o': a->mem_out = optarg; break;
 		case 'k': a->checked = 1; break;
+		case 'g': a->show_globals = 1; break;
 		case 'j': a->jit = 1; break;
 		case 'T':
 			if (cli_parse_u64(optarg, &a->timers_ns))
@@ -201,6 +182,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
 		case CLI_OPT_BTF:
+		case CLI_OPT_SET:
 		case CLI_OPT_PROG_FLAGS: {
 			int ret = cli_host_option("run", c, optarg, &a->host);
 			if (ret)
@@ -236,6 +218,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		return cli_error(EXIT_USAGE, "run", "PROG goes with a BPF object (FILE.o); %s is not one", a->prog_path);
 	if (!is_obj && (a->host.host_file || a->host.nr_kconfig || a->host.caps || a->host.prog_flags))
 		return cli_error(EXIT_USAGE, "run", "--host, --kconfig, --cap and --prog-flags go with a BPF object (FILE.o)");
+	if (!is_obj && a->show_globals)
+		return cli_error(EXIT_USAGE, "run", "--show-globals goes with a BPF object (FILE.o)");
 	if (!is_obj && a->timers)
 		return cli_error(EXIT_USAGE, "run", "--timers goes with a BPF object (FILE.o)");
 	return 0;
@@ -765,7 +749,7 @@ int cmd_run(int argc, char **argv)
 
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
-	if (a.mem_hex && parse_hex_bytes(a.mem_hex, &mem, &mem_len))
+	if (a.mem_hex && cli_parse_hex_bytes(a.mem_hex, &mem, &mem_len))
 		return cli_error(EXIT_USAGE, "run", "--mem-hex: expected hex byte pairs, got '%s'", a.mem_hex);
 	if (a.type && pkt_kind_of_name(a.type) == PKT_NONE && kbpf_section_prog_type(a.type))
 		a.type = cli_prog_type_name(kbpf_section_prog_type(a.type)); /* libbpf's SEC() name: "socket" */
@@ -824,6 +808,8 @@ int cmd_run(int argc, char **argv)
 		if (code == EXIT_OK) {
 			cli_perf_print(perf);
 			cli_stack_maps_print(obj, prog);
+			if (a.show_globals)
+				cli_globals_show(obj);
 		}
 		cli_perf_close(perf);
 		kbpf_object_close(obj);

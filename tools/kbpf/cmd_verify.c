@@ -216,6 +216,8 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 			rc = cli_error(EXIT_FAIL, cmd, "%s: no program '%s'", path, prog_name);
 			goto out;
 		}
+		if ((rc = cli_globals_apply(cmd, obj))) /* --set: .rodata steers the verifier */
+			goto out;
 		ret = kbpf_object_load(obj);
 		if (!ret || !prog_name || !strstr(olog, "is not loaded"))
 			break;
@@ -363,6 +365,7 @@ int cmd_verify(int argc, char **argv)
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
 		case CLI_OPT_BTF:
+		case CLI_OPT_SET:
 		case CLI_OPT_PROG_FLAGS:
 			if ((rc = cli_host_option("verify", c, optarg, &hopts)))
 				return rc;
