@@ -166,6 +166,8 @@ void cli_json_str(FILE *f, const char *s, size_t max);
 int cli_globals_add(const char *cmd, const char *arg);
 int cli_globals_apply(const char *cmd, struct kbpf_object *obj);
 void cli_globals_show(const struct kbpf_object *obj);
+/* The same as one JSON object: {SECTION: {VAR: value, …}, …}. */
+void cli_globals_json(FILE *f, const struct kbpf_object *obj);
 /* cli_types.c: the host type a --type NAME means: a type of the host, or a SEC() name of
  * libbpf's table ("tc", "socket", "tp/…", "fentry/FUNC"). NULL if none; the name may be
  * written to buf. *attach (if given): FUNC of "fentry/FUNC" and the like, else NULL. */

@@ -9,17 +9,41 @@
 #include <bpf/btf.h>
 #include "cli.h"
 
+/* Length of the valid UTF-8 sequence at s (at most max bytes), 0 if there is none. */
+static size_t utf8_len(const unsigned char *s, size_t max)
+{
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+
+	if (!n || n > max)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 void cli_json_str(FILE *f, const char *s, size_t max)
 {
 	fputc('"', f);
 	for (size_t i = 0; s && i < max && s[i]; i++) {
 		unsigned char c = (unsigned char)s[i];
+		size_t n;
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(f, "\\u%04x", c);
-		else
+		else if (c < 0x80)
 			fputc(c, f);
+		else if ((n = utf8_len((const unsigned char *)s + i, max - i))) { /* UTF-8 as it is */
+			fwrite(s + i, 1, n, f);
+			i += n - 1;
+		} else {
+			fprintf(f, "\\u%04x", c); /* a byte that is not UTF-8: as Latin-1 */
+		}
 	}
 	fputc('"', f);
 }
@@ -134,6 +158,20 @@ static void value(FILE *f, const struct btf *btf, uint32_t id, const unsigned ch
 			} else {
 				fputs("null", f);
 			}
+		}
+		fputc('}', f);
+	} else if (btf_is_datasec(t)) { /* global data: its variables by name */
+		const struct btf_var_secinfo *vsi = btf_var_secinfos(t);
+		fputc('{', f);
+		for (uint16_t i = 0, n = 0; i < btf_vlen(t); i++) {
+			const struct btf_type *v = btf__type_by_id(btf, vsi[i].type);
+			if (!v || !btf_is_var(v) || (uint64_t)vsi[i].offset + vsi[i].size > size)
+				continue;
+			if (n++)
+				fputc(',', f);
+			cli_json_str(f, btf__name_by_offset(btf, v->name_off), SIZE_MAX);
+			fputc(':', f);
+			value(f, btf, v->type, p + vsi[i].offset, vsi[i].size, depth + 1);
 		}
 		fputc('}', f);
 	} else {

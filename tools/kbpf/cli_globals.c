@@ -242,3 +242,24 @@ void cli_globals_show(const struct kbpf_object *obj)
 		}
 	}
 }
+
+void cli_globals_json(FILE *f, const struct kbpf_object *obj)
+{
+	const struct btf *btf = kbpf_object_btf(obj);
+	int n = 0;
+
+	fputc('{', f);
+	for (struct kbpf_map *m = NULL; btf && (m = kbpf_object_next_map(obj, m));) {
+		uint32_t id = kbpf_object_map_btf_value_type_id(obj, m);
+		const struct btf_type *t = id ? btf__type_by_id(btf, id) : NULL;
+		void *data;
+		if (!t || !btf_is_datasec(t) || !is_global_data(kbpf_map_name(m)) ||
+		    kbpf_map_direct_value_addr(m, 0, &data))
+			continue;
+		fprintf(f, "%s", n++ ? ", " : "");
+		cli_json_str(f, kbpf_map_name(m), SIZE_MAX);
+		fputs(": ", f);
+		cli_btf_json_value(f, btf, id, data, kbpf_map_value_size(m)); /* {VAR: value} */
+	}
+	fputc('}', f);
+}

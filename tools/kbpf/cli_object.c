@@ -256,6 +256,17 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 		log[0] = 0;
 		ret = kbpf_object_open_file(path, &opts, &obj);
 		struct kbpf_program *named = ret || !prog ? NULL : kbpf_object_find_program(obj, prog);
+		if (!ret && prog && load && !named) {
+			char names[512] = "";
+			size_t len = 0;
+			for (struct kbpf_program *p = NULL;
+			     (p = kbpf_object_next_program(obj, p)) && len < sizeof(names) - 64;)
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
+							kbpf_program_name(p));
+			kbpf_object_close(obj);
+			return cli_error(EXIT_FAIL, cmd, "%s: no program '%s' (programs: %s)", path, prog,
+					 names[0] ? names : "none");
+		}
 		for (struct kbpf_program *p = NULL; named && !all && (p = kbpf_object_next_program(obj, p));)
 			if (p != named)
 				kbpf_program_set_autoload(p, false);

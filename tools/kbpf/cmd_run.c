@@ -2,6 +2,7 @@
 /* kbpf run: run a raw or assembled program, or a program of a BPF object, on the
  * interpreter or (--jit) as native code. */
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -58,6 +59,10 @@ void usage_run(void)
 	       "  --show-globals    (FILE.o) after the run, each global variable (.data, .rodata, .bss,\n"
 	       "                    .data.*, .rodata.*) as \"SECTION NAME = VALUE\", typed by its BTF as\n"
 	       "                    bpftool map dump shows values: 13, \"hello\", [1,2], {\"a\":1}\n"
+	       "  --json            print the results as one JSON document: retval, insns_executed,\n"
+	       "                    runs, duration_ns, packet_out (hex), timers, globals (with\n"
+	       "                    --show-globals: {SECTION: {VAR: value}}); perf samples and\n"
+	       "                    stack traces are not in it (docs/loader.md, \"JSON output\")\n"
 	       "  --timers NS       (FILE.o) then let NS nanoseconds pass on a manual clock: the\n"
 	       "                    bpf_timers the run armed fire at their deadlines; print how\n"
 	       "                    many callbacks ran\n"
@@ -93,6 +98,30 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/* --json: the run's results as one document, its fields gathered here and printed at
+ * the end: {"retval", "insns_executed"?, "runs"?, "duration_ns"?, "selected"?,
+ * "packet_out"? (hex) or "packet_out_file"?, "timers"?, "globals"?}. */
+static struct {
+	bool on;
+	char *buf;
+	size_t size;
+	FILE *f;
+	int n;
+} rjson;
+
+/* One "key": value (value printf-formatted, already JSON). */
+__attribute__((format(printf, 2, 3))) static void jfield(const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!rjson.f)
+		return;
+	fprintf(rjson.f, "%s\"%s\": ", rjson.n++ ? ", " : "", key);
+	va_start(ap, fmt);
+	vfprintf(rjson.f, fmt, ap);
+	va_end(ap);
+}
+
 struct run_args {
 	const char *prog_path, *mem_path, *mem_hex, *ctx_path, *mem_out;
 	const char *packet_path, *packet_out, *type; /* --packet mode */
@@ -121,7 +150,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "harden", no_argument, 0, 'S' },        { "blind", no_argument, 0, 'B' },
 		{ "stack-guard", no_argument, 0, 'G' },   { "budget", required_argument, 0, 'U' },
 		{ "stack-fill", required_argument, 0, 'F' }, { "timers", required_argument, 0, 'T' },
-		{ "show-globals", no_argument, 0, 'g' },
+		{ "show-globals", no_argument, 0, 'g' }, { "json", no_argument, 0, 'J' },
 		CLI_HOST_LONGOPTS,                        { 0, 0, 0, 0 },
 	};
 	int c;
@@ -136,6 +165,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case 'o': a->mem_out = optarg; break;
 		case 'k': a->checked = 1; break;
 		case 'g': a->show_globals = 1; break;
+		case 'J': rjson.on = true; break;
 		case 'j': a->jit = 1; break;
 		case 'T':
 			if (cli_parse_u64(optarg, &a->timers_ns))
@@ -277,6 +307,16 @@ static int execute(struct kbpf_prog *prog, struct run_args *a, char *mem, size_t
 	if (ret)
 		return cli_error(EXIT_FAIL, "run", "program stopped: %s", err[0] ? err : strerror(-ret));
 
+	if (rjson.on) {
+		jfield("retval", "%" PRId64, (int64_t)ro.retval);
+		if (a->checked)
+			jfield("insns_executed", "%" PRIu64, ro.insns_executed);
+		if (a->repeat) {
+			jfield("runs", "%" PRIu64, runs);
+			jfield("duration_ns", "%.1f", elapsed / runs);
+		}
+		return EXIT_OK;
+	}
 	printf("retval: 0x%" PRIx64 " (%" PRId64 ")\n", ro.retval, (int64_t)ro.retval);
 	if (a->checked)
 		printf("insns executed: %" PRIu64 "\n", ro.insns_executed);
@@ -509,6 +549,28 @@ static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_k
 	size_t out_len;
 
 	pkt_out(&r, kind, &out, &out_len);
+	if (rjson.on) {
+		jfield("retval", "%" PRId32, (int32_t)ro.retval);
+		if (a->checked)
+			jfield("insns_executed", "%" PRIu64, ro.insns_executed);
+		if (kind == PKT_REUSEPORT)
+			jfield("selected", "\"%s\"", (uint32_t)ro.retval != SK_PASS ? "drop" : r.reuse.selected_sk ? "socket" : "hash");
+		code = EXIT_OK;
+		if (a->packet_out && write_file(a->packet_out, (const char *)out, out_len))
+			code = cli_error(EXIT_FAIL, "run", "cannot write %s", a->packet_out);
+		else if (a->packet_out)
+			jfield("packet_out_file", "\"%s\"", a->packet_out);
+		if (!a->packet_out) {
+			jfield("packet_out", "\"");
+			for (size_t i = 0; i < out_len; i++)
+				fprintf(rjson.f, "%02x", out[i]);
+			fputc('"', rjson.f);
+		}
+		jfield("runs", "%" PRIu64, runs);
+		jfield("duration_ns", "%.1f", elapsed / runs);
+		pkt_free(&r);
+		return code;
+	}
 	printf("retval: 0x%" PRIx64 " (%" PRId64 ")\n", ro.retval & 0xffffffffu, (int64_t)(int32_t)ro.retval);
 	if (a->checked)
 		printf("insns executed: %" PRIu64 "\n", ro.insns_executed);
@@ -561,7 +623,10 @@ static int execute_syscall(struct kbpf_prog *prog, const struct run_args *a, cha
 		return syscall_ctx_short(prog, ctx_len);
 	if (ret)
 		return cli_error(EXIT_FAIL, "run", "test run failed: %s", strerror(-ret));
-	printf("retval: 0x%" PRIx32 " (%" PRId32 ")\n", retval, (int32_t)retval);
+	if (rjson.on)
+		jfield("retval", "%" PRId32, (int32_t)retval);
+	else
+		printf("retval: 0x%" PRIx32 " (%" PRId32 ")\n", retval, (int32_t)retval);
 	if (a->mem_out && write_file(a->mem_out, ctx, ctx_len))
 		return cli_error(EXIT_FAIL, "run", "cannot write %s", a->mem_out);
 	return EXIT_OK;
@@ -738,7 +803,23 @@ static int run_object_prog(struct run_args *a, struct kbpf_host *host, struct kb
 	return code;
 }
 
+static int run_main(int argc, char **argv);
+
 int cmd_run(int argc, char **argv)
+{
+	int code = run_main(argc, argv);
+
+	if (rjson.f) {
+		fclose(rjson.f);
+		if (code == EXIT_OK)
+			printf("{%s}\n", rjson.buf);
+		free(rjson.buf);
+		rjson.f = NULL;
+	}
+	return code;
+}
+
+static int run_main(int argc, char **argv)
 {
 	struct run_args a = { .dialect = KBPF_ASM_AUTO, .stack_fill = -1 };
 	struct bpf_insn *insns = NULL;
@@ -749,6 +830,8 @@ int cmd_run(int argc, char **argv)
 
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
+	if (rjson.on && !(rjson.f = open_memstream(&rjson.buf, &rjson.size)))
+		return cli_error(EXIT_FAIL, "run", "out of memory");
 	if (a.mem_hex && cli_parse_hex_bytes(a.mem_hex, &mem, &mem_len))
 		return cli_error(EXIT_USAGE, "run", "--mem-hex: expected hex byte pairs, got '%s'", a.mem_hex);
 	if (a.type && pkt_kind_of_name(a.type) == PKT_NONE && kbpf_section_prog_type(a.type))
@@ -802,10 +885,19 @@ int cmd_run(int argc, char **argv)
 		}
 		if (code == EXIT_OK && a.timers) {
 			int n = kbpf_host_timers_advance(host, a.timers_ns);
+			if (rjson.on)
+				jfield("timers", "{\"ran\": %d, \"ns\": %llu, \"armed\": %d}", n,
+				       (unsigned long long)a.timers_ns, kbpf_host_timers_armed(host));
+			else
 			printf("timers: %d callback%s ran in %llu ns, %d still armed\n", n, n == 1 ? "" : "s",
 			       (unsigned long long)a.timers_ns, kbpf_host_timers_armed(host));
 		}
-		if (code == EXIT_OK) {
+		if (code == EXIT_OK && rjson.on) {
+			if (a.show_globals) {
+				jfield("globals", "%s", "");
+				cli_globals_json(rjson.f, obj);
+			}
+		} else if (code == EXIT_OK) {
 			cli_perf_print(perf);
 			cli_stack_maps_print(obj, prog);
 			if (a.show_globals)

@@ -36,6 +36,8 @@ void usage_verify(void)
 	       "  --map T:K:V:N     FILE only: create a map (type name, key/value size, entries);\n"
 	       "                    the first is map[idx:0] in the program, the next map[idx:1]...\n"
 	       "  --dialect D       assembly dialect: auto, pseudo-c, conformance\n"
+	       "  --json            one JSON document: {\"file\", \"programs\": [{\"name\", \"type\",\n"
+	       "                    \"verdict\" (safe, rejected, not_verified), \"error\", \"log\"}]}\n"
 	       "objects only:\n" CLI_HOST_USAGE);
 }
 
@@ -77,6 +79,68 @@ static int parse_map(const char *arg, struct kbpf_map_def *d)
 	d->value_size = (uint32_t)v[1];
 	d->max_entries = (uint32_t)v[2];
 	return 0;
+}
+
+/* --json: one document {"file", "programs": [{"name", "type", "verdict", "error",
+ * "log"}]}; verdict "safe", "rejected" or "not_verified"; error strerror's text or null;
+ * type null when none applies. Opened by the first report, closed by json_end. */
+static struct {
+	bool on, started;
+	const char *file;
+} vjson;
+
+static void json_begin(void)
+{
+	if (vjson.started)
+		return;
+	vjson.started = true;
+	printf("{\"file\": ");
+	cli_json_str(stdout, vjson.file, SIZE_MAX);
+	printf(", \"programs\": [");
+}
+
+static void json_end(int rc)
+{
+	if (!vjson.on || (rc == EXIT_USAGE && !vjson.started))
+		return;
+	if (!vjson.started && rc != EXIT_OK)
+		return; /* failed before any program: the error line alone */
+	json_begin();
+	printf("\n]}\n");
+}
+
+/* A program's verdict: JSON, or the text lines (log, then one line). */
+static void report(const char *name, const char *type, const char *verdict, int err, const char *log)
+{
+	if (!vjson.on) {
+		fputs(log ? log : "", stdout);
+		if (!strcmp(verdict, "safe"))
+			printf("%s: safe as %s\n", name, type);
+		else if (!strcmp(verdict, "rejected") && type)
+			printf("%s: rejected as %s (%s)\n", name, type, strerror(err));
+		else if (!strcmp(verdict, "rejected"))
+			printf("%s: rejected (%s)\n", name, strerror(err));
+		else
+			printf("%s: %s: not verified\n", name, type);
+		return;
+	}
+	static int n;
+	json_begin();
+	printf("%s\n  {\"name\": ", n++ ? "," : "");
+	cli_json_str(stdout, name, SIZE_MAX);
+	printf(", \"type\": ");
+	if (type && strcmp(verdict, "not_verified"))
+		cli_json_str(stdout, type, SIZE_MAX);
+	else
+		printf("null");
+	printf(", \"verdict\": \"%s\", \"error\": ", verdict);
+	if (err)
+		cli_json_str(stdout, strerror(err), SIZE_MAX);
+	else
+		printf("null");
+	printf(", \"log\": ");
+	cli_json_str(stdout, log ? log : "", SIZE_MAX);
+	printf("}");
 }
 
 struct verify_args {
@@ -131,11 +195,7 @@ static int verify_one(const char *cmd, const char *what, const struct kbpf_progr
 	}
 	if (ret)
 		kbpf_program_fixup_log(prog, log, log_size); /* CO-RE failures, as libbpf words them */
-	fputs(log, stdout);
-	if (ret)
-		printf("%s: rejected as %s (%s)\n", what, type, strerror(-ret));
-	else
-		printf("%s: safe as %s\n", what, type);
+	report(what, type, ret ? "rejected" : "safe", -ret, log);
 	free(log);
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
@@ -242,8 +302,10 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 		} else if (!tname) {
 			tname = cli_prog_type_name(types[i]);
 			if (!tname || !types[i]) {
-				printf("%s: no program type (section '%s'): not verified\n", kbpf_program_name(progs[i]),
-				       kbpf_program_section_name(progs[i]));
+				char why[300];
+				snprintf(why, sizeof(why), "no program type (section '%s')",
+					 kbpf_program_section_name(progs[i]));
+				report(kbpf_program_name(progs[i]), why, "not_verified", 0, NULL);
 				continue;
 			}
 			snprintf(buf, sizeof(buf), "%s", tname);
@@ -262,14 +324,15 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 			int r = kbpf_program_struct_ops_attach(obj, progs[i], &tname, &pa.attach_btf_id,
 							       &pa.attach_member);
 			if (r) {
-				const char *why = olog ? olog + before : "";
-				printf("%s%s: rejected (%s)\n", why, kbpf_program_name(progs[i]), strerror(-r));
+				report(kbpf_program_name(progs[i]), NULL, "rejected", -r, olog ? olog + before : "");
 				rc = EXIT_FAIL;
 				continue;
 			}
 			if (!tname) {
-				printf("%s: struct_ops program the host has no rules for (section '%s'): not verified\n",
-				       kbpf_program_name(progs[i]), kbpf_program_section_name(progs[i]));
+				char why[300];
+				snprintf(why, sizeof(why), "struct_ops program the host has no rules for (section '%s')",
+					 kbpf_program_section_name(progs[i]));
+				report(kbpf_program_name(progs[i]), why, "not_verified", 0, NULL);
 				continue;
 			}
 		}
@@ -281,8 +344,7 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 			size_t before = olog ? strlen(olog) : 0;
 			int r = kbpf_program_tracing_attach(obj, progs[i], &ttype, &pa.attach_btf_id);
 			if (r) {
-				printf("%s%s: rejected (%s)\n", olog ? olog + before : "", kbpf_program_name(progs[i]),
-				       strerror(-r));
+				report(kbpf_program_name(progs[i]), NULL, "rejected", -r, olog ? olog + before : "");
 				rc = EXIT_FAIL;
 				continue;
 			}
@@ -316,7 +378,8 @@ int cmd_verify(int argc, char **argv)
 		{ "unpriv", no_argument, 0, 'u' },	{ "license", required_argument, 0, 'L' },
 		{ "map", required_argument, 0, 'm' },	{ "dialect", required_argument, 0, 'd' },
 		{ "help", no_argument, 0, 'h' },	CLI_HOST_LONGOPTS,
-		{ "attach", required_argument, 0, 'A' },	{ 0, 0, 0, 0 },
+		{ "attach", required_argument, 0, 'A' },	{ "json", no_argument, 0, 'J' },
+		{ 0, 0, 0, 0 },
 	};
 	struct verify_args a = { .level = 1 };
 	struct cli_host_opts hopts = { 0 };
@@ -343,6 +406,9 @@ int cmd_verify(int argc, char **argv)
 			break;
 		case 'A':
 			a.attach_func = optarg;
+			break;
+		case 'J':
+			vjson.on = true;
 			break;
 		case 'L':
 			a.license = optarg;
@@ -387,10 +453,13 @@ int cmd_verify(int argc, char **argv)
 	if (optind >= argc)
 		return cli_error(EXIT_USAGE, "verify", "missing FILE (see 'kbpf verify --help')");
 	const char *path = argv[optind];
+	vjson.file = path;
 	if (strcmp(path, "-") && cli_is_elf_file(path)) {
 		if (optind + 2 < argc)
 			return cli_error(EXIT_USAGE, "verify", "too many arguments");
-		return verify_object(path, optind + 1 < argc ? argv[optind + 1] : NULL, &a, &hopts);
+		rc = verify_object(path, optind + 1 < argc ? argv[optind + 1] : NULL, &a, &hopts);
+		json_end(rc);
+		return rc;
 	}
 	if (optind + 1 < argc)
 		return cli_error(EXIT_USAGE, "verify", "too many arguments");
@@ -416,6 +485,7 @@ int cmd_verify(int argc, char **argv)
 	if (!rc)
 		rc = verify_one("verify", path, NULL, insns, cnt, host, tname, maps, nr_defs, &a,
 				a.license ? a.license : "GPL");
+	json_end(rc);
 	for (size_t i = 0; i < nr_defs; i++)
 		kbpf_map_free(maps[i]);
 	cli_host_free(host);
