@@ -172,12 +172,14 @@ void cli_host_free(struct kbpf_host *host)
 struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o)
 {
 	struct kbpf_host *host = kbpf_host_new();
+	bool plugin = o->host_file && exports_host_init(o->host_file);
 	int ret;
 
 	/* Linux's program types and helpers (hosts/linux), so Linux programs verify and run;
-	 * first the TCP host's (its clock helpers win), unless kbpf has no BTF of its own. */
+	 * first the TCP host's (its clock helpers win), unless kbpf has no BTF of its own.
+	 * A plugin's after it: it may register Linux's types itself. */
 	if (!host || kbpf_host_add_map_helpers(host) || (!o->host_file && kbpf_tcp_host_add(host) == -ENOMEM) ||
-	    kbpf_linux_host_add(host) ||
+	    (!plugin && kbpf_linux_host_add(host)) ||
 	    kbpf_host_kconfig_set(host, "CONFIG_HZ", 250)) {
 		kbpf_host_free(host);
 		cli_error(EXIT_FAIL, cmd, "out of memory");
@@ -199,8 +201,14 @@ struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o)
 			return NULL;
 		}
 		/* a plugin: its kfunc sets, program types, … as the application registers them */
-		if (exports_host_init(o->host_file) && host_plugin_init(cmd, o->host_file, host)) {
+		if (plugin && host_plugin_init(cmd, o->host_file, host)) {
 			cli_host_free(host);
+			return NULL;
+		}
+		if (plugin && !kbpf_host_prog_type_find(host, "socket_filter") && kbpf_linux_host_add(host)) {
+			cli_host_free(host);
+			cli_error(EXIT_FAIL, cmd, "%s: cannot add Linux's program types after its kbpf_host_init",
+				  o->host_file);
 			return NULL;
 		}
 	}
