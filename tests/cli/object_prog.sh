@@ -24,6 +24,9 @@ expect 0 'sell +checkout +unspec' -- prog list "$checkout" --host "$plugin"
 expect 0 'call shop_discount' -- prog dump "$checkout" sell --host "$plugin"
 expect 0 'sell: section checkout' -- prog load "$checkout" --host "$plugin"
 expect 0 '' -- map dump "$checkout" --host "$plugin"
+# tcp-sim: BPF CCs load on the --host host; the shop plugin's BTF has no TCP host types
+expect_error 1 "no tcp_congestion_ops type" -- tcp-sim --cc "$objs/tcp_reno.bpf.o" --duration 1s --host "$plugin"
+expect 0 'Jain fairness index' -- tcp-sim --cc "$objs/tcp_reno.bpf.o" --duration 1s --host "$kbpf"
 # without the plugin the kfuncs are not there: the object does not load
 expect_error 1 "shop_discount" -- run "$checkout" sell
 expect 0 '^/\* program type checkout \*/$' -- kfuncs --host "$plugin"

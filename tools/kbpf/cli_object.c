@@ -169,49 +169,57 @@ void cli_host_free(struct kbpf_host *host)
 		dlclose(plugin_handles[--nr_plugin_handles]);
 }
 
+/* Whether the host's BTF describes the TCP host (its struct_ops type and kfuncs): a host
+ * file linking kbpf_tcp, as kbpf itself does. */
+static bool btf_has_tcp_host(const struct kbpf_host *host)
+{
+	const struct btf *btf = kbpf_host_btf(host);
+
+	return btf && btf__find_by_name_kind(btf, "tcp_congestion_ops", BTF_KIND_STRUCT) > 0 &&
+	       btf__find_by_name_kind(btf, "tcp_slow_start", BTF_KIND_FUNC) > 0;
+}
+
+static struct kbpf_host *host_fail(struct kbpf_host *host, const char *cmd, const char *msg)
+{
+	cli_host_free(host);
+	if (msg)
+		cli_error(EXIT_FAIL, cmd, "%s", msg);
+	return NULL;
+}
+
 struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o)
 {
 	struct kbpf_host *host = kbpf_host_new();
 	bool plugin = o->host_file && exports_host_init(o->host_file);
 	int ret;
 
-	/* Linux's program types and helpers (hosts/linux), so Linux programs verify and run;
-	 * first the TCP host's (its clock helpers win), unless kbpf has no BTF of its own.
-	 * A plugin's after it: it may register Linux's types itself. */
-	if (!host || kbpf_host_add_map_helpers(host) || (!o->host_file && kbpf_tcp_host_add(host) == -ENOMEM) ||
-	    (!plugin && kbpf_linux_host_add(host)) ||
-	    kbpf_host_kconfig_set(host, "CONFIG_HZ", 250)) {
-		kbpf_host_free(host);
-		cli_error(EXIT_FAIL, cmd, "out of memory");
-		return NULL;
-	}
-	for (int i = 0; i < o->nr_kconfig; i++) {
-		if (kbpf_host_kconfig_set(host, o->kconfig[i].name, o->kconfig[i].value)) {
-			kbpf_host_free(host);
-			cli_error(EXIT_FAIL, cmd, "out of memory");
-			return NULL;
-		}
-	}
+	if (!host || kbpf_host_add_map_helpers(host))
+		return host_fail(host, cmd, "out of memory");
 	if (o->host_file) {
 		cli_libbpf_quiet();
 		ret = kbpf_host_btf_load_file(host, o->host_file);
 		if (ret) {
-			kbpf_host_free(host);
+			cli_host_free(host);
 			cli_btf_load_error(cmd, o->host_file, ret);
 			return NULL;
 		}
 		/* a plugin: its kfunc sets, program types, … as the application registers them */
-		if (plugin && host_plugin_init(cmd, o->host_file, host)) {
-			cli_host_free(host);
-			return NULL;
-		}
-		if (plugin && !kbpf_host_prog_type_find(host, "socket_filter") && kbpf_linux_host_add(host)) {
-			cli_host_free(host);
-			cli_error(EXIT_FAIL, cmd, "%s: cannot add Linux's program types after its kbpf_host_init",
-				  o->host_file);
-			return NULL;
-		}
+		if (plugin && host_plugin_init(cmd, o->host_file, host))
+			return host_fail(host, cmd, NULL);
 	}
+	/* The TCP host's type, helpers and kfuncs (tcp-sim's BPF CCs), where the BTF has
+	 * them: kbpf's own without --host. First: its clock helpers win over Linux's. */
+	if ((!o->host_file || btf_has_tcp_host(host)) && kbpf_tcp_host_add(host) == -ENOMEM)
+		return host_fail(host, cmd, "out of memory");
+	/* Linux's program types and helpers (hosts/linux), so Linux programs verify and run,
+	 * unless a plugin registered them itself. */
+	if (!kbpf_host_prog_type_find(host, "socket_filter") && kbpf_linux_host_add(host))
+		return host_fail(host, cmd, "cannot add Linux's program types (out of memory?)");
+	if (kbpf_host_kconfig_set(host, "CONFIG_HZ", 250))
+		return host_fail(host, cmd, "out of memory");
+	for (int i = 0; i < o->nr_kconfig; i++)
+		if (kbpf_host_kconfig_set(host, o->kconfig[i].name, o->kconfig[i].value))
+			return host_fail(host, cmd, "out of memory");
 	return host;
 }
 

@@ -28,6 +28,9 @@ void usage_tcp_sim(void)
 	       "                      its name through bpf_setsockopt(TCP_CONGESTION)\n"
 	       "  --jit, --no-jit     BPF CCs on the x86-64 JIT (default where available) or the\n"
 	       "                      interpreter\n"
+	       "  --host FILE         the host BPF CCs load on, as in every command: FILE's BTF, and\n"
+	       "                      a plugin's kbpf_host_init (its kfuncs); its BTF must describe\n"
+	       "                      the TCP host's types (a host linking kbpf_tcp)\n"
 	       "  --rate R            bottleneck rate in bit/s, suffix k/M/G (default 20M)\n"
 	       "  --delay D           one-way delay, suffix us/ms/s (default 20ms: 40 ms RTT)\n"
 	       "  --queue N           drop-tail queue limit in packets (default: one BDP)\n"
@@ -157,6 +160,7 @@ static int plot(const char *out, const char *csv, char names[][TCP_CA_NAME_MAX],
  * and registered by name in the simulation. */
 struct bpf_ccs {
 	struct kbpf_host *host;
+	const char *host_file; /* --host: the host BPF CCs load on (cli_host_new) */
 	struct {
 		char *path;
 		struct kbpf_object *obj;
@@ -210,7 +214,7 @@ static int bpf_cc_get(struct bpf_ccs *b, struct kbpf_tcp_sim *sim, const char *s
 		}
 	snprintf(path, sizeof(path), "%.*s", (int)(colon ? colon - spec : (ptrdiff_t)strlen(spec)), spec);
 	if (!b->host) {
-		struct cli_host_opts ho = { 0 };
+		struct cli_host_opts ho = { .host_file = b->host_file };
 		if (!(b->host = cli_host_new(CMD, &ho)))
 			return -1;
 	}
@@ -318,7 +322,7 @@ static int run_script(const char *path, const struct tcp_congestion_ops *ops, co
 int cmd_tcp_sim(int argc, char **argv)
 {
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
-	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING };
+	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING, O_HOST };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -329,7 +333,8 @@ int cmd_tcp_sim(int argc, char **argv)
 		{ "plot", required_argument, 0, O_PLOT },     { "quiet", no_argument, 0, O_QUIET },
 		{ "help", no_argument, 0, O_HELP },	     { "jit", no_argument, 0, O_JIT },
 		{ "no-jit", no_argument, 0, O_NO_JIT },	     { "script", required_argument, 0, O_SCRIPT },
-		{ "keep-going", no_argument, 0, O_KEEP_GOING }, { 0, 0, 0, 0 },
+		{ "keep-going", no_argument, 0, O_KEEP_GOING }, { "host", required_argument, 0, O_HOST },
+		{ 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
 	const struct tcp_congestion_ops *ops[MAX_FLOWS];
@@ -366,6 +371,9 @@ int cmd_tcp_sim(int argc, char **argv)
 						 optarg);
 			snprintf(names[nflows], TCP_CA_NAME_MAX, "%s", optarg);
 			nflows++;
+			break;
+		case O_HOST:
+			bpf.host_file = optarg;
 			break;
 		case O_RATE:
 			if (parse_rate(optarg, &so.rate_bps))
