@@ -58,6 +58,10 @@ expect 0 '^good: safe as socket_filter$' -- verify "$objs/verify_one.bpf.o" good
 expect 0 '^ldabs: safe as socket_filter$' -- verify "$objs/verify_one.bpf.o" ldabs
 expect 1 "program 'bad'.*unknown helper #9999" -- verify "$objs/verify_one.bpf.o" bad
 expect 1 "unknown helper #9999|unknown#9999" -- verify "$objs/verify_one.bpf.o"
+# the whole object: the programs do not load together; each is verified on its own
+expect 1 '^good: safe as socket_filter$' -- verify "$objs/verify_one.bpf.o"
+expect 1 '^ldabs: safe as socket_filter$' -- verify "$objs/verify_one.bpf.o"
+expect 1 '^bad: rejected \(Invalid argument\)$' -- verify "$objs/verify_one.bpf.o"
 expect 0 'retval: 0x1 \(1\)' -- run "$objs/verify_one.bpf.o" good
 printf '\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x08\x00\x45\x00\x00\x14' >"$tmp/pkt.bin"
 expect 0 'retval: 0x45 \(69\)' -- run "$objs/verify_one.bpf.o" ldabs --packet "$tmp/pkt.bin"

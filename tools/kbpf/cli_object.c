@@ -132,10 +132,13 @@ static bool exports_host_init(const char *path)
 	return found;
 }
 
-/* The plugins dlopen'ed for the hosts of this command: closed by cli_host_free, after
- * the host (its kfunc addresses point into them). */
-static void *plugin_handles[4];
-static int nr_plugin_handles;
+/* The plugins dlopen'ed for the hosts of this command: each closed by cli_host_free of
+ * its host, after the host (its kfunc addresses point into the plugin). */
+static struct {
+	struct kbpf_host *host;
+	void *handle;
+} plugins[16];
+static int nr_plugins;
 
 /* A host plugin's kbpf_host_init on host (its BTF is loaded already). */
 static int host_plugin_init(const char *cmd, const char *path, struct kbpf_host *host)
@@ -150,8 +153,10 @@ static int host_plugin_init(const char *cmd, const char *path, struct kbpf_host 
 	handle = dlopen(rel, RTLD_NOW | RTLD_LOCAL);
 	if (!handle)
 		return cli_error(EXIT_FAIL, cmd, "%s: %s", path, dlerror());
-	if (nr_plugin_handles < (int)(sizeof(plugin_handles) / sizeof(plugin_handles[0])))
-		plugin_handles[nr_plugin_handles++] = handle; /* else kept open until exit */
+	if (nr_plugins < (int)(sizeof(plugins) / sizeof(plugins[0]))) { /* else kept open until exit */
+		plugins[nr_plugins].host = host;
+		plugins[nr_plugins++].handle = handle;
+	}
 	*(void **)&init = dlsym(handle, KBPF_HOST_INIT_SYMBOL);
 	if (!init)
 		return cli_error(EXIT_FAIL, cmd, "%s: no function " KBPF_HOST_INIT_SYMBOL
@@ -165,8 +170,14 @@ static int host_plugin_init(const char *cmd, const char *path, struct kbpf_host 
 void cli_host_free(struct kbpf_host *host)
 {
 	kbpf_host_free(host);
-	while (nr_plugin_handles > 0)
-		dlclose(plugin_handles[--nr_plugin_handles]);
+	for (int i = 0; host && i < nr_plugins;) {
+		if (plugins[i].host != host) {
+			i++;
+			continue;
+		}
+		dlclose(plugins[i].handle);
+		plugins[i] = plugins[--nr_plugins];
+	}
 }
 
 /* Whether the host's BTF describes the TCP host (its struct_ops type and kfuncs): a host

@@ -214,7 +214,33 @@ static bool uses_ld_abs(const struct kbpf_program *p)
 }
 
 static int verify_object(const char *path, const char *prog_name, const struct verify_args *a,
-			 const struct cli_host_opts *hopts)
+			 const struct cli_host_opts *hopts, bool each);
+
+/* The load of every program together failed: verify each on its own (only it loaded),
+ * so one bad program does not hide the others' verdicts. */
+static int verify_each(const char *path, struct kbpf_object *obj, const struct verify_args *a,
+		       const struct cli_host_opts *hopts)
+{
+	char *names[1024];
+	size_t n = 0;
+	int rc = EXIT_OK;
+
+	for (struct kbpf_program *p = NULL; (p = kbpf_object_next_program(obj, p)) && n < 1024;)
+		if (kbpf_program_autoload(p) && !(names[n++] = strdup(kbpf_program_name(p))))
+			n--;
+	for (size_t i = 0; i < n; i++) {
+		int r = verify_object(path, names[i], a, hopts, true);
+		if (r == EXIT_USAGE || (r && rc == EXIT_OK))
+			rc = r;
+		free(names[i]);
+	}
+	return rc;
+}
+
+/* each: one of verify_each's: a load failure is this program's verdict (reported), not
+ * the command's error line. */
+static int verify_object(const char *path, const char *prog_name, const struct verify_args *a,
+			 const struct cli_host_opts *hopts, bool each)
 {
 	const char *cmd = "verify";
 	struct kbpf_host *host = cli_host_new(cmd, hopts);
@@ -281,6 +307,18 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 		ret = kbpf_object_load(obj);
 		if (!ret || !prog_name || !strstr(olog, "is not loaded"))
 			break;
+	}
+	/* a program's failure (not the object's: a map, an extern): each on its own */
+	if (ret && !prog_name && !strncmp(cli_last_line(olog, line, sizeof(line), -ret), "program '", 9)) {
+		rc = verify_each(path, obj, a, hopts);
+		goto out;
+	}
+	if (ret && each) {
+		char why[1100];
+		snprintf(why, sizeof(why), "%s\n", cli_last_line(olog, line, sizeof(line), -ret));
+		report(prog_name, NULL, "rejected", -ret, why);
+		rc = EXIT_FAIL;
+		goto out;
 	}
 	if (ret) {
 		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(olog, line, sizeof(line), -ret));
@@ -457,7 +495,7 @@ int cmd_verify(int argc, char **argv)
 	if (strcmp(path, "-") && cli_is_elf_file(path)) {
 		if (optind + 2 < argc)
 			return cli_error(EXIT_USAGE, "verify", "too many arguments");
-		rc = verify_object(path, optind + 1 < argc ? argv[optind + 1] : NULL, &a, &hopts);
+		rc = verify_object(path, optind + 1 < argc ? argv[optind + 1] : NULL, &a, &hopts, false);
 		json_end(rc);
 		return rc;
 	}
