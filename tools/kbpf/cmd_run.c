@@ -132,6 +132,7 @@ struct run_args {
 	uint64_t timers_ns; /* --timers */
 	int nargs, checked, jit, timers;
 	int show_globals; /* --show-globals */
+	const char *host_type; /* an object's program of a host type named by its section */
 	int stack_fill; /* --stack-fill: the byte, or -1 */
 	unsigned harden;     /* KBPF_HARDEN_* */
 	uint64_t run_budget; /* --budget */
@@ -677,7 +678,11 @@ static int ctx_for_object_prog(struct run_args *a, struct kbpf_host *host, uint3
 
 	if (a->checked)
 		return 0; /* --arg too: R1 stays the context, the values go to R2.. */
-	kbpf_host_prog_type_foreach(host, ctx_size_of, &q);
+	const struct kbpf_prog_type *ht = a->host_type ? kbpf_host_prog_type_find(host, a->host_type) : NULL;
+	if (ht)
+		q.size = ht->ctx_size; /* "checkout": the host's own type, no Linux type */
+	else
+		kbpf_host_prog_type_foreach(host, ctx_size_of, &q);
 	if (!q.size || *mem_len >= q.size)
 		return 0;
 	ctx = calloc(1, q.size);
@@ -744,6 +749,17 @@ static bool ctx_holds_host_pointers(struct kbpf_object *obj, struct kbpf_program
 	return rt && btf_is_ptr(rt) && sec && (!strncmp(sec, "fexit", 5) || !strncmp(sec, "fmod_ret", 8));
 }
 
+/* A program without a Linux type whose section names a host type ("checkout"): its
+ * context is that type's. */
+static void set_host_type(struct run_args *a, struct kbpf_host *host, const struct kbpf_program *p, uint32_t type)
+{
+	const char *sec = kbpf_program_section_name(p);
+
+	if (sec && sec[0] == '?')
+		sec++;
+	a->host_type = !type && sec && kbpf_host_prog_type_find(host, sec) ? sec : NULL;
+}
+
 /* FILE.o [PROG]: the object's program, loaded on the CLI host. */
 static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct kbpf_object **obj,
 			    struct kbpf_prog **prog, uint32_t *type, bool *host_ptrs)
@@ -765,6 +781,7 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 			return cli_error(EXIT_FAIL, "run", "%s: no program '%s'", a->prog_path, a->obj_prog);
 		*prog = kbpf_program_prog(p);
 		*type = kbpf_program_type(p);
+		set_host_type(a, *host, p, *type);
 		*host_ptrs = ctx_holds_host_pointers(*obj, p, *host);
 		jit_note(a, *obj, p);
 		return 0;
@@ -780,6 +797,7 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 				 a->prog_path, loaded, a->prog_path);
 	*prog = kbpf_program_prog(only);
 	*type = kbpf_program_type(only);
+	set_host_type(a, *host, only, *type);
 	*host_ptrs = ctx_holds_host_pointers(*obj, only, *host);
 	jit_note(a, *obj, only);
 	return 0;
