@@ -32,8 +32,9 @@ int main(void)
 	if (ret) {
 		fprintf(stderr, "kfunc-host: %d %s\n", ret, log);
 	} else {
-		printf("program returned %llu; till: %u sale(s), %llu cents\n", (unsigned long long)r0, till.sales,
-		       (unsigned long long)till.total_cents);
+		printf("program returned %llu; till: %u sale(s), %llu cents; discount %u%%, last total %llu\n",
+		       (unsigned long long)r0, till.sales, (unsigned long long)till.total_cents,
+		       skel->rodata->discount_percent, (unsigned long long)skel->bss->last_total);
 	}
 	checkout__destroy(skel);
 	kbpf_host_free(host);

@@ -26,6 +26,8 @@ grep -q 'uint64_t shop_ring_up(struct till \*till, uint32_t price_cents);' "$tmp
 grep -q '^sell: safe as checkout$' "$tmp/all" && ok || bad "not verified: $(cat "$tmp/all")"
 grep -q 'retval: 0x9c4 (2500)' "$tmp/all" && ok || bad "run: $(cat "$tmp/all")"
 [ "$(od -An -tu4 -N12 till.out | tr -s ' ')" = " 2500 0 1" ] && ok || bad "till.out: $(od -An -tx1 till.out)"
+grep -q '^\.rodata discount_percent = 50$' "$tmp/all" && grep -q '^\.bss last_total = 1000$' "$tmp/all" && ok \
+  || bad "checkout globals: $(cat "$tmp/all")"
 grep -q '^\.rodata mode = "MODE_SLOW"$' "$tmp/all" && grep -q '^\.rodata name = "xyz"$' "$tmp/all" && ok \
   || bad "globals: $(cat "$tmp/all")"
 
