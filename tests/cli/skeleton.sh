@@ -3,9 +3,10 @@
 # `kbpf gen skeleton` (issue 19, item 4): the header embeds the object, types its
 # globals, names its programs and maps, and a host built on it configures .rodata
 # before load, loads, runs and reads .data/.bss after; errors are one line.
-# usage: skeleton.sh KBPF_BINARY SOURCE_DIR BUILD_DIR TEST_BPF_DIR
+# usage: skeleton.sh KBPF_BINARY SOURCE_DIR BUILD_DIR TEST_BPF_DIR [CFLAGS]
+# (CFLAGS: the build's sanitizer flags, for linking its libkbpf.a)
 set -u
-kbpf=$1 src=$2 build=$3 objs=$4
+kbpf=$1 src=$2 build=$3 objs=$4 extra=${5:-}
 source "$(dirname "$0")/lib.sh"
 command -v cc >/dev/null || { echo "cc not found: skipped"; exit 0; }
 
@@ -64,7 +65,8 @@ int main(void)
 	return 0;
 }
 C
-if cc -std=gnu11 -Wall -Werror -I"$tmp" -I"$src/include" -I"$src/hosts/linux/include" "$tmp/host.c" \
+# shellcheck disable=SC2086 # $extra: zero or more flags
+if cc -std=gnu11 -Wall -Werror $extra -I"$tmp" -I"$src/include" -I"$src/hosts/linux/include" "$tmp/host.c" \
      "$build/hosts/linux/libkbpf_linux.a" "$build/libkbpf.a" -lbpf -lelf -lz -lffi -lpthread -ldl -lm \
      -o "$tmp/host" 2>"$tmp/cc.err"; then
   ok
