@@ -75,8 +75,9 @@ int kbpf_object_open_mem(const void *buf, size_t size, const struct kbpf_object_
 /* Load: resolve externs against the host (kconfig values, kfunc BTF ids and prototypes),
  * create the maps (global data initialised, .rodata and .kconfig frozen), link each
  * autoloaded program with the subprograms it calls, relocate (maps become
- * BPF_PSEUDO_MAP_IDX / _IDX_VALUE with imm = index in the object's map table, in
- * kbpf_object_next_map order), apply CO-RE relocations against kbpf_host_btf(host), and
+ * BPF_PSEUDO_MAP_IDX / _IDX_VALUE with imm = index in the object's map table,
+ * kbpf_object_map_table: kbpf_object_next_map order when every map is created), apply
+ * CO-RE relocations against kbpf_host_btf(host) (or btf_custom_path's), and
  * create a struct kbpf_prog per autoloaded program. Until the verifier exists, load does
  * the structural checks of kbpf_prog_create only: run only programs you trust.
  * Returns 0 or a negative errno (-EINVAL on a second call). */
@@ -188,6 +189,14 @@ int kbpf_program_source_line(const struct kbpf_program *prog, size_t insn_idx, s
  * named after their section (".data", ".rodata", ".bss", ".data.foo", ".kconfig"). */
 struct kbpf_map *kbpf_object_next_map(const struct kbpf_object *obj, const struct kbpf_map *prev);
 struct kbpf_map *kbpf_object_find_map(const struct kbpf_object *obj, const char *name);
+/* Whether load creates map name (libbpf's bpf_map__set_autocreate); default true. A map
+ * left out is not in the map table (kbpf_object_next_map skips it) and a loaded program
+ * that uses it fails to link ("uses map 'X', which is not created"). Before load:
+ * -EBUSY after, -ENOENT for no such map (names as kbpf_object_find_map's). */
+int kbpf_object_set_map_autocreate(struct kbpf_object *obj, const char *name, bool autocreate);
+/* After load: the map table, *nr entries, by the index BPF_PSEUDO_MAP_IDX immediates
+ * carry (NULL where a map was not created); NULL before load. */
+struct kbpf_map *const *kbpf_object_map_table(const struct kbpf_object *obj, size_t *nr);
 /* BTF type ids (in kbpf_object_btf) of a map's key and value, 0 if not known: __type()
  * of a BTF-defined map, the DATASEC of a global data map. */
 uint32_t kbpf_object_map_btf_key_type_id(const struct kbpf_object *obj, const struct kbpf_map *map);

@@ -187,6 +187,10 @@ static int apply(struct linker *l, const struct obj_relo *r, const struct obj_fu
 	int64_t off;
 	int ret;
 
+	if ((r->kind == RELO_LD64_MAP || r->kind == RELO_LD64_DATA) && l->obj->maps[r->map_idx].no_create) {
+		LOG(l, "insn %zu: uses map '%s', which is not created (autocreate off)", i, l->obj->maps[r->map_idx].name);
+		return -ENOENT;
+	}
 	switch (r->kind) {
 	case RELO_LD64_MAP:
 		insn[0].src_reg = BPF_PSEUDO_MAP_IDX;

@@ -171,6 +171,7 @@ struct obj_map {
 	struct obj_map_init *inits;
 	size_t nr_inits;
 	struct kbpf_map *map;    /* after load */
+	bool no_create;          /* kbpf_object_set_map_autocreate(false): load skips it */
 	/* ARRAY_OF_MAPS / HASH_OF_MAPS: the template of `__array(values, struct inner)`
 	 * (libbpf's map->inner_map, named "<outer>.inner"): created at load, held by the
 	 * outer map only */

@@ -597,13 +597,40 @@ struct kbpf_map *kbpf_object_next_map(const struct kbpf_object *obj, const struc
 {
 	if (!obj || !obj->loaded || !obj->nr_maps)
 		return NULL;
-	if (!prev)
-		return obj->maps[0].map;
-	const struct obj_map *m = obj_map_of(obj, prev);
-	if (!m)
-		return NULL;
-	size_t i = (size_t)(m - obj->maps) + 1;
+	size_t i = 0;
+	if (prev) {
+		const struct obj_map *m = obj_map_of(obj, prev);
+		if (!m)
+			return NULL;
+		i = (size_t)(m - obj->maps) + 1;
+	}
+	while (i < obj->nr_maps && !obj->maps[i].map) /* not created: autocreate off */
+		i++;
 	return i < obj->nr_maps ? obj->maps[i].map : NULL;
+}
+
+int kbpf_object_set_map_autocreate(struct kbpf_object *obj, const char *name, bool autocreate)
+{
+	if (!obj || !name)
+		return -EINVAL;
+	if (obj->loaded || obj->load_tried)
+		return -EBUSY;
+	for (size_t i = 0; i < obj->nr_maps; i++) {
+		if (strcmp(obj->maps[i].name, name))
+			continue;
+		if (obj->maps[i].kind == MAP_KIND_KCONFIG && !autocreate)
+			return -EINVAL; /* the host fills it; externs read it */
+		obj->maps[i].no_create = !autocreate;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+struct kbpf_map *const *kbpf_object_map_table(const struct kbpf_object *obj, size_t *nr)
+{
+	if (nr)
+		*nr = obj && obj->loaded ? obj->nr_maps : 0;
+	return obj && obj->loaded ? obj->map_table : NULL;
 }
 
 struct kbpf_map *kbpf_object_find_map(const struct kbpf_object *obj, const char *name)

@@ -67,5 +67,13 @@ printf '\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x08\x00\x45\x00\x00\x14
 expect 0 'retval: 0x45 \(69\)' -- run "$objs/verify_one.bpf.o" ldabs --packet "$tmp/pkt.bin"
 expect 0 'retval: 0x45 \(69\)' -- run --jit "$objs/verify_one.bpf.o" ldabs --packet "$tmp/pkt.bin"
 expect 0 'w0 = 1' -- prog dump "$objs/verify_one.bpf.o" good
+# a map type kbpf cannot create, used by another program only: left out (autocreate off)
+expect 0 '^plain: safe as socket_filter$' -- verify "$objs/map_skip.bpf.o" plain
+expect 0 'retval: 0x3 \(3\)' -- run "$objs/map_skip.bpf.o" plain
+expect 0 'map\[idx:1\]  # counts$' -- prog dump "$objs/map_skip.bpf.o" plain
+# the program that uses it is told why the map is not there, in one line
+expect_error 1 "map 'devmap': cannot create it .*map type not implemented by kbpf" -- verify "$objs/map_skip.bpf.o" redirect
+expect_error 1 "map 'devmap': cannot create it" -- run "$objs/map_skip.bpf.o" redirect
+expect_error 1 "map 'devmap': cannot create it" -- verify "$objs/map_skip.bpf.o"
 
 finish

@@ -150,6 +150,21 @@ struct cli_open_opts {
 };
 int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *host, const struct cli_open_opts *o,
 			 struct kbpf_object **obj);
+/* Maps left out of a load (kbpf_object_set_map_autocreate false) because kbpf could not
+ * create them and the program named on the command line may not need them. */
+#define CLI_MAX_MAP_SKIPS 64
+struct cli_map_skips {
+	char names[CLI_MAX_MAP_SKIPS][128];
+	char why[CLI_MAX_MAP_SKIPS][512]; /* the load's line about each */
+	int nr;
+};
+/* If the load log's failure is a map kbpf cannot create (its type, its size) not left
+ * out yet, add it to sk and return true. */
+bool cli_failed_map(const char *log, struct cli_map_skips *sk);
+void cli_apply_map_skips(struct kbpf_object *obj, const struct cli_map_skips *sk);
+/* The line to report for a failed load's log: when a program needed a map left out,
+ * why that map could not be created; else the log's last line. */
+const char *cli_load_error(const char *log, const struct cli_map_skips *sk, char *out, size_t size, int err);
 /* Whether path starts with the ELF magic. */
 int cli_is_elf_file(const char *path);
 /* Disassembly options naming the host's helpers and kfuncs (index prefix on). */

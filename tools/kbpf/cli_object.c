@@ -253,6 +253,48 @@ const char *cli_last_line(const char *log, char *out, size_t size, int err)
 	return out;
 }
 
+bool cli_failed_map(const char *log, struct cli_map_skips *sk)
+{
+	char line[1024];
+	const char *l = cli_last_line(log, line, sizeof(line), 0), *q;
+	size_t len;
+
+	if (!strncmp(l, "legacy ", 7))
+		l += 7;
+	if (strncmp(l, "map '", 5) || (!strstr(l, "': cannot create it") && !strstr(l, "over kbpf's limit")))
+		return false;
+	q = strchr(l + 5, '\'');
+	len = q ? (size_t)(q - (l + 5)) : 0;
+	if (!len || len >= sizeof(sk->names[0]) || sk->nr == CLI_MAX_MAP_SKIPS)
+		return false;
+	for (int i = 0; i < sk->nr; i++)
+		if (!strncmp(sk->names[i], l + 5, len) && !sk->names[i][len])
+			return false; /* left out already, and still failing: something else */
+	snprintf(sk->why[sk->nr], sizeof(sk->why[0]), "%.*s", (int)sizeof(sk->why[0]) - 1, line);
+	snprintf(sk->names[sk->nr++], sizeof(sk->names[0]), "%.*s", (int)len, l + 5);
+	return true;
+}
+
+const char *cli_load_error(const char *log, const struct cli_map_skips *sk, char *out, size_t size, int err)
+{
+	const char *l = cli_last_line(log, out, size, err), *at = strstr(l, "uses map '");
+
+	for (int i = 0; at && strstr(l, "which is not created") && i < sk->nr; i++) {
+		size_t len = strlen(sk->names[i]);
+		if (!strncmp(at + 10, sk->names[i], len) && at[10 + len] == '\'') {
+			snprintf(out, size, "%s", sk->why[i]);
+			return out;
+		}
+	}
+	return l;
+}
+
+void cli_apply_map_skips(struct kbpf_object *obj, const struct cli_map_skips *sk)
+{
+	for (int i = 0; obj && i < sk->nr; i++)
+		kbpf_object_set_map_autocreate(obj, sk->names[i], false);
+}
+
 int cli_object_open(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
 		    struct kbpf_object **out)
 {
@@ -275,9 +317,11 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 
 	cli_libbpf_quiet();
 	/* With PROG, only PROG loads (libbpf's autoload off for the others): another
-	 * program's faults do not refuse it. Unless the load then fails for want of them (a
-	 * prog array's initial slots in .maps name them): then they load too. */
-	for (int all = 0; all < 2; all++) {
+	 * program's faults do not refuse it, and a map kbpf cannot create is left out
+	 * (autocreate off) unless PROG uses it. When the load fails for want of the other
+	 * programs (a prog array's initial slots in .maps name them), they load too. */
+	struct cli_map_skips skips = { 0 };
+	for (int all = 0, attempt = 0; attempt < CLI_MAX_MAP_SKIPS + 2; attempt++) {
 		kbpf_object_close(obj);
 		obj = NULL;
 		log[0] = 0;
@@ -306,17 +350,24 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 			kbpf_object_close(obj);
 			return code;
 		}
+		if (!ret && named)
+			cli_apply_map_skips(obj, &skips);
 		if (!ret && load) {
 			ret = kbpf_object_load(obj);
 			if (ret)
 				snprintf(log, sizeof(log), "%s", kbpf_object_log(obj));
 		}
-		if (!ret || !named || !load || !strstr(log, "is not loaded"))
+		if (!ret || !named || !load)
 			break;
+		if (cli_failed_map(log, &skips))
+			continue;
+		if (all || !strstr(log, "is not loaded"))
+			break;
+		all = 1;
 	}
 	if (ret) {
 		kbpf_object_close(obj);
-		return cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(log, line, sizeof(line), -ret));
+		return cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_load_error(log, &skips, line, sizeof(line), -ret));
 	}
 	*out = obj;
 	return 0;

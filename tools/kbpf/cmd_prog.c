@@ -147,10 +147,9 @@ static const char *lddw_map_name(const struct kbpf_object *obj, const struct bpf
 {
 	if (in->src_reg != BPF_PSEUDO_MAP_IDX && in->src_reg != BPF_PSEUDO_MAP_IDX_VALUE)
 		return NULL;
-	struct kbpf_map *m = kbpf_object_next_map(obj, NULL);
-	for (int32_t i = 0; m && i < in->imm; i++)
-		m = kbpf_object_next_map(obj, m);
-	return m ? kbpf_map_name(m) : NULL;
+	size_t nr = 0;
+	struct kbpf_map *const *table = kbpf_object_map_table(obj, &nr); /* by LDDW index */
+	return table && in->imm >= 0 && (size_t)in->imm < nr && table[in->imm] ? kbpf_map_name(table[in->imm]) : NULL;
 }
 
 #ifdef KBPF_HAVE_CAPSTONE

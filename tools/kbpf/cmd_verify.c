@@ -270,7 +270,8 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 	 * is loaded, as libbpf loads with autoload off for the others: another program's
 	 * faults do not refuse this one. Unless the load then fails for want of them (a prog
 	 * array's initial slots in .maps name them): then they load too, unverified. */
-	for (int all = 0; all < 2; all++) {
+	struct cli_map_skips skips = { 0 };
+	for (int all = 0, attempt = 0; attempt < CLI_MAX_MAP_SKIPS + 2; attempt++) {
 		kbpf_object_close(obj);
 		obj = NULL;
 		n = 0;
@@ -304,9 +305,17 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 		}
 		if ((rc = cli_globals_apply(cmd, obj))) /* --set: .rodata steers the verifier */
 			goto out;
+		if (prog_name)
+			cli_apply_map_skips(obj, &skips);
 		ret = kbpf_object_load(obj);
-		if (!ret || !prog_name || !strstr(olog, "is not loaded"))
+		if (!ret || !prog_name)
 			break;
+		/* a map kbpf cannot create, for another program: left out, load again */
+		if (cli_failed_map(olog, &skips))
+			continue;
+		if (all || !strstr(olog, "is not loaded"))
+			break;
+		all = 1;
 	}
 	/* a program's failure (not the object's: a map, an extern): each on its own */
 	if (ret && !prog_name && !strncmp(cli_last_line(olog, line, sizeof(line), -ret), "program '", 9)) {
@@ -315,20 +324,18 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 	}
 	if (ret && each) {
 		char why[1100];
-		snprintf(why, sizeof(why), "%s\n", cli_last_line(olog, line, sizeof(line), -ret));
+		snprintf(why, sizeof(why), "%s\n", cli_load_error(olog, &skips, line, sizeof(line), -ret));
 		report(prog_name, NULL, "rejected", -ret, why);
 		rc = EXIT_FAIL;
 		goto out;
 	}
 	if (ret) {
-		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(olog, line, sizeof(line), -ret));
+		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_load_error(olog, &skips, line, sizeof(line), -ret));
 		goto out;
 	}
-	struct kbpf_map *maps[MAX_CLI_MAPS];
+	/* by the index the program's LDDWs carry (NULL: a map left uncreated) */
 	size_t nr_maps = 0;
-	for (struct kbpf_map *m = kbpf_object_next_map(obj, NULL); m && nr_maps < MAX_CLI_MAPS;
-	     m = kbpf_object_next_map(obj, m))
-		maps[nr_maps++] = m;
+	struct kbpf_map *const *maps = kbpf_object_map_table(obj, &nr_maps);
 	for (size_t i = 0; i < n; i++) {
 		const char *tname = a->type;
 		char buf[64];
