@@ -8,11 +8,7 @@
 set -u
 kbpf=$1 src=$2 plugin=$3
 source "$(dirname "$0")/lib.sh"
-command -v clang >/dev/null || { echo "clang not found: skipped"; exit 0; }
-
-mkdir -p "$tmp/bin" "$tmp/work"
-ln -s "$(readlink -f "$kbpf")" "$tmp/bin/kbpf"
-cd "$tmp/work" || exit 1
+docs_workdir
 printf 'r0 = r1\nr0 += 1\nexit\n' > prog.s
 cat > prog.bpf.c <<'C'
 #include <stdint.h>

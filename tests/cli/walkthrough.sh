@@ -7,11 +7,7 @@
 set -u
 kbpf=$1 src=$2 build=$3
 source "$(dirname "$0")/lib.sh"
-command -v clang >/dev/null || { echo "clang not found: skipped"; exit 0; }
-
-mkdir -p "$tmp/bin" "$tmp/work"
-ln -s "$(readlink -f "$kbpf")" "$tmp/bin/kbpf"
-cd "$tmp/work" || exit 1
+docs_workdir
 awk '/^### From the shell: plugin/{on=1} on && /^```sh/{inb=1; next} inb && /^```/{exit} inb' \
   "$src/docs/loader.md" | grep -v '^#' >"$tmp/cmds"
 [ "$(wc -l <"$tmp/cmds")" -ge 6 ] && ok || bad "walkthrough block: $(cat "$tmp/cmds")"

@@ -220,17 +220,29 @@ int cli_globals_apply(const char *cmd, struct kbpf_object *obj)
 	return 0;
 }
 
-void cli_globals_show(const struct kbpf_object *obj)
+/* The next global data map after prev with a DATASEC type, its type in *t and its
+ * memory in *data; NULL at the end. */
+static struct kbpf_map *next_global_map(const struct kbpf_object *obj, struct kbpf_map *prev,
+					const struct btf_type **t, void **data)
 {
 	const struct btf *btf = kbpf_object_btf(obj);
 
-	for (struct kbpf_map *m = NULL; btf && (m = kbpf_object_next_map(obj, m));) {
+	for (struct kbpf_map *m = prev; btf && (m = kbpf_object_next_map(obj, m));) {
 		uint32_t id = kbpf_object_map_btf_value_type_id(obj, m);
-		const struct btf_type *t = id ? btf__type_by_id(btf, id) : NULL;
-		void *data;
-		if (!t || !btf_is_datasec(t) || !is_global_data(kbpf_map_name(m)) ||
-		    kbpf_map_direct_value_addr(m, 0, &data))
-			continue;
+		*t = id ? btf__type_by_id(btf, id) : NULL;
+		if (*t && btf_is_datasec(*t) && is_global_data(kbpf_map_name(m)) && !kbpf_map_direct_value_addr(m, 0, data))
+			return m;
+	}
+	return NULL;
+}
+
+void cli_globals_show(const struct kbpf_object *obj)
+{
+	const struct btf *btf = kbpf_object_btf(obj);
+	const struct btf_type *t;
+	void *data;
+
+	for (struct kbpf_map *m = NULL; (m = next_global_map(obj, m, &t, &data));) {
 		const struct btf_var_secinfo *vsi = btf_var_secinfos(t);
 		for (uint16_t i = 0; i < btf_vlen(t); i++) {
 			const struct btf_type *v = btf__type_by_id(btf, vsi[i].type);
@@ -245,21 +257,18 @@ void cli_globals_show(const struct kbpf_object *obj)
 
 void cli_globals_json(FILE *f, const struct kbpf_object *obj)
 {
-	const struct btf *btf = kbpf_object_btf(obj);
+	const struct btf_type *t;
+	void *data;
 	int n = 0;
 
 	fputc('{', f);
-	for (struct kbpf_map *m = NULL; btf && (m = kbpf_object_next_map(obj, m));) {
-		uint32_t id = kbpf_object_map_btf_value_type_id(obj, m);
-		const struct btf_type *t = id ? btf__type_by_id(btf, id) : NULL;
-		void *data;
-		if (!t || !btf_is_datasec(t) || !is_global_data(kbpf_map_name(m)) ||
-		    kbpf_map_direct_value_addr(m, 0, &data))
-			continue;
+	for (struct kbpf_map *m = NULL; (m = next_global_map(obj, m, &t, &data));) {
 		fprintf(f, "%s", n++ ? ", " : "");
 		cli_json_str(f, kbpf_map_name(m), SIZE_MAX);
 		fputs(": ", f);
-		cli_btf_json_value(f, btf, id, data, kbpf_map_value_size(m)); /* {VAR: value} */
+		/* {VAR: value} */
+		cli_btf_json_value(f, kbpf_object_btf(obj), kbpf_object_map_btf_value_type_id(obj, m), data,
+				   kbpf_map_value_size(m));
 	}
 	fputc('}', f);
 }

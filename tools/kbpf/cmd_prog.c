@@ -225,6 +225,23 @@ static long *xlated_origins(const struct kbpf_prog *prog, size_t linked_cnt, siz
 	return orig;
 }
 
+/* What a dump shows: a loaded program's instructions after the verifier's rewrites (with
+ * orig, their linked origins), else the linked ones; the disassembly options. */
+static int dump_insns(const struct kbpf_object *obj, const struct kbpf_prog *loaded, size_t linked_cnt,
+		      const struct bpf_insn **insns, size_t *cnt, long **orig, struct kbpf_disasm_opts *opts)
+{
+	*cnt = linked_cnt;
+	if (loaded) {
+		*insns = kbpf_prog_insns(loaded, cnt);
+		*orig = xlated_origins(loaded, linked_cnt, *cnt);
+		if (!*orig)
+			return -ENOMEM;
+	}
+	cli_object_disasm_opts(obj, opts);
+	opts->with_index = 0;
+	return 0;
+}
+
 static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p, bool raw, bool linked, bool jited)
 {
 	size_t cnt, nfi, linked_cnt;
@@ -241,15 +258,8 @@ static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p,
 
 	struct jited_view jv = { 0 };
 
-	cnt = linked_cnt;
-	if (loaded) {
-		insns = kbpf_prog_insns(loaded, &cnt);
-		orig = xlated_origins(loaded, linked_cnt, cnt);
-		if (!orig)
-			return -ENOMEM;
-	}
-	cli_object_disasm_opts(obj, &opts);
-	opts.with_index = 0;
+	if (dump_insns(obj, loaded, linked_cnt, &insns, &cnt, &orig, &opts))
+		return -ENOMEM;
 	if (jited) {
 		struct kbpf_prog *prog = kbpf_program_prog(p);
 
@@ -326,15 +336,8 @@ static int dump_one_json(const struct kbpf_object *obj, const struct kbpf_progra
 	struct kbpf_disasm_opts opts;
 	char buf[256];
 
-	cnt = linked_cnt;
-	if (loaded) {
-		insns = kbpf_prog_insns(loaded, &cnt);
-		orig = xlated_origins(loaded, linked_cnt, cnt);
-		if (!orig)
-			return -ENOMEM;
-	}
-	cli_object_disasm_opts(obj, &opts);
-	opts.with_index = 0;
+	if (dump_insns(obj, loaded, linked_cnt, &insns, &cnt, &orig, &opts))
+		return -ENOMEM;
 	printf("{\"name\": ");
 	cli_json_str(stdout, kbpf_program_name(p), SIZE_MAX);
 	printf(", \"section\": ");
