@@ -39,6 +39,9 @@ void usage_tcp_sim(void)
 	       "                      its name through bpf_setsockopt(TCP_CONGESTION)\n"
 	       "  --jit, --no-jit     BPF CCs on the x86-64 JIT (default where available) or the\n"
 	       "                      interpreter\n"
+	       "  --host FILE         the host BPF CCs load on, as in every command: FILE's BTF, and\n"
+	       "                      a plugin's kbpf_host_init (its kfuncs); its BTF must describe\n"
+	       "                      the TCP host's types (a host linking kbpf_tcp)\n"
 	       "  --rate R            bottleneck rate in bit/s, suffix k/M/G (default 20M)\n"
 	       "  --delay D           one-way delay, suffix us/ms/s (default 20ms: 40 ms RTT)\n"
 	       "  --queue N           drop-tail queue limit in packets (default: one BDP)\n"
@@ -434,6 +437,7 @@ static void print_per_cc(struct kbpf_tcp_sim *sim, unsigned int n)
  * and registered by name in the simulation. */
 struct bpf_ccs {
 	struct kbpf_host *host;
+	const char *host_file; /* --host: the host BPF CCs load on (cli_host_new) */
 	struct {
 		char *path;
 		struct kbpf_object *obj;
@@ -465,7 +469,7 @@ static void bpf_ccs_free(struct bpf_ccs *b)
 		kbpf_object_close(b->objs[i].obj);
 		free(b->objs[i].path);
 	}
-	kbpf_host_free(b->host);
+	cli_host_free(b->host);
 }
 
 /* The CC of spec (FILE.o[:MAP]) in *ops, its name in name; 0, or a message was printed. */
@@ -491,7 +495,7 @@ static int bpf_cc_get(struct bpf_ccs *b, struct kbpf_tcp_sim *sim, const char *s
 	}
 	snprintf(path, sizeof(path), "%.*s", (int)(colon ? colon - spec : (ptrdiff_t)strlen(spec)), spec);
 	if (!b->host) {
-		struct cli_host_opts ho = { 0 };
+		struct cli_host_opts ho = { .host_file = b->host_file };
 		if (!(b->host = cli_host_new(CMD, &ho)))
 			return -1;
 	}
@@ -600,7 +604,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 {
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
 	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING, O_CC_MIX, O_FLOWS,
-	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS };
+	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -614,7 +618,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		{ "keep-going", no_argument, 0, O_KEEP_GOING }, { "cc-mix", required_argument, 0, O_CC_MIX },
 		{ "flows", required_argument, 0, O_FLOWS },   { "flow-file", required_argument, 0, O_FLOW_FILE },
 		{ "per-flow", no_argument, 0, O_PER_FLOW },   { "tso", no_argument, 0, O_TSO },
-		{ "sack-compress", no_argument, 0, O_SACK_COMPRESS }, { 0, 0, 0, 0 },
+		{ "sack-compress", no_argument, 0, O_SACK_COMPRESS }, { "host", required_argument, 0, O_HOST },
+		{ 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
 	struct bpf_ccs bpf = { 0 };
@@ -666,6 +671,9 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 			break;
 		case O_SACK_COMPRESS:
 			sack_compress = true;
+			break;
+		case O_HOST:
+			bpf.host_file = optarg;
 			break;
 		case O_RATE:
 			if (parse_rate(optarg, &so.rate_bps))
