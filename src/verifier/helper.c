@@ -628,7 +628,7 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 	return 0;
 }
 
-#define LINUX_FUNC_MAX_ID 211 /* __BPF_FUNC_MAX_ID in Linux 6.1 */
+#define LINUX_FUNC_MAX_ID 212 /* __BPF_FUNC_MAX_ID in Linux 6.12 (6.1: 211) */
 
 static const struct kbpf_helper_proto *get_proto(struct env *env, int32_t id);
 

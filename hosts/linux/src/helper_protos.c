@@ -110,7 +110,7 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(perf_event_output, F(perf_event_output), INT, GPL, 0, CTX, MAP, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO),
 	/* tc_cls_act_func_proto */
 	H(skb_store_bytes, F(skb_store_bytes), INT, CHG, 0, CTX, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE, ANY),
-	H(skb_pull_data, NULL, INT, CHG, 0, CTX, ANY),
+	H(skb_pull_data, F(skb_pull_data), INT, CHG, 0, CTX, ANY),
 	H(csum_diff, F(csum_diff), INT, PKT, 0, RDONLY_MEM | KBPF_ARG_MAYBE_NULL, KBPF_ARG_CONST_SIZE_OR_ZERO,
 	  RDONLY_MEM | KBPF_ARG_MAYBE_NULL, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	H(csum_update, F(csum_update), INT, 0, 0, CTX, ANY),
