@@ -330,8 +330,40 @@ static void test_skb_pull_data(void)
 	kbpf_host_free(host);
 }
 
+/* bpf_check_mtu's 6.12 prototype: mtu_len is 4 aligned bytes, read and written; tc and
+ * xdp have it, socket filters do not. */
+static void test_check_mtu(void)
+{
+	struct kbpf_host *host = linux_host();
+#define MTU_CALL(store, off)                                                                               \
+	{ store, BPF_MOV64_IMM(BPF_REG_2, 0), BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),                           \
+	  BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, off), BPF_MOV64_IMM(BPF_REG_4, 0), BPF_MOV64_IMM(BPF_REG_5, 0),     \
+	  BPF_EMIT_CALL(BPF_FUNC_check_mtu), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() }
+	const struct bpf_insn init[] = MTU_CALL(BPF_ST_MEM(BPF_W, BPF_REG_10, -8, 0), -8);
+	const struct bpf_insn uninit[] = MTU_CALL(BPF_ST_MEM(BPF_W, BPF_REG_10, -16, 0), -8);
+	const struct bpf_insn misaligned[] = MTU_CALL(BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0), -6);
+	CHECK_EQ_U64(verify(host, "sched_cls", init, N(init), 0), 0);
+	CHECK_EQ_U64(verify(host, "xdp", init, N(init), 0), 0);
+	/* uninitialised stack: a privileged loader may pass it (6.12's allow_uninit_stack);
+	 * tc and xdp have no other */
+	CHECK_EQ_U64(verify(host, "sched_cls", uninit, N(uninit), 0), 0);
+	CHECK(verify(host, "sched_cls", misaligned, N(misaligned), 0) < 0);
+	CHECK_CONTAINS(vlog_buf, "misaligned");
+	CHECK_EQ_U64(verify(host, "socket_filter", init, N(init), 0), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(vlog_buf, "bpf_check_mtu#163");
+	/* verified, not run: kbpf has no devices whose MTU it could give */
+	char log[256] = "";
+	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .host = host, .prog_type = "sched_cls", .license = "GPL",
+				       .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog *p = NULL;
+	CHECK(kbpf_prog_create(init, N(init), &opts, &p) < 0);
+	CHECK_CONTAINS(log, "unknown helper");
+	kbpf_host_free(host);
+}
+
 int main(void)
 {
+	RUN(test_check_mtu);
 	RUN(test_helper_names);
 	RUN(test_flow_dissector_access);
 	RUN(test_flow_dissector_run);

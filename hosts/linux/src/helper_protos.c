@@ -155,6 +155,14 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	SKC_TO(skc_to_mptcp_sock),
 	/* tc's and xdp's: one shape (helpers_fib.c) */
 	H(fib_lookup, F(fib_lookup), INT, GPL, 0, CTX, KBPF_ARG_PTR_TO_MEM, KBPF_ARG_CONST_SIZE, ANY),
+	/* tc's and xdp's bpf_check_mtu, one shape: 6.12's mtu_len is a fixed-size, aligned
+	 * u32 read and written (initialised, not in read-only memory). Prototype only: the
+	 * answer is a device's MTU, and kbpf has no devices. */
+	{ .id = BPF_FUNC_check_mtu,
+	  .proto = { .fn = NULL, .ret_type = INT, .flags = GPL,
+		     .arg_type = { CTX, ANY, KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_FIXED_SIZE | KBPF_ARG_MEM_WRITE |
+						KBPF_ARG_MEM_ALIGNED, ANY, ANY },
+		     .arg_size = { 0, 0, 4 } } },
 	/* the sockmap helpers of sk_skb, sk_msg and sock_ops (prototypes: kbpf has no psock to
 	 * redirect to); the verifier pairs each with its map type */
 	H(sk_redirect_map, NULL, INT, 0, 0, CTX, MAP, ANY, ANY),
