@@ -775,7 +775,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 			return -EINVAL;
 		}
 	}
-	if (fn->flags & KBPF_HELPER_SLEEPABLE) {
+	if ((fn->flags & KBPF_HELPER_SLEEPABLE) && !env->sleepable) {
 		vlog(env, "helper call might sleep in a non-sleepable prog\n");
 		return -EINVAL;
 	}

@@ -361,8 +361,59 @@ static void test_check_mtu(void)
 	kbpf_host_free(host);
 }
 
+/* bpf_copy_from_user(dst, size, user_ptr): sleepable programs only (Linux's might_sleep);
+ * the bytes, or -EFAULT with dst zeroed. */
+static void test_copy_from_user(void)
+{
+	struct kbpf_host *host = linux_host();
+	static const uint64_t src = 0x1122334455667788ull;
+	/* r0 = copy's result ?: the copied u64; the source address from ctx[0] (kprobe's
+	 * first register slot) */
+	const struct bpf_insn prog[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_3, BPF_REG_1, 0),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8),
+		BPF_MOV64_IMM(BPF_REG_2, 8),
+		BPF_EMIT_CALL(BPF_FUNC_copy_from_user),
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 2),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_10, -8),
+		BPF_EXIT_INSN(),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_10, -8), /* zeroed: r0 stays the error */
+		BPF_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_1),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(verify(host, "kprobe", prog, N(prog), 0), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(vlog_buf, "helper call might sleep in a non-sleepable prog");
+	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "kprobe", .prog_flags = BPF_F_SLEEPABLE,
+				      .log_buf = vlog_buf, .log_size = sizeof(vlog_buf) };
+	CHECK_EQ_U64(kbpf_prog_verify(prog, N(prog), &o), 0);
+	uint64_t regs[KBPF_LINUX_PT_REGS_SIZE / 8] = { (uintptr_t)&src };
+	for (int jit = 0; jit < 2; jit++) {
+#if !defined(__x86_64__)
+		if (jit)
+			break;
+#endif
+		struct kbpf_prog_opts opts = { .sz = sizeof(opts), .host = host, .jit = jit, .prog_type = "kprobe",
+					       .prog_flags = BPF_F_SLEEPABLE };
+		struct kbpf_prog *p = NULL;
+		CHECK_EQ_U64(kbpf_prog_create(prog, N(prog), &opts, &p), 0);
+		if (!p)
+			continue;
+		uint64_t r0 = 0;
+		regs[0] = (uintptr_t)&src;
+		CHECK_EQ_U64(kbpf_prog_run(p, regs, &r0), 0);
+		CHECK_EQ_U64(r0, src);
+		regs[0] = 8; /* never mapped */
+		CHECK_EQ_U64(kbpf_prog_run(p, regs, &r0), 0);
+		CHECK_EQ_U64(r0, (uint64_t)(int64_t)-EFAULT);
+		kbpf_prog_free(p);
+	}
+	kbpf_host_free(host);
+}
+
 int main(void)
 {
+	RUN(test_copy_from_user);
 	RUN(test_check_mtu);
 	RUN(test_helper_names);
 	RUN(test_flow_dissector_access);
