@@ -4,6 +4,8 @@
  * bpf_skb_pull_data run — verified and run on the interpreter and the JIT. */
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 #include <kbpf/kbpf.h>
 #include <kbpf/verifier.h>
 #include <kbpf/linux.h>
@@ -411,8 +413,77 @@ static void test_copy_from_user(void)
 	kbpf_host_free(host);
 }
 
+/* bpf_sock_map_update(sock_ops ctx, map, key, flags): the context's socket into a
+ * SOCKMAP, only from the established / listen callbacks (Linux's sock_map_op_okay). */
+static void test_sock_map_update(void)
+{
+	struct kbpf_host *host = linux_host();
+	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_SOCKMAP, .key_size = 4, .value_size = 8,
+				    .max_entries = 4, .name = "socks" };
+	struct kbpf_map *map = NULL;
+	CHECK_EQ_U64(kbpf_map_create(&def, &map), 0);
+	/* ctx->reply = sock_map_update(ctx, map, &(u32){1}, BPF_ANY); return 1 */
+	const struct bpf_insn prog[] = {
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 1),
+		BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -4),
+		BPF_LD_MAP_FD(BPF_REG_2, 0),
+		BPF_MOV64_IMM(BPF_REG_4, BPF_ANY),
+		BPF_EMIT_CALL(BPF_FUNC_sock_map_update),
+		BPF_STX_MEM(BPF_W, BPF_REG_6, BPF_REG_0, offsetof(struct bpf_sock_ops, reply)),
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_linux_sock sk;
+	memset(&sk, 0, sizeof(sk));
+	sk.sk.family = AF_INET;
+	sk.sk.type = SOCK_STREAM;
+	sk.sk.protocol = IPPROTO_TCP;
+	sk.sk.state = BPF_TCP_ESTABLISHED;
+	struct bpf_sock_ops ops;
+	const uint32_t key = 1;
+	uint64_t val;
+	for (int jit = 0; jit < 2; jit++) {
+#if !defined(__x86_64__)
+		if (jit)
+			break;
+#endif
+		char log[512] = "";
+		struct kbpf_prog_opts opts = { .sz = sizeof(opts), .host = host, .jit = jit, .prog_type = "sock_ops",
+					       .maps = &map, .nr_maps = 1, .log_buf = log, .log_size = sizeof(log) };
+		struct kbpf_prog *p = NULL;
+		CHECK_EQ_U64(kbpf_prog_create(prog, N(prog), &opts, &p), 0);
+		if (!p) {
+			fprintf(stderr, "%s\n", log);
+			continue;
+		}
+		kbpf_map_delete(map, &key);
+		uint64_t r0 = 0;
+		memset(&ops, 0, sizeof(ops));
+		ops.op = BPF_SOCK_OPS_TCP_CONNECT_CB; /* not yet established */
+		ops.sk = (struct bpf_sock *)&sk;
+		CHECK_EQ_U64(kbpf_prog_run(p, &ops, &r0), 0);
+		CHECK_EQ_U64(ops.reply, (uint32_t)-EOPNOTSUPP);
+		CHECK_EQ_U64(kbpf_map_lookup(map, &key, &val), (uint64_t)-ENOENT);
+		ops.op = BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB;
+		ops.sk = NULL; /* no socket */
+		CHECK_EQ_U64(kbpf_prog_run(p, &ops, &r0), 0);
+		CHECK_EQ_U64(ops.reply, (uint32_t)-EOPNOTSUPP);
+		ops.sk = (struct bpf_sock *)&sk;
+		CHECK_EQ_U64(kbpf_prog_run(p, &ops, &r0), 0);
+		CHECK_EQ_U64(ops.reply, 0);
+		CHECK_EQ_U64(r0, 1);
+		CHECK_EQ_U64(kbpf_map_lookup(map, &key, &val), 0);
+		kbpf_prog_free(p);
+	}
+	kbpf_map_free(map);
+	kbpf_host_free(host);
+}
+
 int main(void)
 {
+	RUN(test_sock_map_update);
 	RUN(test_copy_from_user);
 	RUN(test_check_mtu);
 	RUN(test_helper_names);

@@ -172,8 +172,8 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(sk_redirect_hash, NULL, INT, 0, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
 	H(msg_redirect_map, NULL, INT, 0, 0, CTX, MAP, ANY, ANY),
 	H(msg_redirect_hash, NULL, INT, 0, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
-	H(sock_map_update, NULL, INT, PKT, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
-	H(sock_hash_update, NULL, INT, PKT, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
+	H(sock_map_update, F(sock_ops_map_update), INT, PKT, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
+	H(sock_hash_update, F(sock_ops_map_update), INT, PKT, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
 	/* sk_reuseport_func_proto (prog_sk_reuseport.c) */
 	H(sk_select_reuseport, F(sk_select_reuseport), INT, 0, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
 	/* lwt_in/lwt_xmit_func_proto (the two push_encap protos have one shape), seg6local */

@@ -146,6 +146,7 @@ KBPF_LINUX_HELPER(skb_vlan_push);
 KBPF_LINUX_HELPER(skb_vlan_pop);
 KBPF_LINUX_HELPER(skb_change_head);
 KBPF_LINUX_HELPER(skb_pull_data);
+KBPF_LINUX_HELPER(sock_ops_map_update); /* sock_map_update and sock_hash_update */
 KBPF_LINUX_HELPER(sk_lookup);
 KBPF_LINUX_HELPER(sk_release);
 KBPF_LINUX_HELPER(sk_cast);
