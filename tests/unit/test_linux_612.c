@@ -41,31 +41,51 @@ static int verify(struct kbpf_host *host, const char *type, const struct bpf_ins
 	return kbpf_prog_verify(insns, cnt, &o);
 }
 
-/* Runs a verified program on both engines (the JIT on x86-64) with ctx; every run must
- * return want. */
+/* NR_ENGINES engines: the interpreter, and the JIT on x86-64. */
+#if defined(__x86_64__)
+#define NR_ENGINES 2
+#else
+#define NR_ENGINES 1
+#endif
+
+/* The program verified as type and created for engine jit (1: the JIT), with maps and
+ * Linux load flags; NULL (and a failed check) if it is refused. */
+static struct kbpf_prog *create(struct kbpf_host *host, const char *type, const struct bpf_insn *insns, size_t cnt,
+				int jit, struct kbpf_map *const *maps, size_t nr_maps, uint32_t prog_flags)
+{
+	char log[512] = "";
+	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .host = host, .jit = jit, .prog_type = type,
+				       .license = "GPL", .maps = maps, .nr_maps = nr_maps, .prog_flags = prog_flags,
+				       .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog *p = NULL;
+	int ret = kbpf_prog_create(insns, cnt, &opts, &p);
+	CHECK_EQ_U64(ret, 0);
+	if (ret)
+		fprintf(stderr, "%s\n", log);
+	return ret ? NULL : p;
+}
+
+/* Runs a verified program on both engines with ctx; every run must return want. */
 static void run_both(struct kbpf_host *host, const char *type, const struct bpf_insn *insns, size_t cnt, void *ctx,
 		     uint64_t want)
 {
-	for (int jit = 0; jit < 2; jit++) {
-#if !defined(__x86_64__)
-		if (jit)
-			break;
-#endif
-		char log[512] = "";
-		struct kbpf_prog_opts opts = { .sz = sizeof(opts), .host = host, .jit = jit, .prog_type = type,
-					       .log_buf = log, .log_size = sizeof(log) };
-		struct kbpf_prog *p = NULL;
-		int ret = kbpf_prog_create(insns, cnt, &opts, &p);
-		CHECK_EQ_U64(ret, 0);
-		if (ret) {
-			fprintf(stderr, "%s\n", log);
+	for (int jit = 0; jit < NR_ENGINES; jit++) {
+		struct kbpf_prog *p = create(host, type, insns, cnt, jit, NULL, 0, 0);
+		if (!p)
 			continue;
-		}
 		uint64_t r0 = ~0ull;
 		CHECK_EQ_U64(kbpf_prog_run(p, ctx, &r0), 0);
 		CHECK_EQ_U64(r0, want);
 		kbpf_prog_free(p);
 	}
+}
+
+/* The registered type name (a failed check if missing). */
+static const struct kbpf_prog_type *find_type(struct kbpf_host *host, const char *name)
+{
+	const struct kbpf_prog_type *t = kbpf_host_prog_type_find(host, name);
+	CHECK(t);
+	return t;
 }
 
 /* 6.12's ids 210, 211 have names; no type offers them: Linux's "unknown func" line. */
@@ -88,8 +108,7 @@ static void test_helper_names(void)
 static void test_flow_dissector_access(void)
 {
 	struct kbpf_host *host = linux_host();
-	const struct kbpf_prog_type *t = kbpf_host_prog_type_find(host, "flow_dissector");
-	CHECK(t);
+	const struct kbpf_prog_type *t = find_type(host, "flow_dissector");
 	if (!t) {
 		kbpf_host_free(host);
 		return;
@@ -229,8 +248,7 @@ static void test_flow_dissector_refused(void)
 static void test_netfilter(void)
 {
 	struct kbpf_host *host = linux_host();
-	const struct kbpf_prog_type *t = kbpf_host_prog_type_find(host, "netfilter");
-	CHECK(t);
+	const struct kbpf_prog_type *t = find_type(host, "netfilter");
 	if (!t) {
 		kbpf_host_free(host);
 		return;
@@ -390,15 +408,8 @@ static void test_copy_from_user(void)
 				      .log_buf = vlog_buf, .log_size = sizeof(vlog_buf) };
 	CHECK_EQ_U64(kbpf_prog_verify(prog, N(prog), &o), 0);
 	uint64_t regs[KBPF_LINUX_PT_REGS_SIZE / 8] = { (uintptr_t)&src };
-	for (int jit = 0; jit < 2; jit++) {
-#if !defined(__x86_64__)
-		if (jit)
-			break;
-#endif
-		struct kbpf_prog_opts opts = { .sz = sizeof(opts), .host = host, .jit = jit, .prog_type = "kprobe",
-					       .prog_flags = BPF_F_SLEEPABLE };
-		struct kbpf_prog *p = NULL;
-		CHECK_EQ_U64(kbpf_prog_create(prog, N(prog), &opts, &p), 0);
+	for (int jit = 0; jit < NR_ENGINES; jit++) {
+		struct kbpf_prog *p = create(host, "kprobe", prog, N(prog), jit, NULL, 0, BPF_F_SLEEPABLE);
 		if (!p)
 			continue;
 		uint64_t r0 = 0;
@@ -444,20 +455,10 @@ static void test_sock_map_update(void)
 	struct bpf_sock_ops ops;
 	const uint32_t key = 1;
 	uint64_t val;
-	for (int jit = 0; jit < 2; jit++) {
-#if !defined(__x86_64__)
-		if (jit)
-			break;
-#endif
-		char log[512] = "";
-		struct kbpf_prog_opts opts = { .sz = sizeof(opts), .host = host, .jit = jit, .prog_type = "sock_ops",
-					       .maps = &map, .nr_maps = 1, .log_buf = log, .log_size = sizeof(log) };
-		struct kbpf_prog *p = NULL;
-		CHECK_EQ_U64(kbpf_prog_create(prog, N(prog), &opts, &p), 0);
-		if (!p) {
-			fprintf(stderr, "%s\n", log);
+	for (int jit = 0; jit < NR_ENGINES; jit++) {
+		struct kbpf_prog *p = create(host, "sock_ops", prog, N(prog), jit, &map, 1, 0);
+		if (!p)
 			continue;
-		}
 		kbpf_map_delete(map, &key);
 		uint64_t r0 = 0;
 		memset(&ops, 0, sizeof(ops));
