@@ -66,6 +66,14 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	/* A program to verify is the verifier's to judge (it takes any bytes): Linux accepts
 	 * dead code that writes R10 or sets reserved fields, and replaces it; what the
 	 * verifier gives back is checked in full below. Unverified, the bytes themselves. */
+	if (!OPTS_GET(opts, prog_type, NULL) && !OPTS_GET(opts, trusted_unverified, 0)) {
+		/* nothing would check what it touches: only for code the host trusts */
+		if (log_size)
+			snprintf(log, log_size,
+				 "no program type: refusing to create an unverified program (it could touch any "
+				 "host memory); name its prog_type, or set trusted_unverified for trusted code");
+		return -EPERM;
+	}
 	if (!OPTS_GET(opts, prog_type, NULL) && (ret = kbpf_insns_validate(insns, cnt, log, log_size)))
 		return ret;
 	if (OPTS_GET(opts, prog_type, NULL)) {

@@ -110,7 +110,7 @@ static int run_checked(struct kbpf_host *host, const struct vcase *c, const stru
 	const struct kbpf_prog_type *pt = kbpf_host_prog_type_find(host, c->type);
 	char log[512] = "", err[512] = "";
 	struct kbpf_prog_opts popts = {
-		.sz = sizeof(popts), .host = host, .name = c->name, .log_buf = log,
+		.sz = sizeof(popts), .trusted_unverified = 1, .host = host, .name = c->name, .log_buf = log,
 		.log_size = sizeof(log), .maps = maps, .nr_maps = (size_t)c->nr_maps,
 	};
 	struct kbpf_prog *prog = NULL;

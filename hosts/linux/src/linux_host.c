@@ -83,7 +83,11 @@ static int add_helpers(struct kbpf_host *host)
 	int ret = kbpf_linux_add_reuseport_helpers(host);
 	if (ret)
 		return ret;
+	/* what flow_dissector's own skb_load_bytes runs as */
 	if ((ret = kbpf_linux_add_flow_dissector_helpers(host)))
+		return ret;
+	/* what bpf_sk_storage_get/delete run as (unless a host's own proto won above) */
+	if ((ret = kbpf_linux_add_sk_storage_helpers(host)))
 		return ret;
 	/* what helper 25 runs as for the __sk_buff and xdp types (helpers_perf.c) */
 	return kbpf_linux_add_event_output_helpers(host);
