@@ -216,6 +216,11 @@ struct kbpf_ctx_access_info {
 	 * and its position inside the field. 0: the program's offset is the run-time one. */
 	uint32_t conv_off;
 	uint32_t conv_size;
+	/* KBPF_PTR_TO_BTF_ID with btf_id 0: the name of the struct, looked up in the host BTF
+	 * by the verifier (the callback has no host; Linux's netfilter context types its
+	 * pointers so). A static string. No host BTF or no such struct: the access is
+	 * refused ("invalid bpf_context access"), as Linux refuses it. */
+	const char *btf_name;
 };
 
 struct kbpf_prog_type;

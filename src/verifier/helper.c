@@ -633,7 +633,7 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 	return 0;
 }
 
-#define LINUX_FUNC_MAX_ID 211 /* __BPF_FUNC_MAX_ID in Linux 6.1 */
+#define LINUX_FUNC_MAX_ID 212 /* __BPF_FUNC_MAX_ID in Linux 6.12 (6.1: 211) */
 
 static const struct kbpf_helper_proto *get_proto(struct env *env, int32_t id);
 
@@ -780,7 +780,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 			return -EINVAL;
 		}
 	}
-	if (fn->flags & KBPF_HELPER_SLEEPABLE) {
+	if ((fn->flags & KBPF_HELPER_SLEEPABLE) && !env->sleepable) {
 		vlog(env, "helper call might sleep in a non-sleepable prog\n");
 		return -EINVAL;
 	}

@@ -94,6 +94,10 @@ extern const size_t kbpf_linux_nr_iter_types;
 
 extern const struct kbpf_prog_type kbpf_linux_sk_reuseport_types[];
 extern const size_t kbpf_linux_nr_sk_reuseport_types;
+extern const struct kbpf_prog_type kbpf_linux_flow_dissector_types[], kbpf_linux_netfilter_types[];
+extern const size_t kbpf_linux_nr_flow_dissector_types, kbpf_linux_nr_netfilter_types;
+/* prog_flow_dissector.c: the run-time helper of flow_dissector's skb_load_bytes. */
+int kbpf_linux_add_flow_dissector_helpers(struct kbpf_host *host);
 
 /* The id a type's own variant of Linux helper id runs as (kbpf_helper_proto.run_id),
  * where Linux gives one helper id different functions per type: above every Linux id. */
@@ -148,6 +152,8 @@ KBPF_LINUX_HELPER(get_cgroup_classid);
 KBPF_LINUX_HELPER(skb_vlan_push);
 KBPF_LINUX_HELPER(skb_vlan_pop);
 KBPF_LINUX_HELPER(skb_change_head);
+KBPF_LINUX_HELPER(skb_pull_data);
+KBPF_LINUX_HELPER(sock_ops_map_update); /* sock_map_update and sock_hash_update */
 KBPF_LINUX_HELPER(sk_lookup);
 KBPF_LINUX_HELPER(sk_release);
 KBPF_LINUX_HELPER(sk_cast);
