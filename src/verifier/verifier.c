@@ -10,11 +10,6 @@
 #include "verifier/kfunc.h"
 #include "verifier/kptr.h"
 
-bool priv_leaks(struct env *env)
-{
-	return env->priv;
-}
-
 int check_reg_read(struct env *env, int regno)
 {
 	if (regno >= MAX_REG) {
