@@ -4,6 +4,7 @@
 #ifndef KBPF_VERIFIER_H
 #define KBPF_VERIFIER_H
 
+#include <kbpf/export.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <kbpf/insn.h>
@@ -123,7 +124,7 @@ struct kbpf_verify_opts {
 /* Verify insns as a program of opts->prog_type. Returns 0 if the program is safe,
  * -EACCES (rejected: unsafe), -EINVAL (malformed), -E2BIG (complexity limits),
  * -ENOENT (unknown program type), -ENOMEM; the reason is the log's last line. */
-int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verify_opts *opts);
+KBPF_API int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verify_opts *opts);
 
 #ifdef __cplusplus
 }
