@@ -35,41 +35,36 @@ for d in "$src"/src/*/; do
 done
 
 # 1. includes: "include FILE HEADER" for each upward or outside include
-: >"$tmp/found"
 cd "$src"
-for f in $(find src tools hosts examples -name '*.[ch]' | sort); do
-	grep -o '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[a-z_0-9]*/[a-z_0-9]*\.h"' "$f" |
-		sed 's/.*"\(.*\)"/\1/' | while read -r h; do
-		hl=${h%%/*}
-		hr=$(rank "$hl")
-		[ -n "$hr" ] || continue # not a layer's header (hosts' own sub-folders)
-		case $f in
-		src/*)
-			fl=${f#src/}
-			fl=${fl%%/*}
-			[ "$hr" -le "$(rank "$fl")" ] || echo "include $f $h"
-			;;
-		*) echo "include $f $h" ;;
-		esac
-	done >>"$tmp/found"
-done
+find src tools hosts examples -name '*.[ch]' | sort | xargs grep -Ho '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[a-z_0-9]*/[a-z_0-9]*\.h"' |
+	sed 's/:.*"\(.*\)"$/ \1/' | awk -v order="$order" '
+	BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) r[o[i]] = i }
+	{
+		f = $1; h = $2; split(h, hp, "/")
+		if (!(hp[1] in r)) next   # not a layer header (a host'"'"'s own sub-folder)
+		if (f ~ /^src\//) { split(f, fp, "/"); if (r[hp[1]] <= r[fp[2]]) next }
+		print "include " f " " h
+	}' >"$tmp/found"
 
 # 2. calls between the layers' object files
 if [ -n "$objdir" ]; then
 	[ -d "$objdir/src" ] || { echo "no object files under $objdir/src"; exit 1; }
-	for o in "$objdir"/src/*/*.o; do
-		l=$(basename "$(dirname "$o")")
-		nm --defined-only "$o" | awk -v l="$l" '$2 ~ /^[TDBRW]$/ { print $3, l }'
-	done | sort -u >"$tmp/defs"
-	for o in "$objdir"/src/*/*.o; do
-		l=$(basename "$(dirname "$o")")
-		f=src/$l/$(basename "$o" .o)
-		nm -u "$o" | awk -v l="$l" -v f="$f" '{ print $2, l, f }'
-	done | sort >"$tmp/uses"
-	join "$tmp/uses" "$tmp/defs" | while read -r sym ul uf dl; do
-		[ "$ul" = "$dl" ] && continue
-		[ "$(rank "$dl")" -lt "$(rank "$ul")" ] || echo "call $uf $sym ($dl)"
-	done >>"$tmp/found"
+	# "path/src/exec/prog.c.o:                 U kbpf_prog_verify", "...: 0000 T kbpf_x"
+	nm -A "$objdir"/src/*/*.o | awk -v order="$order" '
+	BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) r[o[i]] = i }
+	{
+		file = $1; sub(/:$/, "", file); k = split(file, fp, "/")
+		layer = fp[k - 1]; f = "src/" layer "/" fp[k]; sub(/\.o$/, "", f)
+		if ($2 == "U") { use[++nu] = $3 " " layer " " f; next }
+		if ($2 ~ /^[TDBRW]$/) def[$3] = layer
+	}
+	END {
+		for (i = 1; i <= nu; i++) {
+			split(use[i], u, " ")
+			if (!(u[1] in def) || def[u[1]] == u[2]) continue
+			if (r[def[u[1]]] >= r[u[2]]) print "call " u[3] " " u[1] " (" def[u[1]] ")"
+		}
+	}' >>"$tmp/found"
 fi
 
 sort -u "$tmp/found" -o "$tmp/found"
