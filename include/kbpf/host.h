@@ -1,7 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The host side: what an embedding application offers to BPF programs.
- * A struct kbpf_host owns the helper table (later: program types, kfunc sets,
- * struct_ops types, maps).  Nothing in kbpf is global: every program hangs off a host. */
+ * A struct kbpf_host owns its helper table, host BTF and kconfig values (here), its
+ * program types and helper prototypes (<kbpf/prog_type.h>), kfunc sets, host variables
+ * and kptr destructors (<kbpf/kfunc.h>), struct_ops types (<kbpf/struct_ops.h>) and timer
+ * engine (<kbpf/timer.h>). Nothing in kbpf is global: every program hangs off a host.
+ *
+ * Ownership: kbpf_host_new's host belongs to the caller, who frees it with
+ * kbpf_host_free after every program and object created on it. Names passed in are
+ * copied. kbpf_host_btf and kbpf_host_helper_find's *name point into the host: valid
+ * until it is freed (the BTF: until the next kbpf_host_btf_load_*).
+ * Threads: set up the helper table, BTF and kconfig values (kbpf_host_helper_register,
+ * kbpf_host_add_map_helpers, kbpf_host_btf_load_*, kbpf_host_kconfig_set) before other
+ * threads use the host; after that kbpf_host_helper_find, kbpf_host_btf and
+ * kbpf_host_kconfig_get may be called from any number of threads. Program types, kfunc
+ * sets, struct_ops types, host variables and kptr destructors may be registered while
+ * other threads create and run programs on the host (tests/concurrency). */
 #ifndef KBPF_HOST_H
 #define KBPF_HOST_H
 

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Instruction-level tools: structural validation, disassembly, assembly. */
+/* Instruction-level tools: structural validation, disassembly, assembly.
+ * Ownership: nothing is kept after a call; kbpf_asm's instructions are malloc'ed for the
+ * caller to free(). kbpf_helper_linux_name returns a static string. Threads: every
+ * function may be called from any number of threads at once. */
 #ifndef KBPF_ISA_H
 #define KBPF_ISA_H
 

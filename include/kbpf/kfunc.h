@@ -13,7 +13,16 @@
  *
  * Sets can come and go at run time (plugins). A program that calls a kfunc pins the set
  * it came from until the program is freed; a program created while its set is being
- * unregistered fails with -ENXIO. See docs/kfuncs.md. */
+ * unregistered fails with -ENXIO. See docs/kfuncs.md.
+ *
+ * Ownership: a set's names and program types are copied at registration; the
+ * functions' code, and the filter and its cookie, must stay until the set is
+ * unregistered (then the code may go: dlclose). Host variables and kptr destructors are
+ * kept until kbpf_host_free, and their storage and code must stay as long.
+ * kbpf_host_kfunc_name's string is the set's copy (valid while the set is). Threads: sets, check callbacks, variables and destructors may be registered
+ * (and sets unregistered) while other threads create and run programs on the host
+ * (tests/concurrency/test_conc_churn.c); see kbpf_host_kfunc_set_unregister for the one
+ * rule on the unregistering thread. */
 #ifndef KBPF_KFUNC_H
 #define KBPF_KFUNC_H
 

@@ -12,7 +12,12 @@
  *
  * Every function may be called concurrently from any number of threads on the same
  * map, except kbpf_map_free.  See docs/maps.md for each type and where kbpf differs
- * from Linux. */
+ * from Linux.
+ *
+ * Ownership: kbpf_map_create's map belongs to the caller; kbpf_map_ref takes another
+ * reference and kbpf_map_free drops one (the last frees the map, once no program uses it:
+ * programs do not hold references, see kbpf_prog_opts.maps). Keys and values passed to
+ * the host side are copied; pointers the program side returns point into the map. */
 #ifndef KBPF_MAP_H
 #define KBPF_MAP_H
 

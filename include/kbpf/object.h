@@ -11,7 +11,19 @@
  *   kbpf_object_close(obj);
  *
  * Every function returns 0 or a negative errno; a failure leaves one line per problem
- * in the object's log naming what is wrong and where (section, symbol, relocation). */
+ * in the object's log naming what is wrong and where (section, symbol, relocation).
+ *
+ * Ownership: kbpf_object_open_* copy the file or buffer; the object belongs to the
+ * caller (kbpf_object_close, once no thread runs its programs or uses its maps), and
+ * owns its programs, maps and struct_ops descriptions: every pointer and string a
+ * getter returns (kbpf_object_find_program, kbpf_program_prog, kbpf_object_find_map…)
+ * is valid until kbpf_object_close. The host (opts->host) must outlive the object, and
+ * opts->log_buf, which the object keeps writing its log to, must stay valid while the
+ * object is opened and loaded.
+ * Threads: one thread opens and loads an object (kbpf_object_open_*, the setters,
+ * kbpf_object_load); once loaded, its programs may run (kbpf_program_run…) and its
+ * maps be used on any number of threads at once. Different objects are independent,
+ * on one host too. */
 #ifndef KBPF_OBJECT_H
 #define KBPF_OBJECT_H
 

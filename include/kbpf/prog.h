@@ -1,5 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Programs made from raw instructions, and running them. */
+/* Programs made from raw instructions, and running them.
+ *
+ * Ownership: kbpf_prog_create copies the instructions; what opts points to is read
+ * during the call only, except the maps (opts->maps), which must outlive the program,
+ * and the host. The program belongs to the caller: kbpf_prog_free, once no thread runs
+ * it. What the getters return (kbpf_prog_insns, _xlated_idx, _name, _jited_code,
+ * _jited_line_info, _jited_func) belongs to the program: valid until kbpf_prog_free.
+ * Threads: a created program does not change. kbpf_prog_run, kbpf_prog_run_opts (each
+ * caller with its own opts) and the getters may run on any number of threads at once,
+ * sharing the program's maps (<kbpf/map.h>); kbpf_prog_create may run on many threads
+ * at once, on one host too. */
 #ifndef KBPF_PROG_H
 #define KBPF_PROG_H
 

@@ -6,7 +6,16 @@
  * the range of return values.  kbpf's Linux-compatible types (socket_filter, xdp, …)
  * live in hosts/linux and are built on this header only.  A helper prototype says,
  * per argument, what the verifier must prove before the call and how R0 is typed
- * after it — Linux's bpf_func_proto, with the same argument and return kinds. */
+ * after it — Linux's bpf_func_proto, with the same argument and return kinds.
+ *
+ * Ownership: registration copies the record and its strings (the type's name and
+ * ctx_btf_name, a prototype's name and ret_btf_name); what other pointers in it point to
+ * (tables, callbacks' data) must outlive the host. kbpf_host_prog_type_find and
+ * kbpf_host_helper_proto return the host's copies: valid until kbpf_host_free.
+ * Threads: program types may be registered, found and enumerated while other threads
+ * create and run programs on the host (a lock; types are never removed). Helper
+ * prototypes (kbpf_host_helper_register_proto) are set up with the helper table
+ * (<kbpf/host.h>), before other threads use the host. */
 #ifndef KBPF_PROG_TYPE_H
 #define KBPF_PROG_TYPE_H
 

@@ -18,6 +18,16 @@
  * gets the programs filling its members verified at kbpf_object_load, each with the host
  * member's prototype as its context, as Linux verifies struct_ops programs.
  *
+ * Ownership: a trampoline belongs to the caller (kbpf_trampoline_free) and runs a program
+ * that must outlive it; an instance (kbpf_struct_ops_free) owns its trampolines and, when
+ * opts->data is NULL, its struct, and runs the object's programs: the object must
+ * outlive it. kbpf_host_struct_ops_register copies the record and its strings; the type
+ * kbpf_host_struct_ops_find returns is the host's, valid until kbpf_host_free.
+ * Threads: the function pointers (trampolines) may be called from any number of threads
+ * at once, as the programs may run; creating and freeing them is the owner's, once no
+ * thread calls them. struct_ops types are registered under the host's lock, like program
+ * types (<kbpf/prog_type.h>).
+ *
  *   struct kbpf_struct_ops_inst *inst;
  *   kbpf_object_load(obj);
  *   kbpf_struct_ops_instantiate(obj, "my_ops", host, NULL, &inst);

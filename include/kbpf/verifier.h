@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The verifier: Linux's abstract interpretation over every path of a program, with
- * Linux's verdicts, messages and log format (docs/verifier.md). */
+ * Linux's verdicts, messages and log format (docs/verifier.md).
+ *
+ * Ownership: kbpf_prog_verify reads insns and what opts points to during the call and
+ * keeps nothing; its results go to opts' output fields, and with xlated_alloc the
+ * rewritten program (xlated_prog, xlated_idx) is malloc'ed for the caller to free().
+ * Threads: any number of verifications may run at once, on one host too; each caller
+ * passes its own opts. */
 #ifndef KBPF_VERIFIER_H
 #define KBPF_VERIFIER_H
 
