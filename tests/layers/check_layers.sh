@@ -50,7 +50,14 @@ find src tools hosts examples -name '*.[ch]' | sort | xargs grep -Ho '^[[:space:
 if [ -n "$objdir" ]; then
 	[ -d "$objdir/src" ] || { echo "no object files under $objdir/src"; exit 1; }
 	# "path/src/exec/prog.c.o:                 U kbpf_prog_verify", "...: 0000 T kbpf_x"
-	nm -A "$objdir"/src/*/*.o | awk -v order="$order" '
+	# only the objects of sources that exist (a moved file leaves its old object behind)
+	objs=
+	for o in "$objdir"/src/*/*.o; do
+		rel=${o#"$objdir"/}
+		[ -f "$src/${rel%.o}" ] && objs="$objs $o"
+	done
+	# shellcheck disable=SC2086 # build paths have no spaces
+	nm -A $objs | awk -v order="$order" '
 	BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) r[o[i]] = i }
 	{
 		file = $1; sub(/:$/, "", file); k = split(file, fp, "/")
