@@ -20,26 +20,21 @@ awk '$2 != "A" { print $3 }' "$tmp/nm" | sort >"$tmp/exported_versioned"
 sed 's/@.*//' "$tmp/exported_versioned" | sort -u >"$tmp/exported"
 
 status=0
+# report FILE MESSAGE: print MESSAGE and FILE's lines, indented, if FILE is not empty
+report() {
+	[ -s "$1" ] || return 0
+	echo "$2"
+	sed 's/^/  /' "$1"
+	status=1
+}
 comm -23 "$tmp/exported" "$tmp/declared" >"$tmp/extra"
-if [ -s "$tmp/extra" ]; then
-	echo "$lib exports $(wc -l <"$tmp/extra") symbol(s) not declared in $inc/kbpf/ (make them static, or"
-	echo "declare them there with KBPF_API and list them in cmake/libkbpf.map):"
-	sed 's/^/  /' "$tmp/extra"
-	status=1
-fi
+report "$tmp/extra" "$lib exports $(wc -l <"$tmp/extra") symbol(s) not declared in $inc/kbpf/ (make them
+static, or declare them there with KBPF_API and list them in cmake/libkbpf.map):"
 comm -13 "$tmp/exported" "$tmp/declared" >"$tmp/missing"
-if [ -s "$tmp/missing" ]; then
-	echo "$(wc -l <"$tmp/missing") function(s) declared in $inc/kbpf/ are not exported by $lib (mark the"
-	echo "declaration KBPF_API, define the function, and list it in cmake/libkbpf.map):"
-	sed 's/^/  /' "$tmp/missing"
-	status=1
-fi
+report "$tmp/missing" "$(wc -l <"$tmp/missing") function(s) declared in $inc/kbpf/ are not exported by $lib
+(mark the declaration KBPF_API, define the function, and list it in cmake/libkbpf.map):"
 grep -v "@@$version\$" "$tmp/exported_versioned" >"$tmp/unversioned" || true
-if [ -s "$tmp/unversioned" ]; then
-	echo "exported without the default version $version:"
-	sed 's/^/  /' "$tmp/unversioned"
-	status=1
-fi
+report "$tmp/unversioned" "exported without the default version $version:"
 # the name programs record (DT_NEEDED) and the package installs
 got=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 if [ "$got" != "$soname" ]; then
