@@ -85,7 +85,8 @@ static void give_up(struct vstate *st)
 
 enum { BT_OK = 0, BT_GIVE_UP = 1 };
 
-static int backtrack_insn(struct env *env, int idx, uint32_t *regs, uint64_t *stack)
+/* subseq: the insn the path took after idx. */
+static int backtrack_insn(struct env *env, int idx, int subseq, uint32_t *regs, uint64_t *stack)
 {
 	const struct bpf_insn *in = &env->insns[idx];
 	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code), mode = BPF_MODE(in->code);
@@ -142,8 +143,11 @@ static int backtrack_insn(struct env *env, int idx, uint32_t *regs, uint64_t *st
 			*regs |= s;
 	} else if (cls == BPF_JMP || cls == BPF_JMP32) {
 		if (op == BPF_CALL) {
-			/* helpers that call back are calls too (6.1: -ENOTSUPP) */
-			if (in->src_reg != 0 || is_callback_helper(in->imm))
+			/* A helper that calls back is a helper on the path that goes on after it
+			 * (its callback's visits come back to it through their exit, where the
+			 * walk gives up), and the callee's entry on a callback's path (6.12):
+			 * there the walk gives up too. */
+			if (in->src_reg != 0 || (is_sync_callback_helper(in->imm) && subseq != idx + 1))
 				return BT_GIVE_UP;
 			*regs &= ~1u;
 			if (*regs & 0x3e)
@@ -189,9 +193,10 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 	struct frame *fr = st->frame[frame];
 	for (int i = 0; i < MAX_REG; i++)
 		if ((regs & (1u << i)) && fr->regs[i].type == KBPF_SCALAR_VALUE) {
-			if (fr->regs[i].precise && frame == st->curframe)
+			if (fr->regs[i].precise && !fr->regs[i].precise_forced && frame == st->curframe)
 				regs &= ~(1u << i); /* already precise: its history was marked */
 			fr->regs[i].precise = true;
+			fr->regs[i].precise_forced = false; /* a verdict rests on it */
 		}
 	for (int i = 0; i < fr->allocated / 8; i++)
 		if ((stack & (1ull << i)) && fr->stack[i].type[7] == STACK_SPILL &&
@@ -199,6 +204,7 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 			if (fr->stack[i].spilled.precise)
 				stack &= ~(1ull << i);
 			fr->stack[i].spilled.precise = true;
+			fr->stack[i].spilled.precise_forced = false;
 		}
 	if (!regs && !stack)
 		return 0;
@@ -209,6 +215,7 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 	}
 	int last = env->insn_idx, first = st->first_insn_idx;
 	bool skip_first = true;
+	int subseq = -1; /* the insn after i on the path */
 	for (;;) {
 		int hist = st->hist_cnt;
 		const struct hist *h = st->hist;
@@ -217,12 +224,13 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 		for (int i = last;;) {
 			if (skip_first)
 				skip_first = false;
-			else if (backtrack_insn(env, i, &regs, &stack) == BT_GIVE_UP) {
+			else if (backtrack_insn(env, i, subseq, &regs, &stack) == BT_GIVE_UP) {
 				give_up(st);
 				return 0;
 			}
 			if (!regs && !stack)
 				return 0;
+			subseq = i;
 			if (i == first && !hist)
 				break;
 			i = prev_insn(env, &h, i, &hist);
@@ -259,6 +267,14 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 				return 0;
 			}
 			struct reg *r = &fr->stack[i].spilled;
+			if (fr->stack[i].type[7] == STACK_ZERO) {
+				/* 6.12 would keep a spilled 0 here, precise from here up to where
+				 * it was written: recorded for callback.c's widening */
+				if (!(fr->stack_zero_precise & (1ull << i)))
+					new_marks = true;
+				fr->stack_zero_precise |= 1ull << i;
+				continue;
+			}
 			if (fr->stack[i].type[7] != STACK_SPILL || r->type != KBPF_SCALAR_VALUE) {
 				stack &= ~(1ull << i);
 				continue;
@@ -276,6 +292,8 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 			break;
 		last = st->last_insn_idx;
 		first = st->first_insn_idx;
+		if (last < 0)
+			break; /* a checkpoint at the walk's first insn: nothing led to it */
 	}
 	return 0;
 }
