@@ -48,7 +48,7 @@ struct newer_prog_opts {
 static void test_prog_create_newer_caller(void)
 {
 	struct bpf_insn insns[] = { BPF_MOV64_IMM(BPF_REG_0, 3), BPF_EXIT_INSN() };
-	struct newer_prog_opts n = { .o.sz = sizeof(n) };
+	struct newer_prog_opts n = { .o.sz = sizeof(n), .o.trusted_unverified = 1 };
 	struct kbpf_prog *prog = NULL;
 
 	/* what we do not know is zero: fine */

@@ -23,8 +23,9 @@ int main(void)
 		ret = -2;
 	if (!ret && !kbpf_host_prog_type_find(host, "socket_filter"))
 		ret = -3;
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .prog_type = "socket_filter" };
 	if (!ret)
-		ret = kbpf_prog_create(insns, 2, NULL, &prog);
+		ret = kbpf_prog_create(insns, 2, &po, &prog); /* verified as Linux's socket filter */
 	if (!ret)
 		ret = kbpf_prog_run(prog, NULL, &r0);
 	kbpf_prog_free(prog);
