@@ -100,8 +100,8 @@ endfunction()
 
 # The kbpf library is linked into every host (kbpf itself, the tests, applications): its
 # types are part of their BTF.
-if(TARGET kbpf)
-  kbpf_host_btf_debug_info(kbpf)
+if(TARGET kbpf_objects)
+  kbpf_host_btf_debug_info(kbpf_objects)
 endif()
 
 function(kbpf_add_host_btf target)

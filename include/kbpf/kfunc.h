@@ -13,10 +13,20 @@
  *
  * Sets can come and go at run time (plugins). A program that calls a kfunc pins the set
  * it came from until the program is freed; a program created while its set is being
- * unregistered fails with -ENXIO. See docs/kfuncs.md. */
+ * unregistered fails with -ENXIO. See docs/kfuncs.md.
+ *
+ * Ownership: a set's names and program types are copied at registration; the
+ * functions' code, and the filter and its cookie, must stay until the set is
+ * unregistered (then the code may go: dlclose). Host variables and kptr destructors are
+ * kept until kbpf_host_free, and their storage and code must stay as long.
+ * kbpf_host_kfunc_name's string is the set's copy (valid while the set is). Threads: sets, check callbacks, variables and destructors may be registered
+ * (and sets unregistered) while other threads create and run programs on the host
+ * (tests/concurrency/test_conc_churn.c); see kbpf_host_kfunc_set_unregister for the one
+ * rule on the unregistering thread. */
 #ifndef KBPF_KFUNC_H
 #define KBPF_KFUNC_H
 
+#include <kbpf/export.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <kbpf/host.h>
@@ -95,7 +105,7 @@ struct kbpf_kfunc_set;
  * once per program type. Returns 0 and *set (may be NULL if not wanted), or -EINVAL (bad
  * options, no such function, unsupported prototype), -ENOENT (the host has no BTF),
  * -EEXIST (duplicate), -ENOMEM — with one line in log_buf naming the function. */
-int kbpf_host_kfunc_set_register(struct kbpf_host *host, const struct kbpf_kfunc_set_opts *opts,
+KBPF_API int kbpf_host_kfunc_set_register(struct kbpf_host *host, const struct kbpf_kfunc_set_opts *opts,
 				 struct kbpf_kfunc_set **set);
 
 /* Fail with -EBUSY instead of waiting for the programs that pin the set. */
@@ -107,20 +117,20 @@ int kbpf_host_kfunc_set_register(struct kbpf_host *host, const struct kbpf_kfunc
  * it and returns 0. With KBPF_KFUNC_UNREG_NOWAIT a pinned set stays registered and the
  * call returns -EBUSY. -ENOENT: not a set of this host; -EINPROGRESS: another thread is
  * unregistering it. After 0, the functions' code may go (dlclose). */
-int kbpf_host_kfunc_set_unregister(struct kbpf_host *host, struct kbpf_kfunc_set *set, unsigned flags);
+KBPF_API int kbpf_host_kfunc_set_unregister(struct kbpf_host *host, struct kbpf_kfunc_set *set, unsigned flags);
 
 /* Give program type prog_type (a name) a 5.13-style check callback; cb NULL removes it.
  * The kfuncs it allows must still be registered in some set (that is where their addresses
  * come from), possibly a set for no program type. Returns 0, -EINVAL, -EEXIST, -ENOENT
  * (removing one that is not there), -ENOMEM. */
-int kbpf_host_kfunc_check_register(struct kbpf_host *host, const char *prog_type, kbpf_kfunc_check_fn cb,
+KBPF_API int kbpf_host_kfunc_check_register(struct kbpf_host *host, const char *prog_type, kbpf_kfunc_check_fn cb,
 				   void *cookie);
 
 /* Whether a program of prog->prog_type may call kfunc btf_id, as the verifier decides it:
  * returns 0 and the kfunc's flags (for that type) in *flags, -EACCES if it is not allowed
  * (deny by default), -ENOENT if btf_id is not a registered kfunc, -ENXIO if its set is
  * being unregistered. */
-int kbpf_host_kfunc_allowed(struct kbpf_host *host, const struct kbpf_kfunc_prog_info *prog, uint32_t btf_id,
+KBPF_API int kbpf_host_kfunc_allowed(struct kbpf_host *host, const struct kbpf_kfunc_prog_info *prog, uint32_t btf_id,
 			    uint32_t *flags);
 
 /* One (program type, kfunc) pair, for audits. */
@@ -140,11 +150,11 @@ struct kbpf_kfunc_entry {
  * kfuncs of sets for no type), ordered by type then name; stop early when fn returns
  * nonzero and return that. The host's kfunc lock is held: fn must not register or
  * unregister. Returns 0 or fn's value. */
-int kbpf_host_kfunc_foreach(struct kbpf_host *host, const char *prog_type,
+KBPF_API int kbpf_host_kfunc_foreach(struct kbpf_host *host, const char *prog_type,
 			    int (*fn)(const struct kbpf_kfunc_entry *entry, void *arg), void *arg);
 
 /* The name of a registered kfunc (for disassembly), or NULL. Valid while its set is. */
-const char *kbpf_host_kfunc_name(struct kbpf_host *host, uint32_t btf_id);
+KBPF_API const char *kbpf_host_kfunc_name(struct kbpf_host *host, uint32_t btf_id);
 
 /* --- Host variables: what typed `extern T name __ksym;` resolves to ----------------------
  * Linux lets a program take the address of a kernel variable: the loader puts the
@@ -173,10 +183,10 @@ struct kbpf_host_var {
  * host's BTF), -ENOENT (the host has no BTF), -EEXIST (registered already, or twice in
  * vars), -ENOMEM — with one line in log_buf naming the variable; nothing is registered
  * then. Registered variables stay until the host is freed. */
-int kbpf_host_var_register(struct kbpf_host *host, const struct kbpf_host_var *vars, size_t nr, char *log_buf,
+KBPF_API int kbpf_host_var_register(struct kbpf_host *host, const struct kbpf_host_var *vars, size_t nr, char *log_buf,
 			   size_t log_size);
 /* The address registered for the VAR btf_id of the host's BTF, or NULL. */
-void *kbpf_host_var_addr(const struct kbpf_host *host, uint32_t btf_id);
+KBPF_API void *kbpf_host_var_addr(const struct kbpf_host *host, uint32_t btf_id);
 
 /* --- Destructors of referenced kptrs (Linux's register_btf_id_dtor_kfuncs) ---------------
  * A map value may hold host object pointers typed by BTF (`struct T __kptr_ref *p`, btf type
@@ -199,10 +209,10 @@ struct kbpf_kptr_dtor {
  * host has no BTF), -EEXIST (a type has one already, or twice in dtors), -ENOMEM — with one
  * line in log_buf naming the culprit; nothing is registered then. Destructors stay until
  * the host is freed; maps created with the host keep using them (the code must stay). */
-int kbpf_host_kptr_dtor_register(struct kbpf_host *host, const struct kbpf_kptr_dtor *dtors, size_t nr,
+KBPF_API int kbpf_host_kptr_dtor_register(struct kbpf_host *host, const struct kbpf_kptr_dtor *dtors, size_t nr,
 				 char *log_buf, size_t log_size);
 /* The destructor registered for the struct btf_id of the host's BTF, or NULL. */
-kbpf_kfunc_addr kbpf_host_kptr_dtor(const struct kbpf_host *host, uint32_t btf_id);
+KBPF_API kbpf_kfunc_addr kbpf_host_kptr_dtor(const struct kbpf_host *host, uint32_t btf_id);
 
 /* What a host plugin exports for `kbpf kfuncs --host plugin.so` (docs/kfuncs.md): called
  * with the plugin's own BTF already loaded into host, it registers the plugin's sets.

@@ -12,10 +12,16 @@
  *
  * Every function may be called concurrently from any number of threads on the same
  * map, except kbpf_map_free.  See docs/maps.md for each type and where kbpf differs
- * from Linux. */
+ * from Linux.
+ *
+ * Ownership: kbpf_map_create's map belongs to the caller; kbpf_map_ref takes another
+ * reference and kbpf_map_free drops one (the last frees the map, once no program uses it:
+ * programs do not hold references, see kbpf_prog_opts.maps). Keys and values passed to
+ * the host side are copied; pointers the program side returns point into the map. */
 #ifndef KBPF_MAP_H
 #define KBPF_MAP_H
 
+#include <kbpf/export.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/bpf.h> /* enum bpf_map_type, BPF_ANY/BPF_NOEXIST/BPF_EXIST, BPF_F_*, BPF_RB_* */
@@ -74,40 +80,40 @@ struct kbpf_map_def {
  * -EINVAL (bad sizes or flags, unknown type number), -E2BIG (sizes Linux refuses as
  * too big), -EOPNOTSUPP (a Linux map type kbpf does not implement, or LRU with
  * BPF_F_NO_PREALLOC, where Linux says ENOTSUPP), -ENOMEM. */
-int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **map);
+KBPF_API int kbpf_map_create(const struct kbpf_map_def *def, struct kbpf_map **map);
 /* Drop the caller's reference to a map (kbpf_map_create gives one); the map is freed
  * with the last one.  An outer map holds a reference to its template and to each
  * inner map it has held, so an inner map outlives the host's kbpf_map_free while an
  * outer map may still hand it to a program.  When the last reference goes, nothing
  * may use the map any more (programs, other threads).  NULL is allowed. */
-void kbpf_map_free(struct kbpf_map *map);
+KBPF_API void kbpf_map_free(struct kbpf_map *map);
 /* Take one more reference to map (released by kbpf_map_free). Returns map. */
-struct kbpf_map *kbpf_map_ref(struct kbpf_map *map);
+KBPF_API struct kbpf_map *kbpf_map_ref(struct kbpf_map *map);
 
-uint32_t kbpf_map_type(const struct kbpf_map *map);
-uint32_t kbpf_map_key_size(const struct kbpf_map *map);
-uint32_t kbpf_map_value_size(const struct kbpf_map *map);
-uint32_t kbpf_map_max_entries(const struct kbpf_map *map);
-uint32_t kbpf_map_flags(const struct kbpf_map *map);
-const char *kbpf_map_name(const struct kbpf_map *map);
+KBPF_API uint32_t kbpf_map_type(const struct kbpf_map *map);
+KBPF_API uint32_t kbpf_map_key_size(const struct kbpf_map *map);
+KBPF_API uint32_t kbpf_map_value_size(const struct kbpf_map *map);
+KBPF_API uint32_t kbpf_map_max_entries(const struct kbpf_map *map);
+KBPF_API uint32_t kbpf_map_flags(const struct kbpf_map *map);
+KBPF_API const char *kbpf_map_name(const struct kbpf_map *map);
 /* Bytes of the value buffer the host-side calls read or write: value_size, or
  * kbpf_nr_cpus() * round_up(value_size, 8) for per-CPU maps, or sizeof(void *) for
  * PROG_ARRAY (whose host-side values are program pointers) and the socket maps (socket
  * pointers), 0 for RINGBUF. */
-size_t kbpf_map_host_value_size(const struct kbpf_map *map);
+KBPF_API size_t kbpf_map_host_value_size(const struct kbpf_map *map);
 
 /* The template inner map of an ARRAY_OF_MAPS / HASH_OF_MAPS (kbpf_map_def.inner_map),
  * NULL for any other map. */
-struct kbpf_map *kbpf_map_inner_meta(const struct kbpf_map *map);
+KBPF_API struct kbpf_map *kbpf_map_inner_meta(const struct kbpf_map *map);
 
 /* The map was created with BTF (kbpf_map_def.btf and a value type): 1, else 0. */
-int kbpf_map_has_btf(const struct kbpf_map *map);
+KBPF_API int kbpf_map_has_btf(const struct kbpf_map *map);
 /* Offset of the value's struct bpf_spin_lock (4 bytes, 4-aligned; Linux's
  * map->spin_lock_off), or -ENOENT (the value has none), -E2BIG (more than one), -EINVAL
  * (no BTF, the value is not a struct, or the lock is misaligned). */
-int kbpf_map_spin_lock_off(const struct kbpf_map *map);
+KBPF_API int kbpf_map_spin_lock_off(const struct kbpf_map *map);
 /* The same for struct bpf_timer (16 bytes, 8-aligned). */
-int kbpf_map_timer_off(const struct kbpf_map *map);
+KBPF_API int kbpf_map_timer_off(const struct kbpf_map *map);
 
 /* kptr fields of the value (Linux's kptr_off_tab): at most KBPF_MAP_KPTR_MAX, sorted by
  * offset. Each is 8 bytes, 8-aligned; programs reach it only as the verifier allows
@@ -121,19 +127,19 @@ struct kbpf_map_kptr {
 	void (*dtor)(void *);      /* referenced: the type's destructor */
 };
 /* Number of kptr fields (0: none, or no BTF). */
-int kbpf_map_kptr_cnt(const struct kbpf_map *map);
+KBPF_API int kbpf_map_kptr_cnt(const struct kbpf_map *map);
 /* The i-th kptr field (by offset), or NULL. */
-const struct kbpf_map_kptr *kbpf_map_kptr_get(const struct kbpf_map *map, int i);
+KBPF_API const struct kbpf_map_kptr *kbpf_map_kptr_get(const struct kbpf_map *map, int i);
 /* The kptr field at exactly offset, or NULL. */
-const struct kbpf_map_kptr *kbpf_map_kptr_at(const struct kbpf_map *map, uint32_t offset);
+KBPF_API const struct kbpf_map_kptr *kbpf_map_kptr_at(const struct kbpf_map *map, uint32_t offset);
 /* The host the kptr fields' types belong to (kbpf_map_def.host), or NULL without kptrs. */
-const struct kbpf_host *kbpf_map_kptr_host(const struct kbpf_map *map);
+KBPF_API const struct kbpf_host *kbpf_map_kptr_host(const struct kbpf_map *map);
 
 /* Take / release a value's struct bpf_spin_lock (lock: its address, 4-byte aligned),
  * what the bpf_spin_lock / bpf_spin_unlock helpers do: the same lock the host side's
  * BPF_F_LOCK copies take, so programs and the host exclude each other. */
-void kbpf_map_value_lock(void *lock);
-void kbpf_map_value_unlock(void *lock);
+KBPF_API void kbpf_map_value_lock(void *lock);
+KBPF_API void kbpf_map_value_unlock(void *lock);
 
 /* --- Host side: bpf(2) syscall semantics ------------------------------------------
  * All return 0 or a negative errno.  Common errnos: -EINVAL (NULL map/key/value,
@@ -143,10 +149,10 @@ void kbpf_map_value_unlock(void *lock);
 
 /* Copy the value of key into value.  -ENOENT: no such key (array: index out of range).
  * A value's bpf_spin_lock and bpf_timer fields read as zeroes (Linux masks them). */
-int kbpf_map_lookup(struct kbpf_map *map, const void *key, void *value);
+KBPF_API int kbpf_map_lookup(struct kbpf_map *map, const void *key, void *value);
 /* kbpf_map_lookup with Linux's BPF_MAP_LOOKUP_ELEM flags: 0, or BPF_F_LOCK (the copy is
  * made holding the value's bpf_spin_lock, as a program's critical section would). */
-int kbpf_map_lookup_flags(struct kbpf_map *map, const void *key, void *value, uint64_t flags);
+KBPF_API int kbpf_map_lookup_flags(struct kbpf_map *map, const void *key, void *value, uint64_t flags);
 /* Create or replace key's value.  flags: BPF_ANY, BPF_NOEXIST (-EEXIST if present;
  * always for arrays), BPF_EXIST (-ENOENT if absent).  -E2BIG: hash map full, or array
  * index out of range.  LRU maps evict instead of failing when full.
@@ -155,7 +161,7 @@ int kbpf_map_lookup_flags(struct kbpf_map *map, const void *key, void *value, ui
  * A value's bpf_spin_lock and bpf_timer fields are never overwritten (Linux's
  * copy_map_value); with BPF_F_LOCK (or-ed into flags) an existing value is written
  * holding its bpf_spin_lock. */
-int kbpf_map_update(struct kbpf_map *map, const void *key, const void *value, uint64_t flags);
+KBPF_API int kbpf_map_update(struct kbpf_map *map, const void *key, const void *value, uint64_t flags);
 /* --- Maps of maps (ARRAY_OF_MAPS, HASH_OF_MAPS) -------------------------------------
  * Linux stores map fds; kbpf has no fds, so the host side's value buffer is a
  * `struct kbpf_map *` (kbpf_map_host_value_size is sizeof(void *)), as PROG_ARRAY's is a
@@ -170,10 +176,10 @@ int kbpf_map_update(struct kbpf_map *map, const void *key, const void *value, ui
  * The outer map takes a reference to inner and keeps it until the outer map is freed,
  * even after the slot is replaced or deleted: kbpf cannot know when a program that
  * read the old slot is done with it (Linux waits for an RCU grace period). */
-int kbpf_map_update_inner(struct kbpf_map *outer, const void *key, struct kbpf_map *inner, uint64_t flags);
+KBPF_API int kbpf_map_update_inner(struct kbpf_map *outer, const void *key, struct kbpf_map *inner, uint64_t flags);
 /* The inner map at key, in *inner (no new reference: valid while the outer map is).
  * -ENOENT: empty slot or absent key. */
-int kbpf_map_lookup_inner(struct kbpf_map *outer, const void *key, struct kbpf_map **inner);
+KBPF_API int kbpf_map_lookup_inner(struct kbpf_map *outer, const void *key, struct kbpf_map **inner);
 
 /* --- Socket maps (SOCKMAP, SOCKHASH, XSKMAP, REUSEPORT_SOCKARRAY; src/maps/sock_map.c) ---
  * Linux's update takes a socket fd and its lookup gives a socket cookie; kbpf has no fds:
@@ -207,9 +213,9 @@ int kbpf_map_lookup_inner(struct kbpf_map *outer, const void *key, struct kbpf_m
  * peek into value (key NULL, flags 0 or -EINVAL; -ENOENT empty). Needs both host read
  * and write access (-EPERM). Other map types: -EOPNOTSUPP (Linux also has it for the
  * hash maps; kbpf not yet). */
-int kbpf_map_lookup_and_delete(struct kbpf_map *map, const void *key, void *value, uint64_t flags);
+KBPF_API int kbpf_map_lookup_and_delete(struct kbpf_map *map, const void *key, void *value, uint64_t flags);
 /* kbpf_map_update(map, NULL, value, flags) for QUEUE/STACK/BLOOM_FILTER, said plainly. */
-int kbpf_map_push(struct kbpf_map *map, const void *value, uint64_t flags);
+KBPF_API int kbpf_map_push(struct kbpf_map *map, const void *value, uint64_t flags);
 
 /* --- LPM_TRIE (src/maps/lpm_trie.c) -----------------------------------------------
  * Keys are Linux's struct bpf_lpm_trie_key: a u32 prefixlen (host order) then
@@ -226,21 +232,21 @@ int kbpf_map_push(struct kbpf_map *map, const void *value, uint64_t flags);
 /* Delete key. -ENOENT: absent.  Arrays: -EINVAL (their elements cannot be deleted);
  * PROG_ARRAY and ARRAY_OF_MAPS: empties the slot (-E2BIG out of range, -ENOENT already
  * empty). */
-int kbpf_map_delete(struct kbpf_map *map, const void *key);
+KBPF_API int kbpf_map_delete(struct kbpf_map *map, const void *key);
 /* The key after key in the map's iteration order, or the first key if key is NULL or
  * (hash maps, as Linux) not in the map.  -ENOENT: no more keys.  Iteration visits every
  * key present throughout exactly once; keys added or removed meanwhile may or may not
  * be seen, as in Linux. */
-int kbpf_map_get_next_key(struct kbpf_map *map, const void *key, void *next_key);
+KBPF_API int kbpf_map_get_next_key(struct kbpf_map *map, const void *key, void *next_key);
 /* Make the map read-only for the host side from now on (Linux's BPF_MAP_FREEZE);
  * programs may still write unless the map is BPF_F_RDONLY_PROG.  -EBUSY if already frozen. */
-int kbpf_map_freeze(struct kbpf_map *map);
-int kbpf_map_is_frozen(const struct kbpf_map *map);
+KBPF_API int kbpf_map_freeze(struct kbpf_map *map);
+KBPF_API int kbpf_map_is_frozen(const struct kbpf_map *map);
 
 /* Address of byte off of the value of a one-element ARRAY (the global-data maps
  * .data/.rodata/.bss; what BPF_PSEUDO_MAP_VALUE loads). -EOPNOTSUPP: not an ARRAY or
  * max_entries != 1; -EINVAL: off >= value_size. */
-int kbpf_map_direct_value_addr(struct kbpf_map *map, uint32_t off, void **addr);
+KBPF_API int kbpf_map_direct_value_addr(struct kbpf_map *map, uint32_t off, void **addr);
 
 /* Bytes at the start of every map object that a privileged program may read through a
  * map pointer, as Linux's struct bpf_map: ops (opaque), map_type, key_size, value_size,
@@ -267,18 +273,18 @@ struct kbpf_mem_region; /* <kbpf/prog.h> */
  * new ones.  A hash map's region spans its whole element pool,
  * element headers included: checked mode guards against stray accesses, it is not a
  * verifier. */
-size_t kbpf_map_mem_regions(const struct kbpf_map *map, struct kbpf_mem_region *out, size_t max);
+KBPF_API size_t kbpf_map_mem_regions(const struct kbpf_map *map, struct kbpf_mem_region *out, size_t max);
 
 /* --- CPUs --------------------------------------------------------------------------
  * kbpf's "CPU" is a per-thread slot: a thread gets one at its first use, round robin
  * over kbpf_nr_cpus() slots (the number of configured CPUs).  Per-CPU map values and
  * bpf_get_smp_processor_id use it.  With more threads than slots, threads share slots
  * (and so per-CPU values: updates from two threads on one slot may race). */
-unsigned kbpf_nr_cpus(void);
-unsigned kbpf_cpu_id(void);
+KBPF_API unsigned kbpf_nr_cpus(void);
+KBPF_API unsigned kbpf_cpu_id(void);
 /* Give the calling thread slot cpu (e.g. one worker thread per slot, for exclusive
  * per-CPU values). -EINVAL if cpu >= kbpf_nr_cpus(). */
-int kbpf_cpu_bind(unsigned cpu);
+KBPF_API int kbpf_cpu_bind(unsigned cpu);
 
 /* --- Program side: for helper implementations -------------------------------------
  * These have the semantics of the Linux helpers of the same name; they trust their
@@ -289,43 +295,43 @@ int kbpf_cpu_bind(unsigned cpu);
  * maps), or NULL.  The pointer stays valid memory until kbpf_map_free; after a delete
  * the memory may be reused by another key, as in Linux.  NULL for RINGBUF/PROG_ARRAY.
  * ARRAY_OF_MAPS / HASH_OF_MAPS: the inner map itself (a `struct kbpf_map *`). */
-void *kbpf_map_lookup_elem(struct kbpf_map *map, const void *key);
+KBPF_API void *kbpf_map_lookup_elem(struct kbpf_map *map, const void *key);
 /* bpf_map_lookup_percpu_elem: like lookup_elem for slot cpu of a per-CPU map. */
-void *kbpf_map_lookup_percpu_elem(struct kbpf_map *map, const void *key, uint32_t cpu);
+KBPF_API void *kbpf_map_lookup_percpu_elem(struct kbpf_map *map, const void *key, uint32_t cpu);
 /* bpf_map_update_elem: per-CPU maps update this CPU's slot only (a new element's
  * other slots are zeroed).  Errnos as kbpf_map_update. */
-long kbpf_map_update_elem(struct kbpf_map *map, const void *key, const void *value, uint64_t flags);
+KBPF_API long kbpf_map_update_elem(struct kbpf_map *map, const void *key, const void *value, uint64_t flags);
 /* bpf_map_delete_elem. */
-long kbpf_map_delete_elem(struct kbpf_map *map, const void *key);
+KBPF_API long kbpf_map_delete_elem(struct kbpf_map *map, const void *key);
 /* bpf_map_push_elem (QUEUE, STACK, BLOOM_FILTER; flags as kbpf_map_push),
  * bpf_map_pop_elem (QUEUE, STACK) and bpf_map_peek_elem (QUEUE, STACK: copy out,
  * zeroing value when empty; BLOOM_FILTER: test value). 0 or a negative errno as the
  * host-side calls; -EINVAL for other map types (the verifier refuses those calls). */
-long kbpf_map_push_elem(struct kbpf_map *map, const void *value, uint64_t flags);
-long kbpf_map_pop_elem(struct kbpf_map *map, void *value);
-long kbpf_map_peek_elem(struct kbpf_map *map, void *value);
+KBPF_API long kbpf_map_push_elem(struct kbpf_map *map, const void *value, uint64_t flags);
+KBPF_API long kbpf_map_pop_elem(struct kbpf_map *map, void *value);
+KBPF_API long kbpf_map_peek_elem(struct kbpf_map *map, void *value);
 
 /* bpf_get_local_storage: the storage of a CGROUP_STORAGE map (this CPU's copy for
  * PERCPU_CGROUP_STORAGE), never NULL for one; NULL for any other map. kbpf has no
  * cgroups: the map's one storage, that of cgroup 0 and attach type 0 (docs/maps.md). */
-void *kbpf_map_get_local_storage(struct kbpf_map *map);
+KBPF_API void *kbpf_map_get_local_storage(struct kbpf_map *map);
 
 /* bpf_tail_call's lookup: the program pointer stored at index (opaque to maps:
  * a `struct kbpf_prog *`), or NULL if empty, out of range or map is not a PROG_ARRAY. */
-void *kbpf_prog_array_get(const struct kbpf_map *map, uint32_t index);
+KBPF_API void *kbpf_prog_array_get(const struct kbpf_map *map, uint32_t index);
 
 /* bpf_ringbuf_reserve: size bytes in the ring, 8-byte aligned, or NULL (full, size
  * too big, flags != 0).  Must be followed by submit or discard of that sample. */
-void *kbpf_ringbuf_reserve(struct kbpf_map *map, uint64_t size, uint64_t flags);
+KBPF_API void *kbpf_ringbuf_reserve(struct kbpf_map *map, uint64_t size, uint64_t flags);
 /* bpf_ringbuf_submit / bpf_ringbuf_discard of a reserved sample (BPF_RB_* wake-up
  * flags are accepted and have no effect: kbpf consumers poll). */
-void kbpf_ringbuf_submit(void *sample, uint64_t flags);
-void kbpf_ringbuf_discard(void *sample, uint64_t flags);
+KBPF_API void kbpf_ringbuf_submit(void *sample, uint64_t flags);
+KBPF_API void kbpf_ringbuf_discard(void *sample, uint64_t flags);
 /* bpf_ringbuf_output: reserve + copy + submit. -EAGAIN when full, -EINVAL bad flags. */
-long kbpf_ringbuf_output(struct kbpf_map *map, const void *data, uint64_t size, uint64_t flags);
+KBPF_API long kbpf_ringbuf_output(struct kbpf_map *map, const void *data, uint64_t size, uint64_t flags);
 /* bpf_ringbuf_query: BPF_RB_AVAIL_DATA, BPF_RB_RING_SIZE, BPF_RB_CONS_POS,
  * BPF_RB_PROD_POS; 0 for anything else. */
-uint64_t kbpf_ringbuf_query(struct kbpf_map *map, uint64_t flags);
+KBPF_API uint64_t kbpf_ringbuf_query(struct kbpf_map *map, uint64_t flags);
 
 /* --- Local storage (BPF_MAP_TYPE_SK_STORAGE, src/maps/sk_storage.c) ----------------
  * One value per owner (a socket: any object whose address the helpers are given), as
@@ -335,15 +341,15 @@ uint64_t kbpf_ringbuf_query(struct kbpf_map *map, uint64_t flags);
 /* bpf_sk_storage_get: the owner's value; if absent and flags is
  * BPF_SK_STORAGE_GET_F_CREATE, a new one initialised from value (zeroes if NULL). NULL:
  * absent, bad flags, not such a map, or out of memory. */
-void *kbpf_local_storage_get(struct kbpf_map *map, const void *owner, const void *value, uint64_t flags);
+KBPF_API void *kbpf_local_storage_get(struct kbpf_map *map, const void *owner, const void *value, uint64_t flags);
 /* bpf_sk_storage_delete, and what the owning host calls when an owner goes away:
  * 0, -ENOENT (no value), -EINVAL. */
-long kbpf_local_storage_delete(struct kbpf_map *map, const void *owner);
+KBPF_API long kbpf_local_storage_delete(struct kbpf_map *map, const void *owner);
 /* Host side (Linux: bpf_map_update_elem / lookup_elem with the socket's fd as key):
  * flags BPF_ANY, BPF_NOEXIST, BPF_EXIST (or-ed with BPF_F_LOCK); errnos as kbpf_map_update /
  * kbpf_map_lookup. */
-int kbpf_local_storage_update(struct kbpf_map *map, const void *owner, const void *value, uint64_t flags);
-int kbpf_local_storage_lookup(struct kbpf_map *map, const void *owner, void *value);
+KBPF_API int kbpf_local_storage_update(struct kbpf_map *map, const void *owner, const void *value, uint64_t flags);
+KBPF_API int kbpf_local_storage_lookup(struct kbpf_map *map, const void *owner, void *value);
 
 /* --- Ring buffer consumer (host side) ----------------------------------------------
  * libbpf's ring_buffer__consume: call cb for each submitted record in order, skipping
@@ -353,7 +359,7 @@ int kbpf_local_storage_lookup(struct kbpf_map *map, const void *owner, void *val
  * NULL cb), or -EBUSY if another thread is consuming this ring (one consumer at a
  * time; cb must not consume the same ring). */
 typedef int (*kbpf_ringbuf_sample_fn)(void *ctx, void *data, size_t size);
-int kbpf_ringbuf_consume(struct kbpf_map *map, kbpf_ringbuf_sample_fn cb, void *ctx);
+KBPF_API int kbpf_ringbuf_consume(struct kbpf_map *map, kbpf_ringbuf_sample_fn cb, void *ctx);
 
 /* --- Perf event array (BPF_MAP_TYPE_PERF_EVENT_ARRAY) and perf buffers -------------
  * What bpf_perf_event_output writes to (src/maps/perf_event_array.c, docs/maps.md).
@@ -377,20 +383,20 @@ struct kbpf_perf_buffer;
  * may be NULL) and ctx.  Takes a reference to map.  Returns 0 and *pb, -EINVAL (not a
  * PERF_EVENT_ARRAY, bad page_cnt, pb NULL), -EBUSY (another perf buffer holds the map's
  * slots), -ENOMEM. */
-int kbpf_perf_buffer_new(struct kbpf_map *map, size_t page_cnt, kbpf_perf_sample_fn sample_cb,
+KBPF_API int kbpf_perf_buffer_new(struct kbpf_map *map, size_t page_cnt, kbpf_perf_sample_fn sample_cb,
 			 kbpf_perf_lost_fn lost_cb, void *ctx, struct kbpf_perf_buffer **pb);
 /* libbpf's perf_buffer__consume: call the callbacks for every record written so far,
  * slot by slot, each slot's in the order written; a lost count comes where Linux puts
  * its LOST record (before the next sample that fitted), or after the slot's last sample.
  * Returns the number of records (samples and lost counts), -EINVAL, or -EBUSY when
  * another thread is consuming (one consumer at a time; callbacks must not consume). */
-int kbpf_perf_buffer_consume(struct kbpf_perf_buffer *pb);
+KBPF_API int kbpf_perf_buffer_consume(struct kbpf_perf_buffer *pb);
 /* libbpf's perf_buffer__poll: consume, waiting up to timeout_ms (-1: forever, 0: not at
  * all) for a record if there is none.  Returns what consume returns (0: timed out). */
-int kbpf_perf_buffer_poll(struct kbpf_perf_buffer *pb, int timeout_ms);
+KBPF_API int kbpf_perf_buffer_poll(struct kbpf_perf_buffer *pb, int timeout_ms);
 /* Empty the slots, wait for programs still writing into them, free.  Unread records are
  * dropped.  NULL is allowed. */
-void kbpf_perf_buffer_free(struct kbpf_perf_buffer *pb);
+KBPF_API void kbpf_perf_buffer_free(struct kbpf_perf_buffer *pb);
 
 /* bpf_perf_event_output's core (Linux's bpf_event_output), for helper implementations:
  * one sample of data (size bytes) followed by extra (extra_size bytes: a packet's
@@ -399,12 +405,12 @@ void kbpf_perf_buffer_free(struct kbpf_perf_buffer *pb);
  * slot.  Returns 0, -EINVAL (not a PERF_EVENT_ARRAY, flags outside BPF_F_INDEX_MASK),
  * -E2BIG (index >= max_entries), -ENOENT (no ring in the slot), -ENOSPC (the ring is
  * full: the sample counts as lost, as Linux's perf_output_begin). */
-long kbpf_perf_event_output(struct kbpf_map *map, uint64_t flags, const void *data, uint64_t size,
+KBPF_API long kbpf_perf_event_output(struct kbpf_map *map, uint64_t flags, const void *data, uint64_t size,
 			    const void *extra, uint64_t extra_size);
 /* What slot index holds: 1 a ring (its size in bytes in *ring_size, if not NULL), 0
  * nothing (*ring_size 0); -EINVAL not a PERF_EVENT_ARRAY, -E2BIG index out of range.
  * Safe while another thread frees the perf buffer (it waits for this call). */
-int kbpf_perf_event_array_slot(const struct kbpf_map *map, uint32_t index, size_t *ring_size);
+KBPF_API int kbpf_perf_event_array_slot(const struct kbpf_map *map, uint32_t index, size_t *ring_size);
 
 /* --- STACK_TRACE (src/maps/stack_trace.c, docs/maps.md) ---------------------------
  * Buckets of stack traces that bpf_get_stackid fills: key a u32 stack id (< the
@@ -422,7 +428,7 @@ int kbpf_perf_event_array_slot(const struct kbpf_map *map, uint32_t index, size_
  * and BPF_F_REUSE_STACKID. Returns the id (>= 0), -EFAULT (nr <= skip), -EEXIST (the
  * bucket holds another trace), -ENOMEM (no free bucket), -EINVAL (not a STACK_TRACE
  * map, unknown flags). */
-long kbpf_stack_map_get_id(struct kbpf_map *map, const uint64_t *ips, uint32_t nr, uint64_t flags);
+KBPF_API long kbpf_stack_map_get_id(struct kbpf_map *map, const uint64_t *ips, uint32_t nr, uint64_t flags);
 
 #ifdef __cplusplus
 }

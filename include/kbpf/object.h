@@ -11,10 +11,23 @@
  *   kbpf_object_close(obj);
  *
  * Every function returns 0 or a negative errno; a failure leaves one line per problem
- * in the object's log naming what is wrong and where (section, symbol, relocation). */
+ * in the object's log naming what is wrong and where (section, symbol, relocation).
+ *
+ * Ownership: kbpf_object_open_* copy the file or buffer; the object belongs to the
+ * caller (kbpf_object_close, once no thread runs its programs or uses its maps), and
+ * owns its programs, maps and struct_ops descriptions: every pointer and string a
+ * getter returns (kbpf_object_find_program, kbpf_program_prog, kbpf_object_find_map…)
+ * is valid until kbpf_object_close. The host (opts->host) must outlive the object, and
+ * opts->log_buf, which the object keeps writing its log to, must stay valid while the
+ * object is opened and loaded.
+ * Threads: one thread opens and loads an object (kbpf_object_open_*, the setters,
+ * kbpf_object_load); once loaded, its programs may run (kbpf_program_run…) and its
+ * maps be used on any number of threads at once. Different objects are independent,
+ * on one host too. */
 #ifndef KBPF_OBJECT_H
 #define KBPF_OBJECT_H
 
+#include <kbpf/export.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -74,8 +87,8 @@ struct kbpf_object_open_opts {
  * Parses and checks sections, symbols, relocations, BTF, maps and externs; creates
  * nothing yet. Returns 0 and *obj, or -EINVAL (bad object, the reason in the log),
  * -ENOENT (no such file), -ENOTSUP (a feature kbpf does not support), -ENOMEM. */
-int kbpf_object_open_file(const char *path, const struct kbpf_object_open_opts *opts, struct kbpf_object **obj);
-int kbpf_object_open_mem(const void *buf, size_t size, const struct kbpf_object_open_opts *opts,
+KBPF_API int kbpf_object_open_file(const char *path, const struct kbpf_object_open_opts *opts, struct kbpf_object **obj);
+KBPF_API int kbpf_object_open_mem(const void *buf, size_t size, const struct kbpf_object_open_opts *opts,
 			 struct kbpf_object **obj);
 
 /* Load: resolve externs against the host (kconfig values, kfunc BTF ids and prototypes),
@@ -87,66 +100,66 @@ int kbpf_object_open_mem(const void *buf, size_t size, const struct kbpf_object_
  * create a struct kbpf_prog per autoloaded program. Until the verifier exists, load does
  * the structural checks of kbpf_prog_create only: run only programs you trust.
  * Returns 0 or a negative errno (-EINVAL on a second call). */
-int kbpf_object_load(struct kbpf_object *obj);
+KBPF_API int kbpf_object_load(struct kbpf_object *obj);
 /* Free the object, its programs and maps. NULL is allowed. */
-void kbpf_object_close(struct kbpf_object *obj);
+KBPF_API void kbpf_object_close(struct kbpf_object *obj);
 
-const char *kbpf_object_name(const struct kbpf_object *obj);
+KBPF_API const char *kbpf_object_name(const struct kbpf_object *obj);
 /* The "license" section's text, or "" if there is none. */
-const char *kbpf_object_license(const struct kbpf_object *obj);
+KBPF_API const char *kbpf_object_license(const struct kbpf_object *obj);
 /* The host programs resolve against (the private one if none was given). */
-struct kbpf_host *kbpf_object_host(const struct kbpf_object *obj);
+KBPF_API struct kbpf_host *kbpf_object_host(const struct kbpf_object *obj);
 /* The object's own BTF (libbpf's struct btf, owned by the object), or NULL. */
-const struct btf *kbpf_object_btf(const struct kbpf_object *obj);
+KBPF_API const struct btf *kbpf_object_btf(const struct kbpf_object *obj);
 /* Everything logged so far (open and load), "" if nothing. */
-const char *kbpf_object_log(const struct kbpf_object *obj);
+KBPF_API const char *kbpf_object_log(const struct kbpf_object *obj);
 
 /* --- Programs ---------------------------------------------------------------------- */
 
 /* Linux's enum bpf_prog_type for a SEC() name by libbpf's table and matching rules
  * ("tc", "classifier", "socket", "tp/…", "fentry/…", "cgroup/skb" …; a leading '?' is
  * ignored), BPF_PROG_TYPE_UNSPEC if none matches. */
-uint32_t kbpf_section_prog_type(const char *sec_name);
+KBPF_API uint32_t kbpf_section_prog_type(const char *sec_name);
 /* The idx-th pattern of that table (NULL past its end) and its type in *type: "socket",
  * "tc", "kprobe+" ("kprobe" or "kprobe/…"), "xdp/devmap" … */
-const char *kbpf_section_pattern(size_t idx, uint32_t *type);
+KBPF_API const char *kbpf_section_pattern(size_t idx, uint32_t *type);
 
 /* Programs in object order (section order, then offset); NULL prev gives the first,
  * NULL at the end. .text subprograms are not programs. */
-struct kbpf_program *kbpf_object_next_program(const struct kbpf_object *obj, const struct kbpf_program *prev);
-struct kbpf_program *kbpf_object_find_program(const struct kbpf_object *obj, const char *name);
+KBPF_API struct kbpf_program *kbpf_object_next_program(const struct kbpf_object *obj, const struct kbpf_program *prev);
+KBPF_API struct kbpf_program *kbpf_object_find_program(const struct kbpf_object *obj, const char *name);
 
-const char *kbpf_program_name(const struct kbpf_program *prog);
+KBPF_API const char *kbpf_program_name(const struct kbpf_program *prog);
 /* The SEC() name as written, including a leading '?'. */
-const char *kbpf_program_section_name(const struct kbpf_program *prog);
+KBPF_API const char *kbpf_program_section_name(const struct kbpf_program *prog);
 /* Whether load creates this program: true unless its section starts with '?'. */
-bool kbpf_program_autoload(const struct kbpf_program *prog);
+KBPF_API bool kbpf_program_autoload(const struct kbpf_program *prog);
 /* -EBUSY once the object is loaded. */
-int kbpf_program_set_autoload(struct kbpf_program *prog, bool autoload);
+KBPF_API int kbpf_program_set_autoload(struct kbpf_program *prog, bool autoload);
 /* Linux's enum bpf_prog_type, guessed from the section name with libbpf's table
  * ("socket", "kprobe/", "tc", "xdp", "struct_ops/", "fentry/" …), else
  * BPF_PROG_TYPE_UNSPEC. */
-uint32_t kbpf_program_type(const struct kbpf_program *prog);
+KBPF_API uint32_t kbpf_program_type(const struct kbpf_program *prog);
 /* -EBUSY once the object is loaded. */
-int kbpf_program_set_type(struct kbpf_program *prog, uint32_t type);
+KBPF_API int kbpf_program_set_type(struct kbpf_program *prog, uint32_t type);
 /* Linux's load flags for the program (libbpf's bpf_program__flags/__set_flags):
  * BPF_F_STRICT_ALIGNMENT, BPF_F_ANY_ALIGNMENT, BPF_F_TEST_STATE_FREQ, BPF_F_SLEEPABLE
  * (kbpf_verify_opts.prog_flags). Default 0. Set: -EBUSY once the object is loaded; an
  * unknown bit fails the program's load with -EINVAL. */
-uint32_t kbpf_program_flags(const struct kbpf_program *prog);
-int kbpf_program_set_flags(struct kbpf_program *prog, uint32_t flags);
+KBPF_API uint32_t kbpf_program_flags(const struct kbpf_program *prog);
+KBPF_API int kbpf_program_set_flags(struct kbpf_program *prog, uint32_t flags);
 /* The program's instructions: as in the ELF section before load; after load the linked
  * and relocated ones (subprograms appended), also when the load failed after linking. */
-const struct bpf_insn *kbpf_program_insns(const struct kbpf_program *prog, size_t *cnt);
+KBPF_API const struct bpf_insn *kbpf_program_insns(const struct kbpf_program *prog, size_t *cnt);
 /* The runnable program after a successful load, else NULL. */
-struct kbpf_prog *kbpf_program_prog(const struct kbpf_program *prog);
+KBPF_API struct kbpf_prog *kbpf_program_prog(const struct kbpf_program *prog);
 /* kbpf_prog_run on kbpf_program_prog(prog): -ENOENT if it was not loaded. */
-int kbpf_program_run(const struct kbpf_program *prog, void *ctx, uint64_t *retval);
+KBPF_API int kbpf_program_run(const struct kbpf_program *prog, void *ctx, uint64_t *retval);
 
 /* BTF.ext func_info and line_info of the instructions kbpf_program_insns returns
  * (insn_off in instructions, as bpf(BPF_PROG_LOAD) takes them; type ids and strings
  * refer to kbpf_object_btf). NULL and *cnt = 0 if the object has none. */
-const struct bpf_func_info *kbpf_program_func_info(const struct kbpf_program *prog, size_t *cnt);
+KBPF_API const struct bpf_func_info *kbpf_program_func_info(const struct kbpf_program *prog, size_t *cnt);
 /* How a struct_ops program is verified (kbpf_object_load does this for every one): the
  * loader's checks run (a program fills one member; GPL-compatible licence; the member is
  * a function pointer of the host struct; the host's check_member), each refusal logged
@@ -155,7 +168,7 @@ const struct bpf_func_info *kbpf_program_func_info(const struct kbpf_program *pr
  * host member's type (kbpf_verify_opts.attach_btf_id) and *member its name; *prog_type
  * NULL: not verified (it fills no member, or the host has no rules for its struct).
  * The object must be open on a host with BTF. Returns 0 or a negative errno. */
-int kbpf_program_struct_ops_attach(struct kbpf_object *obj, struct kbpf_program *prog, const char **prog_type,
+KBPF_API int kbpf_program_struct_ops_attach(struct kbpf_object *obj, struct kbpf_program *prog, const char **prog_type,
 				   uint32_t *attach_btf_id, const char **member);
 /* How a BTF-attached tracing program is verified (kbpf_object_load does this for each):
  * its section ("fentry/FUNC", "fexit/FUNC", "fmod_ret/FUNC", or a sleepable ".s" form)
@@ -165,7 +178,7 @@ int kbpf_program_struct_ops_attach(struct kbpf_object *obj, struct kbpf_program 
  * *prog_type NULL: the host has no such type (the program loads unverified). Returns 0,
  * or -ESRCH (no such function in the host BTF) / -EINVAL (no function named), logged
  * in the object log. */
-int kbpf_program_tracing_attach(struct kbpf_object *obj, struct kbpf_program *prog, const char **prog_type,
+KBPF_API int kbpf_program_tracing_attach(struct kbpf_object *obj, struct kbpf_program *prog, const char **prog_type,
 				uint32_t *attach_btf_id);
 /* A verifier log of prog's linked instructions (kbpf_program_insns) explained as libbpf
  * explains one: each instruction poisoned by a CO-RE relocation that could not be resolved
@@ -175,8 +188,8 @@ int kbpf_program_tracing_attach(struct kbpf_object *obj, struct kbpf_program *pr
  * rewritten when the program has a single poisoned instruction. In place, within size
  * bytes (cut to fit). Returns the number of lines rewritten (0: none). kbpf_object_load
  * does this for the logs it keeps. */
-int kbpf_program_fixup_log(const struct kbpf_program *prog, char *log, size_t size);
-const struct bpf_line_info *kbpf_program_line_info(const struct kbpf_program *prog, size_t *cnt);
+KBPF_API int kbpf_program_fixup_log(const struct kbpf_program *prog, char *log, size_t size);
+KBPF_API const struct bpf_line_info *kbpf_program_line_info(const struct kbpf_program *prog, size_t *cnt);
 
 /* Source position of instruction insn_idx: the line_info record in force there (the last
  * one at or before it). */
@@ -188,25 +201,25 @@ struct kbpf_source_line {
 	size_t insn;       /* the instruction the record starts at (== insn_idx: first of a line) */
 };
 /* Returns 0, or -ENOENT if no record covers insn_idx. */
-int kbpf_program_source_line(const struct kbpf_program *prog, size_t insn_idx, struct kbpf_source_line *out);
+KBPF_API int kbpf_program_source_line(const struct kbpf_program *prog, size_t insn_idx, struct kbpf_source_line *out);
 
 /* --- Maps -------------------------------------------------------------------------- *
  * Maps exist once the object is loaded: before, these return NULL. Global data maps are
  * named after their section (".data", ".rodata", ".bss", ".data.foo", ".kconfig"). */
-struct kbpf_map *kbpf_object_next_map(const struct kbpf_object *obj, const struct kbpf_map *prev);
-struct kbpf_map *kbpf_object_find_map(const struct kbpf_object *obj, const char *name);
+KBPF_API struct kbpf_map *kbpf_object_next_map(const struct kbpf_object *obj, const struct kbpf_map *prev);
+KBPF_API struct kbpf_map *kbpf_object_find_map(const struct kbpf_object *obj, const char *name);
 /* Whether load creates map name (libbpf's bpf_map__set_autocreate); default true. A map
  * left out is not in the map table (kbpf_object_next_map skips it) and a loaded program
  * that uses it fails to link ("uses map 'X', which is not created"). Before load:
  * -EBUSY after, -ENOENT for no such map (names as kbpf_object_find_map's). */
-int kbpf_object_set_map_autocreate(struct kbpf_object *obj, const char *name, bool autocreate);
+KBPF_API int kbpf_object_set_map_autocreate(struct kbpf_object *obj, const char *name, bool autocreate);
 /* After load: the map table, *nr entries, by the index BPF_PSEUDO_MAP_IDX immediates
  * carry (NULL where a map was not created); NULL before load. */
-struct kbpf_map *const *kbpf_object_map_table(const struct kbpf_object *obj, size_t *nr);
+KBPF_API struct kbpf_map *const *kbpf_object_map_table(const struct kbpf_object *obj, size_t *nr);
 /* BTF type ids (in kbpf_object_btf) of a map's key and value, 0 if not known: __type()
  * of a BTF-defined map, the DATASEC of a global data map. */
-uint32_t kbpf_object_map_btf_key_type_id(const struct kbpf_object *obj, const struct kbpf_map *map);
-uint32_t kbpf_object_map_btf_value_type_id(const struct kbpf_object *obj, const struct kbpf_map *map);
+KBPF_API uint32_t kbpf_object_map_btf_key_type_id(const struct kbpf_object *obj, const struct kbpf_map *map);
+KBPF_API uint32_t kbpf_object_map_btf_value_type_id(const struct kbpf_object *obj, const struct kbpf_map *map);
 
 /* Global data before load: the bytes load copies into the map of section sec_name
  * (".data", ".rodata", ".bss", ".data.foo" …), writable, *size of them; *datasec_id the
@@ -215,7 +228,7 @@ uint32_t kbpf_object_map_btf_value_type_id(const struct kbpf_object *obj, const 
  * const volatile configuration before the verifier sees it. NULL: no such section, out
  * of memory, or load was already tried (then the map holds the data:
  * kbpf_map_direct_value_addr). */
-void *kbpf_object_global_data(struct kbpf_object *obj, const char *sec_name, size_t *size, uint32_t *datasec_id);
+KBPF_API void *kbpf_object_global_data(struct kbpf_object *obj, const char *sec_name, size_t *size, uint32_t *datasec_id);
 
 /* --- struct_ops -------------------------------------------------------------------- *
  * What a `SEC(".struct_ops")` / `SEC(".struct_ops.link")` variable says: which struct,
@@ -238,9 +251,9 @@ struct kbpf_struct_ops {
 	size_t nr_members;
 };
 
-const struct kbpf_struct_ops *kbpf_object_next_struct_ops(const struct kbpf_object *obj,
+KBPF_API const struct kbpf_struct_ops *kbpf_object_next_struct_ops(const struct kbpf_object *obj,
 							  const struct kbpf_struct_ops *prev);
-const struct kbpf_struct_ops *kbpf_object_find_struct_ops(const struct kbpf_object *obj, const char *name);
+KBPF_API const struct kbpf_struct_ops *kbpf_object_find_struct_ops(const struct kbpf_object *obj, const char *name);
 
 #ifdef __cplusplus
 }

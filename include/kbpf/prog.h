@@ -1,8 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Programs made from raw instructions, and running them. */
+/* Programs made from raw instructions, and running them.
+ *
+ * Ownership: kbpf_prog_create copies the instructions; what opts points to is read
+ * during the call only, except the maps (opts->maps), which must outlive the program,
+ * and the host. The program belongs to the caller: kbpf_prog_free, once no thread runs
+ * it. What the getters return (kbpf_prog_insns, _xlated_idx, _name, _jited_code,
+ * _jited_line_info, _jited_func) belongs to the program: valid until kbpf_prog_free.
+ * Threads: a created program does not change. kbpf_prog_run, kbpf_prog_run_opts (each
+ * caller with its own opts) and the getters may run on any number of threads at once,
+ * sharing the program's maps (<kbpf/map.h>); kbpf_prog_create may run on many threads
+ * at once, on one host too. */
 #ifndef KBPF_PROG_H
 #define KBPF_PROG_H
 
+#include <kbpf/export.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <kbpf/insn.h>
@@ -96,30 +107,30 @@ struct kbpf_prog_opts {
 /* Copy and structurally validate insns, resolve helper calls against the host and
  * pre-decode for the interpreter.  Returns 0 and *prog, or a negative errno
  * (-EINVAL: bad program, with the reason in opts->log_buf; -ENOMEM). */
-int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf_prog_opts *opts,
+KBPF_API int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf_prog_opts *opts,
 		     struct kbpf_prog **prog);
-void kbpf_prog_free(struct kbpf_prog *prog);
+KBPF_API void kbpf_prog_free(struct kbpf_prog *prog);
 
-const struct bpf_insn *kbpf_prog_insns(const struct kbpf_prog *prog, size_t *cnt);
+KBPF_API const struct bpf_insn *kbpf_prog_insns(const struct kbpf_prog *prog, size_t *cnt);
 /* A verified program's kbpf_prog_insns are the verifier's rewrite (Linux's "xlated"
  * program, docs/verifier.md "After verification"), which may be longer than the
  * instructions given to create: entry i of this array is where given instruction i starts
  * in it, *cnt = the given count + 1 entries, the last one kbpf_prog_insns' count (to move
  * line info and func info). NULL (*cnt 0) for a program created unverified. */
-const uint32_t *kbpf_prog_xlated_idx(const struct kbpf_prog *prog, size_t *cnt);
-const char *kbpf_prog_name(const struct kbpf_prog *prog);
+KBPF_API const uint32_t *kbpf_prog_xlated_idx(const struct kbpf_prog *prog, size_t *cnt);
+KBPF_API const char *kbpf_prog_name(const struct kbpf_prog *prog);
 
 /* Linux's max_ctx_offset: the end of the furthest context byte the verified program
  * touches (kbpf_verify_opts.max_ctx_offset); 0 for a program created unverified. */
-uint32_t kbpf_prog_max_ctx_offset(const struct kbpf_prog *prog);
+KBPF_API uint32_t kbpf_prog_max_ctx_offset(const struct kbpf_prog *prog);
 /* Linux's max_tp_access: how many bytes of a raw_tp_writable buffer the verified
  * program may touch (kbpf_verify_opts.max_tp_access); 0 if none or unverified. */
-uint32_t kbpf_prog_max_tp_access(const struct kbpf_prog *prog);
+KBPF_API uint32_t kbpf_prog_max_tp_access(const struct kbpf_prog *prog);
 /* 1 if the program runs as JIT-compiled native code, else 0. */
-int kbpf_prog_is_jited(const struct kbpf_prog *prog);
+KBPF_API int kbpf_prog_is_jited(const struct kbpf_prog *prog);
 /* The JIT-generated machine code (read-only, x86-64) and its size in *size, or NULL
  * (size 0) when the program is not JIT-compiled. */
-const void *kbpf_prog_jited_code(const struct kbpf_prog *prog, size_t *size);
+KBPF_API const void *kbpf_prog_jited_code(const struct kbpf_prog *prog, size_t *size);
 /* Where the native code of each instruction lies in kbpf_prog_jited_code: bytes
  * [start, end) from the code's start, in instruction order (offsets never decrease).
  * start == end where an instruction has no code of its own: an LDDW's second half, the
@@ -132,7 +143,7 @@ const void *kbpf_prog_jited_code(const struct kbpf_prog *prog, size_t *size);
 struct kbpf_jited_line {
 	uint32_t start, end;
 };
-const struct kbpf_jited_line *kbpf_prog_jited_line_info(const struct kbpf_prog *prog, size_t *cnt);
+KBPF_API const struct kbpf_jited_line *kbpf_prog_jited_line_info(const struct kbpf_prog *prog, size_t *cnt);
 
 /* What a JIT-compiled program's native function returns (in rax:rdx, the SysV ABI's
  * two-register struct return): err is 0 or the negative errno of a run-time stop (what
@@ -148,7 +159,7 @@ typedef struct kbpf_prog_result (*kbpf_prog_fn)(void *ctx);
  * for a host that calls one program per event. NULL when the program is not
  * JIT-compiled (it runs on the interpreter: use kbpf_prog_run). Valid until
  * kbpf_prog_free; the same trust as kbpf_prog_run: only verified programs. */
-kbpf_prog_fn kbpf_prog_jited_func(const struct kbpf_prog *prog);
+KBPF_API kbpf_prog_fn kbpf_prog_jited_func(const struct kbpf_prog *prog);
 
 /* Run with R1 = ctx on the JIT-compiled code if there is some, else on the fast
  * interpreter. "call 12" is bpf_tail_call (unless the host registered a helper 12 of
@@ -161,7 +172,7 @@ kbpf_prog_fn kbpf_prog_jited_func(const struct kbpf_prog *prog);
  * the host lacks, an instruction poisoned by a CO-RE relocation; -ENOTRECOVERABLE:
  * reaching dead code, a verifier bug, see kbpf_prog_run_opts). The fast
  * mode trusts the program: only verified programs belong here. */
-int kbpf_prog_run(const struct kbpf_prog *prog, void *ctx, uint64_t *retval);
+KBPF_API int kbpf_prog_run(const struct kbpf_prog *prog, void *ctx, uint64_t *retval);
 
 /* Memory a program may touch in checked mode (besides its own stack). */
 #define KBPF_MEM_READ 1u
@@ -203,7 +214,7 @@ struct kbpf_run_opts {
  * stop (-EFAULT memory violation, -ETIME instruction budget, -E2BIG call depth,
  * -ENOTRECOVERABLE a verified program reached code its verifier judged unreachable: a
  * verifier bug, also reported on stderr with the instruction, docs/verifier.md). */
-int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts);
+KBPF_API int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts);
 
 #ifdef __cplusplus
 }

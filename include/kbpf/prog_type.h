@@ -6,10 +6,20 @@
  * the range of return values.  kbpf's Linux-compatible types (socket_filter, xdp, …)
  * live in hosts/linux and are built on this header only.  A helper prototype says,
  * per argument, what the verifier must prove before the call and how R0 is typed
- * after it — Linux's bpf_func_proto, with the same argument and return kinds. */
+ * after it — Linux's bpf_func_proto, with the same argument and return kinds.
+ *
+ * Ownership: registration copies the record and its strings (the type's name and
+ * ctx_btf_name, a prototype's name and ret_btf_name); what other pointers in it point to
+ * (tables, callbacks' data) must outlive the host. kbpf_host_prog_type_find and
+ * kbpf_host_helper_proto return the host's copies: valid until kbpf_host_free.
+ * Threads: program types may be registered, found and enumerated while other threads
+ * create and run programs on the host (a lock; types are never removed). Helper
+ * prototypes (kbpf_host_helper_register_proto) are set up with the helper table
+ * (<kbpf/host.h>), before other threads use the host. */
 #ifndef KBPF_PROG_TYPE_H
 #define KBPF_PROG_TYPE_H
 
+#include <kbpf/export.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -191,10 +201,10 @@ struct kbpf_helper_proto {
  * unverified programs but is "unknown func" to the verifier.
  * Returns 0, -EINVAL (bad id, no name, unknown arg/ret kind), -EEXIST (id has a proto, or
  * fn is set and id already has a run-time helper), -ENOMEM. */
-int kbpf_host_helper_register_proto(struct kbpf_host *host, int32_t id,
+KBPF_API int kbpf_host_helper_register_proto(struct kbpf_host *host, int32_t id,
 				    const struct kbpf_helper_proto *proto);
 /* The prototype registered for id, or NULL. */
-const struct kbpf_helper_proto *kbpf_host_helper_proto(const struct kbpf_host *host, int32_t id);
+KBPF_API const struct kbpf_helper_proto *kbpf_host_helper_proto(const struct kbpf_host *host, int32_t id);
 
 /* --- Context access --- */
 enum kbpf_access_type { KBPF_ACCESS_READ = 1, KBPF_ACCESS_WRITE = 2 };
@@ -298,11 +308,11 @@ struct kbpf_prog_type {
  * priv must outlive the host). type->sz may be smaller than today's struct (missing
  * fields read as zero) or larger if the extra bytes are zero. Returns 0, -EINVAL (no
  * name, bad sz, ret_min > ret_max), -EEXIST (name taken), -ENOMEM. */
-int kbpf_host_prog_type_register(struct kbpf_host *host, const struct kbpf_prog_type *type);
+KBPF_API int kbpf_host_prog_type_register(struct kbpf_host *host, const struct kbpf_prog_type *type);
 /* The program type registered as name, or NULL. */
-const struct kbpf_prog_type *kbpf_host_prog_type_find(const struct kbpf_host *host, const char *name);
+KBPF_API const struct kbpf_prog_type *kbpf_host_prog_type_find(const struct kbpf_host *host, const char *name);
 /* Call fn for every registered type (for `kbpf verify --type help`). */
-void kbpf_host_prog_type_foreach(const struct kbpf_host *host,
+KBPF_API void kbpf_host_prog_type_foreach(const struct kbpf_host *host,
 				 void (*fn)(const struct kbpf_prog_type *type, void *arg), void *arg);
 
 #ifdef __cplusplus

@@ -13,6 +13,7 @@
 #ifndef KBPF_TIMER_H
 #define KBPF_TIMER_H
 
+#include <kbpf/export.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -26,30 +27,30 @@ struct kbpf_map;
 /* The helpers' semantics (Linux 6.1), for a host's helper table: timer points at the
  * bpf_timer field of a value of map (the verifier checked both). Return 0 or a negative
  * errno, as the helpers do; kbpf_timer_cancel returns 1 if the timer was armed. */
-int kbpf_timer_init(void *timer, struct kbpf_map *map, uint64_t flags);
-int kbpf_timer_set_callback(void *timer, uint64_t callback_fn);
-int kbpf_timer_start(void *timer, uint64_t nsecs, uint64_t flags);
-int kbpf_timer_cancel(void *timer);
+KBPF_API int kbpf_timer_init(void *timer, struct kbpf_map *map, uint64_t flags);
+KBPF_API int kbpf_timer_set_callback(void *timer, uint64_t callback_fn);
+KBPF_API int kbpf_timer_start(void *timer, uint64_t nsecs, uint64_t flags);
+KBPF_API int kbpf_timer_cancel(void *timer);
 
 /* Start the host's timer thread (real clocks). -EBUSY if it runs already or the clock
  * is manual; -ENOMEM / -EAGAIN if it cannot start. */
-int kbpf_host_timers_start(struct kbpf_host *host);
+KBPF_API int kbpf_host_timers_start(struct kbpf_host *host);
 /* Stop the thread, after the callback it is running (if any) returns. Armed timers stay
  * armed. No-op if it does not run. */
-void kbpf_host_timers_stop(struct kbpf_host *host);
+KBPF_API void kbpf_host_timers_stop(struct kbpf_host *host);
 /* Run, from the calling thread, the callbacks of the timers due now (real clocks), in
  * deadline order, including timers they re-arm that are due already. Returns how many
  * ran, -EBUSY while the thread runs or the clock is manual. */
-int kbpf_host_timers_run_due(struct kbpf_host *host);
+KBPF_API int kbpf_host_timers_run_due(struct kbpf_host *host);
 /* Manual clock on (every clock id reads the host's virtual time, which starts at 0) or
  * off. -EBUSY while the thread runs or a timer is armed. */
-int kbpf_host_timers_manual_clock(struct kbpf_host *host, bool on);
+KBPF_API int kbpf_host_timers_manual_clock(struct kbpf_host *host, bool on);
 /* Manual clock: move the virtual time forward by nsecs, running each timer whose
  * deadline is reached, at its deadline, in deadline order (timers that callbacks arm
  * meanwhile included). Returns how many callbacks ran, -EINVAL without a manual clock. */
-int kbpf_host_timers_advance(struct kbpf_host *host, uint64_t nsecs);
+KBPF_API int kbpf_host_timers_advance(struct kbpf_host *host, uint64_t nsecs);
 /* Timers armed on the host now (0 if it has no timer engine yet). */
-int kbpf_host_timers_armed(struct kbpf_host *host);
+KBPF_API int kbpf_host_timers_armed(struct kbpf_host *host);
 
 #ifdef __cplusplus
 }

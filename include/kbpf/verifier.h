@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The verifier: Linux's abstract interpretation over every path of a program, with
- * Linux's verdicts, messages and log format (docs/verifier.md). */
+ * Linux's verdicts, messages and log format (docs/verifier.md).
+ *
+ * Ownership: kbpf_prog_verify reads insns and what opts points to during the call and
+ * keeps nothing; its results go to opts' output fields, and with xlated_alloc the
+ * rewritten program (xlated_prog, xlated_idx) is malloc'ed for the caller to free().
+ * Threads: any number of verifications may run at once, on one host too; each caller
+ * passes its own opts. */
 #ifndef KBPF_VERIFIER_H
 #define KBPF_VERIFIER_H
 
+#include <kbpf/export.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <kbpf/insn.h>
@@ -123,7 +130,7 @@ struct kbpf_verify_opts {
 /* Verify insns as a program of opts->prog_type. Returns 0 if the program is safe,
  * -EACCES (rejected: unsafe), -EINVAL (malformed), -E2BIG (complexity limits),
  * -ENOENT (unknown program type), -ENOMEM; the reason is the log's last line. */
-int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verify_opts *opts);
+KBPF_API int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verify_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -142,14 +142,12 @@ void jit_emit_epilogue(struct jit_ctx *c, size_t f);
 int jit_emit_insn(struct jit_ctx *c, size_t f, size_t i);
 void jit_emit_abort_stubs(struct jit_ctx *c);
 
-/* jit_mem.c: executable memory. Copy code (len bytes) into a fresh mapping that ends up
- * read+exec and never writable and executable at once, placed near the address near
- * if possible (0: anywhere). Returns 0, or -errno. */
-int jit_mem_install(const uint8_t *code, size_t len, uintptr_t near, void **map, size_t *map_size);
-/* The same in two steps, for code that must know its address while it is generated
- * (direct call rel32 to host functions): reserve a read+write mapping of at least len
- * bytes near near, then copy code (len <= *map_size) into it and make it read+exec. A
- * failed seal leaves the mapping to jit_mem_release. */
+/* jit_mem.c: executable memory that is never writable and executable at once, in two
+ * steps, for code that must know its address while it is generated (direct call rel32 to
+ * host functions): reserve a read+write mapping of at least len bytes, placed near the
+ * address near if possible (0: anywhere), then copy code (len <= *map_size) into it and
+ * make it read+exec. Return 0, or -errno. A failed seal leaves the mapping to
+ * jit_mem_release. */
 int jit_mem_reserve(size_t len, uintptr_t near, void **map, size_t *map_size);
 int jit_mem_seal(void *map, size_t map_size, const uint8_t *code, size_t len);
 void jit_mem_release(void *map, size_t map_size);

@@ -88,20 +88,6 @@ int jit_mem_seal(void *map, size_t map_size, const uint8_t *code, size_t len)
 	return 0;
 }
 
-int jit_mem_install(const uint8_t *code, size_t len, uintptr_t near, void **map, size_t *map_size)
-{
-	int ret = jit_mem_reserve(len, near, map, map_size);
-
-	if (ret)
-		return ret;
-	ret = jit_mem_seal(*map, *map_size, code, len);
-	if (ret) {
-		munmap(*map, *map_size);
-		*map = NULL;
-	}
-	return ret;
-}
-
 void jit_mem_release(void *map, size_t map_size)
 {
 	if (map)

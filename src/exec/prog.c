@@ -17,11 +17,8 @@
 #include "exec/prog_internal.h"
 #include "isa/validate.h"
 #include "maps/map_internal.h"
+#include "opts.h"
 
-/* The option struct's field is usable if the caller's struct is large enough to hold it. */
-#define OPTS_HAS(opts, field) \
-	((opts) && (opts)->sz >= offsetof(typeof(*(opts)), field) + sizeof((opts)->field))
-#define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
 static int prog_run_interp(const struct kbpf_prog *prog, void *ctx, uint64_t *retval);
 
@@ -61,7 +58,7 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (opts && opts->sz < sizeof(size_t))
+	if (!OPTS_VALID(opts, OPTS_MIN_SZ))
 		return -EINVAL;
 	/* A program to verify is the verifier's to judge (it takes any bytes): Linux accepts
 	 * dead code that writes R10 or sets reserved fields, and replaces it; what the
@@ -375,9 +372,8 @@ int kbpf_prog_run(const struct kbpf_prog *prog, void *ctx, uint64_t *retval)
 
 int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts)
 {
-	if (!prog || !opts || opts->sz < offsetof(struct kbpf_run_opts, retval))
-		return -EINVAL;
-	if (opts->sz < sizeof(*opts)) /* outputs live at the end: callers must be current */
+	/* outputs live at the end: callers must be current */
+	if (!prog || !opts || !OPTS_VALID(opts, sizeof(*opts)))
 		return -EINVAL;
 	opts->fault_insn = -1;
 	opts->insns_executed = 0;

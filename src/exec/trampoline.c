@@ -21,10 +21,8 @@
 #include "exec/jit_ctx.h"
 #include "exec/jit_emit.h"
 #include "exec/prog_internal.h"
+#include "opts.h"
 
-#define OPTS_HAS(opts, field) \
-	((opts) && (opts)->sz >= offsetof(typeof(*(opts)), field) + sizeof((opts)->field))
-#define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
 /* One value's width and extension. */
 struct tramp_val {
@@ -277,7 +275,7 @@ int kbpf_trampoline_create(const struct kbpf_prog *prog, const struct btf *btf, 
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!prog || !btf || (opts && opts->sz < sizeof(size_t)) || (flags & ~KBPF_TRAMPOLINE_FFI))
+	if (!prog || !btf || !OPTS_VALID(opts, OPTS_MIN_SZ) || (flags & ~KBPF_TRAMPOLINE_FFI))
 		return -EINVAL;
 	if (log_size)
 		log[0] = 0;

@@ -30,7 +30,7 @@ struct kbpf_kconfig_entry {
 struct kbpf_host {
 	struct kbpf_helper_entry *helpers; /* sorted by id */
 	size_t nr_helpers, cap_helpers;
-	struct btf *btf;                   /* host BTF (src/btf/host_btf.c), or NULL */
+	struct btf *btf;                   /* host BTF (host_btf.c), or NULL */
 	struct kbpf_kconfig_entry *kconfig; /* src/host/kconfig.c */
 	size_t nr_kconfig;
 	struct kbpf_prog_type **prog_types; /* src/host/prog_type.c; heap copies, so the

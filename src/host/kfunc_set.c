@@ -19,6 +19,7 @@
 #include "btf/func_compat.h"
 #include "host/host_internal.h"
 #include "host/kfunc_internal.h"
+#include "opts.h"
 
 struct kbpf_kfunc_set {
 	char *name;
@@ -47,9 +48,6 @@ struct kbpf_kfunc_registry {
 	size_t nr_checks;
 };
 
-#define OPTS_HAS(opts, field) \
-	((opts) && (opts)->sz >= offsetof(typeof(*(opts)), field) + sizeof((opts)->field))
-#define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
 int kbpf_host_kfunc_init(struct kbpf_host *host)
 {
@@ -253,7 +251,7 @@ int kbpf_host_kfunc_set_register(struct kbpf_host *host, const struct kbpf_kfunc
 		*out = NULL;
 	if (log_size)
 		log[0] = 0;
-	if (!host || !host->kfuncs || !opts || opts->sz < sizeof(size_t) || (nr && !funcs)) {
+	if (!host || !host->kfuncs || !opts || !OPTS_VALID(opts, OPTS_MIN_SZ) || (nr && !funcs)) {
 		log_line(log, log_size, "kfunc set: invalid arguments");
 		return -EINVAL;
 	}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "host/host_internal.h"
+#include "opts.h"
 
 /* --- Helper prototypes --- */
 
@@ -125,15 +126,11 @@ int kbpf_host_prog_type_register(struct kbpf_host *host, const struct kbpf_prog_
 {
 	/* sz lets a caller built against an older, shorter struct register (the missing
 	 * fields read as zero); a longer one is accepted only if what we do not know is
-	 * zero, so a newer caller's request is never silently dropped. */
-	if (!host || !type || type->sz < offsetof(struct kbpf_prog_type, name) + sizeof(type->name))
+	 * zero, so a newer caller's request is never silently dropped (src/opts.h). */
+	if (!host || !type || !OPTS_VALID(type, OPTS_END(struct kbpf_prog_type, name)))
 		return -EINVAL;
-	size_t sz = type->sz < sizeof(*type) ? type->sz : sizeof(*type);
-	for (size_t i = sizeof(*type); i < type->sz; i++)
-		if (((const unsigned char *)type)[i])
-			return -EINVAL;
-	struct kbpf_prog_type tmp = { 0 };
-	memcpy(&tmp, type, sz);
+	struct kbpf_prog_type tmp;
+	OPTS_COPY(&tmp, type);
 	if (!tmp.name || !*tmp.name)
 		return -EINVAL;
 	if (tmp.has_ret_range && tmp.ret_min > tmp.ret_max)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "host/host_internal.h"
+#include "opts.h"
 
 /* The struct and its two strings in one block (one free). */
 static struct kbpf_struct_ops_type *sops_copy(const struct kbpf_struct_ops_type *type)
@@ -37,14 +38,10 @@ int kbpf_host_struct_ops_register(struct kbpf_host *host, const struct kbpf_stru
 {
 	/* sz as for program types: shorter (older caller) reads as zero, longer only if
 	 * the bytes we do not know are zero, so nothing a newer caller asks is dropped. */
-	if (!host || !type || type->sz < offsetof(struct kbpf_struct_ops_type, name) + sizeof(type->name))
+	if (!host || !type || !OPTS_VALID(type, OPTS_END(struct kbpf_struct_ops_type, name)))
 		return -EINVAL;
-	size_t sz = type->sz < sizeof(*type) ? type->sz : sizeof(*type);
-	for (size_t i = sizeof(*type); i < type->sz; i++)
-		if (((const unsigned char *)type)[i])
-			return -EINVAL;
-	struct kbpf_struct_ops_type tmp = { 0 };
-	memcpy(&tmp, type, sz);
+	struct kbpf_struct_ops_type tmp;
+	OPTS_COPY(&tmp, type);
 	if (!tmp.name || !*tmp.name || (tmp.prog_type && !*tmp.prog_type))
 		return -EINVAL;
 	struct kbpf_struct_ops_type *copy = sops_copy(&tmp);

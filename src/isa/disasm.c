@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <kbpf/isa.h>
+#include "opts.h"
 
 /* Output buffer that truncates instead of overflowing. */
 struct sbuf {
@@ -430,10 +431,9 @@ static int dis_one(struct dis *d)
 /* Copy the caller's options, honouring its sz (an older caller passes a shorter struct). */
 static struct kbpf_disasm_opts opts_get(const struct kbpf_disasm_opts *o)
 {
-	struct kbpf_disasm_opts r = { .sz = sizeof(r) };
+	struct kbpf_disasm_opts r;
 
-	if (o)
-		memcpy(&r, o, o->sz < sizeof(r) ? o->sz : sizeof(r));
+	OPTS_COPY(&r, o);
 	return r;
 }
 

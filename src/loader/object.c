@@ -11,10 +11,8 @@
 #include "btf/core.h"
 #include <kbpf/prog_type.h>
 #include "loader/loader_internal.h"
+#include "opts.h"
 
-#define OPTS_HAS(opts, field) \
-	((opts) && (opts)->sz >= offsetof(typeof(*(opts)), field) + sizeof((opts)->field))
-#define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
 /* Objects bigger than this are not BPF objects anyone compiled. */
 #define OBJ_MAX_FILE_SIZE (1ull << 30)
@@ -192,7 +190,7 @@ fail:
 
 static bool opts_ok(const struct kbpf_object_open_opts *opts)
 {
-	return !opts || opts->sz >= sizeof(size_t);
+	return OPTS_VALID(opts, OPTS_MIN_SZ);
 }
 
 int kbpf_object_open_mem(const void *buf, size_t size, const struct kbpf_object_open_opts *opts,

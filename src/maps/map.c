@@ -9,24 +9,17 @@
 #include "maps/map_internal.h"
 #include "maps/map_prog_view.h"
 #include "maps/timer.h"
+#include "opts.h"
 
-/* The struct the caller was compiled with may be newer (bigger) than ours: fine if
- * the fields we do not know are zero (libbpf's OPTS_VALID rule). */
+/* The struct the caller was compiled with may be older (down to name) or newer than
+ * ours (src/opts.h). */
 static int def_valid(const struct kbpf_map_def *def)
 {
-	size_t known = offsetof(struct kbpf_map_def, name) + sizeof(def->name);
-
-	if (!def || def->sz < known)
-		return 0;
-	for (size_t i = sizeof(*def); i < def->sz; i++)
-		if (((const unsigned char *)def)[i])
-			return 0;
-	return 1;
+	return def && OPTS_VALID(def, OPTS_END(struct kbpf_map_def, name));
 }
 
 /* A field of def, or dflt if the caller's struct is too old to have it. */
-#define DEF_FIELD(def, f, dflt) \
-	((def)->sz >= offsetof(struct kbpf_map_def, f) + sizeof((def)->f) ? (def)->f : (dflt))
+#define DEF_FIELD(def, f, dflt) OPTS_GET(def, f, dflt)
 
 /* Linux map types kbpf does not implement: -EOPNOTSUPP says "known, not here";
  * numbers Linux does not know get Linux's -EINVAL. */

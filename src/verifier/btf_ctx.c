@@ -16,6 +16,7 @@
 #include <bpf/btf.h>
 #include "verifier/env.h"
 #include "verifier/vbtf.h"
+#include "opts.h"
 
 /* Linux's MAX_BPF_FUNC_ARGS: the context never extends beyond 12 slots. */
 #define CTX_MAX_ARGS 12
@@ -65,7 +66,7 @@ static uint32_t ctx_arg_idx(const struct btf *btf, const struct btf_type *proto,
 int btf_ctx_init(struct env *env)
 {
 	const struct kbpf_verify_opts *o = env->opts;
-	bool has = o->sz >= offsetof(struct kbpf_verify_opts, attach_member) + sizeof(o->attach_member);
+	bool has = OPTS_HAS(o, attach_member);
 	uint32_t id = has ? o->attach_btf_id : 0;
 
 	env->attach_member = has ? o->attach_member : NULL;
@@ -99,7 +100,7 @@ int btf_ctx_init(struct env *env)
 	for (uint16_t i = 0; i < btf_vlen(t); i++)
 		size += slot_bytes(btf, args[i].type);
 	/* fexit/fmod_ret: the return value's slot follows the arguments */
-	if (env->type && env->type->sz > offsetof(struct kbpf_prog_type, attach_ret) && env->type->attach_ret)
+	if (env->type && OPTS_HAS(env->type, attach_ret) && env->type->attach_ret)
 		size += slot_bytes(btf, t->type);
 	env->attach_proto_id = pid;
 	env->attach_ctx_size = size > 8 * CTX_MAX_ARGS ? 8 * CTX_MAX_ARGS : (uint32_t)size;
@@ -122,7 +123,7 @@ static int generic_access(struct env *env, const struct btf *btf, const struct b
 	}
 	uint32_t arg = ctx_arg_idx(btf, proto, off);
 	*argp = arg;
-	int ret_kind = env->type->sz > offsetof(struct kbpf_prog_type, attach_ret) ? env->type->attach_ret : 0;
+	int ret_kind = OPTS_HAS(env->type, attach_ret) ? env->type->attach_ret : 0;
 	uint32_t tid = arg < nargs ? args[arg].type : proto->type;
 	if (arg == nargs && ret_kind == KBPF_ATTACH_RET_INT) {
 		const struct btf_type *rt = vbtf_skip_mods(btf, tid, NULL);

@@ -325,7 +325,6 @@ int check_reg_read(struct env *env, int regno);
 int check_reg_write(struct env *env, int regno); /* marks unknown */
 struct vstate *push_branch(struct env *env, int insn, int prev, bool speculative, int *err);
 int check_reg_write_mark(struct env *env, int regno, bool mark);
-bool priv_leaks(struct env *env);
 int acquire_ref(struct env *env, int insn);
 int release_ref(struct env *env, uint32_t ref_obj_id);
 

@@ -11,6 +11,7 @@
 #include "verifier/env.h"
 #include "verifier/vbtf.h"
 #include "verifier/kfunc.h"
+#include "opts.h"
 
 static bool is_scalar(const struct btf_type *t)
 {
@@ -73,7 +74,7 @@ static int check_abnormal_return(struct env *env)
 int check_btf_func(struct env *env)
 {
 	const struct kbpf_verify_opts *o = env->opts;
-	bool has = o->sz >= offsetof(struct kbpf_verify_opts, nr_func_info) + sizeof(o->nr_func_info) &&
+	bool has = OPTS_HAS(o, nr_func_info) &&
 		   o->nr_func_info && o->func_info;
 	if (!has)
 		return check_abnormal_return(env);

@@ -12,6 +12,7 @@
 #include "verifier/spin_lock.h"
 #include "verifier/stack.h"
 #include "verifier/vbtf.h"
+#include "opts.h"
 
 int check_mem_region(struct env *env, int regno, int off, int size, uint32_t mem_size, bool zero_ok);
 int check_packet_access(struct env *env, int regno, int off, int size, bool zero_ok);
@@ -773,7 +774,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	}
 	if (fn->allowed) {
 		const struct kbpf_verify_opts *o = env->opts;
-		uint32_t attach = o->sz >= offsetof(struct kbpf_verify_opts, attach_btf_id) + sizeof(o->attach_btf_id)
+		uint32_t attach = OPTS_HAS(o, attach_btf_id)
 					  ? o->attach_btf_id : 0;
 		if (!fn->allowed(env->host, env->type, attach)) {
 			vlog(env, "helper call is not allowed in probe\n");

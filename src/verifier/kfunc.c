@@ -20,6 +20,7 @@
 #include "verifier/tnum.h"
 #include "host/host_internal.h"
 #include "host/kfunc_internal.h"
+#include "opts.h"
 
 #define ENOTSUPP 524 /* Linux's in-kernel errno for "not supported" */
 
@@ -715,7 +716,7 @@ int check_btf_access(struct env *env, int regno, int off, int size, bool write, 
 		const struct kbpf_prog_type *pt = env->type;
 		char msg[160] = "";
 		int err = -EACCES;
-		if (pt->sz > offsetof(struct kbpf_prog_type, btf_struct_access) && pt->btf_struct_access)
+		if (OPTS_HAS(pt, btf_struct_access) && pt->btf_struct_access)
 			err = pt->btf_struct_access(pt, sid, off, size, msg, sizeof(msg));
 		if (err) {
 			vlog(env, "%s\n", msg[0] ? msg : "only read is supported");

@@ -9,11 +9,7 @@
 #include "verifier/env.h"
 #include "verifier/kfunc.h"
 #include "verifier/kptr.h"
-
-bool priv_leaks(struct env *env)
-{
-	return env->priv;
-}
+#include "opts.h"
 
 int check_reg_read(struct env *env, int regno)
 {
@@ -515,18 +511,18 @@ static void copy_log(struct env *env)
 static unsigned verify_caps(const struct kbpf_verify_opts *opts)
 {
 	unsigned caps = opts->unprivileged ? 0 : KBPF_CAP_ALL;
-	if (opts->sz >= offsetof(struct kbpf_verify_opts, caps) + sizeof(opts->caps) && opts->caps)
+	if (OPTS_HAS(opts, caps) && opts->caps)
 		caps = opts->caps & KBPF_CAP_ALL;
 	if (caps & KBPF_CAP_SYS_ADMIN) /* as in Linux: bpf_capable()/perfmon_capable() */
 		caps |= KBPF_CAP_BPF | KBPF_CAP_PERFMON | KBPF_CAP_NET_ADMIN;
-	if (opts->sz > offsetof(struct kbpf_verify_opts, no_destructive) && opts->no_destructive)
+	if (OPTS_HAS(opts, no_destructive) && opts->no_destructive)
 		caps &= ~KBPF_CAP_SYS_BOOT;
 	return caps;
 }
 
 int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verify_opts *opts)
 {
-	if (!opts || opts->sz < offsetof(struct kbpf_verify_opts, insns_processed) || !insns)
+	if (!opts || !OPTS_VALID(opts, offsetof(struct kbpf_verify_opts, insns_processed)) || !insns)
 		return -EINVAL;
 	if (opts->log_buf && opts->log_size)
 		opts->log_buf[0] = 0;
@@ -542,7 +538,7 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 		return -ENOENT;
 	if (opts->log_level & ~7u)
 		return -EINVAL;
-	uint32_t prog_flags = opts->sz >= offsetof(struct kbpf_verify_opts, prog_flags) + sizeof(opts->prog_flags)
+	uint32_t prog_flags = OPTS_HAS(opts, prog_flags)
 				      ? opts->prog_flags : 0;
 	if (prog_flags & ~(uint32_t)(BPF_F_STRICT_ALIGNMENT | BPF_F_ANY_ALIGNMENT | BPF_F_TEST_STATE_FREQ |
 				     BPF_F_SLEEPABLE)) {
@@ -552,14 +548,14 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	}
 	/* Linux's bpf_prog_load: most types need CAP_BPF, networking ones CAP_NET_ADMIN,
 	 * tracing ones CAP_PERFMON (-EPERM, no verifier log). */
-	unsigned need = type->sz > offsetof(struct kbpf_prog_type, load_caps) ? type->load_caps : 0;
+	unsigned need = OPTS_HAS(type, load_caps) ? type->load_caps : 0;
 	if (need & ~caps) {
 		if (opts->log_buf && opts->log_size)
 			snprintf(opts->log_buf, opts->log_size, "program type %s needs a capability the loader lacks\n",
 				 type->name);
 		return -EPERM;
 	}
-	if (opts->sz >= offsetof(struct kbpf_verify_opts, nr_ctx_conv) + sizeof(opts->nr_ctx_conv))
+	if (OPTS_HAS(opts, nr_ctx_conv))
 		opts->nr_ctx_conv = 0;
 
 	struct env *env = calloc(1, sizeof(*env));
@@ -573,15 +569,15 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	env->type = type;
 	env->priv = !unpriv;
 	env->caps = caps;
-	env->test_state_freq = (opts->sz > offsetof(struct kbpf_verify_opts, test_state_freq) && opts->test_state_freq) ||
+	env->test_state_freq = (OPTS_HAS(opts, test_state_freq) && opts->test_state_freq) ||
 			       (prog_flags & BPF_F_TEST_STATE_FREQ);
-	env->sleepable = (opts->sz > offsetof(struct kbpf_verify_opts, sleepable) && opts->sleepable) ||
+	env->sleepable = (OPTS_HAS(opts, sleepable) && opts->sleepable) ||
 			 (prog_flags & BPF_F_SLEEPABLE);
 	/* Linux: strict if asked for, or on machines without efficient unaligned access
 	 * (x86-64 has it, and kbpf's engines never need alignment); ANY cancels it */
 	env->strict_alignment = (prog_flags & BPF_F_STRICT_ALIGNMENT) && !(prog_flags & BPF_F_ANY_ALIGNMENT);
 	env->insn_limit = KBPF_MAX_PROCESSED_INSNS;
-	if (opts->sz >= offsetof(struct kbpf_verify_opts, insn_limit) + sizeof(opts->insn_limit) && opts->insn_limit &&
+	if (OPTS_HAS(opts, insn_limit) && opts->insn_limit &&
 	    opts->insn_limit < KBPF_MAX_PROCESSED_INSNS)
 		env->insn_limit = opts->insn_limit;
 	env->level = opts->log_level;
@@ -619,8 +615,8 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	}
 	/* The program as it must run: only for a safe program, and only if the caller's
 	 * opts are recent enough to have the field. */
-	bool want_xlated = opts->sz >= offsetof(struct kbpf_verify_opts, nr_ctx_conv) + sizeof(opts->nr_ctx_conv);
-	bool want_alloc = opts->sz >= offsetof(struct kbpf_verify_opts, xlated_idx) + sizeof(opts->xlated_idx) &&
+	bool want_xlated = OPTS_HAS(opts, nr_ctx_conv);
+	bool want_alloc = OPTS_HAS(opts, xlated_idx) &&
 			  opts->xlated_alloc;
 	if (want_alloc) {
 		opts->xlated_prog = NULL;
@@ -643,9 +639,9 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	for (int i = 0; i < env->nr_sub && i < 256; i++)
 		opts->stack_depth[i] = env->sub[i].stack_depth;
 	opts->verify_ns = ns;
-	if (opts->sz >= offsetof(struct kbpf_verify_opts, max_ctx_offset) + sizeof(opts->max_ctx_offset))
+	if (OPTS_HAS(opts, max_ctx_offset))
 		opts->max_ctx_offset = env->max_ctx_offset;
-	if (opts->sz >= offsetof(struct kbpf_verify_opts, max_tp_access) + sizeof(opts->max_tp_access))
+	if (OPTS_HAS(opts, max_tp_access))
 		opts->max_tp_access = env->max_tp_access;
 	opts->error_insn = err ? env->error_insn : -1;
 	copy_log(env);

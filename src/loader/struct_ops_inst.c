@@ -13,10 +13,8 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <kbpf/struct_ops.h>
+#include "opts.h"
 
-#define OPTS_HAS(opts, field) \
-	((opts) && (opts)->sz >= offsetof(typeof(*(opts)), field) + sizeof((opts)->field))
-#define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
 struct kbpf_struct_ops_inst {
 	void *data;
@@ -191,7 +189,7 @@ int kbpf_struct_ops_instantiate(struct kbpf_object *obj, const char *name, struc
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!obj || !name || !host || (opts && opts->sz < sizeof(size_t)))
+	if (!obj || !name || !host || !OPTS_VALID(opts, OPTS_MIN_SZ))
 		return -EINVAL;
 	if (log_size)
 		log[0] = 0;
