@@ -65,6 +65,36 @@ static void find_equal_scalars(struct vstate *st, const struct reg *known)
 	}
 }
 
+/* Linux 6.12's collect_linked_regs, for precision backtracking (precise.c): the current
+ * frame's scalars and spilled scalars that share an id with a compared scalar get their
+ * bounds from this compare, noted on the jump's history entry before the other branch
+ * is copied (so both share it). Linked copies in caller frames are refined too, but a
+ * walk that reaches them crosses a call and gives up (every scalar precise). */
+static int note_linked(struct env *env, const struct reg *dst, const struct reg *src)
+{
+	uint32_t a = dst->type == KBPF_SCALAR_VALUE ? dst->id : 0;
+	uint32_t b = src && src->type == KBPF_SCALAR_VALUE ? src->id : 0;
+	const struct frame *fr = cur_frame(env);
+	uint16_t regs = 0;
+	uint64_t stack = 0;
+	int n = 0;
+
+	if (!a && !b)
+		return 0;
+	for (int i = 0; i < FP_REG; i++) {
+		const struct reg *r = &fr->regs[i];
+		if (r->type == KBPF_SCALAR_VALUE && r->id && (r->id == a || r->id == b))
+			regs |= (uint16_t)(1u << i), n++;
+	}
+	for (int i = 0; i < fr->allocated / 8 && i < 64; i++) {
+		const struct reg *r = &fr->stack[i].spilled;
+		if (fr->stack[i].type[7] == STACK_SPILL && r->type == KBPF_SCALAR_VALUE && r->id &&
+		    (r->id == a || r->id == b))
+			stack |= 1ull << i, n++;
+	}
+	return n > 1 ? hist_note_linked(env, regs, stack) : 0;
+}
+
 static void mark_or_null(struct reg *r, uint32_t id, bool is_null)
 {
 	if (!(r->type & KBPF_PTR_MAYBE_NULL) || r->id != id || !id)
@@ -293,6 +323,8 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 	if (pred == 0)
 		return 0;
 
+	if ((err = note_linked(env, dst, src)))
+		return err;
 	struct vstate *other = push_branch(env, *insn_idx + insn->off + 1, *insn_idx, false, &err);
 	if (!other)
 		return err;

@@ -22,6 +22,56 @@ int push_hist(struct vstate *st, int idx, int prev)
 	return 0;
 }
 
+/* The current insn's entry in cur, made or reused: copied first when another state
+ * shares it (the list is immutable for everyone else). */
+static struct hist *cur_entry(struct env *env)
+{
+	struct vstate *st = env->cur;
+	struct hist *h = st->hist;
+	if (h && h == env->cur_hist && h->idx == env->insn_idx) {
+		if (h->refs > 1) {
+			struct hist *n = malloc(sizeof(*n));
+			if (!n)
+				return NULL;
+			*n = *h;
+			n->refs = 1;
+			if (n->up)
+				n->up->refs++;
+			h->refs--; /* st's reference moves to the copy; the sharers keep h */
+			st->hist = h = n;
+		}
+	} else {
+		if (push_hist(st, env->insn_idx, env->prev_insn_idx))
+			return NULL;
+		h = st->hist;
+	}
+	env->cur_hist = h;
+	return h;
+}
+
+int hist_note_stack(struct env *env, uint32_t frameno, int spi)
+{
+	if (!env->priv || spi < 0 || spi >= 64)
+		return 0; /* unprivileged: every scalar is precise, nothing is backtracked */
+	struct hist *h = cur_entry(env);
+	if (!h)
+		return -ENOMEM;
+	h->flags = HIST_STACK_ACCESS | (uint32_t)spi << 3 | (frameno & 7);
+	return 0;
+}
+
+int hist_note_linked(struct env *env, uint16_t regs, uint64_t stack)
+{
+	if (!env->priv)
+		return 0;
+	struct hist *h = cur_entry(env);
+	if (!h)
+		return -ENOMEM;
+	h->lregs |= regs;
+	h->lstack |= stack;
+	return 0;
+}
+
 void hist_put(struct hist *h)
 {
 	while (h && --h->refs == 0) {
@@ -85,7 +135,31 @@ static void give_up(struct vstate *st)
 
 enum { BT_OK = 0, BT_GIVE_UP = 1 };
 
-static int backtrack_insn(struct env *env, int idx, uint32_t *regs, uint64_t *stack)
+/* Linux 6.12's bt_sync_linked_regs: scalars linked at a conditional jump got their bounds
+ * from the same compare, so precision of one needs all of them (and the compared ones). */
+static void sync_linked(const struct hist *e, uint32_t *regs, uint64_t *stack)
+{
+	if (e && ((*regs & e->lregs) || (*stack & e->lstack))) {
+		*regs |= e->lregs;
+		*stack |= e->lstack;
+	}
+}
+
+/* The stack slot of frame that e says insn accessed (Linux 6.12's INSN_F_STACK_ACCESS,
+ * whatever the base register), else with R10 as base the slot of off (6.1's rule);
+ * -1: none; -2: another frame's slot or out of range (not followed). */
+static int access_slot(const struct hist *e, int frame, int base, int16_t off)
+{
+	if (e && (e->flags & HIST_STACK_ACCESS))
+		return (int)(e->flags & 7) == frame ? (int)(e->flags >> 3) : -2;
+	if (base != FP_REG)
+		return -1;
+	int spi = (-off - 1) / 8;
+	return spi < 0 || spi >= 64 ? -2 : spi;
+}
+
+static int backtrack_insn(struct env *env, int idx, const struct hist *e, int frame, uint32_t *regs,
+			  uint64_t *stack)
 {
 	const struct bpf_insn *in = &env->insns[idx];
 	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code), mode = BPF_MODE(in->code);
@@ -96,6 +170,7 @@ static int backtrack_insn(struct env *env, int idx, uint32_t *regs, uint64_t *st
 		vlog(env, "regs=%x stack=%llx before ", *regs, (unsigned long long)*stack);
 		vlog_insn_text(env, idx);
 	}
+	sync_linked(e, regs, stack);
 	if (cls == BPF_ALU || cls == BPF_ALU64) {
 		if (!(*regs & d))
 			return BT_OK;
@@ -110,32 +185,30 @@ static int backtrack_insn(struct env *env, int idx, uint32_t *regs, uint64_t *st
 		if (!(*regs & d))
 			return BT_OK;
 		*regs &= ~d;
-		if (in->src_reg != FP_REG)
-			return BT_OK;
-		int spi = (-in->off - 1) / 8;
-		if (spi < 0 || spi >= 64)
+		int spi = access_slot(e, frame, in->src_reg, in->off);
+		if (spi == -2)
 			return BT_GIVE_UP;
-		*stack |= 1ull << spi;
+		if (spi >= 0)
+			*stack |= 1ull << spi;
 	} else if (cls == BPF_STX || cls == BPF_ST) {
 		if (*regs & d)
 			return BT_GIVE_UP;
+		int spi = access_slot(e, frame, in->dst_reg, in->off);
 		if (cls == BPF_STX && mode == BPF_ATOMIC) {
 			/* fetch forms load into src (or R0): not followed */
 			if ((in->imm & BPF_FETCH) && (*regs & (in->imm == BPF_CMPXCHG ? 1u : s)))
 				return BT_GIVE_UP;
-			if (in->dst_reg == FP_REG) {
-				int spi = (-in->off - 1) / 8;
-				if (spi < 0 || spi >= 64 || (*stack & (1ull << spi)))
-					return BT_GIVE_UP;
-			}
+			if (spi == -2 || (spi >= 0 && (*stack & (1ull << spi))))
+				return BT_GIVE_UP;
 			return BT_OK;
 		}
-		if (in->dst_reg != FP_REG)
-			return BT_OK;
-		int spi = (-in->off - 1) / 8;
-		if (spi < 0 || spi >= 64)
+		if (spi == -2) {
+			/* another frame's slot: ours are untouched */
+			if (e && (e->flags & HIST_STACK_ACCESS))
+				return BT_OK;
 			return BT_GIVE_UP;
-		if (!(*stack & (1ull << spi)))
+		}
+		if (spi < 0 || !(*stack & (1ull << spi)))
 			return BT_OK;
 		*stack &= ~(1ull << spi);
 		if (cls == BPF_STX)
@@ -161,6 +234,7 @@ static int backtrack_insn(struct env *env, int idx, uint32_t *regs, uint64_t *st
 		if (mode == BPF_ABS || mode == BPF_IND)
 			return BT_GIVE_UP;
 	}
+	sync_linked(e, regs, stack);
 	return BT_OK;
 }
 
@@ -215,15 +289,19 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 		if (env->level & KBPF_LOG_LEVEL2)
 			vlog(env, "last_idx %d first_idx %d\n", last, first);
 		for (int i = last;;) {
+			const struct hist *e = hist && h->idx == i ? h : NULL;
 			if (skip_first)
 				skip_first = false;
-			else if (backtrack_insn(env, i, &regs, &stack) == BT_GIVE_UP) {
+			else if (backtrack_insn(env, i, e, frame, &regs, &stack) == BT_GIVE_UP) {
 				give_up(st);
 				return 0;
 			}
 			if (!regs && !stack)
 				return 0;
-			if (i == first && !hist)
+			/* The segment's first insn: done unless a later visit of it is in the
+			 * history (an arrival by a jump; the first visit's arrival belongs to
+			 * the parent, but it may have a note of its own, the last entry left). */
+			if (i == first && (!hist || (hist == 1 && e && !e->jump)))
 				break;
 			i = prev_insn(env, &h, i, &hist);
 			if (i < 0 || i >= env->cnt) {

@@ -185,6 +185,7 @@ static int run_case(struct kbpf_host *host, const struct vcase *c, char *log, in
 		.nr_maps = (size_t)c->nr_maps,
 		.license = c->license,
 		.unprivileged = c->unpriv,
+		.test_state_freq = c->state_freq,
 		.log_level = KBPF_LOG_LEVEL1,
 		.log_buf = log,
 		.log_size = LOG_SIZE,
