@@ -6,7 +6,10 @@
  * came from are marked precise in every checkpoint on the way. states_equal ignores
  * imprecise scalars of a finished checkpoint. Unprivileged loads keep every scalar
  * precise. Where the walk cannot follow (calls, exits, LD_ABS, stores through a scalar),
- * it gives up and marks every scalar of every ancestor precise. */
+ * it gives up and marks every scalar of every ancestor precise. From Linux 6.12: spills
+ * and fills of scalars are followed through the slot they noted in the history, whatever
+ * the base register (INSN_F_STACK_ACCESS), and scalars linked by id at a conditional
+ * jump are made precise together (bt_sync_linked_regs); docs/verifier.md. */
 #include <errno.h>
 #include <stdlib.h>
 #include "verifier/env.h"

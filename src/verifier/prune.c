@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* State pruning (Linux 6.1 is_state_visited, states_equal): checkpoints at prune
- * points, and a path is cut when a fully explored checkpoint covers it.
+ * points, and a path is cut when a fully explored checkpoint covers it. Ids (linked
+ * scalars, pointers, the held lock) are paired as in Linux 6.12 (check_ids,
+ * check_scalar_ids, active_lock): one to one, through one map per comparison.
  *
  * Register liveness (Linux's REG_LIVE_READ/WRITTEN, mark_reg_read, propagate_liveness):
  * a read marks the register in every checkpoint above the current path up to the
