@@ -410,6 +410,7 @@ static void test_prune_lock_identity(void)
 	vo.unprivileged = 1;
 	log[0] = 0;
 	CHECK(kbpf_prog_verify(bad, ARRAY_SIZE(bad), &vo) < 0);
+	CHECK_CONTAINS(log, "unknown func bpf_spin_lock#93");
 	kbpf_map_free(maps[0]);
 	btf__free(btf);
 	kbpf_host_free(host);
