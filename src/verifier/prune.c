@@ -15,8 +15,9 @@
 #include <string.h>
 #include "verifier/env.h"
 
-/* every register and slot of every frame with an id and a ref_obj_id, and the lock */
-#define ID_MAP_SIZE (2 * (MAX_REG + STACK_SLOTS) * KBPF_MAX_CALL_FRAMES + 1)
+/* every register and slot of every frame with an id and a ref_obj_id, every reference,
+ * and the lock */
+#define ID_MAP_SIZE ((2 * (MAX_REG + STACK_SLOTS) + MAX_REFS) * KBPF_MAX_CALL_FRAMES + 1)
 /* Bound on stored checkpoints (each ~2 KiB per frame plus 128 bytes per stack slot
  * the program touched). */
 #define MAX_STORED_STATES 30000u
@@ -196,12 +197,15 @@ static bool stacksafe(struct env *env, const struct frame *o, const struct frame
 	return true;
 }
 
-static bool refsafe(const struct frame *o, const struct frame *c)
+/* Stricter than 6.12 (which pairs the ids with check_ids only): the same ids, from the
+ * same insns; paired in the map too, so registers cannot hold them crosswise. */
+static bool refsafe(const struct frame *o, const struct frame *c, struct idmap *map)
 {
 	if (o->nr_refs != c->nr_refs)
 		return false;
 	for (int i = 0; i < o->nr_refs; i++)
-		if (o->refs[i].id != c->refs[i].id || o->refs[i].insn != c->refs[i].insn)
+		if (o->refs[i].id != c->refs[i].id || o->refs[i].insn != c->refs[i].insn ||
+		    !check_ids(o->refs[i].id, c->refs[i].id, map))
 			return false;
 	return true;
 }
@@ -237,7 +241,7 @@ static bool states_equal(struct env *env, const struct vstate *o, const struct v
 				continue;
 			ok = regsafe(env, &of->regs[i], &cf->regs[i], map);
 		}
-		ok = ok && stacksafe(env, of, cf, map) && refsafe(of, cf);
+		ok = ok && stacksafe(env, of, cf, map) && refsafe(of, cf, map);
 	}
 	return ok;
 }
