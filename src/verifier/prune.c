@@ -23,7 +23,7 @@
 #define MAX_STORED_STATES 30000u
 
 /* The ids paired so far in one states_equal: n entries used, so a comparison starts
- * by setting n = 0 instead of clearing the whole (4.7 KiB) table; tmp hands out the
+ * by setting n = 0 instead of clearing the whole (13.4 KiB) table; tmp hands out the
  * temporary ids of check_scalar_ids (above every id the walk gave out). */
 struct idmap {
 	int n;
