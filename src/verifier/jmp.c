@@ -49,19 +49,38 @@ static int pkt_branch_taken(const struct reg *dst, const struct reg *src, uint8_
 	return -1;
 }
 
-/* Every scalar sharing known's id gets known's value (6.1: find_equal_scalars). */
+/* A scalar precise in the current state has its dependencies marked in the checkpoints
+ * (precise.c skips its walk). A refinement that makes r depend on another scalar
+ * (the other operand of a compare, the compared copy of a linked scalar) keeps the mark
+ * only if that one is precise too; else the next request walks, through the jump and
+ * its linked-scalars note. */
+static void keep_precise(struct reg *r, bool other_precise)
+{
+	r->precise = r->precise && other_precise;
+}
+
+/* Every scalar sharing known's id gets known's value (6.1: find_equal_scalars), and keeps
+ * its precision mark only if both had one (keep_precise). */
 static void find_equal_scalars(struct vstate *st, const struct reg *known)
 {
 	struct reg k = *known;
 	for (int f = 0; f <= st->curframe; f++) {
 		struct frame *fr = st->frame[f];
 		for (int i = 0; i < MAX_REG; i++)
-			if (fr->regs[i].type == KBPF_SCALAR_VALUE && fr->regs[i].id == k.id)
+			if (fr->regs[i].type == KBPF_SCALAR_VALUE && fr->regs[i].id == k.id) {
+				bool p = fr->regs[i].precise;
 				fr->regs[i] = k;
+				fr->regs[i].precise = p;
+				keep_precise(&fr->regs[i], k.precise);
+			}
 		for (int s = 0; s < fr->allocated / 8; s++)
 			if (fr->stack[s].type[7] == STACK_SPILL && fr->stack[s].spilled.type == KBPF_SCALAR_VALUE &&
-			    fr->stack[s].spilled.id == k.id)
+			    fr->stack[s].spilled.id == k.id) {
+				bool p = fr->stack[s].spilled.precise;
 				fr->stack[s].spilled = k;
+				fr->stack[s].spilled.precise = p;
+				keep_precise(&fr->stack[s].spilled, k.precise);
+			}
 	}
 }
 
@@ -332,6 +351,10 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 
 	if (src) {
 		if (dst->type == KBPF_SCALAR_VALUE && src->type == KBPF_SCALAR_VALUE) {
+			/* each operand's bounds now come from the other's too (keep_precise) */
+			bool both = dst->precise && src->precise;
+			keep_precise(dst, both), keep_precise(src, both);
+			keep_precise(&oregs[insn->dst_reg], both), keep_precise(&oregs[insn->src_reg], both);
 			if (kbpf_tnum_is_const(src->s.var_off) || (jmp32 && kbpf_tnum_subreg_is_const(src->s.var_off)))
 				kbpf_scalar_set_min_max(&oregs[insn->dst_reg].s, &dst->s, src->s.var_off.value,
 						   (uint32_t)src->s.var_off.value, op, jmp32);

@@ -264,19 +264,23 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 	if (!env->priv)
 		return 0;
 	struct frame *fr = st->frame[frame];
-	/* Marked in the current state for the log ("P") and for is_state_visited, but the
-	 * walk is not skipped when a value already is: a conditional jump may have refined
-	 * it since (through the other operand or a linked scalar) without writing it, and
-	 * its new dependencies must reach the checkpoints (6.1 skipped it: a path with
-	 * another r8 was pruned after "if r6 > r8" had bounded an already precise r6).
-	 * Linux 6.3+ does not mark or consult the current state at all. */
+	/* Already precise in the current state: its dependencies were marked, skip the walk.
+	 * That holds because whatever makes a precise scalar depend on another scalar without
+	 * a walk clears the mark or walks for the other: ALU (alu.c: "dst precise" marks the
+	 * source), conditional jumps and linked copies (jmp.c: keep_precise). */
 	for (int i = 0; i < MAX_REG; i++)
-		if ((regs & (1u << i)) && fr->regs[i].type == KBPF_SCALAR_VALUE)
+		if ((regs & (1u << i)) && fr->regs[i].type == KBPF_SCALAR_VALUE) {
+			if (fr->regs[i].precise && frame == st->curframe)
+				regs &= ~(1u << i);
 			fr->regs[i].precise = true;
+		}
 	for (int i = 0; i < fr->allocated / 8; i++)
 		if ((stack & (1ull << i)) && fr->stack[i].type[7] == STACK_SPILL &&
-		    fr->stack[i].spilled.type == KBPF_SCALAR_VALUE)
+		    fr->stack[i].spilled.type == KBPF_SCALAR_VALUE) {
+			if (fr->stack[i].spilled.precise)
+				stack &= ~(1ull << i);
 			fr->stack[i].spilled.precise = true;
+		}
 	if (!regs && !stack)
 		return 0;
 	if (frame != st->curframe) {
