@@ -188,7 +188,7 @@ int main(int argc, char **argv)
 
 		for (size_t c = 0; c < NR_CONFIGS; c++) {
 			char log[256] = "";
-			struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .name = name, .log_buf = log,
+			struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .host = host, .name = name, .log_buf = log,
 						     .log_size = sizeof(log), .jit = configs[c].jit,
 #ifdef KBPF_HARDEN_BLIND
 						     .harden = configs[c].harden, .run_budget = configs[c].budget

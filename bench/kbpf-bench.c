@@ -199,7 +199,7 @@ fail:
 /* Best-of time of f: create (and free) the program n times. */
 static double create_ns(struct kbpf_host *host, const struct bpf_insn *insns, size_t cnt, int jit, unsigned n)
 {
-	struct kbpf_prog_opts popts = { .sz = sizeof(popts), .host = host, .jit = jit };
+	struct kbpf_prog_opts popts = { .sz = sizeof(popts), .trusted_unverified = 1, .host = host, .jit = jit };
 	double best = 1e18;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -223,7 +223,7 @@ static void measure_jit(struct kbpf_host *host, const struct bpf_insn *insns, si
 {
 	char log[256] = "";
 	struct kbpf_prog_opts popts = {
-		.sz = sizeof(popts), .host = host, .name = row->name, .log_buf = log, .log_size = sizeof(log), .jit = 1,
+		.sz = sizeof(popts), .trusted_unverified = 1, .host = host, .name = row->name, .log_buf = log, .log_size = sizeof(log), .jit = 1,
 	};
 	struct kbpf_prog *prog = NULL;
 	int rc = kbpf_prog_create(insns, cnt, &popts, &prog);
@@ -260,7 +260,7 @@ static void measure_kbpf(struct kbpf_host *host, const struct bpf_insn *insns, s
 	static unsigned char ctx[CTX_SIZE] __attribute__((aligned(8)));
 	char log[256] = "", err[256] = "";
 	struct kbpf_prog_opts popts = {
-		.sz = sizeof(popts), .host = host, .name = row->name,
+		.sz = sizeof(popts), .trusted_unverified = 1, .host = host, .name = row->name,
 		.log_buf = log, .log_size = sizeof(log),
 	};
 	struct kbpf_mem_region region = {

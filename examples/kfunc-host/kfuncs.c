@@ -31,5 +31,13 @@ int kbpf_host_init(struct kbpf_host *host)
 		.nr_funcs = sizeof(shop_kfuncs) / sizeof(shop_kfuncs[0]),
 		.prog_types = (const char *const[]){ "checkout", NULL }, /* only these programs */
 	};
-	return kbpf_host_kfunc_set_register(host, &opts, NULL);
+	/* The program type of SEC("checkout"): its context is the till (read-only), which it
+	 * hands to shop_ring_up. Registering it is what gets the program verified at load:
+	 * kbpf does not load a program of no known type unless told it is trusted. */
+	struct kbpf_prog_type type = {
+		.sz = sizeof(type), .name = "checkout", .ctx_size = sizeof(struct till), .ctx_btf_name = "till",
+	};
+	int ret = kbpf_host_prog_type_register(host, &type);
+
+	return ret ? ret : kbpf_host_kfunc_set_register(host, &opts, NULL);
 }

@@ -57,6 +57,12 @@ struct kbpf_object_open_opts {
 	 * KBPF_HARDEN_* flags, the per-run budget of backward jumps and calls). */
 	unsigned harden;
 	uint64_t run_budget;
+	/* Nonzero: load programs whose section has no program type on the host (an
+	 * unknown SEC(), tp_btf/…, a struct_ops struct the host has no rules for)
+	 * unverified (kbpf_prog_opts.trusted_unverified: they can touch any host memory).
+	 * Only for objects as trusted as the host's own code. Default 0: load fails with
+	 * -EPERM naming the first such program (set its autoload off to load the rest). */
+	int trusted_unverified;
 };
 
 /* Open an ELF object from a file or from memory (copied: buf may be freed after).

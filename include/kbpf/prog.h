@@ -38,7 +38,9 @@ struct kbpf_prog_opts {
 	int jit;
 	/* Verification (docs/verifier.md): when prog_type names a program type registered
 	 * on host, create first runs kbpf_prog_verify and fails with its error (-EACCES,
-	 * -EINVAL, -E2BIG…) and its log's tail in log_buf. NULL: no verification. */
+	 * -EINVAL, -E2BIG…) and its log's tail in log_buf. NULL: no verification, which
+	 * create refuses (-EPERM, "no program type: …" in log_buf) unless
+	 * trusted_unverified is set. */
 	const char *prog_type;
 	const char *license;    /* "GPL"…: GPL-only helpers; NULL: not GPL */
 	unsigned log_level;     /* KBPF_LOG_* of <kbpf/verifier.h> */
@@ -71,6 +73,12 @@ struct kbpf_prog_opts {
 	/* Linux's load flags for verification (kbpf_verify_opts.prog_flags:
 	 * BPF_F_STRICT_ALIGNMENT, BPF_F_ANY_ALIGNMENT, BPF_F_TEST_STATE_FREQ, BPF_F_SLEEPABLE). */
 	uint32_t prog_flags;
+	/* Nonzero: with no prog_type, create the program unverified. Such a program is
+	 * not checked at all: it can read and write any host memory and call any of the
+	 * host's helpers with any arguments. Only for code as trusted as the host's own
+	 * (tests, hand-written programs); never for programs from elsewhere. Ignored when
+	 * prog_type is set. Default 0: a program without a type is refused. */
+	int trusted_unverified;
 };
 
 /* Constant blinding in the JIT (Linux's bpf_jit_harden): no immediate of the program
@@ -150,7 +158,8 @@ kbpf_prog_fn kbpf_prog_jited_func(const struct kbpf_prog *prog);
  * most 33 tail calls per run, further ones fall through. Returns 0 and R0 in *retval, or a
  * negative errno for a run-time stop (-E2BIG: more than 8 nested calls, -EINVAL: callx
  * to an unknown helper, or reaching a call the loader left unresolved: a __weak kfunc
- * the host lacks, an instruction poisoned by a CO-RE relocation). The fast
+ * the host lacks, an instruction poisoned by a CO-RE relocation; -ENOTRECOVERABLE:
+ * reaching dead code, a verifier bug, see kbpf_prog_run_opts). The fast
  * mode trusts the program: only verified programs belong here. */
 int kbpf_prog_run(const struct kbpf_prog *prog, void *ctx, uint64_t *retval);
 
@@ -191,7 +200,9 @@ struct kbpf_run_opts {
 };
 
 /* Run with the given arguments and mode. Returns 0, or a negative errno for a run-time
- * stop (-EFAULT memory violation, -ETIME instruction budget, -E2BIG call depth). */
+ * stop (-EFAULT memory violation, -ETIME instruction budget, -E2BIG call depth,
+ * -ENOTRECOVERABLE a verified program reached code its verifier judged unreachable: a
+ * verifier bug, also reported on stderr with the instruction, docs/verifier.md). */
 int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts);
 
 #ifdef __cplusplus

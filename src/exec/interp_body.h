@@ -588,6 +588,8 @@ L_FELL_OFF:
 	goto out_fell_off;
 L_CALL_UNRESOLVED:
 	goto out_unresolved;
+L_DEAD:
+	goto out_dead;
 
 out_done:
 	run->retval = R[0];
@@ -622,6 +624,14 @@ out_unresolved:
 	kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code), "%s",
 			     pc->src == 0 ? "reached an instruction poisoned by an unresolved CO-RE relocation"
 					  : "call to an unresolved __weak kfunc");
+#endif
+	goto out_stop;
+out_dead:
+	ret = KBPF_RUN_DEAD_CODE;
+	kbpf_prog_dead_code_reached(ip->prog, (size_t)(pc - ip->code));
+#if KBPF_INTERP_CHECKED
+	kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code),
+			     "reached code the verifier judged unreachable (a verifier bug)");
 #endif
 	goto out_stop;
 out_fell_off:

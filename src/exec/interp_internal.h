@@ -42,7 +42,7 @@
 	H(LDDW)                                                                            \
 	H(LD_ABS_B) H(LD_ABS_H) H(LD_ABS_W) H(LD_IND_B) H(LD_IND_H) H(LD_IND_W)            \
 	H(CALL_HELPER) H(CALL_KFUNC) H(CALLX) H(CALL_LOCAL) H(CALL_UNRESOLVED) H(EXIT) H(TAIL_CALL)                         \
-	H(FELL_OFF)
+	H(FELL_OFF) H(DEAD)
 
 #define KBPF_IH_ENUM_ENTRY(name) KBPF_IH_##name,
 enum kbpf_interp_handler { KBPF_INTERP_HANDLERS(KBPF_IH_ENUM_ENTRY) KBPF_IH__COUNT };

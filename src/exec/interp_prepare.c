@@ -216,7 +216,9 @@ static int decode_one(const struct kbpf_prog *prog, struct kbpf_interp *ip, size
 		break;
 	case BPF_JMP:
 	case BPF_JMP32:
-		if (op == BPF_JA) {
+		if (op == BPF_JA && kbpf_prog_insn_is_dead_stop(prog, i)) {
+			h = KBPF_IH_DEAD; /* the verifier's dead-code filler: a stop, not a loop */
+		} else if (op == BPF_JA) {
 			h = KBPF_IH_JA;
 			has_target = true;
 			target = (int64_t)i + 1 + (cls == BPF_JMP ? in->off : in->imm);

@@ -137,7 +137,8 @@ static int find_functions(struct jit_ctx *c)
 			c->has_local_calls = true;
 		} else if (in->code == (BPF_JMP | BPF_CALL | BPF_X)) {
 			c->has_callx = true;
-		} else if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_KFUNC_CALL && !in->imm) {
+		} else if ((in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_KFUNC_CALL && !in->imm) ||
+			   kbpf_prog_insn_is_dead_stop(c->prog, i)) {
 			c->has_stop_calls = true;
 		} else if (kbpf_insn_is_tail_call(c->prog->host, in)) {
 			c->has_tail_calls = true;
@@ -182,7 +183,7 @@ static int plan_functions(struct jit_ctx *c)
 
 			last = i;
 			fn->used |= insn_regs(in);
-			fn->calls |= is_call(in);
+			fn->calls |= is_call(in) || kbpf_prog_insn_is_dead_stop(c->prog, i); /* it calls the reporter */
 			if (t >= 0 && (t < (int64_t)fn->first || t >= (int64_t)fn->end))
 				return jit_refuse(c, i, "jump to insn %lld crosses into another function",
 						  (long long)t);

@@ -84,7 +84,7 @@ struct jit_ctx {
 	unsigned align_max;
 	size_t nr_loop_heads;
 	bool has_local_calls, has_callx;
-	bool has_stop_calls; /* calls of unresolved __weak kfuncs: they stop the run */
+	bool has_stop_calls; /* calls of unresolved __weak kfuncs, dead-code stops: they stop the run */
 	bool has_tail_calls; /* call 12: bpf_tail_call */
 	bool entry_zero_args; /* the entries of a new run zero R2-R5: something may read them */
 	int32_t tail_cnt_off, tail_ptr_off; /* their slots in the main frame, from rbp */

@@ -503,6 +503,8 @@ static bool fuse_jcc_ja(struct jit_ctx *c, size_t f, size_t i, int *ret)
 	/* budget mode counts the goto when it runs, which one jcc could not tell */
 	if (c->budget || !is_cond_jump(jc) || jc->off != 1 || i + 1 >= c->funcs[f].end || c->jump_target[i + 1])
 		return false;
+	if (kbpf_prog_insn_is_dead_stop(c->prog, i + 1))
+		return false; /* a stop, not a jump */
 	if (ja->code == (BPF_JMP | BPF_JA))
 		off = ja->off;
 	else if (ja->code == (BPF_JMP32 | BPF_JA))
@@ -1178,6 +1180,20 @@ static bool fuse_mov_add(struct jit_ctx *c, size_t f, size_t i)
 	return true;
 }
 
+/* The verifier's dead-code filler (prog_internal.h): report the instruction, then stop
+ * the run with KBPF_RUN_DEAD_CODE through the abort stub, as the interpreter does. */
+static int emit_dead_stop(struct jit_ctx *c, size_t i)
+{
+	struct jit_buf *b = &c->buf;
+
+	x86_mov_imm64(b, X_RDI, (uint64_t)(uintptr_t)c->prog);
+	x86_mov_imm32(b, X_RSI, (uint32_t)i);
+	emit_host_call(c, (uintptr_t)&kbpf_prog_dead_code_reached);
+	x86_mov_imm32(b, X_R11, (uint32_t)KBPF_RUN_DEAD_CODE);
+	x86_jmp32(b, rel_from_here(c, c->prev.abort_err, X86_JMP32_LEN));
+	return 0;
+}
+
 static int emit_one(struct jit_ctx *c, size_t f, size_t i)
 {
 	const struct bpf_insn *in = &c->insns[i];
@@ -1189,6 +1205,8 @@ static int emit_one(struct jit_ctx *c, size_t f, size_t i)
 		return emit_alu(c, i);
 	case BPF_JMP:
 	case BPF_JMP32:
+		if (op == BPF_JA && kbpf_prog_insn_is_dead_stop(c->prog, i))
+			return emit_dead_stop(c, i);
 		if (op == BPF_JA) {
 			int32_t off = BPF_CLASS(in->code) == BPF_JMP ? in->off : in->imm;
 			emit_jump(c, i, -1, c->prev.start[i + 1 + off]);
@@ -1250,7 +1268,7 @@ int jit_emit_insn(struct jit_ctx *c, size_t f, size_t i)
 {
 	int ret;
 
-	if (c->budget && is_back_edge(&c->insns[i]))
+	if (c->budget && is_back_edge(&c->insns[i]) && !kbpf_prog_insn_is_dead_stop(c->prog, i))
 		emit_budget_spend(c, 1 << JIT_BUDGET_SHIFT);
 
 	if (fuse_mov_add(c, f, i))

@@ -66,6 +66,14 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	/* A program to verify is the verifier's to judge (it takes any bytes): Linux accepts
 	 * dead code that writes R10 or sets reserved fields, and replaces it; what the
 	 * verifier gives back is checked in full below. Unverified, the bytes themselves. */
+	if (!OPTS_GET(opts, prog_type, NULL) && !OPTS_GET(opts, trusted_unverified, 0)) {
+		/* nothing would check what it touches: only for code the host trusts */
+		if (log_size)
+			snprintf(log, log_size,
+				 "no program type: refusing to create an unverified program (it could touch any "
+				 "host memory); name its prog_type, or set trusted_unverified for trusted code");
+		return -EPERM;
+	}
 	if (!OPTS_GET(opts, prog_type, NULL) && (ret = kbpf_insns_validate(insns, cnt, log, log_size)))
 		return ret;
 	if (OPTS_GET(opts, prog_type, NULL)) {
@@ -287,6 +295,23 @@ int kbpf_prog_ldimm64_value(const struct kbpf_prog *prog, size_t idx, uint64_t *
 		snprintf(err, err_size, "insn %zu: ld_imm64 with src_reg %d is not supported yet", idx, in->src_reg);
 		return -EOPNOTSUPP;
 	}
+}
+
+bool kbpf_prog_insn_is_dead_stop(const struct kbpf_prog *prog, size_t i)
+{
+	const struct bpf_insn *in = &prog->insns[i];
+
+	if (!prog->type)
+		return false;
+	return (in->code == (BPF_JMP | BPF_JA) && in->off == -1) || (in->code == (BPF_JMP32 | BPF_JA) && in->imm == -1);
+}
+
+void kbpf_prog_dead_code_reached(const struct kbpf_prog *prog, size_t insn)
+{
+	fprintf(stderr,
+		"kbpf: program '%s' reached insn %zu, which the verifier judged unreachable (a verifier bug); "
+		"the run stops with -ENOTRECOVERABLE\n",
+		prog->name, insn);
 }
 
 void kbpf_prog_free(struct kbpf_prog *prog)

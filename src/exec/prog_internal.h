@@ -3,6 +3,8 @@
 #ifndef KBPF_SRC_EXEC_PROG_INTERNAL_H
 #define KBPF_SRC_EXEC_PROG_INTERNAL_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <kbpf/prog.h>
 #include <kbpf/prog_type.h>
 
@@ -55,6 +57,19 @@ int kbpf_prog_regions_collect(struct kbpf_prog *prog, const struct bpf_insn *giv
  * sources the map's address or the address of a value offset. Shared by the engines.
  * Returns 0, or -EINVAL with "insn N: …" in err. */
 int kbpf_prog_ldimm64_value(const struct kbpf_prog *prog, size_t idx, uint64_t *value, char *err, size_t err_size);
+
+/* Dead code (docs/verifier.md "After verification"): the verifier's rewrite turns every
+ * instruction no path reached into a jump to itself ("goto -1", as Linux's xlated
+ * program shows it). In a verified program no reachable jump targets itself (the
+ * verifier refuses that infinite loop), so both engines treat a self-jump of a verified
+ * program as the dead-code filler it is: reaching it stops the run with this errno,
+ * never spins. An unverified program's self-jump runs as given. */
+#define KBPF_RUN_DEAD_CODE (-ENOTRECOVERABLE)
+/* Whether insns[i] is such a stop: a self-jump of a verified program. */
+bool kbpf_prog_insn_is_dead_stop(const struct kbpf_prog *prog, size_t i);
+/* Report a run that reached dead code (a verifier bug): one line on stderr naming the
+ * program and the instruction. Called by both engines just before they stop. */
+void kbpf_prog_dead_code_reached(const struct kbpf_prog *prog, size_t insn);
 
 /* --- interpreter (src/exec/interp*.c) --- */
 

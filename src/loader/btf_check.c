@@ -12,13 +12,11 @@
 
 /* Ids t refers to by value (a cycle through them is an infinitely large type) or
  * through a pointer/function prototype (any id in range is fine). Calls fn for each;
- * stops and returns its non-zero result. */
-typedef int (*ref_fn)(void *ctx, uint32_t from, uint32_t to, bool by_value);
-
-static int for_each_ref(const struct btf_type *t, uint32_t id, ref_fn fn, void *ctx)
+ * stops and returns its non-zero result. value_ref below must list the by-value ones
+ * in the same order. */
+/* Kinds whose one reference, t->type, is by value: modifiers, typedefs, variables. */
+static bool refs_type_by_value(const struct btf_type *t)
 {
-	int ret = 0;
-
 	switch (btf_kind(t)) {
 	case BTF_KIND_TYPEDEF:
 	case BTF_KIND_VOLATILE:
@@ -26,7 +24,21 @@ static int for_each_ref(const struct btf_type *t, uint32_t id, ref_fn fn, void *
 	case BTF_KIND_RESTRICT:
 	case BTF_KIND_TYPE_TAG:
 	case BTF_KIND_VAR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+typedef int (*ref_fn)(void *ctx, uint32_t from, uint32_t to, bool by_value);
+
+static int for_each_ref(const struct btf_type *t, uint32_t id, ref_fn fn, void *ctx)
+{
+	int ret = 0;
+
+	if (refs_type_by_value(t))
 		return fn(ctx, id, t->type, true);
+	switch (btf_kind(t)) {
 	case BTF_KIND_PTR:
 	case BTF_KIND_FUNC:
 	case BTF_KIND_DECL_TAG:
@@ -70,9 +82,6 @@ struct check {
 	uint32_t *stack; /* ids on the path */
 	uint32_t *next;  /* per path entry: how many of its by-value refs were visited */
 	size_t depth;
-	uint32_t found;  /* a by-value ref of the top entry not yet visited, or 0 */
-	uint32_t want;   /* index of the ref to find */
-	uint32_t seen;
 };
 
 static int check_range(void *ctx, uint32_t from, uint32_t to, bool by_value)
@@ -87,18 +96,28 @@ static int check_range(void *ctx, uint32_t from, uint32_t to, bool by_value)
 	return 0;
 }
 
-/* The c->want-th by-value reference (counting from 0) of the path's top, in c->found. */
-static int nth_value_ref(void *ctx, uint32_t from, uint32_t to, bool by_value)
+/* The k-th by-value reference of t (the order for_each_ref visits them in), in *to;
+ * false after the last. Constant time, so that the search below is linear in the
+ * number of references: a struct of 65535 members is walked once, not 65535 times. */
+static bool value_ref(const struct btf_type *t, uint32_t k, uint32_t *to)
 {
-	struct check *c = ctx;
-	(void)from;
-	if (!by_value)
-		return 0;
-	if (c->seen++ == c->want) {
-		c->found = to;
-		return 1;
+	if (refs_type_by_value(t)) {
+		*to = t->type;
+		return k == 0;
 	}
-	return 0;
+	switch (btf_kind(t)) {
+	case BTF_KIND_ARRAY:
+		*to = btf_array(t)->type;
+		return k == 0;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		if (k >= btf_vlen(t))
+			return false;
+		*to = btf_members(t)[k].type;
+		return true;
+	default:
+		return false;
+	}
 }
 
 static int find_cycles(struct check *c)
@@ -122,15 +141,12 @@ static int find_cycles(struct check *c)
 		c->state[root] = 1;
 		while (c->depth) {
 			uint32_t top = c->stack[c->depth - 1];
-			c->want = c->next[c->depth - 1]++;
-			c->seen = 0;
-			c->found = 0;
-			if (!for_each_ref(btf__type_by_id(c->btf, top), top, nth_value_ref, c)) {
+			uint32_t to = 0;
+			if (!value_ref(btf__type_by_id(c->btf, top), c->next[c->depth - 1]++, &to)) {
 				c->state[top] = 2;
 				c->depth--;
 				continue;
 			}
-			uint32_t to = c->found;
 			if (to == 0 || c->state[to] == 2)
 				continue;
 			if (c->state[to] == 1) {

@@ -207,6 +207,7 @@ struct kbpf_program {
 	char *sec_name;
 	size_t func_idx;
 	uint32_t type;
+	bool type_set;       /* type given by kbpf_program_set_type (0: unverified on purpose) */
 	uint32_t prog_flags; /* kbpf_program_set_flags */
 	bool autoload;
 	/* after load (linking) */
@@ -234,6 +235,7 @@ struct kbpf_object {
 	struct kbpf_host *host;
 	bool own_host;
 	bool loaded, load_tried;
+	bool trusted_unverified; /* kbpf_object_open_opts.trusted_unverified */
 	bool jit;                 /* open opts: load JIT-compiles the programs */
 	unsigned harden;          /* open opts: kbpf_prog_opts.harden of every program */
 	uint64_t run_budget;      /* open opts: kbpf_prog_opts.run_budget of every program */
@@ -290,6 +292,7 @@ int obj_struct_ops_collect(struct kbpf_object *obj, struct obj_elf *e); /* struc
  * struct has no registered struct_ops type with a program type (it loads unverified);
  * else that type, with the host member's prototype as the context. */
 struct obj_sops_attach {
+	bool unused; /* struct_ops: the program fills no member of any struct (not loaded) */
 	const char *prog_type;
 	uint32_t attach_btf_id;
 	const char *member;

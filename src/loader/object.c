@@ -122,6 +122,7 @@ static int open_image(char *image, size_t size, const char *name, const struct k
 	obj->jit = OPTS_GET(opts, jit, 0) != 0;
 	obj->harden = OPTS_GET(opts, harden, 0);
 	obj->run_budget = OPTS_GET(opts, run_budget, 0);
+	obj->trusted_unverified = OPTS_GET(opts, trusted_unverified, 0) != 0;
 	obj->log_level = OPTS_GET(opts, log_level, 0);
 	obj->caps = OPTS_GET(opts, caps, 0);
 	if (!obj->host) {
@@ -318,14 +319,28 @@ int kbpf_object_load(struct kbpf_object *obj)
 			free(log);
 			break;
 		}
+		if (sa.unused) {
+			free(log);
+			continue;
+		}
 		const char *vtype = sops || tracing ? sa.prog_type : verify_type_name(obj->host, p->type);
 		/* a host type named as the section ("cgroup/connect4": a Linux attach type
 		 * whose rules differ from its program type's other attach types) wins */
 		const char *sec = p->sec_name[0] == '?' ? p->sec_name + 1 : p->sec_name;
-		if (!sops && !tracing && p->type && kbpf_host_prog_type_find(obj->host, sec))
+		if (!sops && !tracing && (p->type || !p->type_set) && kbpf_host_prog_type_find(obj->host, sec))
 			vtype = sec;
+		if (!vtype && !obj->trusted_unverified) {
+			obj_log(&obj->log,
+				"program '%s': section '%s' has no program type on this host: not verified, so not "
+				"loaded (kbpf_object_open_opts.trusted_unverified loads it for trusted code)",
+				p->name, p->sec_name);
+			free(log);
+			ret = -EPERM;
+			break;
+		}
 		struct kbpf_prog_opts po = {
 			.sz = sizeof(po), .host = obj->host, .name = p->name, .log_buf = log, .log_size = log_size,
+			.trusted_unverified = obj->trusted_unverified,
 			.log_level = obj->log_level,
 			.maps = obj->map_table, .nr_maps = obj->nr_maps, .jit = obj->jit,
 			.harden = obj->harden, .run_budget = obj->run_budget,
@@ -458,6 +473,7 @@ int kbpf_program_set_type(struct kbpf_program *prog, uint32_t type)
 	if (prog->obj->load_tried)
 		return -EBUSY;
 	prog->type = type;
+	prog->type_set = true;
 	return 0;
 }
 

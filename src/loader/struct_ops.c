@@ -240,8 +240,12 @@ int obj_struct_ops_attach(struct kbpf_object *obj, struct kbpf_program *p, struc
 	const struct obj_struct_ops *so = filled_by(obj, p, &mem, &so2, &mem2);
 
 	memset(out, 0, sizeof(*out));
-	if (!so)
-		return 0; /* fills no member: nothing to type its context by (loads unverified) */
+	if (!so) {
+		/* fills no member: nothing to type its context by, nothing to call it; not
+		 * loaded (libbpf turns such programs' autoload off) */
+		out->unused = true;
+		return 0;
+	}
 	const struct kbpf_struct_ops_type *type = kbpf_host_struct_ops_find(obj->host, so->type_name);
 	if (!type || !type->prog_type)
 		return 0; /* a struct the host has no rules for: unverified, as before */

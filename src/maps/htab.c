@@ -85,7 +85,7 @@ static inline bool elem_key_equal(const struct htab_elem *e, const void *key, ui
 static struct htab_elem *bucket_find(const struct htab_bucket *b, uint32_t hash, const void *key,
 				     uint32_t key_size)
 {
-	for (struct htab_elem *e = htab_next(&b->head); !htab_is_nulls(e); e = htab_next(&e->next))
+	for (struct htab_elem *e = htab_first(b); !htab_is_nulls(e); e = htab_next(&e->next))
 		if (__atomic_load_n(&e->hash, __ATOMIC_RELAXED) == hash && elem_key_equal(e, key, key_size))
 			return e;
 	return NULL;
@@ -99,7 +99,10 @@ static struct htab_elem *htab_find_nolock(const struct kbpf_htab *htab, uint32_t
 	struct htab_elem *e;
 
 again:
-	for (e = htab_next(&b->head); !htab_is_nulls(e); e = htab_next(&e->next)) {
+	e = htab_next(&b->head);
+	if (!e)
+		return NULL; /* a bucket never used (htab.h: NULL is its nulls marker) */
+	for (; !htab_is_nulls(e); e = htab_next(&e->next)) {
 		uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
 
 		if (__atomic_load_n(&e->hash, __ATOMIC_ACQUIRE) != hash || !elem_key_equal(e, key, key_size))
@@ -115,9 +118,12 @@ again:
 
 /* Under the bucket lock.  Release: a lock-free reader that reaches e sees its key,
  * hash and value. */
-static void bucket_link(struct htab_bucket *b, struct htab_elem *e)
+static void bucket_link(const struct kbpf_htab *htab, struct htab_bucket *b, struct htab_elem *e)
 {
-	__atomic_store_n(&e->next, htab_next(&b->head), __ATOMIC_RELAXED);
+	struct htab_elem *next = htab_next(&b->head);
+
+	/* an element's next always names its bucket at the end: never NULL */
+	__atomic_store_n(&e->next, next ? next : htab_nulls((uint32_t)(b - htab->buckets)), __ATOMIC_RELAXED);
 	__atomic_store_n(&b->head, e, __ATOMIC_RELEASE);
 }
 
@@ -127,7 +133,7 @@ bool htab_bucket_unlink(struct htab_bucket *b, struct htab_elem *e)
 {
 	struct htab_elem **link = &b->head, *cur;
 
-	while (!htab_is_nulls(cur = htab_next(link))) {
+	while ((cur = htab_next(link)) && !htab_is_nulls(cur)) {
 		if (cur == e) {
 			__atomic_store_n(link, htab_next(&e->next), __ATOMIC_RELEASE);
 			return true;
@@ -289,7 +295,7 @@ static int htab_update(struct kbpf_htab *htab, const void *key, const void *valu
 		htab_lru_put(htab, e);
 		return err;
 	}
-	bucket_link(b, e);
+	bucket_link(htab, b, e);
 	kbpf_spin_unlock(&b->lock);
 	return 0;
 
@@ -298,7 +304,7 @@ insert:
 	 * as soon as it is stored, and must then see the new value (release/acquire) */
 	elem_set_value(htab, e, value, all_cpus, true, flags);
 	elem_set_key(htab, e, key, hash);
-	bucket_link(b, e);
+	bucket_link(htab, b, e);
 	kbpf_spin_unlock(&b->lock);
 	return 0;
 }
@@ -394,11 +400,11 @@ static int htab_get_next_key(struct kbpf_map *map, const void *key, void *next_k
 		struct htab_bucket *b = &htab->buckets[i];
 		int found = 0;
 
-		if (htab_is_nulls(htab_next(&b->head)))
+		if (htab_is_nulls(htab_first(b)))
 			continue; /* most buckets of a sparse map are empty: skip their locks */
 		kbpf_spin_lock(&b->lock);
-		if (!htab_is_nulls(htab_next(&b->head))) {
-			memcpy(next_key, htab_next(&b->head)->key, key_size);
+		if (!htab_is_nulls(htab_first(b))) {
+			memcpy(next_key, htab_first(b)->key, key_size);
 			found = 1;
 		}
 		kbpf_spin_unlock(&b->lock);
@@ -550,13 +556,11 @@ int kbpf_htab_map_alloc(const struct kbpf_map_attr *attr_in, struct kbpf_map **o
 		htab->map.host_value_size = (size_t)htab->value_size8 * nr_cpus;
 	htab_lru_init(&htab->lru_list);
 
+	/* zeroed is ready: an unlocked lock and a NULL head (empty), so that the pages of
+	 * a large map's buckets stay untouched until keys land in them */
 	htab->buckets = calloc(htab->n_buckets, sizeof(*htab->buckets));
 	if (!htab->buckets)
 		goto nomem;
-	for (uint32_t i = 0; i < htab->n_buckets; i++) {
-		kbpf_spin_init(&htab->buckets[i].lock);
-		htab->buckets[i].head = htab_nulls(i);
-	}
 
 	elem_size = sizeof(struct htab_elem) + htab->key_size8 + (htab->percpu ? 0 : htab->value_size8);
 	if (htab_pool_init(&htab->pool, attr.max_entries, elem_size, nr_cpus))

@@ -13,7 +13,9 @@
  * and reused meanwhile, but it is still an element.
  *  - A chain ends in a nulls marker naming its bucket, not in NULL.  A reader carried
  *    into another bucket's chain (its element was moved there) ends on a foreign
- *    marker and starts again.
+ *    marker and starts again.  Only a bucket's head may be NULL: a bucket no key has
+ *    used yet (the array is left as calloc gave it, so its pages are not touched
+ *    until used); it means this bucket's marker (htab_first).
  *  - The free list links elements through free_next, so the next of a deleted
  *    element still leads along its old chain.
  *  - An element's key and hash change only while it is in no chain, inside a
@@ -80,6 +82,15 @@ static inline uint32_t htab_nulls_bucket(const struct htab_elem *e)
 static inline struct htab_elem *htab_next(struct htab_elem *const *link)
 {
 	return __atomic_load_n(link, __ATOMIC_ACQUIRE);
+}
+
+/* The first element of b or a nulls marker (of bucket 0 when b was never used: for
+ * the locked walks, which do not look at whose marker ends them). */
+static inline struct htab_elem *htab_first(const struct htab_bucket *b)
+{
+	struct htab_elem *e = htab_next(&b->head);
+
+	return e ? e : htab_nulls(0);
 }
 
 /* One free list per CPU slot, as Linux's pcpu_freelist: threads on different slots

@@ -353,6 +353,11 @@ static int adjust_ptr(struct env *env, const struct bpf_insn *insn, const struct
 		vlog(env, "R%d pointer arithmetic with %s operator prohibited\n", dno, alu_str[op >> 4]);
 		return -EACCES;
 	}
+	/* An "at/beyond packet end" mark (AT_PKT_END, BEYOND_PKT_END) holds for the pointer
+	 * it was learnt of only: any arithmetic drops it (Linux after 6.12; 6.1 and 6.12 keep
+	 * it through `ptr -= K` and judge a reachable branch dead). */
+	if (reg_is_pkt(&res) && res.range < 0)
+		res.range = 0;
 	if (!check_reg_sane_offset(env, &res, ptr.type))
 		return -EINVAL;
 	kbpf_scalar_bounds_sync(&res.s);
@@ -426,6 +431,39 @@ static int adjust_reg(struct env *env, const struct bpf_insn *insn)
 	return 0;
 }
 
+/* cpu v4's movsx, dst = (s8|s16|s32) src (64-bit) or w_dst = (s8|s16) w_src, as 6.12's
+ * check_alu_op: a pointer source is refused unprivileged and makes dst unknown
+ * otherwise; a scalar is copied and sign-extended, keeping its id only when the
+ * extension cannot change it (umax below the sign bit of the source width). */
+static int check_movsx(struct env *env, const struct bpf_insn *insn, struct reg *dst, struct reg *src, bool alu64)
+{
+	int size = insn->off / 8;
+
+	if (is_pointer_value(env, insn->src_reg)) {
+		vlog(env, alu64 ? "R%d sign-extension part of pointer\n" : "R%d partial copy of pointer\n",
+		     insn->src_reg);
+		return -EACCES;
+	}
+	if (src->type != KBPF_SCALAR_VALUE) {
+		reg_mark_unknown(env, dst);
+		return 0;
+	}
+	bool no_sext = src->s.umax_value < (1ULL << (insn->off - 1));
+	if (no_sext && !src->id && !kbpf_tnum_is_const(src->s.var_off))
+		src->id = ++env->id_gen;
+	*dst = *src;
+	if (!no_sext)
+		dst->id = 0;
+	if (alu64) {
+		kbpf_scalar_coerce_to_size_sx(&dst->s, size);
+	} else {
+		kbpf_scalar_coerce_subreg_to_size_sx(&dst->s, size);
+		kbpf_scalar_zext_32_to_64(&dst->s);
+		kbpf_scalar_bounds_sync(&dst->s);
+	}
+	return 0;
+}
+
 int check_alu(struct env *env, const struct bpf_insn *insn)
 {
 	struct reg *regs = cur_regs(env);
@@ -440,7 +478,8 @@ int check_alu(struct env *env, const struct bpf_insn *insn)
 				return -EINVAL;
 			}
 		} else if (insn->src_reg || insn->off || (insn->imm != 16 && insn->imm != 32 && insn->imm != 64) ||
-			   alu64) {
+			   (alu64 && BPF_SRC(insn->code) != BPF_TO_LE)) {
+			/* ALU64 | END | TO_LE is cpu v4's unconditional bswap */
 			vlog(env, "BPF_END uses reserved fields\n");
 			return -EINVAL;
 		}
@@ -454,7 +493,9 @@ int check_alu(struct env *env, const struct bpf_insn *insn)
 	}
 	if (op == BPF_MOV) {
 		if (BPF_SRC(insn->code) == BPF_X) {
-			if (insn->imm || insn->off) {
+			/* off 8/16/32 (32: ALU64 only) is cpu v4's sign-extending movsx */
+			bool sx_ok = insn->off == 0 || insn->off == 8 || insn->off == 16 || (alu64 && insn->off == 32);
+			if (insn->imm || !sx_ok) {
 				vlog(env, "BPF_MOV uses reserved fields\n");
 				return -EINVAL;
 			}
@@ -467,6 +508,8 @@ int check_alu(struct env *env, const struct bpf_insn *insn)
 		if ((err = check_reg_write_mark(env, insn->dst_reg, false)))
 			return err;
 		struct reg *dst = &regs[insn->dst_reg];
+		if (BPF_SRC(insn->code) == BPF_X && insn->off)
+			return check_movsx(env, insn, dst, &regs[insn->src_reg], alu64);
 		if (BPF_SRC(insn->code) == BPF_X) {
 			struct reg *src = &regs[insn->src_reg];
 			if (alu64) {
@@ -497,14 +540,17 @@ int check_alu(struct env *env, const struct bpf_insn *insn)
 		vlog(env, "invalid BPF_ALU opcode %x\n", op);
 		return -EINVAL;
 	}
+	/* off 1 on DIV/MOD is cpu v4's signed sdiv/smod; the result is an unknown scalar,
+	 * as for the unsigned forms */
+	bool off_ok = insn->off == 0 || ((op == BPF_DIV || op == BPF_MOD) && insn->off == 1);
 	if (BPF_SRC(insn->code) == BPF_X) {
-		if (insn->imm || insn->off) {
+		if (insn->imm || !off_ok) {
 			vlog(env, "BPF_ALU uses reserved fields\n");
 			return -EINVAL;
 		}
 		if ((err = check_reg_read(env, insn->src_reg)))
 			return err;
-	} else if (insn->src_reg || insn->off) {
+	} else if (insn->src_reg || !off_ok) {
 		vlog(env, "BPF_ALU uses reserved fields\n");
 		return -EINVAL;
 	}

@@ -131,8 +131,8 @@ static bool opcode_known(uint8_t code)
 			return false;
 		if (op == BPF_NEG)
 			return BPF_SRC(code) == BPF_K;
-		if (op == BPF_END)
-			return cls == BPF_ALU;
+		if (op == BPF_END) /* ALU64 | END | TO_LE: cpu v4's bswap */
+			return cls == BPF_ALU || BPF_SRC(code) == BPF_TO_LE;
 		return true;
 	case BPF_JMP:
 	case BPF_JMP32:
@@ -143,8 +143,8 @@ static bool opcode_known(uint8_t code)
 		if (op == BPF_CALL || op == BPF_EXIT)
 			return cls == BPF_JMP && BPF_SRC(code) == BPF_K;
 		return true;
-	case BPF_LDX:
-		return mode == BPF_MEM;
+	case BPF_LDX: /* MEMSX: cpu v4's sign-extending loads, B/H/W */
+		return mode == BPF_MEM || (mode == BPF_MEMSX && sz != BPF_DW);
 	case BPF_ST:
 		return mode == BPF_MEM;
 	case BPF_STX:
@@ -163,7 +163,8 @@ int resolve_ldimm64(struct env *env)
 	const struct bpf_insn *insn = env->insns;
 	for (int i = 0; i < env->cnt; i++) {
 		if (BPF_CLASS(insn[i].code) == BPF_LDX &&
-		    (BPF_MODE(insn[i].code) != BPF_MEM || insn[i].imm != 0)) {
+		    ((BPF_MODE(insn[i].code) != BPF_MEM && BPF_MODE(insn[i].code) != BPF_MEMSX) ||
+		     insn[i].imm != 0)) {
 			vlog(env, "BPF_LDX uses reserved fields\n");
 			return -EINVAL;
 		}
@@ -313,6 +314,12 @@ static int visit_insn(struct env *env, struct cfg *c, int t)
 	case BPF_CALL:
 		if (in->imm == 170) /* bpf_timer_set_callback */
 			mark_prune(env, t);
+		/* Linux 6.7+: a callback's exit returns to its helper call, a forced
+		 * checkpoint where the callback's visits converge (prune.c) */
+		if (in->src_reg == 0 && is_sync_callback_helper(in->imm)) {
+			mark_prune(env, t);
+			env->aux[t].calls_callback = true;
+		}
 		return visit_call(env, c, t, in->src_reg == BPF_PSEUDO_CALL);
 	case BPF_JA: {
 		if (BPF_SRC(in->code) != BPF_K)

@@ -43,6 +43,10 @@ struct reg {
 	struct scalar s;   /* the scalar, or a pointer's variable offset */
 	uint32_t frameno;  /* PTR_TO_STACK: the frame it points into */
 	bool precise;
+	/* precise only by one of 6.1's rules that stop backtracking (stack.c: a scalar
+	 * spilled through a pointer other than R10, a fill of zeroed slots), not because a
+	 * verdict rested on it: a callback's earlier visit may still widen it (callback.c) */
+	bool precise_forced;
 	/* a pointer read from a BTF object (kfunc.c): Linux types it non-NULL PTR_TO_BTF_ID,
 	 * kbpf maybe-NULL; KF_TRUSTED_ARGS refuses it with Linux's reason, not a reference */
 	bool btf_walked;
@@ -70,6 +74,12 @@ struct frame {
 	 * entries that led here, so a second entry is not taken for a loop */
 	bool in_async_callback;
 	uint32_t async_entry_cnt;
+	/* callbacks (callback.c, Linux 6.7+'s callback_depth): the callback visits pushed
+	 * from this frame's current bpf_loop call, bounded by the loop count's maximum */
+	uint32_t callback_depth;
+	/* zeroed slots (STACK_ZERO) a verdict rested on, that Linux 6.12 (which keeps a
+	 * spilled 0 there) would have made precise: not widened (callback.c) */
+	uint64_t stack_zero_precise;
 	uint16_t written;       /* regs written since the last checkpoint (log: "_w") */
 	uint64_t stack_written; /* slots fully written since the last checkpoint */
 	/* Liveness (Linux's REG_LIVE_READ, prune.c): in a checkpoint, the regs some path
@@ -117,6 +127,16 @@ struct vstate {
 		struct hist *up;
 	} *hist;
 	int hist_cnt;
+	/* callbacks iterated like loops (Linux 6.7+, callback.c and prune.c): the callback
+	 * visits that led to this state (a second visit is not an infinite loop); for a
+	 * checkpoint, its depth in the path (dfs_depth) and, once a path below it was cut
+	 * against a state whose walk had not finished (a callback's fixed point), the mark
+	 * that its liveness and precision may never be complete, so it is compared by
+	 * value only, and the topmost such state (loop_hdr, NULL: unknown) */
+	uint32_t callback_unroll_depth;
+	uint32_t dfs_depth;
+	bool loop_incomplete;
+	struct vstate *loop_hdr;
 	/* explored list bookkeeping */
 	struct vstate *next;
 	uint32_t miss, hit;
@@ -137,6 +157,7 @@ struct subprog {
 	uint8_t linkage;
 	bool unreliable; /* a call site did not match its prototype (Linux: static only) */
 	bool is_async_cb; /* a timer callback: runs on a stack of its own (check_max_stack_depth) */
+	bool changes_pkt_data; /* it, or a function it calls, may change packet data (helper.c) */
 };
 
 struct insn_aux {
@@ -144,6 +165,7 @@ struct insn_aux {
 	bool seen;
 	uint8_t cfg;         /* check_cfg DFS marks */
 	bool prune_point, jmp_point;
+	bool calls_callback; /* a helper that calls a callback synchronously (check_cfg) */
 	int map_idx;         /* ld_imm64: maps table index */
 	uint32_t alu_state, alu_limit; /* unprivileged pointer-ALU sanitation seen here */
 	struct kbpf_map *tail_map;    /* tail call: the prog array seen here */
@@ -187,6 +209,7 @@ struct env {
 	/* program structure */
 	struct subprog sub[MAX_SUBPROGS + 1];
 	int nr_sub;
+	bool pkt_data_known; /* sub[].changes_pkt_data computed (helper.c, at the first global call) */
 	struct insn_aux *aux;
 	/* walk */
 	struct vstate *cur;
@@ -227,7 +250,6 @@ struct env {
 	/* func_info.c: BTF func_info of the program (NULL: none, Linux's rules without it) */
 	const struct btf *prog_btf;
 	bool has_func_info;
-	int cb_jump; /* callback.c: a helper call continues in a callback at this insn (-1: no) */
 };
 
 /* i + delta + 1 with Linux's 32-bit wrap-around, without C overflow. */
@@ -365,11 +387,16 @@ int global_func_args(struct env *env, int sub, struct reg *regs);
 int check_global_call(struct env *env, int sub, const struct reg *regs);
 bool subprog_is_global(const struct env *env, int sub);
 
-/* callback.c: callbacks of bpf_loop, bpf_for_each_map_elem, bpf_timer_set_callback */
+/* callback.c: callbacks of bpf_loop, bpf_for_each_map_elem, bpf_timer_set_callback.
+ * is_sync_callback_helper: the callback runs during the call (0..N times).
+ * push_callback: at the helper call, before R0-R5 are clobbered: pushes the callback's
+ * visit (a synchronous one) or its own root (an asynchronous one).
+ * callback_exit: at the callback's exit, R0 is checked, its frame popped, and the walk
+ * goes back to the call insn (*insn_idx), which pushes the next visit. */
 bool is_callback_helper(int32_t id);
-int push_callback(struct env *env, int32_t helper_id, int insn_idx, uint32_t subprogno,
-		  const struct reg caller_args[6]);
-int check_callback_exit(struct env *env);
+bool is_sync_callback_helper(int32_t id);
+int push_callback(struct env *env, int32_t helper_id, int insn_idx, uint32_t subprogno);
+int callback_exit(struct env *env, int *insn_idx);
 
 /* precise.c */
 int mark_precise(struct env *env, int regno);

@@ -21,6 +21,16 @@ static int size_code(int size)
 	}
 }
 
+static int size_bytes(int code)
+{
+	switch (code) {
+	case BPF_B: return 1;
+	case BPF_H: return 2;
+	case BPF_W: return 4;
+	default: return 8;
+	}
+}
+
 /* Called for every ctx access the walk allows; the same insn may be reached on many
  * paths, and because a ctx pointer cannot be moved (check_ptr_off_reg) it always has the
  * same offset there: a different conversion would be a bug in the type's callback. */
@@ -71,10 +81,19 @@ int fixup_apply(struct env *env, struct bpf_insn *out)
 			continue;
 		struct bpf_insn *in = &out[i];
 		uint8_t cls = BPF_CLASS(in->code);
-		if ((cls != BPF_LDX && cls != BPF_STX && cls != BPF_ST) || BPF_MODE(in->code) != BPF_MEM)
+		uint8_t mode = BPF_MODE(in->code);
+		if ((cls != BPF_LDX && cls != BPF_STX && cls != BPF_ST) || (mode != BPF_MEM && mode != BPF_MEMSX))
 			continue; /* only loads and stores reach check_ctx_access */
-		in->code = (uint8_t)(cls | BPF_MEM | size_code(a->ctx_conv_size));
-		in->off = (int16_t)a->ctx_conv_off;
+		if (mode == BPF_MEMSX && a->ctx_conv_size >= size_bytes(BPF_SIZE(in->code))) {
+			/* the run-time field is as wide or wider: sign-extend its low bytes
+			 * (little-endian, as the host), which is what Linux's appended movsx does */
+			in->off = (int16_t)(a->ctx_conv_off);
+		} else {
+			/* a narrower run-time field is unsigned: zero-extending it is the
+			 * sign extension of the program's wider view of it */
+			in->code = (uint8_t)(cls | BPF_MEM | size_code(a->ctx_conv_size));
+			in->off = (int16_t)a->ctx_conv_off;
+		}
 		n++;
 	}
 	/* Loads through untrusted BTF pointers (kptr.c) become fault-tolerant (Linux's

@@ -628,6 +628,58 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 	return 0;
 }
 
+#define LINUX_FUNC_MAX_ID 211 /* __BPF_FUNC_MAX_ID in Linux 6.1 */
+
+static const struct kbpf_helper_proto *get_proto(struct env *env, int32_t id);
+
+/* Linux's bpf_helper_changes_pkt_data (6.12, with 6.13's tail call): after such a call no
+ * packet pointer of any frame may be trusted. A tail call counts for the functions that
+ * call it: the program it runs may change the packet and return to their caller. */
+static bool helper_changes_pkt_data(struct env *env, int32_t id)
+{
+	if (id == BPF_FUNC_tail_call)
+		return true;
+	if (id < 0 || (env->type->linux_type && id >= LINUX_FUNC_MAX_ID))
+		return false;
+	const struct kbpf_helper_proto *fn = get_proto(env, id);
+	return fn && (fn->flags & KBPF_HELPER_CHANGES_PKT);
+}
+
+/* Linux 6.13's changes_pkt_data of each function (computed in check_cfg there): a
+ * function changes packet data if it calls a helper that does, or calls (or passes
+ * as a callback) a function that does. A global function is verified on its own, so
+ * its callers learn it from this. */
+static void compute_changes_pkt_data(struct env *env)
+{
+	const struct bpf_insn *insn = env->insns;
+	bool changed = true;
+
+	env->pkt_data_known = true;
+	for (int s = 0; s < env->nr_sub; s++)
+		for (int i = env->sub[s].start; i < env->sub[s + 1].start; i++)
+			if (insn[i].code == (BPF_JMP | BPF_CALL) && insn[i].src_reg == 0 &&
+			    helper_changes_pkt_data(env, insn[i].imm))
+				env->sub[s].changes_pkt_data = true;
+	while (changed) {
+		changed = false;
+		for (int s = 0; s < env->nr_sub; s++) {
+			if (env->sub[s].changes_pkt_data)
+				continue;
+			for (int i = env->sub[s].start; i < env->sub[s + 1].start; i++) {
+				bool call = insn[i].code == (BPF_JMP | BPF_CALL) && insn[i].src_reg == BPF_PSEUDO_CALL;
+				bool func = insn[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
+					    insn[i].src_reg == BPF_PSEUDO_FUNC;
+				int callee = call || func ? find_subprog(env, insn_target(i, insn[i].imm)) : -1;
+				if (callee >= 0 && env->sub[callee].changes_pkt_data) {
+					env->sub[s].changes_pkt_data = true;
+					changed = true;
+					break;
+				}
+			}
+		}
+	}
+}
+
 static void clear_pkt_pointers(struct env *env)
 {
 	struct vstate *st = env->cur;
@@ -652,7 +704,6 @@ static bool is_ptr_cast(int32_t id)
 	       id == BPF_FUNC_skc_to_tcp_timewait_sock || id == BPF_FUNC_skc_to_tcp_request_sock;
 }
 
-#define LINUX_FUNC_MAX_ID 211 /* __BPF_FUNC_MAX_ID in Linux 6.1 */
 
 /* Helpers bpf_base_func_proto hides from loads without CAP_BPF / CAP_PERFMON. */
 static bool needs_capability(int32_t id)
@@ -768,16 +819,22 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		vlog(env, "get_local_storage() doesn't support non-zero flags\n");
 		return -EINVAL;
 	}
-	/* a callback's arguments come from the caller's registers before the call */
-	struct reg cb_args[6];
 	bool callback = meta.has_func && is_callback_helper(id);
-	if (callback)
-		memcpy(cb_args, regs, sizeof(cb_args));
+	if (meta.has_func && !callback) {
+		/* a host's helper that takes a function kbpf does not know how it calls: the
+		 * function would run unverified (6.12's message) */
+		vlog(env, "verifier bug: helper %s#%d not marked as callback-calling\n", name, id);
+		return -EFAULT;
+	}
 	/* Linux's do_misc_fixups looks the helper up again; the proto is the same every visit */
 	env->aux[insn_idx].inline_load = fn->inline_load;
 	env->aux[insn_idx].run_id = fn->run_id;
 	/* 6.1 update_loop_inline_state: reads (and may make precise) R4 before the clobber */
 	if (callback && id == BPF_FUNC_loop && (err = loop_inline_note(env, insn_idx, meta.subprogno)))
+		return err;
+	/* 6.12 push_callback_call: the callback's visit starts from the caller's registers
+	 * before the call (they are its arguments, and its exit comes back to this call) */
+	if (callback && (err = push_callback(env, id, insn_idx, meta.subprogno)))
 		return err;
 	for (int i = 0; i <= 5; i++) {
 		reg_mark_not_init(env, &regs[i]);
@@ -908,11 +965,10 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		else if (a->tail_map != meta.map)
 			a->tail_map_poison = true;
 	}
-	if (fn->flags & KBPF_HELPER_CHANGES_PKT)
+	/* A tail call from the main frame either never comes back or fell through with the
+	 * packet untouched; from a called function, its target returns to the caller. */
+	if ((fn->flags & KBPF_HELPER_CHANGES_PKT) || (id == BPF_FUNC_tail_call && env->cur->curframe > 0))
 		clear_pkt_pointers(env);
-	/* 6.1 sets up the callback (and refuses its map) before the map/helper pairing */
-	if (callback && (err = push_callback(env, id, insn_idx, meta.subprogno, cb_args)))
-		return err;
 	return map_func_compat(env, meta.map, id, name);
 }
 
@@ -951,6 +1007,10 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		}
 		caller->written |= 0x3f;
 		reg_mark_unknown(env, &caller->regs[0]);
+		if (!env->pkt_data_known)
+			compute_changes_pkt_data(env);
+		if (env->sub[sub].changes_pkt_data)
+			clear_pkt_pointers(env);
 		env->insn_idx = *insn_idx;
 		*insn_idx += 1;
 		return 0;
@@ -992,20 +1052,15 @@ int prepare_func_exit(struct env *env, int *insn_idx)
 		vlog(env, "cannot return stack pointer to the caller\n");
 		return -EINVAL;
 	}
+	if (callee->in_callback)
+		return callback_exit(env, insn_idx);
 	struct frame *caller = st->frame[st->curframe - 1];
-	if (callee->in_callback) {
-		/* the caller keeps the helper's R0 and its own references */
-		int err = check_callback_exit(env);
-		if (err)
-			return err;
-	} else {
-		/* liveness: R0 goes on in the caller's frame, which has other parents */
-		mark_reg_read(env, st, st->curframe, 0);
-		caller->regs[0] = *r0;
-		caller->written |= 1;
-		caller->nr_refs = callee->nr_refs;
-		memcpy(caller->refs, callee->refs, sizeof(caller->refs));
-	}
+	/* liveness: R0 goes on in the caller's frame, which has other parents */
+	mark_reg_read(env, st, st->curframe, 0);
+	caller->regs[0] = *r0;
+	caller->written |= 1;
+	caller->nr_refs = callee->nr_refs;
+	memcpy(caller->refs, callee->refs, sizeof(caller->refs));
 	*insn_idx = callee->callsite + 1;
 	if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2)) {
 		vlog(env, "returning from callee:\n");

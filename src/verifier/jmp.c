@@ -11,10 +11,13 @@ static bool type_not_null(uint32_t t)
 	       t == KBPF_PTR_TO_MAP_KEY || t == KBPF_PTR_TO_SOCK_COMMON;
 }
 
+/* A non-NULL pointer compared with 0 decides JEQ/JNE, with 64-bit compares only: a
+ * pointer's low 32 bits may well be 0, so JMP32 on a pointer decides nothing (Linux
+ * 6.12's is_branch_taken; 6.1 decided `w0 == 0` too). */
 static int branch_taken(const struct reg *r, uint64_t val, uint8_t op, bool jmp32)
 {
 	if (reg_is_pointer(r)) {
-		if (!type_not_null(r->type) || val != 0)
+		if (jmp32 || !type_not_null(r->type) || val != 0)
 			return -1;
 		return op == BPF_JEQ ? 0 : op == BPF_JNE ? 1 : -1;
 	}
@@ -313,6 +316,10 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		pred = branch_taken(dst, kbpf_tnum_subreg(src->s.var_off).value, op, jmp32);
 	else if (src->type == KBPF_SCALAR_VALUE && !jmp32 && kbpf_tnum_is_const(src->s.var_off))
 		pred = branch_taken(dst, src->s.var_off.value, op, jmp32);
+	else if (src->type == KBPF_SCALAR_VALUE && dst->type == KBPF_SCALAR_VALUE)
+		/* two non-constant scalars (or a constant dst): 6.12 compares the ranges;
+		 * 6.1 left every such branch to be walked both ways */
+		pred = kbpf_scalar_branch_taken_regs(&dst->s, &src->s, op, jmp32);
 	else if ((reg_is_pkt(dst) || dst->type == KBPF_PTR_TO_PACKET_END) &&
 		 (reg_is_pkt(src) || src->type == KBPF_PTR_TO_PACKET_END) && !jmp32)
 		pred = pkt_branch_taken(dst, src, op);

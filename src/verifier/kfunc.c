@@ -726,8 +726,14 @@ int check_btf_access(struct env *env, int regno, int off, int size, bool write, 
 	int err = struct_walk(env, btf, sid, (uint32_t)off, (uint32_t)size, &ptr_id);
 	if (err)
 		return err;
-	if (untrusted)
+	if (untrusted) {
+		if (BPF_MODE(env->insns[env->insn_idx].code) == BPF_MEMSX) {
+			/* its fault-tolerant load (KBPF_PROBE_MEM) has no sign-extending form */
+			vlog(env, "sign-extending loads through untrusted pointers are not supported\n");
+			return -EACCES;
+		}
 		kptr_note_untrusted_load(env, env->insn_idx);
+	}
 	if (value_regno < 0)
 		return 0;
 	struct reg *d = &regs[value_regno];

@@ -340,6 +340,8 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 	struct reg *regs = cur_regs(env);
 	struct reg *r = &regs[regno];
 	const struct bpf_insn *insn = &env->insns[insn_idx];
+	/* cpu v4's LDX | MEMSX: the loaded scalar is sign-extended (6.12's is_ldsx) */
+	bool ldsx = !write && BPF_CLASS(insn->code) == BPF_LDX && BPF_MODE(insn->code) == BPF_MEMSX;
 	int err;
 
 	if ((err = check_ptr_alignment(env, r, off, size, strict_align)))
@@ -403,6 +405,12 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 			return err;
 		if ((err = check_ctx_access(env, off, size, write, &info)))
 			return err;
+		if (ldsx && KBPF_REG_BASE(info.reg_type) != KBPF_SCALAR_VALUE) {
+			/* a pointer field cannot be read sign-extended (6.12's is_valid_access
+			 * refuses is_ldsx on skb/xdp data, data_meta, data_end) */
+			vlog(env, "invalid bpf_context access off=%d size=%d\n", off, size);
+			return -EACCES;
+		}
 		if ((err = fixup_note_ctx(env, insn_idx, off, size, &info)))
 			return err;
 		if (!write && value_regno >= 0) {
@@ -495,8 +503,12 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 		vlog(env, "R%d invalid mem access '%s'\n", regno, reg_type_str(env, r->type));
 		return -EACCES;
 	}
-	if (!write && size < 8 && value_regno >= 0 && regs[value_regno].type == KBPF_SCALAR_VALUE)
-		kbpf_scalar_coerce_to_size(&regs[value_regno].s, size);
+	if (!write && size < 8 && value_regno >= 0 && regs[value_regno].type == KBPF_SCALAR_VALUE) {
+		if (ldsx)
+			kbpf_scalar_coerce_to_size_sx(&regs[value_regno].s, size);
+		else
+			kbpf_scalar_coerce_to_size(&regs[value_regno].s, size);
+	}
 	return 0;
 }
 

@@ -161,7 +161,8 @@ static int access_slot(const struct hist *e, int frame, int base, int16_t off)
 	return spi < 0 || spi >= 64 ? -2 : spi;
 }
 
-static int backtrack_insn(struct env *env, int idx, const struct hist *e, int frame, uint32_t *regs,
+/* subseq: the insn the path took after idx; e: idx's history entry on this path, if any. */
+static int backtrack_insn(struct env *env, int idx, int subseq, const struct hist *e, int frame, uint32_t *regs,
 			  uint64_t *stack)
 {
 	const struct bpf_insn *in = &env->insns[idx];
@@ -218,8 +219,11 @@ static int backtrack_insn(struct env *env, int idx, const struct hist *e, int fr
 			*regs |= s;
 	} else if (cls == BPF_JMP || cls == BPF_JMP32) {
 		if (op == BPF_CALL) {
-			/* helpers that call back are calls too (6.1: -ENOTSUPP) */
-			if (in->src_reg != 0 || is_callback_helper(in->imm))
+			/* A helper that calls back is a helper on the path that goes on after it
+			 * (its callback's visits come back to it through their exit, where the
+			 * walk gives up), and the callee's entry on a callback's path (6.12):
+			 * there the walk gives up too. */
+			if (in->src_reg != 0 || (is_sync_callback_helper(in->imm) && subseq != idx + 1))
 				return BT_GIVE_UP;
 			*regs &= ~1u;
 			if (*regs & 0x3e)
@@ -270,9 +274,10 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 	 * source), conditional jumps and linked copies (jmp.c: keep_precise). */
 	for (int i = 0; i < MAX_REG; i++)
 		if ((regs & (1u << i)) && fr->regs[i].type == KBPF_SCALAR_VALUE) {
-			if (fr->regs[i].precise && frame == st->curframe)
+			if (fr->regs[i].precise && !fr->regs[i].precise_forced && frame == st->curframe)
 				regs &= ~(1u << i);
 			fr->regs[i].precise = true;
+			fr->regs[i].precise_forced = false; /* a verdict rests on it */
 		}
 	for (int i = 0; i < fr->allocated / 8; i++)
 		if ((stack & (1ull << i)) && fr->stack[i].type[7] == STACK_SPILL &&
@@ -280,6 +285,7 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 			if (fr->stack[i].spilled.precise)
 				stack &= ~(1ull << i);
 			fr->stack[i].spilled.precise = true;
+			fr->stack[i].spilled.precise_forced = false;
 		}
 	if (!regs && !stack)
 		return 0;
@@ -290,6 +296,7 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 	}
 	int last = env->insn_idx, first = st->first_insn_idx;
 	bool skip_first = true;
+	int subseq = -1; /* the insn after i on the path */
 	for (;;) {
 		int hist = st->hist_cnt;
 		const struct hist *h = st->hist;
@@ -299,12 +306,13 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 			const struct hist *e = hist && h->idx == i ? h : NULL;
 			if (skip_first)
 				skip_first = false;
-			else if (backtrack_insn(env, i, e, frame, &regs, &stack) == BT_GIVE_UP) {
+			else if (backtrack_insn(env, i, subseq, e, frame, &regs, &stack) == BT_GIVE_UP) {
 				give_up(st);
 				return 0;
 			}
 			if (!regs && !stack)
 				return 0;
+			subseq = i;
 			/* The segment's first insn: done unless a later visit of it is in the
 			 * history (an arrival by a jump; the first visit's arrival belongs to
 			 * the parent, but it may have a note of its own, the last entry left). */
@@ -344,6 +352,14 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 				return 0;
 			}
 			struct reg *r = &fr->stack[i].spilled;
+			if (fr->stack[i].type[7] == STACK_ZERO) {
+				/* 6.12 would keep a spilled 0 here, precise from here up to where
+				 * it was written: recorded for callback.c's widening */
+				if (!(fr->stack_zero_precise & (1ull << i)))
+					new_marks = true;
+				fr->stack_zero_precise |= 1ull << i;
+				continue;
+			}
 			if (fr->stack[i].type[7] != STACK_SPILL || r->type != KBPF_SCALAR_VALUE) {
 				stack &= ~(1ull << i);
 				continue;
@@ -361,6 +377,8 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 			break;
 		last = st->last_insn_idx;
 		first = st->first_insn_idx;
+		if (last < 0)
+			break; /* a checkpoint at the walk's first insn: nothing led to it */
 	}
 	return 0;
 }

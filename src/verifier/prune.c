@@ -71,10 +71,17 @@ static bool range_within(const struct scalar *o, const struct scalar *c)
 	       o->s32_max_value >= c->s32_max_value;
 }
 
-static bool regsafe(const struct env *env, const struct reg *o, const struct reg *c, struct idmap *map)
+/* How states_equal compares (Linux 6.12's enum exact_level, EXACT aside): NOT_EXACT
+ * trusts the explored state's liveness and precision (its walk is complete); RANGE_WITHIN
+ * compares every register and slot by value, for a state whose walk is not complete: one
+ * still on the path (a callback's earlier visit) or cut against one (loop_incomplete). */
+enum { NOT_EXACT, RANGE_WITHIN };
+
+static bool regsafe(const struct env *env, const struct reg *o, const struct reg *c, struct idmap *map,
+		    int exact)
 {
 	if (o->type == KBPF_NOT_INIT)
-		return true;
+		return exact == NOT_EXACT || c->type == KBPF_NOT_INIT;
 	if (c->type == KBPF_NOT_INIT)
 		return false;
 	bool equal = reg_identical(o, c);
@@ -87,7 +94,7 @@ static bool regsafe(const struct env *env, const struct reg *o, const struct reg
 		if (env->explore_alu_limits)
 			return false;
 		/* A value that never decided anything on the explored paths. */
-		if (!o->precise)
+		if (!o->precise && exact == NOT_EXACT)
 			return true;
 		/* Linked scalars must stay linked the same way (Linux 6.5+, 6.12's rule): with
 		 * linked precision (precise.c), every copy whose bounds came from a compare of
@@ -169,11 +176,14 @@ void mark_stack_slot_read(struct env *env, struct vstate *st, int frameno, int s
 		env->longest_mark_read_walk = walk;
 }
 
-static bool stacksafe(struct env *env, const struct frame *o, const struct frame *c, struct idmap *map)
+static bool stacksafe(struct env *env, const struct frame *o, const struct frame *c, struct idmap *map,
+		      int exact)
 {
 	for (int i = 0; i < o->allocated; i++) {
 		int spi = i / 8;
-		if (!(o->stack_live_read & (1ull << spi))) {
+		if (exact != NOT_EXACT && (i >= c->allocated || o->stack[spi].type[i % 8] != c->stack[spi].type[i % 8]))
+			return false;
+		if (exact == NOT_EXACT && !(o->stack_live_read & (1ull << spi))) {
 			i += 7; /* dead in the explored state */
 			continue;
 		}
@@ -191,7 +201,7 @@ static bool stacksafe(struct env *env, const struct frame *o, const struct frame
 			return false;
 		if (i % 8 != 7 || o->stack[spi].type[7] != STACK_SPILL)
 			continue;
-		if (!regsafe(env, &o->stack[spi].spilled, &c->stack[spi].spilled, map))
+		if (!regsafe(env, &o->stack[spi].spilled, &c->stack[spi].spilled, map, exact))
 			return false;
 	}
 	return true;
@@ -210,7 +220,7 @@ static bool refsafe(const struct frame *o, const struct frame *c, struct idmap *
 	return true;
 }
 
-static bool states_equal(struct env *env, const struct vstate *o, const struct vstate *c)
+static bool states_equal(struct env *env, const struct vstate *o, const struct vstate *c, int exact)
 {
 	if (o->curframe != c->curframe)
 		return false;
@@ -231,17 +241,18 @@ static bool states_equal(struct env *env, const struct vstate *o, const struct v
 	bool ok = true;
 	for (int f = 0; f <= o->curframe && ok; f++) {
 		const struct frame *of = o->frame[f], *cf = c->frame[f];
-		if (of->callsite != cf->callsite) {
+		/* a frame with fewer bpf_loop visits left does not cover one with more */
+		if (of->callsite != cf->callsite || of->callback_depth > cf->callback_depth) {
 			ok = false;
 			break;
 		}
 		for (int i = 0; i < MAX_REG && ok; i++) {
 			/* dead in the explored state: no path below it read the value */
-			if (i < FP_REG && !(of->live_read & (1u << i)))
+			if (exact == NOT_EXACT && i < FP_REG && !(of->live_read & (1u << i)))
 				continue;
-			ok = regsafe(env, &of->regs[i], &cf->regs[i], map);
+			ok = regsafe(env, &of->regs[i], &cf->regs[i], map, exact);
 		}
-		ok = ok && stacksafe(env, of, cf, map) && refsafe(of, cf, map);
+		ok = ok && stacksafe(env, of, cf, map, exact) && refsafe(of, cf, map);
 	}
 	return ok;
 }
@@ -255,6 +266,39 @@ static bool states_maybe_looping(const struct vstate *o, const struct vstate *c)
 		if (!reg_identical(&of->regs[i], &cf->regs[i]))
 			return false;
 	return true;
+}
+
+/* Whether hdr is at or above st's topmost incomplete ancestor (loop_hdr; NULL is above
+ * everything). */
+static bool hdr_above(const struct vstate *hdr, const struct vstate *than)
+{
+	return !hdr || (than && hdr->dfs_depth <= than->dfs_depth);
+}
+
+/* cur's path ends covered by sl, whose walk is not complete: sl is still on the path (a
+ * callback's earlier visit) or was itself cut against such a state. The checkpoints of
+ * cur's path below the topmost such state have liveness and precision marks that a
+ * later walk of that state may still need, so they are compared by value only from now
+ * on (Linux 6.12 gets there with loop entries; kbpf keeps the mark for good). The walk
+ * stops at a checkpoint already marked up to the same header or higher. */
+static void mark_loop_incomplete(struct vstate *cur, const struct vstate *sl)
+{
+	struct vstate *hdr = sl->branches ? (struct vstate *)sl : sl->loop_hdr;
+	bool found = false;
+	for (struct vstate *p = cur->parent; p; p = p->parent)
+		if (p == hdr) {
+			found = true;
+			break;
+		}
+	if (!found)
+		hdr = NULL; /* not above cur: everything on its path */
+	for (struct vstate *p = cur->parent; p && p != hdr; p = p->parent) {
+		if (p->loop_incomplete && hdr_above(p->loop_hdr, hdr))
+			break;
+		if (!p->loop_incomplete || !hdr_above(hdr, p->loop_hdr))
+			p->loop_hdr = hdr;
+		p->loop_incomplete = true;
+	}
 }
 
 void update_branch_counts(struct env *env, struct vstate *st)
@@ -279,7 +323,8 @@ int is_state_visited(struct env *env, int insn_idx)
 	 * precision backtracking walks it whole each time: a loop of N iterations would cost
 	 * O(N^2) time. Linux later forces a checkpoint once the history passes 40 jumps ("bpf:
 	 * avoid accumulating infinitely long jmp history", 6.8); so does kbpf. */
-	bool force = env->test_state_freq || cur->hist_cnt > 40;
+	bool calls_cb = env->aux[insn_idx].calls_callback;
+	bool force = env->test_state_freq || cur->hist_cnt > 40 || calls_cb;
 	bool add = force || (env->jmps_processed - env->prev_jmps_processed >= 2 &&
 			     env->insn_processed - env->prev_insn_processed >= 8);
 	int n = 0;
@@ -292,7 +337,15 @@ int is_state_visited(struct env *env, int insn_idx)
 			 * itself again) meets its first entry's states: not a loop */
 			bool other_entry = sf->in_async_callback &&
 					   sf->async_entry_cnt != cur->frame[cur->curframe]->async_entry_cnt;
-			if (!other_entry && states_maybe_looping(sl, cur) && states_equal(env, sl, cur)) {
+			/* Linux 6.7+: an earlier visit of a callback's call covers a later one
+			 * within it: the callback's visits reached a fixed point */
+			if (calls_cb) {
+				if (states_equal(env, sl, cur, RANGE_WITHIN))
+					goto hit;
+				goto miss;
+			}
+			if (!other_entry && sl->callback_unroll_depth == cur->callback_unroll_depth &&
+			    states_maybe_looping(sl, cur) && states_equal(env, sl, cur, NOT_EXACT)) {
 				vlog(env, "infinite loop detected at insn %d\n", insn_idx);
 				return -EINVAL;
 			}
@@ -301,7 +354,10 @@ int is_state_visited(struct env *env, int insn_idx)
 				add = false;
 			goto miss;
 		}
-		if (states_equal(env, sl, cur)) {
+		if (states_equal(env, sl, cur, sl->loop_incomplete ? RANGE_WITHIN : NOT_EXACT)) {
+hit:
+			if (sl->branches || sl->loop_incomplete)
+				mark_loop_incomplete(cur, sl);
 			sl->hit++;
 			/* Linux's propagate_liveness: what the paths below sl read, the paths
 			 * below cur would have read too; cur's checkpoints must know it. */
@@ -365,6 +421,7 @@ miss:
 	nw->insn_idx = insn_idx;
 	nw->branches = 1;
 	nw->parent = cur->parent;
+	nw->dfs_depth = cur->parent ? cur->parent->dfs_depth + 1 : 0;
 	if (env->hist_pushed)
 		hist_pop(nw); /* the step into insn_idx is not part of nw's segment */
 	for (int f = 0; f <= nw->curframe; f++)

@@ -258,6 +258,89 @@ void kbpf_scalar_coerce_to_size(struct scalar *s, int size)
 	kbpf_scalar_combine_64_into_32(s);
 }
 
+static int64_t sext64(uint64_t v, int size)
+{
+	switch (size) {
+	case 1: return (int8_t)v;
+	case 2: return (int16_t)v;
+	default: return (int32_t)v;
+	}
+}
+
+void kbpf_scalar_coerce_to_size_sx(struct scalar *s, int size)
+{
+	unsigned bits = (unsigned)size * 8;
+
+	if (size <= 0 || size >= 8)
+		return;
+	if (kbpf_tnum_is_const(s->var_off)) {
+		kbpf_scalar_mark_known(s, (uint64_t)sext64(s->var_off.value, size));
+		return;
+	}
+	/* The ends' low bytes bound the value's only when nothing above them varies. */
+	if (((uint64_t)s->smax_value >> bits) == ((uint64_t)s->smin_value >> bits)) {
+		int64_t a = sext64((uint64_t)s->smax_value, size), b = sext64((uint64_t)s->smin_value, size);
+		int64_t lo = a < b ? a : b, hi = a < b ? b : a;
+		if ((lo >= 0) == (hi >= 0)) {
+			s->smin_value = lo;
+			s->smax_value = hi;
+			s->umin_value = (uint64_t)lo;
+			s->umax_value = (uint64_t)hi;
+			s->s32_min_value = (int32_t)lo;
+			s->s32_max_value = (int32_t)hi;
+			s->u32_min_value = (uint32_t)lo;
+			s->u32_max_value = (uint32_t)hi;
+			s->var_off = kbpf_tnum_range((uint64_t)lo, (uint64_t)hi);
+			return;
+		}
+	}
+	int64_t max = size == 1 ? INT8_MAX : size == 2 ? INT16_MAX : INT32_MAX;
+	s->smin_value = -max - 1;
+	s->smax_value = max;
+	s->s32_min_value = (int32_t)(-max - 1);
+	s->s32_max_value = (int32_t)max;
+	s->umin_value = 0;
+	s->umax_value = UINT64_MAX;
+	s->u32_min_value = 0;
+	s->u32_max_value = UINT32_MAX;
+	s->var_off = kbpf_tnum_unknown();
+}
+
+void kbpf_scalar_coerce_subreg_to_size_sx(struct scalar *s, int size)
+{
+	unsigned bits = (unsigned)size * 8;
+
+	if (size != 1 && size != 2)
+		return;
+	if (kbpf_tnum_is_const(s->var_off)) {
+		int32_t v = (int32_t)sext64(s->var_off.value, size);
+		/* as 6.12: the whole var_off becomes the 64-bit constant, the 32-bit
+		 * bounds follow; the caller's zero-extension fixes the upper half */
+		s->var_off = kbpf_tnum_const((uint64_t)(int64_t)v);
+		s->s32_min_value = s->s32_max_value = v;
+		s->u32_min_value = s->u32_max_value = (uint32_t)v;
+		return;
+	}
+	if (((uint32_t)s->s32_max_value >> bits) == ((uint32_t)s->s32_min_value >> bits)) {
+		int32_t a = (int32_t)sext64((uint32_t)s->s32_max_value, size);
+		int32_t b = (int32_t)sext64((uint32_t)s->s32_min_value, size);
+		int32_t lo = a < b ? a : b, hi = a < b ? b : a;
+		if ((lo >= 0) == (hi >= 0)) {
+			s->s32_min_value = lo;
+			s->s32_max_value = hi;
+			s->u32_min_value = (uint32_t)lo;
+			s->u32_max_value = (uint32_t)hi;
+			s->var_off = kbpf_tnum_subreg(kbpf_tnum_range((uint64_t)(int64_t)lo, (uint64_t)(int64_t)hi));
+			return;
+		}
+	}
+	s->s32_min_value = size == 1 ? INT8_MIN : INT16_MIN;
+	s->s32_max_value = size == 1 ? INT8_MAX : INT16_MAX;
+	s->u32_min_value = 0;
+	s->u32_max_value = UINT32_MAX;
+	s->var_off = kbpf_tnum_subreg(kbpf_tnum_unknown());
+}
+
 bool kbpf_scalar_bounds_invalid(const struct scalar *s, bool alu32)
 {
 	if (alu32) {

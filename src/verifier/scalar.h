@@ -107,6 +107,16 @@ void kbpf_scalar_combine_64_into_32(struct scalar *s);
  * were, as 6.1 does). size >= 8 leaves s unchanged. */
 void kbpf_scalar_coerce_to_size(struct scalar *s, int size);
 
+/* After a sign-extending load or a 64-bit movsx of size bytes (1, 2 or 4): the value
+ * becomes the sign extension of its low size bytes (6.12: coerce_reg_to_size_sx). A
+ * constant stays exact; a range whose ends agree above the low bytes and extend to the
+ * same sign stays a range; anything else is the source type's signed range. */
+void kbpf_scalar_coerce_to_size_sx(struct scalar *s, int size);
+
+/* The 32-bit movsx (w = (s8|s16) w): the low half becomes the sign extension of its
+ * low size bytes (1 or 2) (6.12: coerce_subreg_to_size_sx); the caller zero-extends. */
+void kbpf_scalar_coerce_subreg_to_size_sx(struct scalar *s, int size);
+
 /* True if s's bounds contradict themselves (min > max, or var_off constant with
  * min != max) in the width the op uses; such a source comes from a dead branch and
  * makes an ALU result unknown (the check at the top of 6.1's
@@ -136,6 +146,12 @@ void kbpf_scalar_alu(struct scalar *dst, const struct scalar *src, uint8_t op, b
  * is_branch32_taken / is_branch64_taken for a scalar reg). For jmp32 only the low 32
  * bits of val are used. Pointer registers are the caller's (6.1's null rule). */
 int kbpf_scalar_branch_taken(const struct scalar *reg, uint64_t val, uint8_t op, bool jmp32);
+
+/* Is "if (a <op> b)" decided, for two scalars neither of which need be constant? 1, 0
+ * or -1 as above (6.12: is_scalar_branch_taken, "range vs range"): decided when the two
+ * ranges (u64/s64, or u32/s32 for jmp32; for a 64-bit JEQ/JNE also the 32-bit
+ * sub-ranges) or the known bits cannot meet, or always do. JSET needs one constant. */
+int kbpf_scalar_branch_taken_regs(const struct scalar *a, const struct scalar *b, uint8_t op, bool jmp32);
 
 /* op with its operands swapped ("a op b" == "b flip(op) a"); 0 for a non-comparison
  * (6.1: flip_opcode). */

@@ -156,6 +156,83 @@ int kbpf_scalar_branch_taken(const struct scalar *reg, uint64_t val, uint8_t op,
 	return jmp32 ? branch32_taken(reg, (uint32_t)val, op) : branch64_taken(reg, val, op);
 }
 
+/* The known bits of both agree wherever both are known (6.12: tnum_overlap). */
+static bool tnum_overlap(struct tnum a, struct tnum b)
+{
+	uint64_t known = ~a.mask & ~b.mask;
+	return ((a.value ^ b.value) & known) == 0;
+}
+
+static bool scalar_is_const(const struct scalar *s, bool jmp32)
+{
+	return jmp32 ? kbpf_tnum_subreg_is_const(s->var_off) : kbpf_tnum_is_const(s->var_off);
+}
+
+/* JEQ's answer (JNE is its mirror): 0 when the values cannot be equal. */
+static int ranges_meet(const struct scalar *a, const struct scalar *b, struct tnum t1, struct tnum t2,
+		       uint64_t umin1, uint64_t umax1, int64_t smin1, int64_t smax1, uint64_t umin2,
+		       uint64_t umax2, int64_t smin2, int64_t smax2, bool jmp32)
+{
+	if (kbpf_tnum_is_const(t1) && kbpf_tnum_is_const(t2))
+		return t1.value == t2.value;
+	if (!tnum_overlap(t1, t2))
+		return 0;
+	if (umin1 > umax2 || umax1 < umin2 || smin1 > smax2 || smax1 < smin2)
+		return 0;
+	if (!jmp32 && (a->u32_min_value > b->u32_max_value || a->u32_max_value < b->u32_min_value ||
+		       a->s32_min_value > b->s32_max_value || a->s32_max_value < b->s32_min_value))
+		return 0;
+	return -1;
+}
+
+int kbpf_scalar_branch_taken_regs(const struct scalar *a, const struct scalar *b, uint8_t op, bool jmp32)
+{
+	struct tnum t1 = jmp32 ? kbpf_tnum_subreg(a->var_off) : a->var_off;
+	struct tnum t2 = jmp32 ? kbpf_tnum_subreg(b->var_off) : b->var_off;
+	uint64_t umin1 = jmp32 ? a->u32_min_value : a->umin_value, umax1 = jmp32 ? a->u32_max_value : a->umax_value;
+	int64_t smin1 = jmp32 ? a->s32_min_value : a->smin_value, smax1 = jmp32 ? a->s32_max_value : a->smax_value;
+	uint64_t umin2 = jmp32 ? b->u32_min_value : b->umin_value, umax2 = jmp32 ? b->u32_max_value : b->umax_value;
+	int64_t smin2 = jmp32 ? b->s32_min_value : b->smin_value, smax2 = jmp32 ? b->s32_max_value : b->smax_value;
+	int r;
+
+	switch (op) {
+	case BPF_JEQ:
+	case BPF_JNE:
+		r = ranges_meet(a, b, t1, t2, umin1, umax1, smin1, smax1, umin2, umax2, smin2, smax2, jmp32);
+		return r < 0 ? -1 : op == BPF_JEQ ? r : !r;
+	case BPF_JSET:
+		if (!scalar_is_const(b, jmp32)) {
+			struct tnum t = t1;
+			t1 = t2;
+			t2 = t;
+			if (!scalar_is_const(a, jmp32))
+				return -1;
+		}
+		if ((~t1.mask & t1.value) & t2.value)
+			return 1;
+		if (!((t1.mask | t1.value) & t2.value))
+			return 0;
+		return -1;
+	case BPF_JGT:
+		return umin1 > umax2 ? 1 : umax1 <= umin2 ? 0 : -1;
+	case BPF_JSGT:
+		return smin1 > smax2 ? 1 : smax1 <= smin2 ? 0 : -1;
+	case BPF_JLT:
+		return umax1 < umin2 ? 1 : umin1 >= umax2 ? 0 : -1;
+	case BPF_JSLT:
+		return smax1 < smin2 ? 1 : smin1 >= smax2 ? 0 : -1;
+	case BPF_JGE:
+		return umin1 >= umax2 ? 1 : umax1 < umin2 ? 0 : -1;
+	case BPF_JSGE:
+		return smin1 >= smax2 ? 1 : smax1 < smin2 ? 0 : -1;
+	case BPF_JLE:
+		return umax1 <= umin2 ? 1 : umin1 > umax2 ? 0 : -1;
+	case BPF_JSLE:
+		return smax1 <= smin2 ? 1 : smin1 > smax2 ? 0 : -1;
+	}
+	return -1;
+}
+
 uint8_t kbpf_scalar_flip_jmp_op(uint8_t op)
 {
 	switch (op) {

@@ -100,12 +100,14 @@ static int write_fixed(struct env *env, struct frame *f, int off, int size, int 
 		return -EACCES;
 	}
 	if (r && !(off % 8) && reg_bounded(r) && !reg_is_null(r) && env->priv) {
+		bool forced = insn->dst_reg != FP_REG && (!r->precise || r->precise_forced);
 		if (insn->dst_reg != FP_REG) {
 			int err = mark_precise(env, value_regno);
 			if (err)
 				return err;
 		}
 		save_spill(sl, r, size);
+		sl->spilled.precise_forced = forced;
 		/* A narrowing spill breaks the link with the register's copies. */
 		if (64 - __builtin_clzll(r->s.umax_value | 1) > 8 * size && r->s.umax_value)
 			sl->spilled.id = 0;
@@ -213,6 +215,7 @@ static void mark_stack_read(struct env *env, struct frame *f, int min_off, int m
 		reg_mark_unknown(env, d);
 		kbpf_scalar_mark_known(&d->s, 0);
 		d->precise = true;
+		d->precise_forced = true; /* only to stop backtracking here (6.1) */
 	} else {
 		reg_mark_unknown(env, d);
 	}

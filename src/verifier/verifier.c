@@ -293,16 +293,7 @@ static int do_check(struct env *env, int start)
 							mark_reg_read(env, env->cur, env->cur->curframe, a);
 					err = check_kfunc_call(env, insn, insn_idx);
 				} else {
-					env->cb_jump = -1;
 					err = check_helper_call(env, insn, insn_idx);
-					if (!err && env->cb_jump >= 0) {
-						/* the helper calls back: walk the callback now */
-						prev = insn_idx;
-						insn_idx = env->cb_jump;
-						env->cb_jump = -1;
-						do_print_state = true;
-						continue;
-					}
 				}
 			} else if (op == BPF_JA) {
 				if (BPF_SRC(insn->code) != BPF_K || insn->src_reg || insn->dst_reg ||
@@ -605,7 +596,6 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	if (!env->aux || !env->explored || !env->states_cnt)
 		goto out;
 
-	env->cb_jump = -1;
 	err = btf_ctx_init(env);
 	if (!err)
 		err = check_subprogs(env);

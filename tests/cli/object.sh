@@ -96,14 +96,19 @@ expect 0 "retval: 0xbe \(190\)" -- run "$(o globals)" globals --repeat 3
 expect 0 "retval: 0x2a \(42\)" -- run --checked "$(o kfunc_weak)"
 expect 0 "retval: 0xfa \(250\)" -- run "$(o kconfig)" hz
 expect 0 "retval: 0x3e8 \(1000\)" -- run --kconfig CONFIG_HZ=1000 "$(o kconfig)" hz
-expect 0 "retval: 0x7 \(7\)" -- run "$(o subprogs)" not_autoloaded
+expect 0 "retval: 0x7 \(7\)" -- run --trusted-unverified "$(o subprogs)" not_autoloaded
+# a program of no type the host knows (SEC("my_custom_section")) is not verified: the
+# object does not load without --trusted-unverified, and verify fails naming it
+expect 1 "section 'my_custom_section' has no program type on this host: not verified, so not loaded" -- run "$(o subprogs)" not_autoloaded
+expect 1 "unknown_type: no program type \(section 'my_custom_section'\): not verified, refused" -- verify "$(o subprogs)"
+expect 0 "unknown_type: no program type \(section 'my_custom_section'\): not verified \(loads with --trusted-unverified\)" -- verify --trusted-unverified "$(o subprogs)"
 printf '\x28\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00' >"$tmp/args.bin"
-expect 0 "retval: 0x2a \(42\)" -- run --ctx "$tmp/args.bin" "$(o struct_ops)" test_calc
+expect 0 "retval: 0x2a \(42\)" -- run --trusted-unverified --ctx "$tmp/args.bin" "$(o struct_ops)" test_calc
 # the verifier (tc type) refuses it first, with Linux's message; the checked interpreter
 # would stop it too (tests/unit/test_object.c)
 expect 1 "write into map forbidden" -- run --checked "$(o globals)" write_rodata
-expect 2 "programs loaded: name one" -- run "$(o subprogs)"
-expect 1 "no program 'nope'" -- run "$(o subprogs)" nope
+expect 2 "programs loaded: name one" -- run --trusted-unverified "$(o subprogs)"
+expect 1 "no program 'nope'" -- run --trusted-unverified "$(o subprogs)" nope
 expect 2 "PROG goes with a BPF object" -- run "$tmp/args.bin" prog
 
 # --- tail calls (PROG_ARRAY filled by .values) and the JIT ---
@@ -119,7 +124,7 @@ done
 expect 0 "retval: 0x70 \(112\)" -- run --jit "$(o maps)" use_maps
 expect 0 "retval: 0x98 \(152\)" -- run --jit "$(o globals)" globals
 expect 0 "runs, JIT\)" -- run --jit --repeat 3 "$(o globals)" globals
-expect 0 "retval: 0x2a \(42\)" -- run --jit --ctx "$tmp/args.bin" "$(o struct_ops)" test_calc
+expect 0 "retval: 0x2a \(42\)" -- run --trusted-unverified --jit --ctx "$tmp/args.bin" "$(o struct_ops)" test_calc
 expect 2 "--jited goes with 'dump'" -- prog list --jited "$(o maps)"
 expect 2 "exclude each other" -- prog dump --raw --jited "$(o maps)"
 expect 0 "[0-9]+ bytes of x86-64 code" -- prog dump --jited "$(o tail_call)" entry

@@ -38,11 +38,13 @@ expect 0 "usage: kbpf kfuncs.*" -- kfuncs --help
 if "$kbpf" kfuncs --help | grep -q "exit 2"; then ok; else bad "kfuncs --help does not document exit 2"; fi
 
 # --- asm / disasm / run on the example ---
-expect 0 "retval: 0x6f \(111\)" -- run --arg 27 "$root/examples/asm/collatz.s"
+# unverified and unchecked: only with --trusted-unverified (--checked confines it)
+expect 1 "not verified .*refusing to run it unchecked" -- run --arg 27 "$root/examples/asm/collatz.s"
+expect 0 "retval: 0x6f \(111\)" -- run --trusted-unverified --arg 27 "$root/examples/asm/collatz.s"
 expect 0 "insns executed: [0-9]+" -- run --checked --arg 27 "$root/examples/asm/collatz.s"
-expect 0 "duration: .* ns/run" -- run --arg 27 --repeat 10 "$root/examples/asm/collatz.s"
+expect 0 "duration: .* ns/run" -- run --trusted-unverified --arg 27 --repeat 10 "$root/examples/asm/collatz.s"
 expect 0 "" -- asm -o "$tmp/collatz.bin" "$root/examples/asm/collatz.s"
-expect 0 "retval: 0x6f" -- run --arg 27 "$tmp/collatz.bin"
+expect 0 "retval: 0x6f" -- run --trusted-unverified --arg 27 "$tmp/collatz.bin"
 expect 0 "goto pc" -- disasm "$tmp/collatz.bin"
 expect 0 "^0: \(b7\) r0 = 0" -- disasm --index "$tmp/collatz.bin"
 expect 0 "^0x[0-9a-f]{16}$" -- asm --hex "$root/examples/asm/collatz.s"
@@ -54,11 +56,11 @@ expect 0 "^0: \(b7\) r0 = 0" -- disasm "$tmp/collatz.bin" --index
 
 # --- memory given to the program, and checked mode catching a stray access ---
 printf 'r0 = *(u32 *)(r1 +4)\nexit\n' >"$tmp/load.s"
-expect 0 "retval: 0x4030201" -- run --mem-hex "00 00 00 00 01 02 03 04" "$tmp/load.s"
+expect 0 "retval: 0x4030201" -- run --trusted-unverified --mem-hex "00 00 00 00 01 02 03 04" "$tmp/load.s"
 expect 0 "retval: 0x4030201" -- run --checked --mem-hex "00 00 00 00 01 02 03 04" "$tmp/load.s"
 expect 1 "insn 0: .*read" -- run --checked --mem-hex "00 00 00 00" "$tmp/load.s"
 printf '*(u32 *)(r1 +0) = 0x11223344\nr0 = 0\nexit\n' >"$tmp/store.s"
-expect 0 "" -- run --mem-hex "00 00 00 00" --mem-out "$tmp/out.bin" "$tmp/store.s"
+expect 0 "" -- run --trusted-unverified --mem-hex "00 00 00 00" --mem-out "$tmp/out.bin" "$tmp/store.s"
 if [ "$(od -An -tx1 "$tmp/out.bin" | tr -d ' \n')" = "44332211" ]; then ok; else bad "--mem-out content"; fi
 expect 1 "budget" -- run --checked --max-insns 5 --arg 27 "$root/examples/asm/collatz.s"
 # --stack-fill: a program reading stack it never wrote gives the fill byte
@@ -70,16 +72,16 @@ expect 2 "--stack-fill needs --checked" -- run --stack-fill 1 "$tmp/uninit.s"
 expect 2 "not a byte" -- run --checked --stack-fill 256 "$tmp/uninit.s"
 
 # --- bad input: one clear line, exit 1 or 2, never a crash ---
-expect 1 "cannot open" -- run "$tmp/does-not-exist"
-expect 1 "empty file" -- run /dev/null
+expect 1 "cannot open" -- run --trusted-unverified "$tmp/does-not-exist"
+expect 1 "empty file" -- run --trusted-unverified /dev/null
 printf '\x95\x00\x00' >"$tmp/odd.bin"
-expect 1 "not a whole number of 8-byte instructions" -- run "$tmp/odd.bin"
+expect 1 "not a whole number of 8-byte instructions" -- run --trusted-unverified "$tmp/odd.bin"
 printf '\xff\x00\x00\x00\x00\x00\x00\x00' >"$tmp/badop.bin"
-expect 1 "unknown opcode ff" -- run "$tmp/badop.bin"
+expect 1 "unknown opcode ff" -- run --trusted-unverified "$tmp/badop.bin"
 printf '\x18\x01\x00\x00\x00\x00\x00\x00' >"$tmp/lddw.bin"
-expect 1 "invalid bpf_ld_imm64 insn" -- run "$tmp/lddw.bin"
+expect 1 "invalid bpf_ld_imm64 insn" -- run --trusted-unverified "$tmp/lddw.bin"
 printf 'r0 = 1\n' >"$tmp/noexit.s"
-expect 1 "last insn is not an exit or jmp" -- run "$tmp/noexit.s"
+expect 1 "last insn is not an exit or jmp" -- run --trusted-unverified "$tmp/noexit.s"
 printf 'goto nowhere\nexit\n' >"$tmp/nolabel.s"
 expect 1 "line 1:" -- asm --hex "$tmp/nolabel.s"
 printf 'r11 = 1\nexit\n' >"$tmp/badreg.s"
@@ -91,9 +93,9 @@ if [ $rc -le 2 ]; then ok; else bad "disasm of random bytes exited $rc"; fi
 "$kbpf" run --checked "$tmp/random.bin" >/dev/null 2>&1
 rc=$?
 if [ $rc -le 2 ]; then ok; else bad "run of random bytes exited $rc"; fi
-expect 2 "--repeat" -- run --repeat 0 "$tmp/load.s"
-expect 2 "--arg" -- run --arg zz "$tmp/load.s"
-expect 2 "exclude each other" -- run --mem-hex 00 --ctx /dev/null "$tmp/load.s"
+expect 2 "--repeat" -- run --trusted-unverified --repeat 0 "$tmp/load.s"
+expect 2 "--arg" -- run --trusted-unverified --arg zz "$tmp/load.s"
+expect 2 "exclude each other" -- run --trusted-unverified --mem-hex 00 --ctx /dev/null "$tmp/load.s"
 expect 2 "unknown dialect" -- asm --dialect klingon "$tmp/load.s"
 
 # --- asm -> disasm -> asm round trip over every conformance program ---

@@ -16,6 +16,20 @@ expect 1 "R0 invalid mem access 'map_value_or_null'" -- verify "$obj" null_deref
 expect 1 "invalid read from stack R10 off=-8 size=8" -- verify --unpriv "$obj" uninit_stack
 expect 1 "Unreleased reference id=[0-9]+ alloc_insn=[0-9]+" -- verify "$obj" leaked_ref
 expect 0 "safe: safe as socket_filter" -- verify "$obj" safe
+# callbacks are called 0..N times (Linux 6.7+, tests/bpf/callback_escape.bpf.c): each of
+# these relied on exactly one call, was accepted, and escaped at run time (kbpf run
+# --checked: an access outside the map value; unchecked: SIGSEGV; for_each_calls spun
+# in code judged dead); now refused, and the run refuses to start
+cb=$objs/callback_escape.bpf.o
+expect 1 "invalid access to map value, value_size=8 off=16777216 size=1" -- verify "$cb" zero_calls
+expect 1 "invalid access to map value, value_size=8 off=8 size=4" -- verify "$cb" n_calls
+expect 1 "R1 invalid mem access 'scalar'" -- verify "$cb" second_call
+expect 1 "invalid access to map value, value_size=8 off=16777216 size=1" -- verify "$cb" for_each_calls
+expect 0 "safe_counter: safe as sched_cls" -- verify "$cb" safe_counter
+expect 1 "R6 min value is outside of the allowed memory range" -- run --checked "$cb" zero_calls
+expect 1 "R1 invalid mem access 'scalar'" -- run --jit "$cb" second_call
+expect 0 "retval: 0x4 \(4\)" -- run --checked "$cb" safe_counter
+expect 0 "retval: 0x4 \(4\)" -- run --jit "$cb" safe_counter
 # Linux's statistics line, at every log level that asks for it
 expect 0 "^processed [0-9]+ insns \(limit 1000000\) max_states_per_insn [0-9]+ total_states [0-9]+ peak_states [0-9]+ mark_read [0-9]+$" -- verify --log-level 4 "$obj" safe
 # level 2: every instruction with its register state

@@ -49,7 +49,7 @@ static inline struct kbpf_prog *conc_prog(const char *name, const char *text, st
 	int ret = kbpf_asm(text, KBPF_ASM_PSEUDO_C, &insns, &cnt, log, sizeof(log));
 
 	if (!ret) {
-		struct kbpf_prog_opts o = { .sz = sizeof(o), .host = host, .name = name, .log_buf = log,
+		struct kbpf_prog_opts o = { .sz = sizeof(o), .trusted_unverified = 1, .host = host, .name = name, .log_buf = log,
 					    .log_size = sizeof(log), .maps = maps, .nr_maps = nr_maps, .jit = jit };
 		ret = kbpf_prog_create(insns, cnt, &o, &prog);
 		if (!ret && jit && !kbpf_prog_is_jited(prog)) {

@@ -97,7 +97,7 @@ static int make_kfunc_prog(struct shared *s, uint32_t btf_id, int jit, struct kb
 	};
 	/* Not verified: the verifier refuses kfunc calls until it checks them (verifier/cfg.c);
 	 * creating still resolves the call and pins the set, which is what churns here. */
-	struct kbpf_prog_opts o = { .sz = sizeof(o), .host = s->host, .name = "kfunc", .log_buf = log,
+	struct kbpf_prog_opts o = { .sz = sizeof(o), .trusted_unverified = 1, .host = s->host, .name = "kfunc", .log_buf = log,
 				    .log_size = log_size, .jit = jit };
 	*prog = NULL;
 	return kbpf_prog_create(insns, sizeof(insns) / sizeof(insns[0]), &o, prog);
@@ -142,7 +142,7 @@ struct creator {
 static int object_cycle(int jit)
 {
 	char log[1024] = "";
-	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .log_buf = log, .log_size = sizeof(log),
+	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .trusted_unverified = 1, .log_buf = log, .log_size = sizeof(log),
 					      .jit = jit };
 	struct kbpf_object *obj = NULL;
 	uint8_t skb[192] = { 0 };

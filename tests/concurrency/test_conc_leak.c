@@ -35,7 +35,7 @@ static long rss_kb(void)
 static int object_cycle(int jit)
 {
 	char log[1024] = "";
-	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .log_buf = log, .log_size = sizeof(log),
+	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .trusted_unverified = 1, .log_buf = log, .log_size = sizeof(log),
 					      .jit = jit };
 	struct kbpf_object *obj = NULL;
 	uint8_t skb[192] = { 0 };

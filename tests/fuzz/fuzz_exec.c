@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!insns)
 		return 0;
 	memcpy(insns, data, cnt * sizeof(*insns));
-	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .trusted_unverified = 1, .host = host, .log_buf = log, .log_size = sizeof(log) };
 	if (kbpf_prog_create(insns, cnt, &opts, &prog) == 0) {
 		struct kbpf_mem_region region = { mem, sizeof(mem), KBPF_MEM_READ | KBPF_MEM_WRITE, "mem" };
 		struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .regions = &region,

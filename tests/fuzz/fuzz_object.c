@@ -192,7 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char log[4096];
 	struct kbpf_object_open_opts opts = {
-		.sz = sizeof(opts), .host = host_get(), .log_buf = log, .log_size = sizeof(log),
+		.sz = sizeof(opts), .trusted_unverified = 1, .host = host_get(), .log_buf = log, .log_size = sizeof(log),
 	};
 	struct kbpf_object *obj = NULL;
 	struct kbpf_program *p = NULL;

@@ -3,7 +3,7 @@
  * built at test time from Linux's own verifier/NAME.c (gen-table.sh); each runs in a worker
  * process with a time limit, so a hang or a crash fails one case, not the run.
  *
- * usage: kbpf-linux-selftests --table TABLE.so [--expected FILE] [--write-expected FILE]
+ * usage: kbpf-linux-selftests --table TABLE.so [--expected FILE] [--changed FILE] [--write-expected FILE]
  *        [--report-md FILE] [--timeout SECONDS] [--only SUBSTRING] [--low-packet] [-v]
  * Prints one line per failing case, the skips by reason, and "N passed, N failed, N
  * skipped". With --expected, the exit status is a regression floor: 1 only if a case
@@ -179,7 +179,9 @@ static int run_all(struct kbpf_host *host, const struct st_case *cases, size_t n
 	return 0;
 }
 
-/* expected-pass.txt: one case name a line; '#' lines are comments. */
+/* expected-pass.txt: one case name a line; '#' lines are comments. changed-in-6.12.txt
+ * has the same shape, each name followed by " # " and why Linux 6.12 decides otherwise:
+ * only the name is kept. */
 static char **expected_read(const char *path, size_t *nr)
 {
 	FILE *f = fopen(path, "r");
@@ -193,6 +195,9 @@ static char **expected_read(const char *path, size_t *nr)
 		line[strcspn(line, "\n")] = 0;
 		if (!line[0] || line[0] == '#')
 			continue;
+		char *why = strstr(line, " # ");
+		if (why)
+			*why = 0;
 		if (*nr == cap) {
 			char **n = realloc(names, (cap = cap ? cap * 2 : 1024) * sizeof(*names));
 
@@ -232,7 +237,9 @@ struct reason {
 int main(int argc, char **argv)
 {
 	const char *table = NULL, *expected = NULL, *write_exp = NULL, *report = NULL, *only = NULL;
+	const char *changed_path = NULL;
 	int verbose = 0, low_packet = 0, timeout_s = 10, passed = 0, failed = 0, skipped = 0, regressions = 0;
+	int changed = 0;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -245,6 +252,8 @@ int main(int argc, char **argv)
 			table = argv[++i];
 		else if (!strcmp(a, "--expected") && v)
 			expected = argv[++i];
+		else if (!strcmp(a, "--changed") && v)
+			changed_path = argv[++i];
 		else if (!strcmp(a, "--write-expected") && v)
 			write_exp = argv[++i];
 		else if (!strcmp(a, "--report-md") && v)
@@ -254,7 +263,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--only") && v)
 			only = argv[++i];
 		else {
-			fprintf(stderr, "usage: %s --table TABLE.so [--expected FILE] [--write-expected FILE] "
+			fprintf(stderr, "usage: %s --table TABLE.so [--expected FILE] [--changed FILE] [--write-expected FILE] "
 				"[--report-md FILE] [--timeout S] [--only SUBSTRING] [-v]\n", argv[0]);
 			return 2;
 		}
@@ -317,8 +326,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	size_t nr_exp = 0;
+	size_t nr_exp = 0, nr_chg = 0;
 	char **exp = expected ? expected_read(expected, &nr_exp) : NULL;
+	char **chg = changed_path ? expected_read(changed_path, &nr_chg) : NULL;
 	struct reason reasons[64] = { 0 };
 	int nr_reasons = 0;
 
@@ -330,6 +340,23 @@ int main(int argc, char **argv)
 			continue;
 		for (size_t k = 0; k < nr_exp && !listed; k++)
 			listed = !strcmp(exp[k], cases[i].name);
+		int by_612 = 0;
+		for (size_t k = 0; k < nr_chg && !by_612; k++)
+			by_612 = !strcmp(chg[k], cases[i].name);
+		if (by_612) {
+			/* 6.12 decides this case otherwise and kbpf follows 6.12: it must no
+			 * longer meet 6.1's expectation, or the list is stale */
+			if (o->rc == ST_PASS) {
+				regressions++;
+				printf("UNCHANGED %s: listed in %s, but meets Linux 6.1's expectation\n",
+				       cases[i].name, changed_path);
+			} else {
+				changed++;
+				if (verbose)
+					printf("CHANGED %s: [%s] %s\n", cases[i].name, o->kind, o->why);
+			}
+			continue;
+		}
 		if (o->rc == ST_PASS) {
 			passed++;
 			if (expected && !listed)
@@ -374,12 +401,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot write %s\n", report);
 	if (write_exp && expected_write(write_exp, cases, res, nr))
 		fprintf(stderr, "cannot write %s\n", write_exp);
+	if (changed_path)
+		printf("%d decided as Linux 6.12 decides, not as 6.1 (%s)\n", changed, changed_path);
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	if (expected)
 		printf("regression floor %s: %zu listed, %d regressed\n", expected, nr_exp, regressions);
 	for (size_t k = 0; k < nr_exp; k++)
 		free(exp[k]);
 	free(exp);
+	for (size_t k = 0; k < nr_chg; k++)
+		free(chg[k]);
+	free(chg);
 	free(cases);
 	free(res);
 	free(log);

@@ -103,7 +103,7 @@ static int scrub_create(struct snd_env *env, uint8_t pattern, struct kbpf_prog *
 		insns[n++] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 0);
 		insns[n++] = (struct bpf_insn)BPF_EXIT_INSN();
 	}
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .host = env->host, .name = "scrub", .jit = 1,
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .host = env->host, .name = "scrub", .jit = 1,
 				     .log_buf = env->log, .log_size = env->log_size };
 	return kbpf_prog_create(insns, n, &po, out);
 }
@@ -444,7 +444,7 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 	/* What runs is the verifier's output (as kbpf_prog_create with a prog_type makes it);
 	 * created from it directly, so that each program is verified once. */
 	struct kbpf_prog_opts po = {
-		.sz = sizeof(po), .host = env->host, .name = "sound", .log_buf = env->log,
+		.sz = sizeof(po), .trusted_unverified = 1, .host = env->host, .name = "sound", .log_buf = env->log,
 		.log_size = env->log_size, .maps = env->maps, .nr_maps = SND_NR_MAPS, .jit = 1,
 	};
 	ret = kbpf_prog_create(vo.xlated_prog, vo.xlated_cnt, &po, &prog);

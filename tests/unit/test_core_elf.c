@@ -148,7 +148,7 @@ static uint64_t run(const char *name)
 	struct kbpf_host *host = kbpf_host_new();
 	struct kbpf_prog *kp = NULL;
 	char log[256] = "", err[256] = "";
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .name = name, .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .host = host, .name = name, .log_buf = log, .log_size = sizeof(log) };
 	struct kbpf_mem_region region = { &host_task, sizeof(host_task), KBPF_MEM_READ, "ctx" };
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)&host_task }, .flags = KBPF_RUN_CHECKED,
 				    .regions = &region, .nr_regions = 1, .err = err, .err_size = sizeof(err) };

@@ -13,7 +13,7 @@
 static struct kbpf_prog *make(const struct bpf_insn *insns, size_t n, int jit, uint64_t budget, unsigned harden)
 {
 	char log[256] = "";
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .jit = jit, .run_budget = budget, .harden = harden,
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .jit = jit, .run_budget = budget, .harden = harden,
 				     .log_buf = log, .log_size = sizeof(log) };
 	struct kbpf_prog *p = NULL;
 
@@ -193,7 +193,7 @@ static struct kbpf_prog *make_maps(const struct bpf_insn *insns, size_t n, struc
 				   uint64_t budget)
 {
 	char log[256] = "";
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .jit = jit, .run_budget = budget, .maps = maps, .nr_maps = 1,
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .jit = jit, .run_budget = budget, .maps = maps, .nr_maps = 1,
 				     .log_buf = log, .log_size = sizeof(log) };
 	struct kbpf_prog *p = NULL;
 
@@ -257,7 +257,7 @@ static void test_unknown_flags(void)
 {
 	const struct bpf_insn p[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
 	char log[128] = "";
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .harden = 0x80, .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .harden = 0x80, .log_buf = log, .log_size = sizeof(log) };
 	struct kbpf_prog *prog = NULL;
 
 	CHECK(kbpf_prog_create(p, 2, &po, &prog) == -EINVAL && !prog);

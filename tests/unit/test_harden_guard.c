@@ -14,7 +14,7 @@
 static int run(const struct bpf_insn *insns, size_t n, int jit, unsigned harden, uint64_t *r0)
 {
 	char log[256] = "";
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .jit = jit, .harden = harden, .log_buf = log,
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .jit = jit, .harden = harden, .log_buf = log,
 				     .log_size = sizeof(log) };
 	struct kbpf_run_opts ro = { .sz = sizeof(ro) };
 	struct kbpf_prog *p = NULL;
@@ -165,7 +165,7 @@ static void test_stop_then_run_again(void)
 	};
 	for (int jit = 0; jit <= (kbpf_jit_arch_supported() ? 1 : 0); jit++) {
 		char log[128];
-		struct kbpf_prog_opts po = { .sz = sizeof(po), .jit = jit, .harden = KBPF_HARDEN_STACK_GUARD,
+		struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .jit = jit, .harden = KBPF_HARDEN_STACK_GUARD,
 					     .log_buf = log, .log_size = sizeof(log) };
 		struct kbpf_prog *p = NULL;
 

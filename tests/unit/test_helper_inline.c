@@ -109,7 +109,7 @@ static void test_runs_read_variable(void)
 static void test_unverified_calls_fn(void)
 {
 	struct kbpf_host *host = new_host(&var);
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host };
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .host = host };
 	struct kbpf_prog *p = NULL;
 	CHECK_EQ_U64(kbpf_prog_create(prog, PROG_CNT, &po, &p), 0);
 	var = 5;

@@ -308,7 +308,7 @@ static void test_lddw_map_pseudo(void)
 
 	CHECK_EQ_U64(kbpf_map_create(&def, &map), 0);
 	CHECK_EQ_U64(kbpf_map_direct_value_addr(map, 0, &value), 0);
-	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .maps = &map, .nr_maps = 1, .log_buf = log,
+	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .trusted_unverified = 1, .maps = &map, .nr_maps = 1, .log_buf = log,
 				       .log_size = sizeof(log) };
 	struct bpf_insn by_fd[] = { BPF_LD_MAP_FD(BPF_REG_0, 0), BPF_EXIT_INSN() };
 	CHECK_EQ_U64(kbpf_prog_create(by_fd, 3, &opts, &prog), 0);

@@ -318,7 +318,7 @@ static void test_long_jumps(void)
 		BPF_EXIT_INSN(),
 	};
 	struct kbpf_prog *prog = NULL;
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .jit = 1 };
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .jit = 1 };
 	size_t size = 0;
 
 	CHECK(kbpf_prog_create(small, ARRAY_SIZE(small), &po, &prog) == 0);
@@ -730,7 +730,7 @@ static void test_local_calls(void)
 	 * times from a function with many values live across the call. */
 	n = build_chain(p, 9);
 	struct kbpf_prog *prog = NULL;
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .jit = 1 };
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .jit = 1 };
 	CHECK(kbpf_prog_create(p, n, &po, &prog) == 0 && kbpf_prog_is_jited(prog));
 	volatile uint64_t a = 1, b = 2, c = 3, d = 4, e = 5, f = 6;
 	uint64_t acc = 0, r0 = 1;
@@ -816,7 +816,7 @@ static void test_fallback(void)
 		BPF_EXIT_INSN(),
 	};
 	char log[256] = "";
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .jit = 1, .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .jit = 1, .log_buf = log, .log_size = sizeof(log) };
 	struct kbpf_prog *prog = NULL;
 	uint64_t r0 = 0;
 
@@ -836,19 +836,19 @@ static void test_fallback(void)
 	CHECK(!kbpf_prog_is_jited(prog));
 	kbpf_prog_free(prog);
 	CHECK(!kbpf_prog_is_jited(NULL));
-	/* an old caller's smaller opts struct (no jit field) is still accepted */
-	struct kbpf_prog_opts old = { .sz = offsetof(struct kbpf_prog_opts, jit) };
+	/* an old caller's smaller opts struct (no jit field) is read as far as it goes: it
+	 * cannot hold trusted_unverified, so a program without a type is refused */
+	struct kbpf_prog_opts old = { .trusted_unverified = 1, .sz = offsetof(struct kbpf_prog_opts, jit) };
 	CHECK(kbpf_prog_create((const struct bpf_insn[]){ BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN() }, 2, &old,
-			       &prog) == 0);
-	CHECK(!kbpf_prog_is_jited(prog));
-	kbpf_prog_free(prog);
+			       &prog) == -EPERM);
+	CHECK(prog == NULL);
 }
 
 /* The code is mapped read+exec, never writable. */
 static void test_wx(void)
 {
 	struct kbpf_prog *prog = NULL;
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .jit = 1 };
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .jit = 1 };
 	char line[512];
 	bool found = false;
 

@@ -32,7 +32,7 @@ struct jit_run {
 static inline struct kbpf_prog *jit_make(const struct bpf_insn *insns, size_t n, const struct jit_run *r,
 					 char *log, size_t log_size, int *err)
 {
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .host = r->host, .name = "t", .log_buf = log,
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .host = r->host, .name = "t", .log_buf = log,
 				     .log_size = log_size, .maps = r->maps, .nr_maps = r->nr_maps,
 				     .jit = !jit_test_flags };
 	struct kbpf_prog *p = NULL;
@@ -56,7 +56,7 @@ static inline uint64_t jit_check_at(const struct bpf_insn *insns, size_t n, cons
 	char log[512] = "";
 	int err;
 	struct kbpf_prog *pi = NULL, *pj = NULL;
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .host = r->host, .name = "t", .log_buf = log,
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .host = r->host, .name = "t", .log_buf = log,
 				     .log_size = sizeof(log), .maps = r->maps, .nr_maps = r->nr_maps };
 	uint8_t *before = NULL, *after_interp = NULL;
 	struct kbpf_run_opts ri = { .sz = sizeof(ri) }, rj = { .sz = sizeof(rj) };

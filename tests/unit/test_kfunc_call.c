@@ -47,7 +47,7 @@ static uint64_t call1(const char *name, uint64_t arg)
 		BPF_EXIT_INSN(),
 	};
 	char log[256] = "";
-	struct kbpf_prog_opts o = { .sz = sizeof(o), .host = host, .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog_opts o = { .sz = sizeof(o), .trusted_unverified = 1, .host = host, .log_buf = log, .log_size = sizeof(log) };
 	struct kbpf_prog *p = NULL, *pj = NULL;
 	uint64_t r0 = 0xdead, rj = 0xbeef;
 
@@ -133,7 +133,7 @@ static void test_pointers_and_five_args(void)
 	};
 	size_t cnt = sizeof(insns) / sizeof(insns[0]);
 	char log[256] = "";
-	struct kbpf_prog_opts o = { .sz = sizeof(o), .host = host, .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog_opts o = { .sz = sizeof(o), .trusted_unverified = 1, .host = host, .log_buf = log, .log_size = sizeof(log) };
 	struct kbpf_prog *p = NULL;
 	uint64_t r0 = 0;
 
@@ -217,7 +217,7 @@ static void test_jit_differential(void)
 		insns[n++] = BPF_EXIT_INSN();
 
 		char log[256] = "";
-		struct kbpf_prog_opts o = { .sz = sizeof(o), .host = host, .log_buf = log, .log_size = sizeof(log) };
+		struct kbpf_prog_opts o = { .sz = sizeof(o), .trusted_unverified = 1, .host = host, .log_buf = log, .log_size = sizeof(log) };
 		struct kbpf_prog *pi = NULL, *pj = NULL;
 		uint64_t ri = 1, rj = 2;
 
@@ -263,7 +263,7 @@ static void test_disasm_and_weak(void)
 	struct kbpf_disasm_opts d = { .sz = sizeof(d), .kfunc_name = kfunc_name, .cookie = host };
 	char buf[128], want[64];
 	struct kbpf_prog *p = NULL;
-	struct kbpf_prog_opts o = { .sz = sizeof(o), .host = host };
+	struct kbpf_prog_opts o = { .sz = sizeof(o), .trusted_unverified = 1, .host = host };
 	uint64_t r0 = 0;
 
 	CHECK_EQ_U64(kbpf_insn_disasm(insns, 5, 1, &d, buf, sizeof(buf)), 1);
@@ -294,7 +294,7 @@ static struct kbpf_object *open_obj_jit(char *log, size_t log_size, int jit)
 #ifdef KBPF_TEST_BPF_OBJ_DIR
 	char path[512];
 	struct kbpf_object *obj = NULL;
-	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .log_buf = log, .log_size = log_size,
+	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .trusted_unverified = 1, .host = host, .log_buf = log, .log_size = log_size,
 					    .jit = jit };
 
 	snprintf(path, sizeof(path), "%s/kfunc_call.bpf.o", KBPF_TEST_BPF_OBJ_DIR);

@@ -265,7 +265,7 @@ static int create_inc(struct kbpf_host *h, struct kbpf_prog **prog, char *log, s
 		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id(h, "kt_inc")),
 		BPF_EXIT_INSN(),
 	};
-	struct kbpf_prog_opts o = { .sz = sizeof(o), .host = h, .log_buf = log, .log_size = log_size };
+	struct kbpf_prog_opts o = { .sz = sizeof(o), .trusted_unverified = 1, .host = h, .log_buf = log, .log_size = log_size };
 	return kbpf_prog_create(insns, 3, &o, prog);
 }
 
@@ -318,7 +318,7 @@ static void test_pins(void)
 		BPF_EMIT_CALL(12345),
 		BPF_EXIT_INSN(),
 	};
-	struct kbpf_prog_opts o = { .sz = sizeof(o), .host = h, .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog_opts o = { .sz = sizeof(o), .trusted_unverified = 1, .host = h, .log_buf = log, .log_size = sizeof(log) };
 	CHECK(kbpf_prog_create(bad, 3, &o, &p1) < 0);
 	CHECK_EQ_U64(kbpf_kfunc_set_pins(h, set), 0);
 	/* no host / not a function */

@@ -469,6 +469,7 @@ static void test_own_type(void)
 	CHECK_EQ_U64(kbpf_prog_create(insns, ARRAY_SIZE(insns), &po, &prog), (uint64_t)-EINVAL);
 	CHECK_CONTAINS(log, "insn 1: LD_ABS/LD_IND need a program type with a packet hook");
 	po.prog_type = NULL;
+	po.trusted_unverified = 1;
 	CHECK_EQ_U64(kbpf_prog_create(insns, ARRAY_SIZE(insns), &po, &prog), (uint64_t)-EINVAL);
 	CHECK_CONTAINS(log, "LD_ABS/LD_IND need");
 	CHECK(!prog);

@@ -646,7 +646,7 @@ static void test_programs(void)
 	uint32_t want;
 	memcpy(&want, buf + 8, 4);
 	for (int jit = 0; jit < 2; jit++) {
-		struct kbpf_prog_opts opts = { .sz = sizeof(opts), .host = host, .jit = jit };
+		struct kbpf_prog_opts opts = { .sz = sizeof(opts), .trusted_unverified = 1, .host = host, .jit = jit };
 		struct kbpf_prog *p = NULL;
 #if !defined(__x86_64__)
 		if (jit)
@@ -665,7 +665,7 @@ static void test_programs(void)
 		BPF_EXIT_INSN(),
 	};
 	char log[256] = "";
-	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .trusted_unverified = 1, .host = host, .log_buf = log, .log_size = sizeof(log) };
 	struct kbpf_prog *p = NULL;
 	CHECK(kbpf_prog_create(loop_prog, 3, &opts, &p) < 0);
 	CHECK_CONTAINS(log, "unknown helper");

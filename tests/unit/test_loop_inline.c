@@ -12,6 +12,7 @@
 #include <kbpf/linux.h>
 #include <kbpf/verifier.h>
 #include "test.h"
+#include "callback_prog.h"
 
 #define PTYPE "syscall" /* bpf_loop allowed, ctx: the caller's buffer */
 #define PATCH_LEN 19
@@ -24,17 +25,7 @@ static void setup(void)
 {
 	host = kbpf_host_new();
 	CHECK(host && !kbpf_linux_host_add(host));
-	btf = btf__new_empty();
-	int t_int = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
-	int t_ptr = btf__add_ptr(btf, 0);
-	int p_main = btf__add_func_proto(btf, t_int);
-	btf__add_func_param(btf, "ctx", t_ptr);
-	int p_cb = btf__add_func_proto(btf, t_int);
-	btf__add_func_param(btf, "i", t_int);
-	btf__add_func_param(btf, "ctx", t_ptr);
-	fn_main = btf__add_func(btf, "main", BTF_FUNC_STATIC, p_main);
-	fn_cb = btf__add_func(btf, "cb", BTF_FUNC_STATIC, p_cb);
-	CHECK(fn_main > 0 && fn_cb > 0);
+	btf = callback_btf_new(&fn_main, &fn_cb);
 }
 
 /* func_info: starts[] of the subprograms, main first; each is a main-like function
@@ -107,27 +98,16 @@ static uint64_t run(const struct prog_desc *d, int engine, uint64_t *ctx, size_t
 		fprintf(stderr, "create: %d: %s\n", ret, log);
 		return r0;
 	}
-	if (engine == 2)
-		CHECK(kbpf_prog_is_jited(prog));
 	if (xcnt) {
 		size_t n = 0;
 		const uint32_t *idx = kbpf_prog_xlated_idx(prog, &n);
 		kbpf_prog_insns(prog, xcnt);
 		CHECK(idx && n == d->cnt + 1 && idx[d->cnt] == *xcnt);
 	}
-	if (engine == 1) {
-		struct kbpf_mem_region ctx_region = { ctx, 64, KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" };
-		char err[256] = "";
-		struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)ctx },
-					    .flags = KBPF_RUN_CHECKED, .regions = &ctx_region, .nr_regions = 1,
-					    .err = err, .err_size = sizeof(err) };
-		ret = kbpf_prog_run_opts(prog, &ro);
-		if (ret)
-			fprintf(stderr, "checked run: %s\n", err);
-		r0 = ro.retval;
-	} else {
-		ret = kbpf_prog_run(prog, ctx, &r0);
-	}
+	char err[256] = "";
+	ret = callback_prog_run(prog, engine, ctx, &r0, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "run on engine %d: %s\n", engine, err);
 	CHECK(ret == 0);
 	kbpf_prog_free(prog);
 	return r0;
@@ -145,9 +125,6 @@ static void check_runs(const struct prog_desc *d, uint64_t ctx0, uint64_t want)
 	}
 }
 
-#define LD_FUNC(dst, rel) \
-	BPF_RAW_INSN(BPF_LD | BPF_IMM | BPF_DW, dst, BPF_PSEUDO_FUNC, 0, rel), BPF_RAW_INSN(0, 0, 0, 0, 0)
-#define CALL_LOOP() BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_loop)
 
 /* sum of the indexes into a stack counter: (iterations << 32) | sum */
 static const struct bpf_insn prog_sum[] = {

@@ -174,8 +174,9 @@ static void test_prog_array_race(void)
 int main(void)
 {
 	static const struct bpf_insn ret0[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
-	CHECK_EQ_U64(kbpf_prog_create(ret0, 2, NULL, &prog_a), 0);
-	CHECK_EQ_U64(kbpf_prog_create(ret0, 2, NULL, &prog_b), 0);
+	static const struct kbpf_prog_opts trusted = { .sz = sizeof(trusted), .trusted_unverified = 1 };
+	CHECK_EQ_U64(kbpf_prog_create(ret0, 2, &trusted, &prog_a), 0);
+	CHECK_EQ_U64(kbpf_prog_create(ret0, 2, &trusted, &prog_b), 0);
 	RUN(test_prog_array_create_rules);
 	RUN(test_prog_array_btf);
 	RUN(test_prog_array_ops);

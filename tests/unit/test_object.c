@@ -8,6 +8,33 @@
 #include <bpf/btf.h>
 #include "test_object_util.h"
 
+/* A program whose section names no program type on the host is not verified, so it
+ * does not load unless the opener says the object is trusted (issue 16, class 8:
+ * SEC("whatever") used to load unverified and run). Turning its autoload off loads the
+ * rest. */
+static void test_unverified_refused(void)
+{
+	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .log_buf = test_log, .log_size = sizeof(test_log) };
+	struct kbpf_object *obj = NULL;
+
+	CHECK_EQ_U64(kbpf_object_open_file(bpf_obj("subprogs"), &opts, &obj), 0);
+	if (!obj)
+		return;
+	CHECK_EQ_U64(kbpf_object_load(obj), (uint64_t)-EPERM);
+	CHECK_CONTAINS(kbpf_object_log(obj), "has no program type on this host: not verified, so not loaded");
+	CHECK(kbpf_program_prog(kbpf_object_find_program(obj, "unknown_type")) == NULL);
+	kbpf_object_close(obj);
+
+	/* opted in: the same object loads, the program runs */
+	opts.trusted_unverified = 1;
+	CHECK_EQ_U64(kbpf_object_open_file(bpf_obj("subprogs"), &opts, &obj), 0);
+	if (!obj)
+		return;
+	CHECK_EQ_U64(kbpf_object_load(obj), 0);
+	CHECK(kbpf_program_prog(kbpf_object_find_program(obj, "unknown_type")) != NULL);
+	kbpf_object_close(obj);
+}
+
 static void test_programs_listing(void)
 {
 	struct kbpf_host *host = test_host_new();
@@ -491,7 +518,7 @@ static void test_open_mem(void)
 	FILE *f = fopen(bpf_obj("subprogs"), "rb");
 	char *buf = malloc(1 << 20);
 	size_t n = f && buf ? fread(buf, 1, 1 << 20, f) : 0;
-	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .name = "mine" };
+	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .trusted_unverified = 1, .name = "mine" };
 	struct kbpf_object *obj = NULL;
 
 	if (f)
@@ -512,7 +539,7 @@ static void test_bad_calls(void)
 {
 	struct kbpf_object *obj = (void *)1;
 	char log[256] = "";
-	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .trusted_unverified = 1, .log_buf = log, .log_size = sizeof(log) };
 
 	CHECK_EQ_U64(kbpf_object_open_file("/nonexistent/x.o", &opts, &obj), -ENOENT);
 	CHECK(obj == NULL);
@@ -523,7 +550,7 @@ static void test_bad_calls(void)
 	CHECK_EQ_U64(kbpf_object_open_mem(NULL, 10, NULL, &obj), -EINVAL);
 	CHECK_EQ_U64(kbpf_object_open_file(NULL, NULL, &obj), -EINVAL);
 	CHECK_EQ_U64(kbpf_object_open_file("x", NULL, NULL), -EINVAL);
-	struct kbpf_object_open_opts tiny = { .sz = 1 };
+	struct kbpf_object_open_opts tiny = { .trusted_unverified = 1,  .sz = 1 };
 	CHECK_EQ_U64(kbpf_object_open_file(bpf_obj("subprogs"), &tiny, &obj), -EINVAL);
 	/* an ELF that is not BPF: this test binary */
 	CHECK_EQ_U64(kbpf_object_open_file("/proc/self/exe", &opts, &obj), -EINVAL);
@@ -535,7 +562,7 @@ static void test_bad_calls(void)
 	CHECK_EQ_U64(kbpf_program_run(NULL, NULL, NULL), -EINVAL);
 	/* a small log buffer gets the start of the log, terminated */
 	char small[8];
-	struct kbpf_object_open_opts so = { .sz = sizeof(so), .log_buf = small, .log_size = sizeof(small) };
+	struct kbpf_object_open_opts so = { .sz = sizeof(so), .trusted_unverified = 1, .log_buf = small, .log_size = sizeof(small) };
 	CHECK_EQ_U64(kbpf_object_open_mem("x", 1, &so, &obj), -EINVAL);
 	CHECK_EQ_U64(strlen(small), 7);
 }
@@ -543,6 +570,7 @@ static void test_bad_calls(void)
 int main(void)
 {
 	SKIP_WITHOUT_OBJECTS();
+	RUN(test_unverified_refused);
 	RUN(test_programs_listing);
 	RUN(test_subprogram_calls);
 	RUN(test_autoload_and_type);

@@ -23,7 +23,7 @@ static void test_counts(void)
 	CHECK(host && !kbpf_linux_host_add(host));
 	uint64_t runs = 0, bytes = 0;
 	for (int jit = 0; jit <= 1; jit++) {
-		struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .jit = jit, .log_buf = test_log,
+		struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .trusted_unverified = 1, .host = host, .jit = jit, .log_buf = test_log,
 						      .log_size = sizeof(test_log) };
 		struct kbpf_object *obj = NULL;
 		if (kbpf_object_open_file(bpf_obj("cgroup_storage"), &opts, &obj) || kbpf_object_load(obj)) {

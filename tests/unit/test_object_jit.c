@@ -17,7 +17,7 @@ _Static_assert(sizeof(struct skb) == 192, "struct __sk_buff is 192 bytes");
 static struct kbpf_object *load_jit(const char *name, int jit)
 {
 	struct kbpf_object_open_opts opts = {
-		.sz = sizeof(opts), .log_buf = test_log, .log_size = sizeof(test_log), .jit = jit,
+		.sz = sizeof(opts), .trusted_unverified = 1, .log_buf = test_log, .log_size = sizeof(test_log), .jit = jit,
 	};
 	struct kbpf_object *obj = NULL;
 	int ret = kbpf_object_open_file(bpf_obj(name), &opts, &obj);

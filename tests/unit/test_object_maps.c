@@ -188,7 +188,7 @@ static void test_checked_outside_maps(void)
 	if (!obj)
 		goto out;
 	maps[0] = kbpf_object_find_map(obj, ".data");
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .maps = maps, .nr_maps = 1 };
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .host = host, .maps = maps, .nr_maps = 1 };
 	CHECK_EQ_U64(kbpf_prog_create(insns, 2, &po, &prog), 0);
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .err = err, .err_size = sizeof(err) };
 	ro.args[0] = (uint64_t)(uintptr_t)&secret;

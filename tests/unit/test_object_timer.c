@@ -21,7 +21,7 @@ struct elem {
 static struct kbpf_object *load(struct kbpf_host *host, int jit)
 {
 	struct kbpf_object_open_opts opts = {
-		.sz = sizeof(opts), .host = host, .jit = jit, .log_buf = test_log, .log_size = sizeof(test_log),
+		.sz = sizeof(opts), .trusted_unverified = 1, .host = host, .jit = jit, .log_buf = test_log, .log_size = sizeof(test_log),
 	};
 	struct kbpf_object *obj = NULL;
 

@@ -46,7 +46,7 @@ static inline struct kbpf_host *test_host_new(void)
 static inline struct kbpf_object *open_obj(const char *name, struct kbpf_host *host)
 {
 	struct kbpf_object_open_opts opts = {
-		.sz = sizeof(opts), .host = host, .log_buf = test_log, .log_size = sizeof(test_log),
+		.sz = sizeof(opts), .trusted_unverified = 1, .host = host, .log_buf = test_log, .log_size = sizeof(test_log),
 	};
 	struct kbpf_object *obj = NULL;
 	int ret = kbpf_object_open_file(bpf_obj(name), &opts, &obj);

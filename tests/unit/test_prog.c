@@ -11,7 +11,7 @@ static void test_create_and_run(void)
 		BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 1),
 		BPF_EXIT_INSN(),
 	};
-	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .name = "plus_one" };
+	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .trusted_unverified = 1, .name = "plus_one" };
 	struct kbpf_prog *prog = NULL;
 	uint64_t r0 = 0;
 	size_t cnt = 0;
@@ -38,8 +38,16 @@ static void test_create_and_run(void)
 	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), (uint64_t)-EINVAL);
 	kbpf_prog_free(prog);
 
-	/* NULL options: defaults */
-	CHECK_EQ_U64(kbpf_prog_create(insns, 3, NULL, &prog), 0);
+	/* NULL options: defaults, which verify nothing, so the program is refused */
+	CHECK_EQ_U64(kbpf_prog_create(insns, 3, NULL, &prog), (uint64_t)-EPERM);
+	CHECK(prog == NULL);
+	/* only trusted_unverified creates it; the name defaults to "prog" */
+	struct kbpf_prog_opts trusted = { .sz = sizeof(trusted), .trusted_unverified = 1 };
+	char why[256] = "";
+	struct kbpf_prog_opts untrusted = { .sz = sizeof(untrusted), .log_buf = why, .log_size = sizeof(why) };
+	CHECK_EQ_U64(kbpf_prog_create(insns, 3, &untrusted, &prog), (uint64_t)-EPERM);
+	CHECK_CONTAINS(why, "no program type: refusing to create an unverified program");
+	CHECK_EQ_U64(kbpf_prog_create(insns, 3, &trusted, &prog), 0);
 	CHECK_STR(kbpf_prog_name(prog), "prog");
 	kbpf_prog_free(prog);
 	kbpf_prog_free(NULL);
@@ -50,7 +58,7 @@ static void test_create_errors(void)
 	struct bpf_insn bad[] = { BPF_RAW_INSN(0xff, 0, 0, 0, 0), BPF_EXIT_INSN() };
 	struct bpf_insn helper[] = { BPF_EMIT_CALL(99), BPF_EXIT_INSN() };
 	char log[128] = "";
-	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .log_buf = log, .log_size = sizeof(log) };
+	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .trusted_unverified = 1, .log_buf = log, .log_size = sizeof(log) };
 	struct kbpf_prog *prog = (void *)1;
 
 	CHECK_EQ_U64(kbpf_prog_create(bad, 2, &opts, &prog), (uint64_t)-EINVAL);
@@ -79,7 +87,7 @@ static void test_helpers_from_host(void)
 		BPF_EXIT_INSN(),
 	};
 	struct kbpf_host *host = kbpf_host_new();
-	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .host = host };
+	struct kbpf_prog_opts opts = { .sz = sizeof(opts), .trusted_unverified = 1, .host = host };
 	struct kbpf_prog *prog;
 	uint64_t r0 = 0;
 

@@ -461,6 +461,50 @@ static void test_coerce(void)
 	CHECK_STR(str(&s), "scalar()");
 }
 
+/* cpu v4's sign extension (6.12's coerce_reg_to_size_sx / coerce_subreg_to_size_sx). */
+static void test_coerce_sx(void)
+{
+	/* A constant is sign-extended exactly. */
+	struct scalar s = kbpf_scalar_known(0x1ff);
+	kbpf_scalar_coerce_to_size_sx(&s, 1);
+	CHECK(kbpf_tnum_is_const(s.var_off) && s.smin_value == -1 && s.umax_value == UINT64_MAX);
+	/* Ends agreeing above the low byte, both negative once extended: a range. */
+	s = kbpf_scalar_unknown();
+	s.smin_value = 0x180;
+	s.smax_value = 0x1f0;
+	kbpf_scalar_coerce_to_size_sx(&s, 1);
+	CHECK(s.smin_value == -128 && s.smax_value == -16);
+	CHECK(s.umin_value == (uint64_t)-128 && s.umax_value == (uint64_t)-16);
+	CHECK(s.s32_min_value == -128 && s.s32_max_value == -16);
+	/* Ends that extend to different signs: the source type's range. */
+	s = kbpf_scalar_unknown();
+	s.smin_value = 0;
+	s.smax_value = 0xff;
+	kbpf_scalar_coerce_to_size_sx(&s, 1);
+	CHECK(s.smin_value == -128 && s.smax_value == 127 && s.umin_value == 0 && s.umax_value == UINT64_MAX);
+	CHECK(kbpf_tnum_is_unknown(s.var_off));
+	/* Ends disagreeing above the low bytes: the source type's range. */
+	s = kbpf_scalar_unknown();
+	s.smin_value = 5;
+	s.smax_value = 0x10005;
+	kbpf_scalar_coerce_to_size_sx(&s, 2);
+	CHECK(s.smin_value == INT16_MIN && s.smax_value == INT16_MAX);
+	/* 32-bit: only the low half changes; the caller zero-extends. */
+	s = kbpf_scalar_known(0x80);
+	kbpf_scalar_coerce_subreg_to_size_sx(&s, 1);
+	kbpf_scalar_zext_32_to_64(&s);
+	kbpf_scalar_bounds_sync(&s);
+	CHECK(kbpf_tnum_is_const(s.var_off) && s.umin_value == 0xffffff80ULL);
+	s = kbpf_scalar_unknown();
+	s.s32_min_value = 0;
+	s.s32_max_value = 0x7f;
+	kbpf_scalar_coerce_subreg_to_size_sx(&s, 1);
+	CHECK(s.s32_min_value == 0 && s.s32_max_value == 0x7f && s.u32_max_value == 0x7f);
+	s = kbpf_scalar_unknown();
+	kbpf_scalar_coerce_subreg_to_size_sx(&s, 2);
+	CHECK(s.s32_min_value == INT16_MIN && s.s32_max_value == INT16_MAX && s.u32_max_value == UINT32_MAX);
+}
+
 /* ------------------------------------------------------------------ ALU unit cases */
 
 static void test_alu_const_folding(void)
@@ -1342,6 +1386,7 @@ int main(void)
 	RUN(test_update_deduce_offset);
 	RUN(test_32_64_moves);
 	RUN(test_coerce);
+	RUN(test_coerce_sx);
 	RUN(test_alu_const_folding);
 	RUN(test_alu_unknown_results);
 	RUN(test_alu_bounds);

@@ -54,7 +54,7 @@ static struct kbpf_object *open_loaded(int jit)
 {
 	char path[512], log[1024] = "";
 	struct kbpf_object *obj = NULL;
-	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .log_buf = log, .log_size = sizeof(log),
+	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .trusted_unverified = 1, .host = host, .log_buf = log, .log_size = sizeof(log),
 					    .jit = jit };
 
 	snprintf(path, sizeof(path), "%s/struct_ops_mixed.bpf.o", KBPF_TEST_BPF_OBJ_DIR);
@@ -260,7 +260,7 @@ static void test_trampoline_raw(void)
 			name_type = btf_members(st)[i].type;
 	}
 	for (int jit = 0; jit <= 1; jit++) {
-		struct kbpf_prog_opts po = { .sz = sizeof(po), .jit = jit };
+		struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .jit = jit };
 		struct kbpf_prog *p = NULL;
 		struct kbpf_trampoline *t = NULL;
 

@@ -30,7 +30,7 @@ static struct kbpf_prog *mk_at(const struct bpf_insn *insns, size_t n, struct kb
 			       int jit, struct kbpf_host *host, int line)
 {
 	char log[256] = "";
-	struct kbpf_prog_opts po = { .sz = sizeof(po), .name = "tc", .log_buf = log, .log_size = sizeof(log),
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .name = "tc", .log_buf = log, .log_size = sizeof(log),
 				     .maps = maps, .nr_maps = nr_maps, .jit = jit, .host = host };
 	struct kbpf_prog *p = NULL;
 	int err = kbpf_prog_create(insns, n, &po, &p);

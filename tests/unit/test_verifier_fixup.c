@@ -224,6 +224,7 @@ static void test_dead_code(void)
 	CHECK_EQ_U64(r0, 1);
 	kbpf_prog_free(prog);
 	po.prog_type = NULL; /* unverified: the structural rule applies */
+	po.trusted_unverified = 1;
 	CHECK(kbpf_prog_create(insns, cnt, &po, &prog) == -EINVAL);
 	CHECK(strstr(tv_log, "frame pointer is read only") != NULL);
 	/* reachable, the verifier refuses it with Linux's message */

@@ -110,7 +110,7 @@ static int run_checked(struct kbpf_host *host, const struct vcase *c, const stru
 	const struct kbpf_prog_type *pt = kbpf_host_prog_type_find(host, c->type);
 	char log[512] = "", err[512] = "";
 	struct kbpf_prog_opts popts = {
-		.sz = sizeof(popts), .host = host, .name = c->name, .log_buf = log,
+		.sz = sizeof(popts), .trusted_unverified = 1, .host = host, .name = c->name, .log_buf = log,
 		.log_size = sizeof(log), .maps = maps, .nr_maps = (size_t)c->nr_maps,
 	};
 	struct kbpf_prog *prog = NULL;
@@ -185,11 +185,12 @@ static int run_case(struct kbpf_host *host, const struct vcase *c, char *log, in
 		.nr_maps = (size_t)c->nr_maps,
 		.license = c->license,
 		.unprivileged = c->unpriv,
-		.test_state_freq = c->state_freq,
-		.log_level = KBPF_LOG_LEVEL1,
+		.log_level = getenv("CASE_LOG2") ? KBPF_LOG_LEVEL2 : KBPF_LOG_LEVEL1,
 		.log_buf = log,
 		.log_size = LOG_SIZE,
 		.prog_name = c->name,
+		/* Linux's BPF_F_TEST_STATE_FREQ: a checkpoint at every prune point */
+		.test_state_freq = c->state_freq || getenv("CASE_STATE_FREQ") != NULL,
 	};
 	if (c->funcs[0]) {
 		/* BTF func_info: global functions and callbacks */

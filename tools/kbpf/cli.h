@@ -84,12 +84,15 @@ int cli_is_help(const char *arg);
  *   --kconfig N=V     a kconfig value (CONFIG_HZ=250 is preset)
  *   --cap LIST        the loader's capabilities (kbpf_*_opts.caps)
  *   --prog-flags LIST Linux's load flags (kbpf_*_opts.prog_flags) */
-enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG, CLI_OPT_CAP, CLI_OPT_PROG_FLAGS };
+enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG, CLI_OPT_CAP, CLI_OPT_PROG_FLAGS, CLI_OPT_TRUSTED };
 #define CLI_HOST_LONGOPTS { "host", required_argument, 0, CLI_OPT_HOST }, \
 	{ "kconfig", required_argument, 0, CLI_OPT_KCONFIG }, { "cap", required_argument, 0, CLI_OPT_CAP }, \
-	{ "prog-flags", required_argument, 0, CLI_OPT_PROG_FLAGS }
+	{ "prog-flags", required_argument, 0, CLI_OPT_PROG_FLAGS }, \
+	{ "trusted-unverified", no_argument, 0, CLI_OPT_TRUSTED }
 #define CLI_HOST_USAGE "  --host FILE       host BTF (kfuncs, CO-RE) from FILE: an ELF with .BTF, or raw BTF\n" \
-		       "  --kconfig N=V     set kconfig value N (repeatable; CONFIG_HZ=250 is preset)\n"
+		       "  --kconfig N=V     set kconfig value N (repeatable; CONFIG_HZ=250 is preset)\n" \
+		       "  --trusted-unverified  load (and run) programs that have no program type\n" \
+		       "                    unverified; they can touch any memory: only for code you trust\n"
 #define CLI_MAX_KCONFIG 64
 
 struct cli_host_opts {
@@ -101,6 +104,7 @@ struct cli_host_opts {
 	int nr_kconfig;
 	unsigned caps; /* --cap (0: not given, every capability) */
 	uint32_t prog_flags; /* --prog-flags (kbpf_verify_opts.prog_flags) */
+	int trusted_unverified; /* --trusted-unverified (kbpf_object_open_opts.trusted_unverified) */
 };
 
 /* Take --host/--kconfig/--cap (opt CLI_OPT_*). Returns 0 or EXIT_USAGE (message printed). */
@@ -127,6 +131,7 @@ struct cli_open_opts {
 	uint64_t run_budget; /* --budget */
 	unsigned caps;	     /* --cap (0: every capability) */
 	uint32_t prog_flags; /* --prog-flags: every program's (kbpf_program_set_flags) */
+	int trusted_unverified; /* --trusted-unverified: programs without a type load unverified */
 };
 int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *host, const struct cli_open_opts *o,
 			 struct kbpf_object **obj);

@@ -19,6 +19,10 @@ int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_o
 		o->host_file = arg;
 		return 0;
 	}
+	if (opt == CLI_OPT_TRUSTED) {
+		o->trusted_unverified = 1;
+		return 0;
+	}
 	if (opt == CLI_OPT_PROG_FLAGS) {
 		if (cli_parse_prog_flags(arg, &o->prog_flags))
 			return cli_error(EXIT_USAGE, cmd, "--prog-flags: expected strict_alignment, any_alignment, "
@@ -153,7 +157,7 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 	static char log[65536];
 	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log, .log_size = sizeof(log),
 					      .jit = o->jit, .harden = o->harden, .run_budget = o->run_budget,
-					      .caps = o->caps };
+					      .caps = o->caps, .trusted_unverified = o->trusted_unverified };
 	bool load = o->load;
 	const char *prog = o->prog;
 	struct kbpf_object *obj = NULL;
@@ -174,7 +178,8 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 	}
 	if (ret) {
 		kbpf_object_close(obj);
-		return cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(log, line, sizeof(line), -ret));
+		return cli_error(EXIT_FAIL, cmd, "%s: %s%s", path, cli_last_line(log, line, sizeof(line), -ret),
+				 ret == -EPERM ? " [kbpf: --trusted-unverified]" : "");
 	}
 	*out = obj;
 	return 0;

@@ -367,6 +367,7 @@ int cmd_map(int argc, char **argv)
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
 		case CLI_OPT_PROG_FLAGS:
+		case CLI_OPT_TRUSTED:
 			ret = cli_host_option("map", c, optarg, &ho);
 			if (ret)
 				return ret;
@@ -382,7 +383,8 @@ int cmd_map(int argc, char **argv)
 	host = cli_host_new("map", &ho);
 	if (!host)
 		return EXIT_FAIL;
-	struct cli_open_opts oo = { .load = true, .caps = ho.caps, .prog_flags = ho.prog_flags };
+	struct cli_open_opts oo = { .load = true, .caps = ho.caps, .prog_flags = ho.prog_flags,
+				    .trusted_unverified = 1 /* runs nothing */ };
 	ret = cli_object_open_with("map dump", path, host, &oo, &obj);
 	if (ret) {
 		kbpf_host_free(host);

@@ -80,6 +80,7 @@ static int parse(int argc, char **argv, struct prog_args *a)
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
 		case CLI_OPT_PROG_FLAGS:
+		case CLI_OPT_TRUSTED:
 			ret = cli_host_option("prog", c, optarg, &a->host);
 			if (ret)
 				return ret;
@@ -297,7 +298,9 @@ static int dump(struct prog_args *a, struct kbpf_host *host)
 	struct kbpf_object *obj;
 	struct kbpf_program *p = NULL;
 	struct cli_open_opts oo = { .load = !a->raw, .prog = a->prog, .jit = a->jited, .harden = a->harden,
-				    .run_budget = a->run_budget, .caps = a->host.caps, .prog_flags = a->host.prog_flags };
+				    .run_budget = a->run_budget, .caps = a->host.caps, .prog_flags = a->host.prog_flags,
+				    /* dump runs nothing: programs without a type are shown as they load */
+				    .trusted_unverified = 1 };
 	int ret = cli_object_open_with("prog dump", a->path, host, &oo, &obj), shown = 0;
 
 	if (ret)
@@ -352,7 +355,8 @@ static int load(struct prog_args *a, struct kbpf_host *host)
 	static char log[1 << 20];
 	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log,
 					      .log_size = sizeof(log), .jit = a->jited, .log_level = 1,
-					      .harden = a->harden, .run_budget = a->run_budget, .caps = a->host.caps };
+					      .harden = a->harden, .run_budget = a->run_budget, .caps = a->host.caps,
+					      .trusted_unverified = a->host.trusted_unverified };
 	struct kbpf_object *obj = NULL;
 	struct kbpf_program *p = NULL;
 	int ret, loaded = 0;

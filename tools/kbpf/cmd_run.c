@@ -25,8 +25,11 @@ void usage_run(void)
 	       "subprograms, externs) and run its program PROG (loaded even if its section starts\n"
 	       "with '?'; PROG may be left out when the object loads just one program).\n"
 	       "Unless --checked is given the program runs unchecked. An object's programs of\n"
-	       "Linux's types are verified first; a raw FILE is verified only with --packet and\n"
-	       "--type, so run only raw programs you trust. In checked mode an object's programs\n"
+	       "Linux's types are verified first (an object with programs of no type the host\n"
+	       "knows does not load without --trusted-unverified); a raw FILE is verified only\n"
+	       "with --packet and --type, and runs unverified only with --checked (confined:\n"
+	       "every access checked, no helpers) or --trusted-unverified (unchecked: only for\n"
+	       "code you trust). In checked mode an object's programs\n"
 	       "may also use the memory of its maps (read-only for .rodata and other\n"
 	       "BPF_F_RDONLY_PROG maps).\n"
 	       "An object's program gets a context of its type's size: zeroed when none is given,\n"
@@ -200,7 +203,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
-		case CLI_OPT_PROG_FLAGS: {
+		case CLI_OPT_PROG_FLAGS:
+		case CLI_OPT_TRUSTED: {
 			int ret = cli_host_option("run", c, optarg, &a->host);
 			if (ret)
 				return ret;
@@ -705,7 +709,8 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 	if (!*host)
 		return EXIT_FAIL;
 	struct cli_open_opts oo = { .load = true, .prog = a->obj_prog, .jit = a->jit, .harden = a->harden,
-				    .run_budget = a->run_budget, .caps = a->host.caps, .prog_flags = a->host.prog_flags };
+				    .run_budget = a->run_budget, .caps = a->host.caps, .prog_flags = a->host.prog_flags,
+				    .trusted_unverified = a->host.trusted_unverified };
 	ret = cli_object_open_with("run", a->prog_path, *host, &oo, obj);
 	if (ret)
 		return ret;
@@ -843,8 +848,21 @@ int cmd_run(int argc, char **argv)
 	/* With a program type the program is verified, as BPF_PROG_TEST_RUN's are, and the
 	 * verifier converts its ctx accesses (data/data_end become the real pointers). */
 	const char *type = a.packet_path && a.type ? (strcmp(a.type, "tc") ? a.type : "sched_cls") : NULL;
+	/* Unverified, a raw program runs only confined (--checked: every access checked,
+	 * no helpers) or when the user vouches for it */
+	if (!type && !a.checked && !a.host.trusted_unverified && !a.packet_path) {
+		kbpf_host_free(host);
+		free(insns);
+		free(mem);
+		return cli_error(EXIT_FAIL, "run",
+				 "%s: not verified (a raw program is verified only with --packet and --type): "
+				 "refusing to run it unchecked; give --checked to run it confined, or "
+				 "--trusted-unverified for code you trust", a.prog_path);
+	}
 	struct kbpf_prog_opts po = { .sz = sizeof(po), .name = a.prog_path, .log_buf = log, .log_size = sizeof(log),
 				     .jit = a.jit, .host = host, .prog_type = type, .license = "GPL",
+				     /* checked or vouched for (refused above otherwise) */
+				     .trusted_unverified = !type,
 				     .harden = a.harden, .run_budget = a.run_budget };
 	ret = kbpf_prog_create(insns, cnt, &po, &prog);
 	free(insns);

@@ -142,6 +142,16 @@ static int verify_one(const char *cmd, const char *what, const struct bpf_insn *
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
+/* A program nothing verifies fails the command (it would not load without the opt-in),
+ * unless --trusted-unverified says it is the user's own. */
+static const char *unverified_verdict(const struct cli_host_opts *hopts, int *nr_refused)
+{
+	if (hopts->trusted_unverified)
+		return " (loads with --trusted-unverified)";
+	++*nr_refused;
+	return ", refused (it would load only with --trusted-unverified, for trusted code)";
+}
+
 static int verify_object(const char *path, const char *prog_name, const struct verify_args *a,
 			 const struct cli_host_opts *hopts)
 {
@@ -151,8 +161,10 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 		return EXIT_FAIL;
 	struct kbpf_object *obj = NULL;
 	char *olog = calloc(1, 1 << 16);
-	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .log_buf = olog, .log_size = 1 << 16 };
-	int ret = kbpf_object_open_file(path, &oo, &obj), rc = EXIT_OK;
+	/* trusted_unverified: the load below only links and relocates; nothing runs */
+	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .log_buf = olog, .log_size = 1 << 16,
+					    .trusted_unverified = 1 };
+	int ret = kbpf_object_open_file(path, &oo, &obj), rc = EXIT_OK, nr_unverified = 0;
 	char line[1024];
 	if (ret) {
 		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(olog, line, sizeof(line), -ret));
@@ -198,8 +210,8 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 		if (!tname) {
 			tname = cli_prog_type_name(types[i]);
 			if (!tname || !types[i]) {
-				printf("%s: no program type (section '%s'): not verified\n", kbpf_program_name(progs[i]),
-				       kbpf_program_section_name(progs[i]));
+				printf("%s: no program type (section '%s'): not verified%s\n", kbpf_program_name(progs[i]),
+				       kbpf_program_section_name(progs[i]), unverified_verdict(hopts, &nr_unverified));
 				continue;
 			}
 			snprintf(buf, sizeof(buf), "%s", tname);
@@ -224,8 +236,9 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 				continue;
 			}
 			if (!tname) {
-				printf("%s: struct_ops program the host has no rules for (section '%s'): not verified\n",
-				       kbpf_program_name(progs[i]), kbpf_program_section_name(progs[i]));
+				printf("%s: struct_ops program the host has no rules for (section '%s'): not verified%s\n",
+				       kbpf_program_name(progs[i]), kbpf_program_section_name(progs[i]),
+				       unverified_verdict(hopts, &nr_unverified));
 				continue;
 			}
 		}
@@ -258,6 +271,11 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 		if (r)
 			rc = EXIT_FAIL;
 	}
+	if (nr_unverified && rc == EXIT_OK)
+		rc = cli_error(EXIT_FAIL, cmd, "%s: %d program%s not verified (no program type on this host)", path,
+			       nr_unverified, nr_unverified == 1 ? "" : "s");
+	else if (nr_unverified)
+		rc = EXIT_FAIL;
 out:
 	kbpf_object_close(obj);
 	kbpf_host_free(host);
@@ -321,6 +339,7 @@ int cmd_verify(int argc, char **argv)
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
 		case CLI_OPT_PROG_FLAGS:
+		case CLI_OPT_TRUSTED:
 			if ((rc = cli_host_option("verify", c, optarg, &hopts)))
 				return rc;
 			a.caps = hopts.caps;
