@@ -14,12 +14,19 @@ struct till {
 extern __u32 shop_discount(__u32 price_cents, __u8 percent) __ksym;
 extern __u64 shop_ring_up(struct till *till, __u32 price_cents) __ksym;
 
+/* configuration, set before load (`kbpf run --set discount_percent=50`, or the
+ * skeleton's skel->rodata->discount_percent), and a result read after the run
+ * (`kbpf run --show-globals`, skel->bss->last_total) */
+const volatile __u8 discount_percent = 25;
+__u64 last_total;
+
 SEC("checkout")
 int sell(struct till *till)
 {
-	__u32 price = shop_discount(2000, 25); /* 1500 */
+	__u32 price = shop_discount(2000, discount_percent); /* 1500 */
 
-	return shop_ring_up(till, price);      /* 1000 + 1500 */
+	last_total = shop_ring_up(till, price);              /* 1000 + 1500 */
+	return last_total;
 }
 
 char LICENSE[] SEC("license") = "GPL";

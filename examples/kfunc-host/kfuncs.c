@@ -22,8 +22,22 @@ static const struct kbpf_kfunc shop_kfuncs[] = {
 	KBPF_KFUNC(shop_ring_up, 0),
 };
 
+/* The programs the shop runs: SEC("checkout"), with the till as their context. Verified
+ * against these rules; a program may read the till (not write it) and pass it on. */
+static const struct kbpf_prog_type checkout_type = {
+	.sz = sizeof(checkout_type),
+	.name = "checkout",
+	.ctx_size = sizeof(struct till),
+	.ctx_btf_name = "till",
+};
+
+/* Registering SEC("checkout")'s program type is what gets the program verified at load:
+ * kbpf does not load a program of no known type unless told it is trusted. */
 int kbpf_host_init(struct kbpf_host *host)
 {
+	int ret = kbpf_host_prog_type_register(host, &checkout_type);
+	if (ret)
+		return ret;
 	struct kbpf_kfunc_set_opts opts = {
 		.sz = sizeof(opts),
 		.name = "shop",
@@ -31,13 +45,5 @@ int kbpf_host_init(struct kbpf_host *host)
 		.nr_funcs = sizeof(shop_kfuncs) / sizeof(shop_kfuncs[0]),
 		.prog_types = (const char *const[]){ "checkout", NULL }, /* only these programs */
 	};
-	/* The program type of SEC("checkout"): its context is the till (read-only), which it
-	 * hands to shop_ring_up. Registering it is what gets the program verified at load:
-	 * kbpf does not load a program of no known type unless told it is trusted. */
-	struct kbpf_prog_type type = {
-		.sz = sizeof(type), .name = "checkout", .ctx_size = sizeof(struct till), .ctx_btf_name = "till",
-	};
-	int ret = kbpf_host_prog_type_register(host, &type);
-
-	return ret ? ret : kbpf_host_kfunc_set_register(host, &opts, NULL);
+	return kbpf_host_kfunc_set_register(host, &opts, NULL);
 }

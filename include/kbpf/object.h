@@ -63,6 +63,11 @@ struct kbpf_object_open_opts {
 	 * Only for objects as trusted as the host's own code. Default 0: load fails with
 	 * -EPERM naming the first such program (set its autoload off to load the rest). */
 	int trusted_unverified;
+	/* A BTF file (an ELF with .BTF, or raw BTF) the object's CO-RE relocations are
+	 * resolved against instead of the host's BTF (libbpf's btf_custom_path): the types
+	 * the program's data will have. Kfunc externs, struct_ops and tracing targets still
+	 * resolve against the host. Read at open: -ENOENT/-EINVAL with the reason logged. */
+	const char *btf_custom_path;
 };
 
 /* Open an ELF object from a file or from memory (copied: buf may be freed after).
@@ -76,8 +81,9 @@ int kbpf_object_open_mem(const void *buf, size_t size, const struct kbpf_object_
 /* Load: resolve externs against the host (kconfig values, kfunc BTF ids and prototypes),
  * create the maps (global data initialised, .rodata and .kconfig frozen), link each
  * autoloaded program with the subprograms it calls, relocate (maps become
- * BPF_PSEUDO_MAP_IDX / _IDX_VALUE with imm = index in the object's map table, in
- * kbpf_object_next_map order), apply CO-RE relocations against kbpf_host_btf(host), and
+ * BPF_PSEUDO_MAP_IDX / _IDX_VALUE with imm = index in the object's map table,
+ * kbpf_object_map_table: kbpf_object_next_map order when every map is created), apply
+ * CO-RE relocations against kbpf_host_btf(host) (or btf_custom_path's), and
  * create a struct kbpf_prog per autoloaded program. Until the verifier exists, load does
  * the structural checks of kbpf_prog_create only: run only programs you trust.
  * Returns 0 or a negative errno (-EINVAL on a second call). */
@@ -96,6 +102,14 @@ const struct btf *kbpf_object_btf(const struct kbpf_object *obj);
 const char *kbpf_object_log(const struct kbpf_object *obj);
 
 /* --- Programs ---------------------------------------------------------------------- */
+
+/* Linux's enum bpf_prog_type for a SEC() name by libbpf's table and matching rules
+ * ("tc", "classifier", "socket", "tp/…", "fentry/…", "cgroup/skb" …; a leading '?' is
+ * ignored), BPF_PROG_TYPE_UNSPEC if none matches. */
+uint32_t kbpf_section_prog_type(const char *sec_name);
+/* The idx-th pattern of that table (NULL past its end) and its type in *type: "socket",
+ * "tc", "kprobe+" ("kprobe" or "kprobe/…"), "xdp/devmap" … */
+const char *kbpf_section_pattern(size_t idx, uint32_t *type);
 
 /* Programs in object order (section order, then offset); NULL prev gives the first,
  * NULL at the end. .text subprograms are not programs. */
@@ -153,6 +167,15 @@ int kbpf_program_struct_ops_attach(struct kbpf_object *obj, struct kbpf_program 
  * in the object log. */
 int kbpf_program_tracing_attach(struct kbpf_object *obj, struct kbpf_program *prog, const char **prog_type,
 				uint32_t *attach_btf_id);
+/* A verifier log of prog's linked instructions (kbpf_program_insns) explained as libbpf
+ * explains one: each instruction poisoned by a CO-RE relocation that could not be resolved
+ * and that the verifier reached, "N: (85) call unknown#195896080" followed by "invalid
+ * func unknown#195896080", becomes "N: <invalid CO-RE relocation>" and "failed to resolve
+ * CO-RE relocation #R: WHY (SPEC)". A log of the error line alone (log level 0) is
+ * rewritten when the program has a single poisoned instruction. In place, within size
+ * bytes (cut to fit). Returns the number of lines rewritten (0: none). kbpf_object_load
+ * does this for the logs it keeps. */
+int kbpf_program_fixup_log(const struct kbpf_program *prog, char *log, size_t size);
 const struct bpf_line_info *kbpf_program_line_info(const struct kbpf_program *prog, size_t *cnt);
 
 /* Source position of instruction insn_idx: the line_info record in force there (the last
@@ -172,10 +195,27 @@ int kbpf_program_source_line(const struct kbpf_program *prog, size_t insn_idx, s
  * named after their section (".data", ".rodata", ".bss", ".data.foo", ".kconfig"). */
 struct kbpf_map *kbpf_object_next_map(const struct kbpf_object *obj, const struct kbpf_map *prev);
 struct kbpf_map *kbpf_object_find_map(const struct kbpf_object *obj, const char *name);
+/* Whether load creates map name (libbpf's bpf_map__set_autocreate); default true. A map
+ * left out is not in the map table (kbpf_object_next_map skips it) and a loaded program
+ * that uses it fails to link ("uses map 'X', which is not created"). Before load:
+ * -EBUSY after, -ENOENT for no such map (names as kbpf_object_find_map's). */
+int kbpf_object_set_map_autocreate(struct kbpf_object *obj, const char *name, bool autocreate);
+/* After load: the map table, *nr entries, by the index BPF_PSEUDO_MAP_IDX immediates
+ * carry (NULL where a map was not created); NULL before load. */
+struct kbpf_map *const *kbpf_object_map_table(const struct kbpf_object *obj, size_t *nr);
 /* BTF type ids (in kbpf_object_btf) of a map's key and value, 0 if not known: __type()
  * of a BTF-defined map, the DATASEC of a global data map. */
 uint32_t kbpf_object_map_btf_key_type_id(const struct kbpf_object *obj, const struct kbpf_map *map);
 uint32_t kbpf_object_map_btf_value_type_id(const struct kbpf_object *obj, const struct kbpf_map *map);
+
+/* Global data before load: the bytes load copies into the map of section sec_name
+ * (".data", ".rodata", ".bss", ".data.foo" …), writable, *size of them; *datasec_id the
+ * section's DATASEC in kbpf_object_btf (0: none), whose VARs give each variable's offset
+ * and type. libbpf's bpf_map__initial_value, a skeleton's obj->rodata: how a host sets a
+ * const volatile configuration before the verifier sees it. NULL: no such section, out
+ * of memory, or load was already tried (then the map holds the data:
+ * kbpf_map_direct_value_addr). */
+void *kbpf_object_global_data(struct kbpf_object *obj, const char *sec_name, size_t *size, uint32_t *datasec_id);
 
 /* --- struct_ops -------------------------------------------------------------------- *
  * What a `SEC(".struct_ops")` / `SEC(".struct_ops.link")` variable says: which struct,

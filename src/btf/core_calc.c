@@ -112,7 +112,19 @@ static int calc_field(const struct bpf_core_relo *relo, const struct kbpf_core_s
 	case BPF_CORE_FIELD_BYTE_OFFSET:
 		*val = byte_off;
 		if (!bitfield) {
-			*field_sz = byte_sz;
+			/* the size a load/store of the field uses: an array's element's, not
+			 * the whole array's (libbpf since 2024: int a[5] vs int a[7] is the
+			 * same int access; an element size change still poisons) */
+			uint32_t elem_id = field_type_id;
+			const struct btf_type *et = kbpf_btf_skip_mods(spec->btf, elem_id, &elem_id);
+			for (int depth = 0; et && btf_is_array(et) && depth < 32; depth++)
+				et = kbpf_btf_skip_mods(spec->btf, btf_array(et)->type, &elem_id);
+			int64_t esz = et ? btf__resolve_size(spec->btf, elem_id) : -1;
+			if (esz < 0) {
+				kbpf_core_msg(why, why_size, "cannot size field '%s'", acc->name);
+				return -EINVAL;
+			}
+			*field_sz = (uint32_t)esz;
 			*type_id = field_type_id;
 		}
 		break;

@@ -133,6 +133,41 @@ int kbpf_interp_checked_enter(struct kbpf_interp_run *run, const struct kbpf_pro
 	return 0;
 }
 
+/* At most this many host objects returned by kfuncs are tracked per run. */
+#define CHECKED_MAX_REGIONS 4096
+
+int kbpf_interp_checked_add_object(struct kbpf_interp_run *run, uint64_t addr, uint32_t size, const char *name)
+{
+	struct kbpf_interp_checked *ck = run->ck;
+	size_t n = run->opts->nr_regions;
+
+	for (size_t i = 0; i < n; i++) /* the same object again */
+		if ((uintptr_t)run->opts->regions[i].base == addr && run->opts->regions[i].size >= size)
+			return 0;
+	if (n + 1 > CHECKED_MAX_REGIONS)
+		return -E2BIG;
+	if (run->opts != &ck->view || n + 1 > ck->regions_cap) {
+		size_t cap = n + 1 <= ck->regions_cap ? ck->regions_cap : n + 1 <= ck->small_cap ? ck->small_cap : 2 * n + 8;
+		struct kbpf_mem_region *r = cap == ck->regions_cap ? ck->regions : cap == ck->small_cap ? ck->small
+										 : malloc(cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		if (n && r != run->opts->regions)
+			memmove(r, run->opts->regions, n * sizeof(*r));
+		if (ck->regions != ck->small && ck->regions != r)
+			free(ck->regions);
+		ck->regions = r;
+		ck->regions_cap = cap;
+		if (run->opts != &ck->view)
+			ck->view = *ck->user;
+		ck->view.regions = r;
+		run->opts = &ck->view;
+	}
+	ck->regions[n] = (struct kbpf_mem_region){ (void *)(uintptr_t)addr, size, KBPF_MEM_READ | KBPF_MEM_WRITE, name };
+	ck->view.nr_regions = n + 1;
+	return 0;
+}
+
 /* The regions a checked run may touch: the caller's, then the maps' storage. Small
  * sets live on the stack; checked mode is slow anyway, a malloc for big ones is fine. */
 #define CHECKED_STACK_REGIONS 32

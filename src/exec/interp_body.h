@@ -498,6 +498,16 @@ L_CALL_HELPER:
 	NEXT();
 L_CALL_KFUNC:
 	R[0] = kbpf_kfunc_call(pc->x.kfunc, &R[1]);
+#if KBPF_INTERP_CHECKED
+	/* the host object a kfunc returned: the program may touch it (its BTF size) */
+	if (R[0] && pc->x.kfunc->ret_obj_size &&
+	    (ret = kbpf_interp_checked_add_object(run, R[0], pc->x.kfunc->ret_obj_size, pc->x.kfunc->name))) {
+		kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code), "cannot track the object kfunc %s returned: %s",
+				     pc->x.kfunc->name, strerror(-ret));
+		goto out_stop;
+	}
+	opts = run->opts;
+#endif
 	NEXT();
 L_CALLX: {
 	kbpf_helper_fn fn = kbpf_interp_callx_find(ip, DST);

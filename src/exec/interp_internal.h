@@ -118,6 +118,11 @@ int kbpf_interp_run_from(const struct kbpf_prog *prog, struct kbpf_interp_run *r
  * run->opts at the caller's regions plus prog's maps. Returns 0, -EINVAL, -ENOMEM. */
 int kbpf_interp_checked_enter(struct kbpf_interp_run *run, const struct kbpf_prog *prog);
 
+/* Checked mode after a kfunc returned addr, a pointer to a host object of size bytes
+ * (its BTF struct): the program may read and write it from now on (the verifier
+ * allowed it). Returns 0, -ENOMEM or -E2BIG (over 4096 objects in one run). */
+int kbpf_interp_checked_add_object(struct kbpf_interp_run *run, uint64_t addr, uint32_t size, const char *name);
+
 /* The label tables of the loops, indexed by enum kbpf_interp_handler. */
 void kbpf_interp_labels(const void *const **fast, const void *const **checked, const void *const **hardened);
 

@@ -20,6 +20,9 @@ struct kbpf_kfunc_desc {
 	uint32_t flags;               /* KBPF_KF_*, as this set registered it */
 	struct kbpf_func_model model; /* argument/return sizes and signedness */
 	const char *decl;             /* C declaration, for messages and audits */
+	/* A pointer to a struct or union returned: its size from the host BTF (checked mode
+	 * lets the program touch the object it got, as the verifier lets it), else 0. */
+	uint32_t ret_obj_size;
 	struct kbpf_kfunc_set *set;
 };
 

@@ -147,6 +147,23 @@ static int desc_cmp(const void *a, const void *b)
 }
 
 /* Resolve one function of a set against the host BTF into *d. */
+/* The size of the struct or union kfunc func_id returns a pointer to, 0 if it does not. */
+static uint32_t ret_obj_size(const struct btf *btf, uint32_t func_id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, func_id);
+	int id;
+
+	if (!t || !btf_is_func(t) || !(t = btf__type_by_id(btf, t->type)) || !btf_is_func_proto(t))
+		return 0;
+	id = btf__resolve_type(btf, t->type);
+	t = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	if (!t || !btf_is_ptr(t))
+		return 0;
+	id = btf__resolve_type(btf, t->type);
+	t = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	return t && btf_is_composite(t) ? t->size : 0;
+}
+
 static int resolve_func(const struct btf *btf, const struct kbpf_kfunc *f, struct kbpf_kfunc_desc *d,
 			const char *set_name, char *log, size_t log_size)
 {
@@ -178,6 +195,7 @@ static int resolve_func(const struct btf *btf, const struct kbpf_kfunc *f, struc
 	if (ret && ret != -ENOSPC)
 		snprintf(decl, sizeof(decl), "%s(...)", f->name);
 	d->btf_id = (uint32_t)id;
+	d->ret_obj_size = ret_obj_size(btf, (uint32_t)id);
 	d->addr = f->addr;
 	d->flags = f->flags;
 	d->name = strdup(f->name);

@@ -79,7 +79,8 @@ static int core_relos(struct linker *l, const struct obj_func *f, const struct o
 {
 	struct kbpf_object *obj = l->obj;
 	const struct kbpf_btf_ext_sec *sec = obj->btf_ext ? kbpf_btf_ext_find(obj->btf_ext, c->sec_name) : NULL;
-	const struct btf *host_btf = kbpf_host_btf(obj->host);
+	/* the CO-RE target: the object's btf_custom_path, else the host's BTF */
+	const struct btf *host_btf = obj->core_btf ? obj->core_btf : kbpf_host_btf(obj->host);
 	uint64_t lo = (uint64_t)f->insn_off * 8, hi = (uint64_t)(f->insn_off + f->insn_cnt) * 8;
 
 	if (!sec)
@@ -111,6 +112,10 @@ static int core_relos(struct linker *l, const struct obj_func *f, const struct o
 					  relo->insn_off / 8 - f->insn_off + start, log, sizeof(log));
 		if (log[0])
 			obj_log(&obj->log, "program '%s': %s", l->prog->name, log);
+		const char *poisoned = ret ? NULL : strstr(log, " poisoned: ");
+		if (poisoned && obj_core_poison_add(l->prog, relo->insn_off / 8 - f->insn_off + start, (int)i,
+						    poisoned + strlen(" poisoned: ")))
+			return -ENOMEM;
 		if (ret) {
 			if (!log[0])
 				LOG(l, "CO-RE relocation #%zu failed: %s", i, strerror(-ret));
@@ -182,6 +187,10 @@ static int apply(struct linker *l, const struct obj_relo *r, const struct obj_fu
 	int64_t off;
 	int ret;
 
+	if ((r->kind == RELO_LD64_MAP || r->kind == RELO_LD64_DATA) && l->obj->maps[r->map_idx].no_create) {
+		LOG(l, "insn %zu: uses map '%s', which is not created (autocreate off)", i, l->obj->maps[r->map_idx].name);
+		return -ENOENT;
+	}
 	switch (r->kind) {
 	case RELO_LD64_MAP:
 		insn[0].src_reg = BPF_PSEUDO_MAP_IDX;
@@ -325,6 +334,7 @@ int obj_program_link(struct kbpf_object *obj, struct kbpf_program *prog)
 	size_t start;
 	int ret;
 
+	obj_core_poisons_free(prog);
 	l.placed_at = malloc(obj->nr_funcs * sizeof(*l.placed_at));
 	if (!l.placed_at)
 		return -ENOMEM;

@@ -171,6 +171,7 @@ struct obj_map {
 	struct obj_map_init *inits;
 	size_t nr_inits;
 	struct kbpf_map *map;    /* after load */
+	bool no_create;          /* kbpf_object_set_map_autocreate(false): load skips it */
 	/* ARRAY_OF_MAPS / HASH_OF_MAPS: the template of `__array(values, struct inner)`
 	 * (libbpf's map->inner_map, named "<outer>.inner"): created at load, held by the
 	 * outer map only */
@@ -218,7 +219,23 @@ struct kbpf_program {
 	struct bpf_line_info *line_info;
 	size_t nr_line_info;
 	struct kbpf_prog *prog;
+	/* CO-RE relocations that could not be resolved: the instructions poisoned (linked
+	 * index), for the verifier log's "invalid func unknown#195896080" (core_log.c) */
+	struct obj_core_poison {
+		size_t insn;
+		int relo;
+		char *note; /* "no struct th_flow in the target BTF (<byte_off> [8] …)" */
+	} *poisons;
+	size_t nr_poisons;
 };
+
+/* Record that insn of prog was poisoned by relocation #relo (note: the reason). */
+int obj_core_poison_add(struct kbpf_program *prog, size_t insn, int relo, const char *note);
+void obj_core_poisons_free(struct kbpf_program *prog);
+/* After kbpf_prog_create(prog's insns, po) failed with log: kbpf_program_fixup_log, and
+ * for a one-line log of a program with several poisoned instructions, the line that
+ * names the relocation reached (from a level-1 log made for it). */
+void obj_core_fixup_log(const struct kbpf_program *prog, const struct kbpf_prog_opts *po, char *log, size_t size);
 
 struct obj_struct_ops {
 	struct kbpf_struct_ops desc;  /* what the API returns; strings owned below */
@@ -246,6 +263,7 @@ struct kbpf_object {
 	struct btf *btf;
 	struct kbpf_btf_ext *btf_ext;
 	struct kbpf_core_ctx *core_ctx; /* load: CO-RE candidate cache */
+	struct btf *core_btf;     /* open opts btf_custom_path: the CO-RE target, else NULL */
 
 	char **sec_names;         /* by ELF section index (for messages after open) */
 	size_t text_sec;          /* .text's index, 0 if none */

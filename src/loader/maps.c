@@ -595,8 +595,13 @@ static int init_map_in_map_slots(struct kbpf_object *obj)
 	for (size_t i = 0; i < obj->nr_maps; i++) {
 		struct obj_map *m = &obj->maps[i];
 
-		for (size_t k = 0; m->inner && k < m->nr_inits; k++) {
+		for (size_t k = 0; m->inner && m->map && k < m->nr_inits; k++) {
 			struct obj_map *t = &obj->maps[m->inits[k].map_idx];
+			if (!t->map) {
+				obj_log(&obj->log, "map '%s': slot %u: map '%s' is not created (autocreate off)", m->name,
+					m->inits[k].slot, t->name);
+				return -ENOENT;
+			}
 			int ret = m->key_size == sizeof(uint32_t)
 					  ? kbpf_map_update_inner(m->map, &m->inits[k].slot, t->map, BPF_ANY)
 					  : -EINVAL;
@@ -623,6 +628,8 @@ int obj_maps_create(struct kbpf_object *obj)
 		uint64_t bytes = map_bytes(m);
 		int ret;
 
+		if (m->no_create)
+			continue; /* autocreate off: no program that loads may use it (link checks) */
 		if (bytes > KBPF_OBJ_MAX_MAP_BYTES) {
 			obj_log(&obj->log,
 				"%s '%s': max_entries %u of key %u and value %u bytes needs %llu bytes or more, "
@@ -662,7 +669,7 @@ int obj_maps_init_prog_arrays(struct kbpf_object *obj)
 	for (size_t i = 0; i < obj->nr_maps; i++) {
 		struct obj_map *m = &obj->maps[i];
 
-		for (size_t k = 0; !m->inner && k < m->nr_inits; k++) {
+		for (size_t k = 0; !m->inner && m->map && k < m->nr_inits; k++) {
 			struct kbpf_program *p = obj->funcs[m->inits[k].func_idx].prog;
 			struct kbpf_prog *prog = p ? p->prog : NULL;
 			int ret;

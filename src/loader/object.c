@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include "btf/btf_ext.h"
 #include "btf/core.h"
 #include <kbpf/prog_type.h>
@@ -43,6 +45,7 @@ void kbpf_object_close(struct kbpf_object *obj)
 		free(p->insns);
 		free(p->func_info);
 		free(p->line_info);
+		obj_core_poisons_free(p);
 	}
 	free(obj->progs);
 	for (size_t i = 0; i < obj->nr_funcs; i++)
@@ -81,6 +84,7 @@ void kbpf_object_close(struct kbpf_object *obj)
 		free(obj->sec_names[i]);
 	free(obj->sec_names);
 	kbpf_core_ctx_free(obj->core_ctx);
+	btf__free(obj->core_btf);
 	kbpf_btf_ext_free(obj->btf_ext);
 	btf__free(obj->btf);
 	if (obj->own_host)
@@ -101,6 +105,23 @@ static char *default_name(const char *path)
 			*dot = 0;
 	}
 	return name;
+}
+
+/* btf_custom_path: the CO-RE target, read at open as libbpf reads it. */
+static int obj_core_btf_open(struct kbpf_object *obj, const char *path)
+{
+	long err;
+
+	if (!path)
+		return 0;
+	obj->core_btf = btf__parse(path, NULL);
+	err = libbpf_get_error(obj->core_btf);
+	if (!err)
+		return 0;
+	obj->core_btf = NULL;
+	obj_log(&obj->log, "btf_custom_path '%s': cannot read BTF: %s", path,
+		err == -ENOENT && access(path, F_OK) == 0 ? "no .BTF section" : strerror((int)-err));
+	return err == -ENOENT || err == -ENOMEM ? (int)err : -EINVAL;
 }
 
 static int open_image(char *image, size_t size, const char *name, const struct kbpf_object_open_opts *opts,
@@ -137,7 +158,9 @@ static int open_image(char *image, size_t size, const char *name, const struct k
 		ret = -ENOMEM;
 		goto fail;
 	}
-	ret = obj_elf_open(obj, &e);
+	ret = obj_core_btf_open(obj, OPTS_GET(opts, btf_custom_path, NULL));
+	if (!ret)
+		ret = obj_elf_open(obj, &e);
 	if (!ret) {
 		obj->text_sec = e.text_idx;
 		ret = obj_btf_init(obj, &e);
@@ -324,8 +347,10 @@ int kbpf_object_load(struct kbpf_object *obj)
 			continue;
 		}
 		const char *vtype = sops || tracing ? sa.prog_type : verify_type_name(obj->host, p->type);
-		/* a host type named as the section ("cgroup/connect4": a Linux attach type
-		 * whose rules differ from its program type's other attach types) wins */
+		/* a host type named as the section wins: "cgroup/connect4" (a Linux attach
+		 * type whose rules differ from its program type's other attach types), or a
+		 * type of the host's own ("checkout": libbpf's table has none; not when the type
+		 * was set to UNSPEC on purpose, kbpf_program_set_type) */
 		const char *sec = p->sec_name[0] == '?' ? p->sec_name + 1 : p->sec_name;
 		if (!sops && !tracing && (p->type || !p->type_set) && kbpf_host_prog_type_find(obj->host, sec))
 			vtype = sec;
@@ -357,6 +382,8 @@ int kbpf_object_load(struct kbpf_object *obj)
 			po.nr_func_info = (uint32_t)p->nr_func_info;
 		}
 		ret = kbpf_prog_create(p->insns, p->insn_cnt, &po, &p->prog);
+		if (ret)
+			obj_core_fixup_log(p, &po, log, log_size); /* CO-RE failures as libbpf words them */
 		if (ret && obj->log_level && strchr(log, '\n')) {
 			/* the whole verifier log, then the usual one-line summary */
 			p->prog = NULL;
@@ -585,13 +612,40 @@ struct kbpf_map *kbpf_object_next_map(const struct kbpf_object *obj, const struc
 {
 	if (!obj || !obj->loaded || !obj->nr_maps)
 		return NULL;
-	if (!prev)
-		return obj->maps[0].map;
-	const struct obj_map *m = obj_map_of(obj, prev);
-	if (!m)
-		return NULL;
-	size_t i = (size_t)(m - obj->maps) + 1;
+	size_t i = 0;
+	if (prev) {
+		const struct obj_map *m = obj_map_of(obj, prev);
+		if (!m)
+			return NULL;
+		i = (size_t)(m - obj->maps) + 1;
+	}
+	while (i < obj->nr_maps && !obj->maps[i].map) /* not created: autocreate off */
+		i++;
 	return i < obj->nr_maps ? obj->maps[i].map : NULL;
+}
+
+int kbpf_object_set_map_autocreate(struct kbpf_object *obj, const char *name, bool autocreate)
+{
+	if (!obj || !name)
+		return -EINVAL;
+	if (obj->loaded || obj->load_tried)
+		return -EBUSY;
+	for (size_t i = 0; i < obj->nr_maps; i++) {
+		if (strcmp(obj->maps[i].name, name))
+			continue;
+		if (obj->maps[i].kind == MAP_KIND_KCONFIG && !autocreate)
+			return -EINVAL; /* the host fills it; externs read it */
+		obj->maps[i].no_create = !autocreate;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+struct kbpf_map *const *kbpf_object_map_table(const struct kbpf_object *obj, size_t *nr)
+{
+	if (nr)
+		*nr = obj && obj->loaded ? obj->nr_maps : 0;
+	return obj && obj->loaded ? obj->map_table : NULL;
 }
 
 struct kbpf_map *kbpf_object_find_map(const struct kbpf_object *obj, const char *name)
@@ -614,6 +668,26 @@ uint32_t kbpf_object_map_btf_value_type_id(const struct kbpf_object *obj, const 
 {
 	const struct obj_map *m = obj_map_of(obj, map);
 	return m ? m->btf_value_type_id : 0;
+}
+
+void *kbpf_object_global_data(struct kbpf_object *obj, const char *sec_name, size_t *size, uint32_t *datasec_id)
+{
+	for (size_t i = 0; obj && sec_name && !obj->loaded && !obj->load_tried && i < obj->nr_maps; i++) {
+		struct obj_map *m = &obj->maps[i];
+		if ((m->kind != MAP_KIND_DATA && m->kind != MAP_KIND_RODATA && m->kind != MAP_KIND_BSS) ||
+		    strcmp(m->name, sec_name))
+			continue;
+		if (!m->init_data) /* .bss: zeroes unless asked for an image */
+			m->init_data = calloc(1, m->value_size ? m->value_size : 1);
+		if (!m->init_data)
+			return NULL;
+		if (size)
+			*size = m->value_size;
+		if (datasec_id)
+			*datasec_id = m->btf_value_type_id;
+		return m->init_data;
+	}
+	return NULL;
 }
 
 /* --- struct_ops --- */

@@ -139,3 +139,19 @@ uint32_t obj_prog_type_from_sec(const char *sec_name)
 			return sec_defs[i].type;
 	return BPF_PROG_TYPE_UNSPEC;
 }
+
+uint32_t kbpf_section_prog_type(const char *sec_name)
+{
+	if (!sec_name)
+		return BPF_PROG_TYPE_UNSPEC;
+	return obj_prog_type_from_sec(sec_name[0] == '?' ? sec_name + 1 : sec_name);
+}
+
+const char *kbpf_section_pattern(size_t idx, uint32_t *type)
+{
+	if (idx >= sizeof(sec_defs) / sizeof(sec_defs[0]))
+		return NULL;
+	if (type)
+		*type = sec_defs[idx].type;
+	return sec_defs[idx].pattern;
+}

@@ -439,8 +439,13 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 		break;
 	case KBPF_ARG_PTR_TO_INT:
 	case KBPF_ARG_PTR_TO_LONG: {
+		/* 6.1: initialised memory, aligned (never raw mode: a raw-mode memory
+		 * argument before it must not make this one a write-only one) */
 		int size = base == KBPF_ARG_PTR_TO_INT ? 4 : 8;
-		return helper_mem(env, regno, size, false, meta);
+		meta->raw_mode = false;
+		if ((err = helper_mem(env, regno, size, false, meta)))
+			return err;
+		return check_ptr_alignment(env, r, 0, size, true);
 	}
 	case KBPF_ARG_PTR_TO_SPIN_LOCK:
 		if (meta->func_id != BPF_FUNC_spin_lock && meta->func_id != BPF_FUNC_spin_unlock) {
@@ -628,7 +633,7 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 	return 0;
 }
 
-#define LINUX_FUNC_MAX_ID 211 /* __BPF_FUNC_MAX_ID in Linux 6.1 */
+#define LINUX_FUNC_MAX_ID 212 /* __BPF_FUNC_MAX_ID in Linux 6.12 (6.1: 211) */
 
 static const struct kbpf_helper_proto *get_proto(struct env *env, int32_t id);
 
@@ -775,7 +780,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 			return -EINVAL;
 		}
 	}
-	if (fn->flags & KBPF_HELPER_SLEEPABLE) {
+	if ((fn->flags & KBPF_HELPER_SLEEPABLE) && !env->sleepable) {
 		vlog(env, "helper call might sleep in a non-sleepable prog\n");
 		return -EINVAL;
 	}

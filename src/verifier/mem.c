@@ -221,6 +221,14 @@ static int check_ctx_access(struct env *env, int off, int size, bool write, stru
 	/* Never trust a callback to keep an access inside the context. */
 	if (ok && !env->attach_proto_id && t->ctx_size && (off < 0 || (uint64_t)off + size > t->ctx_size))
 		ok = false;
+	if (ok && KBPF_REG_BASE(info->reg_type) == KBPF_PTR_TO_BTF_ID && !info->btf_id && info->btf_name) {
+		const struct btf *btf = env->host ? kbpf_host_btf(env->host) : NULL;
+		int32_t id = btf ? btf__find_by_name_kind(btf, info->btf_name, BTF_KIND_STRUCT) : -1;
+		if (id > 0)
+			info->btf_id = (uint32_t)id;
+		else
+			ok = false;
+	}
 	if (!ok) {
 		vlog(env, "invalid bpf_context access off=%d size=%d\n", off, size);
 		return -EACCES;
@@ -459,6 +467,20 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 		}
 		if ((err = check_packet_access(env, regno, off, size, false)))
 			return err;
+		if (!write && value_regno >= 0)
+			reg_mark_unknown(env, &regs[value_regno]);
+		break;
+	case KBPF_PTR_TO_FLOW_KEYS:
+		/* flow_dissector's struct bpf_flow_keys (6.12 check_flow_keys_access): any
+		 * access inside it, read or write, no pointer stored into it */
+		if (write && value_regno >= 0 && is_pointer_value(env, value_regno)) {
+			vlog(env, "R%d leaks addr into flow keys\n", value_regno);
+			return -EACCES;
+		}
+		if (size < 0 || off < 0 || (uint64_t)off + size > sizeof(struct bpf_flow_keys)) {
+			vlog(env, "invalid access to flow keys off=%d size=%d\n", off, size);
+			return -EACCES;
+		}
 		if (!write && value_regno >= 0)
 			reg_mark_unknown(env, &regs[value_regno]);
 		break;

@@ -53,6 +53,15 @@ expect_error() {
   fi
 }
 
+# docs_workdir: for running documented commands as written: skip (exit 0) without
+# clang, put `kbpf` ($kbpf) in $tmp/bin for PATH, and cd to an empty $tmp/work.
+docs_workdir() {
+  command -v clang >/dev/null || { echo "clang not found: skipped"; exit 0; }
+  mkdir -p "$tmp/bin" "$tmp/work"
+  ln -s "$(readlink -f "$kbpf")" "$tmp/bin/kbpf"
+  cd "$tmp/work" || exit 1
+}
+
 finish() {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]

@@ -171,7 +171,8 @@ static void test_calls(void)
 	DIS("call bpf_map_lookup_elem#1", BPF_EMIT_CALL(1));
 	DIS("call bpf_unspec#0", BPF_EMIT_CALL(0));
 	DIS("call bpf_user_ringbuf_drain#209", BPF_EMIT_CALL(209));
-	DIS("call unknown#210", BPF_EMIT_CALL(210));
+	DIS("call bpf_cgrp_storage_get#210", BPF_EMIT_CALL(210)); /* 6.12 */
+	DIS("call unknown#212", BPF_EMIT_CALL(212));
 	DIS("call unknown#-1", BPF_EMIT_CALL(-1));
 	DIS("call pc+3", BPF_CALL_REL(3));
 	DIS("call pc-10", BPF_CALL_REL(-10));
@@ -198,7 +199,8 @@ static void test_helper_names(void)
 	CHECK_STR(kbpf_helper_linux_name(14), "bpf_get_current_pid_tgid");
 	CHECK_STR(kbpf_helper_linux_name(130), "bpf_ringbuf_output");
 	CHECK_STR(kbpf_helper_linux_name(209), "bpf_user_ringbuf_drain");
-	CHECK(kbpf_helper_linux_name(210) == NULL);
+	CHECK_STR(kbpf_helper_linux_name(211), "bpf_cgrp_storage_delete"); /* 6.12 */
+	CHECK(kbpf_helper_linux_name(212) == NULL);
 	CHECK(kbpf_helper_linux_name(-1) == NULL);
 	CHECK(kbpf_helper_linux_name(INT32_MAX) == NULL);
 }

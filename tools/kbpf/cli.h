@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <kbpf/kbpf.h>
 
 /* Exit codes: success, the input (program, file) was bad or failed, usage error. */
@@ -66,6 +67,10 @@ int cli_parse_caps(const char *s, unsigned *caps);
  * number. Returns 0 and *flags for kbpf_verify_opts.prog_flags, or -EINVAL. */
 int cli_parse_prog_flags(const char *s, uint32_t *flags);
 
+/* Whitespace-separated hex bytes ("00 0a ff"; "000aff" too) into a malloc'ed buffer.
+ * Returns 0, -EINVAL or -ENOMEM. */
+int cli_parse_hex_bytes(const char *s, char **out, size_t *len);
+
 /* Parse a --dialect value. Returns 0 or -EINVAL. */
 int cli_parse_dialect(const char *s, enum kbpf_asm_dialect *out);
 
@@ -84,12 +89,21 @@ int cli_is_help(const char *arg);
  *   --kconfig N=V     a kconfig value (CONFIG_HZ=250 is preset)
  *   --cap LIST        the loader's capabilities (kbpf_*_opts.caps)
  *   --prog-flags LIST Linux's load flags (kbpf_*_opts.prog_flags) */
-enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG, CLI_OPT_CAP, CLI_OPT_PROG_FLAGS, CLI_OPT_TRUSTED };
+enum { CLI_OPT_HOST = 0x1000, CLI_OPT_KCONFIG, CLI_OPT_CAP, CLI_OPT_PROG_FLAGS, CLI_OPT_TRUSTED, CLI_OPT_BTF,
+       CLI_OPT_SET };
 #define CLI_HOST_LONGOPTS { "host", required_argument, 0, CLI_OPT_HOST }, \
+	{ "btf", required_argument, 0, CLI_OPT_BTF }, { "set", required_argument, 0, CLI_OPT_SET }, \
 	{ "kconfig", required_argument, 0, CLI_OPT_KCONFIG }, { "cap", required_argument, 0, CLI_OPT_CAP }, \
 	{ "prog-flags", required_argument, 0, CLI_OPT_PROG_FLAGS }, \
 	{ "trusted-unverified", no_argument, 0, CLI_OPT_TRUSTED }
-#define CLI_HOST_USAGE "  --host FILE       host BTF (kfuncs, CO-RE) from FILE: an ELF with .BTF, or raw BTF\n" \
+#define CLI_HOST_USAGE "  --host FILE       the host: FILE's BTF (kfuncs, CO-RE) from an ELF with .BTF or raw\n" \
+		       "                    BTF; a plugin (.so exporting kbpf_host_init) is also loaded and\n" \
+		       "                    its kbpf_host_init called: its kfuncs, program types, …\n" \
+		       "  --btf FILE        resolve the object's CO-RE relocations against FILE's BTF instead\n" \
+		       "                    of the host's (libbpf's btf_custom_path)\n" \
+		       "  --set NAME=VALUE  set global variable NAME (.rodata, .data, .bss) before load; typed\n" \
+		       "                    by its BTF: integers, true/false, enumerator names, strings for\n" \
+		       "                    char arrays, hex bytes for anything ('hex:01 02 ...'); repeatable\n" \
 		       "  --kconfig N=V     set kconfig value N (repeatable; CONFIG_HZ=250 is preset)\n" \
 		       "  --trusted-unverified  load (and run) programs that have no program type\n" \
 		       "                    unverified; they can touch any memory: only for code you trust\n"
@@ -107,7 +121,9 @@ struct cli_host_opts {
 	int trusted_unverified; /* --trusted-unverified (kbpf_object_open_opts.trusted_unverified) */
 };
 
-/* Take --host/--kconfig/--cap (opt CLI_OPT_*). Returns 0 or EXIT_USAGE (message printed). */
+/* --btf FILE: every object this command opens resolves CO-RE against FILE (NULL: none). */
+extern const char *cli_core_btf_path;
+/* Take --host/--btf/--kconfig/--cap (opt CLI_OPT_*). Returns 0 or EXIT_USAGE (message printed). */
 int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_opts *o);
 int cli_btf_load_error(const char *cmd, const char *path, int err);
 /* The last non-empty line of log (what explains a failure) in out, or strerror(err) if
@@ -115,8 +131,13 @@ int cli_btf_load_error(const char *cmd, const char *path, int err);
 const char *cli_last_line(const char *log, char *out, size_t size, int err);
 /* Silence libbpf's own messages: the command prints one line per error itself. */
 void cli_libbpf_quiet(void);
-/* The host objects load on: map helpers, CONFIG_HZ=250, the options. NULL: printed why. */
+/* The host objects load on: map helpers, Linux's program types, CONFIG_HZ=250, the
+ * options. --host FILE: FILE's BTF, and when FILE is a shared object exporting
+ * kbpf_host_init (a host plugin, docs/kfuncs.md) FILE is dlopen'ed and that function
+ * called on the host, as the application calls it. NULL: printed why. */
 struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o);
+/* Free a host of cli_host_new, then close the plugins loaded for it. */
+void cli_host_free(struct kbpf_host *host);
 /* Open path (and load it if load) on host; program prog (if any) is loaded even if its
  * section starts with '?'. Returns 0 and *obj, or EXIT_FAIL with one line printed: the
  * reason from the object's log. */
@@ -135,10 +156,46 @@ struct cli_open_opts {
 };
 int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *host, const struct cli_open_opts *o,
 			 struct kbpf_object **obj);
+/* Maps left out of a load (kbpf_object_set_map_autocreate false) because kbpf could not
+ * create them and the program named on the command line may not need them. */
+#define CLI_MAX_MAP_SKIPS 64
+struct cli_map_skips {
+	char names[CLI_MAX_MAP_SKIPS][128];
+	char why[CLI_MAX_MAP_SKIPS][512]; /* the load's line about each */
+	int nr;
+};
+/* If the load log's failure is a map kbpf cannot create (its type, its size) not left
+ * out yet, add it to sk and return true. */
+bool cli_failed_map(const char *log, struct cli_map_skips *sk);
+void cli_apply_map_skips(struct kbpf_object *obj, const struct cli_map_skips *sk);
+/* The line to report for a failed load's log: when a program needed a map left out,
+ * why that map could not be created; else the log's last line. */
+const char *cli_load_error(const char *log, const struct cli_map_skips *sk, char *out, size_t size, int err);
 /* Whether path starts with the ELF magic. */
 int cli_is_elf_file(const char *path);
 /* Disassembly options naming the host's helpers and kfuncs (index prefix on). */
 void cli_object_disasm_opts(const struct kbpf_object *obj, struct kbpf_disasm_opts *opts);
+/* cli_btf_json.c: a value typed by BTF as JSON, as `bpftool map dump` shows BTF values
+ * (numbers, true/false, enumerator names, strings for char arrays, [..], {"m": ..}). */
+struct btf;
+void cli_btf_json_value(FILE *f, const struct btf *btf, uint32_t type_id, const void *data, size_t size);
+/* A JSON string of s (at most max bytes, up to a NUL). */
+void cli_json_str(FILE *f, const char *s, size_t max);
+/* cli_globals.c: --set NAME=VALUE (kept until cli_globals_apply, which writes them into
+ * an opened object's global data before load; EXIT_USAGE for an unknown name or a value
+ * not of its type), and --show-globals (each variable, typed, after a run). */
+int cli_globals_add(const char *cmd, const char *arg);
+int cli_globals_apply(const char *cmd, struct kbpf_object *obj);
+void cli_globals_show(const struct kbpf_object *obj);
+/* The same as one JSON object: {SECTION: {VAR: value, …}, …}. */
+void cli_globals_json(FILE *f, const struct kbpf_object *obj);
+/* cli_types.c: the host type a --type NAME means: a type of the host, or a SEC() name of
+ * libbpf's table ("tc", "socket", "tp/…", "fentry/FUNC"). NULL if none; the name may be
+ * written to buf. *attach (if given): FUNC of "fentry/FUNC" and the like, else NULL. */
+const char *cli_resolve_prog_type(const struct kbpf_host *host, const char *name, char *buf, size_t size,
+				  const char **attach);
+/* `--type help`: each type of host with the SEC() names that mean it. */
+void cli_list_prog_types(const struct kbpf_host *host);
 /* libbpf's names: "sched_cls", "hash", … */
 const char *cli_prog_type_name(uint32_t type);
 const char *cli_map_type_name(uint32_t type);

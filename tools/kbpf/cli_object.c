@@ -2,8 +2,12 @@
 /* What the object subcommands (prog, map, run FILE.o) share: the host they load objects
  * on (map helpers, CONFIG_HZ=250, --kconfig NAME=VAL, --host FILE for host BTF), opening
  * and loading with one-line errors, and names for instructions. */
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,8 +17,16 @@
 #include <kbpf/tcp_host.h> /* the tcp_congestion_ops type (its own BTF: kbpf links kbpf_tcp) */
 #include "cli.h"
 
+const char *cli_core_btf_path;
+
 int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_opts *o)
 {
+	if (opt == CLI_OPT_SET)
+		return cli_globals_add(cmd, arg);
+	if (opt == CLI_OPT_BTF) {
+		cli_core_btf_path = arg;
+		return 0;
+	}
 	if (opt == CLI_OPT_HOST) {
 		o->host_file = arg;
 		return 0;
@@ -92,36 +104,137 @@ int cli_btf_load_error(const char *cmd, const char *path, int err)
 	}
 }
 
+/* Whether path is an ELF shared object whose dynamic symbols define kbpf_host_init: a
+ * host plugin (docs/kfuncs.md). Raw BTF and executables (the host's BTF only) are not. */
+static bool exports_host_init(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool found = false;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	for (Elf_Scn *scn = NULL; elf && !found && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && !found && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			found = name && !strcmp(name, KBPF_HOST_INIT_SYMBOL);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/* The plugins dlopen'ed for the hosts of this command: each closed by cli_host_free of
+ * its host, after the host (its kfunc addresses point into the plugin). */
+static struct {
+	struct kbpf_host *host;
+	void *handle;
+} plugins[16];
+static int nr_plugins;
+
+/* A host plugin's kbpf_host_init on host (its BTF is loaded already). */
+static int host_plugin_init(const char *cmd, const char *path, struct kbpf_host *host)
+{
+	char rel[4096];
+	kbpf_host_init_fn init;
+	void *handle;
+	int ret;
+
+	/* dlopen searches the library path for a bare name: make it a path */
+	snprintf(rel, sizeof(rel), "%s%s", strchr(path, '/') ? "" : "./", path);
+	handle = dlopen(rel, RTLD_NOW | RTLD_LOCAL);
+	if (!handle)
+		return cli_error(EXIT_FAIL, cmd, "%s: %s", path, dlerror());
+	if (nr_plugins < (int)(sizeof(plugins) / sizeof(plugins[0]))) { /* else kept open until exit */
+		plugins[nr_plugins].host = host;
+		plugins[nr_plugins++].handle = handle;
+	}
+	*(void **)&init = dlsym(handle, KBPF_HOST_INIT_SYMBOL);
+	if (!init)
+		return cli_error(EXIT_FAIL, cmd, "%s: no function " KBPF_HOST_INIT_SYMBOL
+				 " (int kbpf_host_init(struct kbpf_host *host), docs/kfuncs.md)", path);
+	ret = init(host);
+	if (ret)
+		return cli_error(EXIT_FAIL, cmd, "%s: kbpf_host_init failed: %s", path, strerror(ret < 0 ? -ret : ret));
+	return 0;
+}
+
+void cli_host_free(struct kbpf_host *host)
+{
+	kbpf_host_free(host);
+	for (int i = 0; host && i < nr_plugins;) {
+		if (plugins[i].host != host) {
+			i++;
+			continue;
+		}
+		dlclose(plugins[i].handle);
+		plugins[i] = plugins[--nr_plugins];
+	}
+}
+
+/* Whether the host's BTF describes the TCP host (its struct_ops type and kfuncs): a host
+ * file linking kbpf_tcp, as kbpf itself does. */
+static bool btf_has_tcp_host(const struct kbpf_host *host)
+{
+	const struct btf *btf = kbpf_host_btf(host);
+
+	return btf && btf__find_by_name_kind(btf, "tcp_congestion_ops", BTF_KIND_STRUCT) > 0 &&
+	       btf__find_by_name_kind(btf, "tcp_slow_start", BTF_KIND_FUNC) > 0;
+}
+
+static struct kbpf_host *host_fail(struct kbpf_host *host, const char *cmd, const char *msg)
+{
+	cli_host_free(host);
+	if (msg)
+		cli_error(EXIT_FAIL, cmd, "%s", msg);
+	return NULL;
+}
+
 struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o)
 {
 	struct kbpf_host *host = kbpf_host_new();
+	bool plugin = o->host_file && exports_host_init(o->host_file);
 	int ret;
 
-	/* Linux's program types and helpers (hosts/linux), so Linux programs verify and run;
-	 * first the TCP host's (its clock helpers win), unless kbpf has no BTF of its own. */
-	if (!host || kbpf_host_add_map_helpers(host) || (!o->host_file && kbpf_tcp_host_add(host) == -ENOMEM) ||
-	    kbpf_linux_host_add(host) ||
-	    kbpf_host_kconfig_set(host, "CONFIG_HZ", 250)) {
-		kbpf_host_free(host);
-		cli_error(EXIT_FAIL, cmd, "out of memory");
-		return NULL;
-	}
-	for (int i = 0; i < o->nr_kconfig; i++) {
-		if (kbpf_host_kconfig_set(host, o->kconfig[i].name, o->kconfig[i].value)) {
-			kbpf_host_free(host);
-			cli_error(EXIT_FAIL, cmd, "out of memory");
-			return NULL;
-		}
-	}
+	if (!host || kbpf_host_add_map_helpers(host))
+		return host_fail(host, cmd, "out of memory");
 	if (o->host_file) {
 		cli_libbpf_quiet();
 		ret = kbpf_host_btf_load_file(host, o->host_file);
 		if (ret) {
-			kbpf_host_free(host);
+			cli_host_free(host);
 			cli_btf_load_error(cmd, o->host_file, ret);
 			return NULL;
 		}
+		/* a plugin: its kfunc sets, program types, … as the application registers them */
+		if (plugin && host_plugin_init(cmd, o->host_file, host))
+			return host_fail(host, cmd, NULL);
 	}
+	/* The TCP host's type, helpers and kfuncs (tcp-sim's BPF CCs), where the BTF has
+	 * them: kbpf's own without --host. First: its clock helpers win over Linux's. */
+	if ((!o->host_file || btf_has_tcp_host(host)) && kbpf_tcp_host_add(host) == -ENOMEM)
+		return host_fail(host, cmd, "out of memory");
+	/* Linux's program types and helpers (hosts/linux), so Linux programs verify and run,
+	 * unless a plugin registered them itself. */
+	if (!kbpf_host_prog_type_find(host, "socket_filter") && kbpf_linux_host_add(host))
+		return host_fail(host, cmd, "cannot add Linux's program types (out of memory?)");
+	if (kbpf_host_kconfig_set(host, "CONFIG_HZ", 250))
+		return host_fail(host, cmd, "out of memory");
+	for (int i = 0; i < o->nr_kconfig; i++)
+		if (kbpf_host_kconfig_set(host, o->kconfig[i].name, o->kconfig[i].value))
+			return host_fail(host, cmd, "out of memory");
 	return host;
 }
 
@@ -144,6 +257,48 @@ const char *cli_last_line(const char *log, char *out, size_t size, int err)
 	return out;
 }
 
+bool cli_failed_map(const char *log, struct cli_map_skips *sk)
+{
+	char line[1024];
+	const char *l = cli_last_line(log, line, sizeof(line), 0), *q;
+	size_t len;
+
+	if (!strncmp(l, "legacy ", 7))
+		l += 7;
+	if (strncmp(l, "map '", 5) || (!strstr(l, "': cannot create it") && !strstr(l, "over kbpf's limit")))
+		return false;
+	q = strchr(l + 5, '\'');
+	len = q ? (size_t)(q - (l + 5)) : 0;
+	if (!len || len >= sizeof(sk->names[0]) || sk->nr == CLI_MAX_MAP_SKIPS)
+		return false;
+	for (int i = 0; i < sk->nr; i++)
+		if (!strncmp(sk->names[i], l + 5, len) && !sk->names[i][len])
+			return false; /* left out already, and still failing: something else */
+	snprintf(sk->why[sk->nr], sizeof(sk->why[0]), "%.*s", (int)sizeof(sk->why[0]) - 1, line);
+	snprintf(sk->names[sk->nr++], sizeof(sk->names[0]), "%.*s", (int)len, l + 5);
+	return true;
+}
+
+const char *cli_load_error(const char *log, const struct cli_map_skips *sk, char *out, size_t size, int err)
+{
+	const char *l = cli_last_line(log, out, size, err), *at = strstr(l, "uses map '");
+
+	for (int i = 0; at && strstr(l, "which is not created") && i < sk->nr; i++) {
+		size_t len = strlen(sk->names[i]);
+		if (!strncmp(at + 10, sk->names[i], len) && at[10 + len] == '\'') {
+			snprintf(out, size, "%s", sk->why[i]);
+			return out;
+		}
+	}
+	return l;
+}
+
+void cli_apply_map_skips(struct kbpf_object *obj, const struct cli_map_skips *sk)
+{
+	for (int i = 0; obj && i < sk->nr; i++)
+		kbpf_object_set_map_autocreate(obj, sk->names[i], false);
+}
+
 int cli_object_open(const char *cmd, const char *path, struct kbpf_host *host, bool load, const char *prog,
 		    struct kbpf_object **out)
 {
@@ -157,7 +312,8 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 	static char log[65536];
 	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log, .log_size = sizeof(log),
 					      .jit = o->jit, .harden = o->harden, .run_budget = o->run_budget,
-					      .caps = o->caps, .trusted_unverified = o->trusted_unverified };
+					      .caps = o->caps, .trusted_unverified = o->trusted_unverified,
+					      .btf_custom_path = cli_core_btf_path };
 	bool load = o->load;
 	const char *prog = o->prog;
 	struct kbpf_object *obj = NULL;
@@ -165,20 +321,58 @@ int cli_object_open_with(const char *cmd, const char *path, struct kbpf_host *ho
 	int ret;
 
 	cli_libbpf_quiet();
-	log[0] = 0;
-	ret = kbpf_object_open_file(path, &opts, &obj);
-	if (!ret && load && prog && kbpf_object_find_program(obj, prog))
-		kbpf_program_set_autoload(kbpf_object_find_program(obj, prog), true); /* named: wanted */
-	for (struct kbpf_program *p = NULL; !ret && o->prog_flags && (p = kbpf_object_next_program(obj, p));)
-		kbpf_program_set_flags(p, o->prog_flags);
-	if (!ret && load) {
-		ret = kbpf_object_load(obj);
-		if (ret)
-			snprintf(log, sizeof(log), "%s", kbpf_object_log(obj));
+	/* With PROG, only PROG loads (libbpf's autoload off for the others): another
+	 * program's faults do not refuse it, and a map kbpf cannot create is left out
+	 * (autocreate off) unless PROG uses it. When the load fails for want of the other
+	 * programs (a prog array's initial slots in .maps name them), they load too. */
+	struct cli_map_skips skips = { 0 };
+	for (int all = 0, attempt = 0; attempt < CLI_MAX_MAP_SKIPS + 2; attempt++) {
+		kbpf_object_close(obj);
+		obj = NULL;
+		log[0] = 0;
+		ret = kbpf_object_open_file(path, &opts, &obj);
+		struct kbpf_program *named = ret || !prog ? NULL : kbpf_object_find_program(obj, prog);
+		if (!ret && prog && load && !named) {
+			char names[512] = "";
+			size_t len = 0;
+			for (struct kbpf_program *p = NULL;
+			     (p = kbpf_object_next_program(obj, p)) && len < sizeof(names) - 64;)
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
+							kbpf_program_name(p));
+			kbpf_object_close(obj);
+			return cli_error(EXIT_FAIL, cmd, "%s: no program '%s' (programs: %s)", path, prog,
+					 names[0] ? names : "none");
+		}
+		for (struct kbpf_program *p = NULL; named && !all && (p = kbpf_object_next_program(obj, p));)
+			if (p != named)
+				kbpf_program_set_autoload(p, false);
+		if (named && load)
+			kbpf_program_set_autoload(named, true); /* named: wanted */
+		for (struct kbpf_program *p = NULL; !ret && o->prog_flags && (p = kbpf_object_next_program(obj, p));)
+			kbpf_program_set_flags(p, o->prog_flags);
+		int code = ret ? 0 : cli_globals_apply(cmd, obj); /* --set: before load */
+		if (code) {
+			kbpf_object_close(obj);
+			return code;
+		}
+		if (!ret && named)
+			cli_apply_map_skips(obj, &skips);
+		if (!ret && load) {
+			ret = kbpf_object_load(obj);
+			if (ret)
+				snprintf(log, sizeof(log), "%s", kbpf_object_log(obj));
+		}
+		if (!ret || !named || !load)
+			break;
+		if (cli_failed_map(log, &skips))
+			continue;
+		if (all || !strstr(log, "is not loaded"))
+			break;
+		all = 1;
 	}
 	if (ret) {
 		kbpf_object_close(obj);
-		return cli_error(EXIT_FAIL, cmd, "%s: %s%s", path, cli_last_line(log, line, sizeof(line), -ret),
+		return cli_error(EXIT_FAIL, cmd, "%s: %s%s", path, cli_load_error(log, &skips, line, sizeof(line), -ret),
 				 ret == -EPERM ? " [kbpf: --trusted-unverified]" : "");
 	}
 	*out = obj;

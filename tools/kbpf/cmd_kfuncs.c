@@ -5,7 +5,6 @@
  * `int kbpf_host_init(struct kbpf_host *)`, dlopen'ed with its own BTF loaded first
  * (docs/kfuncs.md). The plugin calls kbpf's API inside this executable (exported with
  * -rdynamic), so the registry it fills is the one listed here. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -27,7 +26,8 @@ void usage_kfuncs(void)
 	       "                the one 'kbpf run', 'prog load' and 'tcp-sim' load objects on: it\n"
 	       "                exports the TCP host's kfuncs to tcp_congestion_ops programs.\n"
 	       "  --type T      only the kfuncs of program type T: a type the host registers or a\n"
-	       "                kfunc set names; any other name is an error (exit 2)\n"
+	       "                kfunc set names, or libbpf's SEC() name of one (tc: sched_cls);\n"
+	       "                any other name is an error (exit 2)\n"
 	       "  --json        one JSON document instead of text\n\n"
 	       "Exit status: 0 listed (a known type without kfuncs says so), 1 the host plugin\n"
 	       "failed to load, 2 usage error (bad option, unknown --type).\n");
@@ -128,32 +128,6 @@ static int count_entry(const struct kbpf_kfunc_entry *e, void *arg)
 	return 1; /* one is enough */
 }
 
-/* Load the plugin into host: its BTF, then its kbpf_host_init. */
-static int load_plugin(const char *path, struct kbpf_host *host, void **handle)
-{
-	char rel[4096];
-	kbpf_host_init_fn init;
-	int ret;
-
-	cli_libbpf_quiet();
-	ret = kbpf_host_btf_load_file(host, path);
-	if (ret)
-		return cli_btf_load_error("kfuncs", path, ret);
-	/* dlopen searches the library path for a bare name: make it a path */
-	snprintf(rel, sizeof(rel), "%s%s", strchr(path, '/') ? "" : "./", path);
-	*handle = dlopen(rel, RTLD_NOW | RTLD_LOCAL);
-	if (!*handle)
-		return cli_error(EXIT_FAIL, "kfuncs", "%s: %s", path, dlerror());
-	*(void **)&init = dlsym(*handle, KBPF_HOST_INIT_SYMBOL);
-	if (!init)
-		return cli_error(EXIT_FAIL, "kfuncs", "%s: no function " KBPF_HOST_INIT_SYMBOL
-				 " (int kbpf_host_init(struct kbpf_host *host), docs/kfuncs.md)", path);
-	ret = init(host);
-	if (ret)
-		return cli_error(EXIT_FAIL, "kfuncs", "%s: kbpf_host_init failed: %s", path, strerror(ret < 0 ? -ret : ret));
-	return 0;
-}
-
 int cmd_kfuncs(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -165,9 +139,9 @@ int cmd_kfuncs(int argc, char **argv)
 	};
 	const char *host_file = NULL, *type = NULL;
 	struct listing l = { 0 };
+	struct cli_host_opts hopts = { 0 };
 	struct kbpf_host *host;
-	void *handle = NULL;
-	int opt, ret;
+	int opt, ret = 0;
 
 	optind = 1;
 	opterr = 0; /* one line: ours */
@@ -185,16 +159,19 @@ int cmd_kfuncs(int argc, char **argv)
 		cli_error(EXIT_USAGE, "kfuncs", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	host = kbpf_host_new();
+	/* the host every object command loads on (cli_host_new): without --host kbpf's own,
+	 * with the TCP host's kfuncs; with it the plugin's; Linux's program types in both */
+	hopts.host_file = host_file;
+	host = cli_host_new("kfuncs", &hopts);
 	if (!host)
-		return cli_error(EXIT_FAIL, "kfuncs", "out of memory");
-	/* without --host: kbpf's own host (cli_host_new), with the TCP host's kfuncs and the
-	 * program types 'kbpf run' knows: the Linux ones (no kfuncs) and tcp_congestion_ops */
-	ret = host_file ? load_plugin(host_file, host, &handle) : kbpf_tcp_host_add(host);
-	if (!ret && !host_file && kbpf_linux_host_add(host))
-		ret = cli_error(EXIT_FAIL, "kfuncs", "out of memory");
+		return EXIT_FAIL;
 	/* a name the host knows neither as a program type nor from a kfunc set is a typo,
 	 * not "nothing callable": say so before printing anything */
+	char tbuf[128];
+	const char *resolved = NULL;
+	if (type && !kbpf_host_prog_type_find(host, type) && !kbpf_host_kfunc_foreach(host, type, count_entry, NULL) &&
+	    (resolved = cli_resolve_prog_type(host, type, tbuf, sizeof(tbuf), NULL)))
+		type = resolved; /* libbpf's SEC() name: "tc" is sched_cls */
 	if (!ret && type && !kbpf_host_prog_type_find(host, type) &&
 	    !kbpf_host_kfunc_foreach(host, type, count_entry, NULL))
 		ret = cli_error(EXIT_USAGE, "kfuncs", "--type: '%s' is no program type of this host and no kfunc "
@@ -218,9 +195,6 @@ int cmd_kfuncs(int argc, char **argv)
 		else if (!l.any)
 			printf("/* no kfuncs registered (nothing is callable by default) */\n");
 	}
-	kbpf_host_free(host);
-	/* after the host: the registry kept copies, never pointers into the plugin's data */
-	if (handle)
-		dlclose(handle);
+	cli_host_free(host); /* the plugin is closed after the host */
 	return ret;
 }

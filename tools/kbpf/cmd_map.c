@@ -30,7 +30,10 @@ void usage_map(void)
 	       "reuseport_sockarray) shows the host socket in each slot (none after a load: kbpf\n"
 	       "has no socket fds). A queue or stack shows its elements, oldest first; an LPM trie\n"
 	       "its prefixes (struct bpf_lpm_trie_key keys) in Linux's walk order; a bloom filter\n"
-	       "cannot be listed.\n\n" CLI_HOST_USAGE CLI_CAP_USAGE);
+	       "cannot be listed.\n\n"
+	       "  --json            one JSON document: each map's definition and, for maps of\n"
+	       "                    key/value pairs, its entries typed by BTF as bpftool shows them\n"
+	       "                    (docs/loader.md, \"JSON output\")\n" CLI_HOST_USAGE CLI_CAP_USAGE);
 }
 
 static void hex(const void *data, size_t size)
@@ -340,9 +343,92 @@ out:
 	return ret;
 }
 
+/* --json: a key or value typed by BTF (as bpftool shows it), else bpftool's hex form
+ * without BTF: ["0x01", "0x02", …]. */
+static void json_bytes(const struct btf *btf, uint32_t type_id, bool typed, const void *data, size_t size)
+{
+	if (typed && type_id) {
+		cli_btf_json_value(stdout, btf, type_id, data, size);
+		return;
+	}
+	putchar('[');
+	for (size_t i = 0; i < size; i++)
+		printf("%s\"0x%02x\"", i ? "," : "", ((const unsigned char *)data)[i]);
+	putchar(']');
+}
+
+/* --json: one map as {"name", "type", "key_size", "value_size", "max_entries", "flags",
+ * "frozen", "entries": [{"key", "value"} | {"key", "values": [per CPU]}] or null for the
+ * types whose elements are not key/value pairs (ring buffer, prog and perf event arrays,
+ * stack traces, maps of maps, socket maps, bloom filter, queue, stack)}. */
+static int dump_map_json(const struct kbpf_object *obj, struct kbpf_map *m)
+{
+	const struct btf *btf = kbpf_object_btf(obj);
+	uint32_t key_id = kbpf_object_map_btf_key_type_id(obj, m), val_id = kbpf_object_map_btf_value_type_id(obj, m);
+	uint32_t type = kbpf_map_type(m), ks = kbpf_map_key_size(m), vs = kbpf_map_value_size(m);
+	size_t host_vs = kbpf_map_host_value_size(m);
+	int lock_off = kbpf_map_spin_lock_off(m), ret = 0, n = 0;
+	char msg[256];
+	bool typed = btf && (!key_id || !kbpf_btf_check_printable(btf, key_id, msg, sizeof(msg))) &&
+		     (!val_id || !kbpf_btf_check_printable(btf, val_id, msg, sizeof(msg)));
+
+	printf("{\"name\": ");
+	cli_json_str(stdout, kbpf_map_name(m), SIZE_MAX);
+	printf(", \"type\": ");
+	cli_json_str(stdout, cli_map_type_name(type), SIZE_MAX);
+	printf(", \"key_size\": %u, \"value_size\": %u, \"max_entries\": %u, \"flags\": %u, \"frozen\": %s, "
+	       "\"entries\": ", ks, vs, kbpf_map_max_entries(m), kbpf_map_flags(m),
+	       kbpf_map_is_frozen(m) ? "true" : "false");
+	if (type == BPF_MAP_TYPE_RINGBUF || type == BPF_MAP_TYPE_PROG_ARRAY || type == BPF_MAP_TYPE_PERF_EVENT_ARRAY ||
+	    type == BPF_MAP_TYPE_STACK_TRACE || kbpf_map_inner_meta(m) || type == BPF_MAP_TYPE_SOCKMAP ||
+	    type == BPF_MAP_TYPE_SOCKHASH || type == BPF_MAP_TYPE_XSKMAP || type == BPF_MAP_TYPE_REUSEPORT_SOCKARRAY ||
+	    type == BPF_MAP_TYPE_BLOOM_FILTER || type == BPF_MAP_TYPE_QUEUE || type == BPF_MAP_TYPE_STACK) {
+		printf("null}");
+		return 0;
+	}
+	void *key = calloc(1, ks ? ks : 1), *next = calloc(1, ks ? ks : 1), *value = calloc(1, host_vs ? host_vs : 1);
+	if (!key || !next || !value) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	bool percpu = host_vs != vs;
+	putchar('[');
+	for (ret = kbpf_map_get_next_key(m, NULL, next); !ret; ret = kbpf_map_get_next_key(m, key, next)) {
+		memcpy(key, next, ks);
+		if (kbpf_map_lookup_flags(m, key, value, lock_off >= 0 ? BPF_F_LOCK : 0))
+			continue;
+		printf("%s\n    {\"key\": ", n++ ? "," : "");
+		json_bytes(btf, key_id, typed, key, ks);
+		if (!percpu) {
+			printf(", \"value\": ");
+			json_bytes(btf, val_id, typed, value, vs);
+		} else {
+			size_t stride = (vs + 7) / 8 * 8;
+			printf(", \"values\": [");
+			for (size_t cpu = 0; cpu < host_vs / stride; cpu++) {
+				if (cpu)
+					putchar(',');
+				json_bytes(btf, val_id, typed, (char *)value + cpu * stride, vs);
+			}
+			putchar(']');
+		}
+		putchar('}');
+	}
+	if (ret == -ENOENT)
+		ret = 0;
+	printf("%s]}", n ? "\n  " : "");
+out:
+	free(key);
+	free(next);
+	free(value);
+	return ret;
+}
+
 int cmd_map(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "help", no_argument, 0, 'h' }, CLI_HOST_LONGOPTS, { 0, 0, 0, 0 } };
+	static const struct option longopts[] = { { "help", no_argument, 0, 'h' }, { "json", no_argument, 0, 'J' },
+						   CLI_HOST_LONGOPTS, { 0, 0, 0, 0 } };
+	bool json = false;
 	struct cli_host_opts ho = { 0 };
 	struct kbpf_object *obj;
 	struct kbpf_host *host;
@@ -363,9 +449,12 @@ int cmd_map(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage_map(); return EXIT_OK;
+		case 'J': json = true; break;
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
+		case CLI_OPT_BTF:
+		case CLI_OPT_SET:
 		case CLI_OPT_PROG_FLAGS:
 		case CLI_OPT_TRUSTED:
 			ret = cli_host_option("map", c, optarg, &ho);
@@ -387,26 +476,38 @@ int cmd_map(int argc, char **argv)
 				    .trusted_unverified = 1 /* runs nothing */ };
 	ret = cli_object_open_with("map dump", path, host, &oo, &obj);
 	if (ret) {
-		kbpf_host_free(host);
+		cli_host_free(host);
 		return ret;
 	}
 	if (name && !kbpf_object_find_map(obj, name)) {
 		kbpf_object_close(obj);
-		kbpf_host_free(host);
+		cli_host_free(host);
 		return cli_error(EXIT_FAIL, "map dump", "%s: no map '%s'", path, name);
+	}
+	if (json) {
+		printf("{\"file\": ");
+		cli_json_str(stdout, path, SIZE_MAX);
+		printf(", \"maps\": [");
 	}
 	while ((m = kbpf_object_next_map(obj, m)) && !ret) {
 		if (name && strcmp(kbpf_map_name(m), name))
 			continue;
-		if (shown++)
-			printf("\n");
-		ret = dump_map(obj, m);
+		if (json) {
+			printf("%s\n  ", shown++ ? "," : "");
+			ret = dump_map_json(obj, m);
+		} else {
+			if (shown++)
+				printf("\n");
+			ret = dump_map(obj, m);
+		}
 		if (ret)
 			cli_error(EXIT_FAIL, "map dump", "%s: map '%s': %s", path, kbpf_map_name(m), strerror(-ret));
 	}
-	if (!shown && !ret)
+	if (json)
+		printf("%s]}\n", shown ? "\n" : "");
+	else if (!shown && !ret)
 		printf("%s: no maps\n", path);
 	kbpf_object_close(obj);
-	kbpf_host_free(host);
+	cli_host_free(host);
 	return ret ? EXIT_FAIL : EXIT_OK;
 }

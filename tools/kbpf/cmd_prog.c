@@ -32,6 +32,7 @@ void usage_prog(void)
 	       "      file:line:col' comments from the object's line info.\n\n"
 	       "  --raw             dump the instructions as in the ELF file, without loading\n"
 	       "  --linked          dump them as loading linked them, before the verifier's rewrites\n"
+	       "  --json            list/dump: one JSON document (docs/loader.md, \"JSON output\")\n"
 	       "  --jited           load with the x86-64 JIT and show each instruction's native\n"
 	       "                    code under it (disassembled with capstone)\n"
 	       "  --harden          load/dump: create the programs hardened (--blind, --stack-guard)\n"
@@ -45,6 +46,7 @@ struct prog_args {
 	const char *path, *prog;
 	bool raw, jited;
 	bool linked; /* --linked: the program as loading links it, before the verifier's rewrites */
+	bool json;   /* --json: list/dump as one JSON document */
 	struct cli_host_opts host;
 	unsigned harden;     /* KBPF_HARDEN_* */
 	uint64_t run_budget; /* --budget */
@@ -54,7 +56,7 @@ static int parse(int argc, char **argv, struct prog_args *a)
 {
 	static const struct option longopts[] = {
 		{ "raw", no_argument, 0, 'r' }, { "jited", no_argument, 0, 'j' }, { "help", no_argument, 0, 'h' },
-		{ "linked", no_argument, 0, 'L' },
+		{ "linked", no_argument, 0, 'L' }, { "json", no_argument, 0, 'J' },
 		{ "harden", no_argument, 0, 'S' }, { "blind", no_argument, 0, 'B' },
 		{ "stack-guard", no_argument, 0, 'G' }, { "budget", required_argument, 0, 'U' },
 		CLI_HOST_LONGOPTS, { 0, 0, 0, 0 },
@@ -67,6 +69,7 @@ static int parse(int argc, char **argv, struct prog_args *a)
 		switch (c) {
 		case 'r': a->raw = true; break;
 		case 'L': a->linked = true; break;
+		case 'J': a->json = true; break;
 		case 'j': a->jited = true; break;
 		case 'S': a->harden |= KBPF_HARDEN_ALL; break;
 		case 'B': a->harden |= KBPF_HARDEN_BLIND; break;
@@ -79,6 +82,8 @@ static int parse(int argc, char **argv, struct prog_args *a)
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
+		case CLI_OPT_BTF:
+		case CLI_OPT_SET:
 		case CLI_OPT_PROG_FLAGS:
 		case CLI_OPT_TRUSTED:
 			ret = cli_host_option("prog", c, optarg, &a->host);
@@ -102,6 +107,25 @@ static int list(struct prog_args *a, struct kbpf_host *host)
 
 	if (ret)
 		return ret;
+	if (a->json) {
+		printf("{\"file\": ");
+		cli_json_str(stdout, a->path, SIZE_MAX);
+		printf(", \"programs\": [");
+		for (int n = 0; (p = kbpf_object_next_program(obj, p)); n++) {
+			size_t cnt;
+			kbpf_program_insns(p, &cnt);
+			printf("%s\n  {\"name\": ", n ? "," : "");
+			cli_json_str(stdout, kbpf_program_name(p), SIZE_MAX);
+			printf(", \"section\": ");
+			cli_json_str(stdout, kbpf_program_section_name(p), SIZE_MAX);
+			printf(", \"type\": ");
+			cli_json_str(stdout, cli_prog_type_name(kbpf_program_type(p)), SIZE_MAX);
+			printf(", \"insns\": %zu, \"autoload\": %s}", cnt, kbpf_program_autoload(p) ? "true" : "false");
+		}
+		printf("\n]}\n");
+		kbpf_object_close(obj);
+		return EXIT_OK;
+	}
 	printf("%-24s %-24s %-16s %6s  %s\n", "NAME", "SECTION", "TYPE", "INSNS", "AUTOLOAD");
 	while ((p = kbpf_object_next_program(obj, p))) {
 		size_t cnt;
@@ -124,10 +148,9 @@ static const char *lddw_map_name(const struct kbpf_object *obj, const struct bpf
 {
 	if (in->src_reg != BPF_PSEUDO_MAP_IDX && in->src_reg != BPF_PSEUDO_MAP_IDX_VALUE)
 		return NULL;
-	struct kbpf_map *m = kbpf_object_next_map(obj, NULL);
-	for (int32_t i = 0; m && i < in->imm; i++)
-		m = kbpf_object_next_map(obj, m);
-	return m ? kbpf_map_name(m) : NULL;
+	size_t nr = 0;
+	struct kbpf_map *const *table = kbpf_object_map_table(obj, &nr); /* by LDDW index */
+	return table && in->imm >= 0 && (size_t)in->imm < nr && table[in->imm] ? kbpf_map_name(table[in->imm]) : NULL;
 }
 
 #ifdef KBPF_HAVE_CAPSTONE
@@ -203,6 +226,23 @@ static long *xlated_origins(const struct kbpf_prog *prog, size_t linked_cnt, siz
 	return orig;
 }
 
+/* What a dump shows: a loaded program's instructions after the verifier's rewrites (with
+ * orig, their linked origins), else the linked ones; the disassembly options. */
+static int dump_insns(const struct kbpf_object *obj, const struct kbpf_prog *loaded, size_t linked_cnt,
+		      const struct bpf_insn **insns, size_t *cnt, long **orig, struct kbpf_disasm_opts *opts)
+{
+	*cnt = linked_cnt;
+	if (loaded) {
+		*insns = kbpf_prog_insns(loaded, cnt);
+		*orig = xlated_origins(loaded, linked_cnt, *cnt);
+		if (!*orig)
+			return -ENOMEM;
+	}
+	cli_object_disasm_opts(obj, opts);
+	opts->with_index = 0;
+	return 0;
+}
+
 static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p, bool raw, bool linked, bool jited)
 {
 	size_t cnt, nfi, linked_cnt;
@@ -219,15 +259,8 @@ static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p,
 
 	struct jited_view jv = { 0 };
 
-	cnt = linked_cnt;
-	if (loaded) {
-		insns = kbpf_prog_insns(loaded, &cnt);
-		orig = xlated_origins(loaded, linked_cnt, cnt);
-		if (!orig)
-			return -ENOMEM;
-	}
-	cli_object_disasm_opts(obj, &opts);
-	opts.with_index = 0;
+	if (dump_insns(obj, loaded, linked_cnt, &insns, &cnt, &orig, &opts))
+		return -ENOMEM;
 	if (jited) {
 		struct kbpf_prog *prog = kbpf_program_prog(p);
 
@@ -293,6 +326,52 @@ static int dump_one(const struct kbpf_object *obj, const struct kbpf_program *p,
 	return 0;
 }
 
+/* --json: one program as {"name", "section", "type", "insns": [{"index", "code", "text",
+ * "map"?, "source"?: {"file", "line", "col", "text"}}]}. */
+static int dump_one_json(const struct kbpf_object *obj, const struct kbpf_program *p, bool raw, bool linked)
+{
+	size_t cnt, linked_cnt;
+	const struct bpf_insn *insns = kbpf_program_insns(p, &linked_cnt);
+	const struct kbpf_prog *loaded = raw || linked ? NULL : kbpf_program_prog(p);
+	long *orig = NULL;
+	struct kbpf_disasm_opts opts;
+	char buf[256];
+
+	if (dump_insns(obj, loaded, linked_cnt, &insns, &cnt, &orig, &opts))
+		return -ENOMEM;
+	printf("{\"name\": ");
+	cli_json_str(stdout, kbpf_program_name(p), SIZE_MAX);
+	printf(", \"section\": ");
+	cli_json_str(stdout, kbpf_program_section_name(p), SIZE_MAX);
+	printf(", \"type\": ");
+	cli_json_str(stdout, cli_prog_type_name(kbpf_program_type(p)), SIZE_MAX);
+	printf(", \"insns\": [");
+	for (size_t i = 0; i < cnt;) {
+		struct kbpf_source_line sl;
+		long o = orig ? orig[i] : (long)i;
+		int n = kbpf_insn_disasm(insns, cnt, i, &opts, buf, sizeof(buf));
+		printf("%s\n  {\"index\": %zu, \"code\": %u, \"text\": ", i ? "," : "", i, insns[i].code);
+		cli_json_str(stdout, buf, sizeof(buf));
+		const char *map = n > 0 && insns[i].code == (BPF_LD | BPF_IMM | BPF_DW) ? lddw_map_name(obj, &insns[i]) : NULL;
+		if (map) {
+			printf(", \"map\": ");
+			cli_json_str(stdout, map, SIZE_MAX);
+		}
+		if (!raw && o >= 0 && !kbpf_program_source_line(p, (size_t)o, &sl) && sl.insn == (size_t)o) {
+			printf(", \"source\": {\"file\": ");
+			cli_json_str(stdout, sl.file, SIZE_MAX);
+			printf(", \"line\": %u, \"col\": %u, \"text\": ", sl.line, sl.col);
+			cli_json_str(stdout, sl.text, SIZE_MAX);
+			printf("}");
+		}
+		printf("}");
+		i += n > 0 ? (size_t)n : 1;
+	}
+	printf("\n]}");
+	free(orig);
+	return 0;
+}
+
 static int dump(struct prog_args *a, struct kbpf_host *host)
 {
 	struct kbpf_object *obj;
@@ -315,9 +394,19 @@ static int dump(struct prog_args *a, struct kbpf_host *host)
 		return cli_error(EXIT_FAIL, "prog dump", "%s: no program '%s' (programs: %s)", a->path, a->prog,
 				 names[0] ? names : "none");
 	}
+	if (a->json) {
+		printf("{\"file\": ");
+		cli_json_str(stdout, a->path, SIZE_MAX);
+		printf(", \"programs\": [");
+	}
 	while ((p = kbpf_object_next_program(obj, p))) {
 		if (a->prog ? strcmp(kbpf_program_name(p), a->prog) : (!a->raw && !kbpf_program_prog(p)))
 			continue;
+		if (a->json) {
+			printf("%s\n", shown++ ? "," : "");
+			dump_one_json(obj, p, a->raw, a->linked);
+			continue;
+		}
 		if (shown++)
 			printf("\n");
 		if (a->jited && !kbpf_prog_is_jited(kbpf_program_prog(p))) {
@@ -327,6 +416,8 @@ static int dump(struct prog_args *a, struct kbpf_host *host)
 		}
 		dump_one(obj, p, a->raw, a->linked, a->jited);
 	}
+	if (a->json)
+		printf("\n]}\n");
 	kbpf_object_close(obj);
 	return EXIT_OK;
 }
@@ -356,7 +447,8 @@ static int load(struct prog_args *a, struct kbpf_host *host)
 	struct kbpf_object_open_opts opts = { .sz = sizeof(opts), .host = host, .log_buf = log,
 					      .log_size = sizeof(log), .jit = a->jited, .log_level = 1,
 					      .harden = a->harden, .run_budget = a->run_budget, .caps = a->host.caps,
-					      .trusted_unverified = a->host.trusted_unverified };
+					      .trusted_unverified = a->host.trusted_unverified,
+					      .btf_custom_path = cli_core_btf_path };
 	struct kbpf_object *obj = NULL;
 	struct kbpf_program *p = NULL;
 	int ret, loaded = 0;
@@ -429,6 +521,8 @@ int cmd_prog(int argc, char **argv)
 		return cli_error(EXIT_USAGE, "prog", "--jited goes with 'dump' or 'load'");
 	if (a.jited && a.raw)
 		return cli_error(EXIT_USAGE, "prog", "--raw and --jited exclude each other");
+	if (a.json && (a.jited || !strcmp(verb, "load")))
+		return cli_error(EXIT_USAGE, "prog", "--json goes with 'list' and 'dump', without --jited");
 	if (a.linked && (a.raw || a.jited || verb[0] != 'd'))
 		return cli_error(EXIT_USAGE, "prog", "--linked goes with 'dump', without --raw or --jited");
 #ifndef KBPF_HAVE_CAPSTONE
@@ -441,6 +535,6 @@ int cmd_prog(int argc, char **argv)
 	if (!host)
 		return EXIT_FAIL;
 	ret = !strcmp(verb, "list") ? list(&a, host) : !strcmp(verb, "load") ? load(&a, host) : dump(&a, host);
-	kbpf_host_free(host);
+	cli_host_free(host);
 	return ret;
 }

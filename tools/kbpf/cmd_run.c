@@ -2,6 +2,7 @@
 /* kbpf run: run a raw or assembled program, or a program of a BPF object, on the
  * interpreter or (--jit) as native code. */
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -58,6 +59,13 @@ void usage_run(void)
 	       "  --jit             run as native code from the x86-64 JIT (a program the JIT does\n"
 	       "                    not take runs on the interpreter, with a note saying why)\n"
 	       "  --repeat N        run N times and print the mean duration\n"
+	       "  --show-globals    (FILE.o) after the run, each global variable (.data, .rodata, .bss,\n"
+	       "                    .data.*, .rodata.*) as \"SECTION NAME = VALUE\", typed by its BTF as\n"
+	       "                    bpftool map dump shows values: 13, \"hello\", [1,2], {\"a\":1}\n"
+	       "  --json            print the results as one JSON document: retval, insns_executed,\n"
+	       "                    runs, duration_ns, packet_out (hex), timers, globals (with\n"
+	       "                    --show-globals: {SECTION: {VAR: value}}); perf samples and\n"
+	       "                    stack traces are not in it (docs/loader.md, \"JSON output\")\n"
 	       "  --timers NS       (FILE.o) then let NS nanoseconds pass on a manual clock: the\n"
 	       "                    bpf_timers the run armed fire at their deadlines; print how\n"
 	       "                    many callbacks ran\n"
@@ -80,35 +88,10 @@ void usage_run(void)
 	       "  --packet-out FILE write the packet after the run to FILE instead of a hex dump\n"
 	       "  --type TYPE       with --packet: the program type (xdp, sched_cls, sched_act,\n"
 	       "                    socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit,\n"
-	       "                    sk_reuseport); objects\n"
+	       "                    sk_reuseport, or libbpf's SEC() names: tc, socket, ...); objects\n"
 	       "                    default to their section's\n"
 	       "  --dialect D       assembly dialect: auto, pseudo-c, conformance\n"
 	       "objects only:\n" CLI_HOST_USAGE CLI_CAP_USAGE);
-}
-
-/* Parse whitespace-separated hex bytes ("00 0a ff", "000aff" also accepted). */
-static int parse_hex_bytes(const char *s, char **out, size_t *len)
-{
-	size_t cap = strlen(s) / 2 + 1, n = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
-	while (*s) {
-		if (isspace((unsigned char)*s)) {
-			s++;
-			continue;
-		}
-		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1])) {
-			free(buf);
-			return -EINVAL;
-		}
-		char pair[3] = { s[0], s[1], 0 };
-		buf[n++] = (char)strtoul(pair, NULL, 16);
-		s += 2;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
 }
 
 static double now_ns(void)
@@ -116,6 +99,30 @@ static double now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* --json: the run's results as one document, its fields gathered here and printed at
+ * the end: {"retval", "insns_executed"?, "runs"?, "duration_ns"?, "selected"?,
+ * "packet_out"? (hex) or "packet_out_file"?, "timers"?, "globals"?}. */
+static struct {
+	bool on;
+	char *buf;
+	size_t size;
+	FILE *f;
+	int n;
+} rjson;
+
+/* One "key": value (value printf-formatted, already JSON). */
+__attribute__((format(printf, 2, 3))) static void jfield(const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!rjson.f)
+		return;
+	fprintf(rjson.f, "%s\"%s\": ", rjson.n++ ? ", " : "", key);
+	va_start(ap, fmt);
+	vfprintf(rjson.f, fmt, ap);
+	va_end(ap);
 }
 
 struct run_args {
@@ -127,6 +134,8 @@ struct run_args {
 	uint64_t args[5], max_insns, repeat;
 	uint64_t timers_ns; /* --timers */
 	int nargs, checked, jit, timers;
+	int show_globals; /* --show-globals */
+	const char *host_type; /* an object's program of a host type named by its section */
 	int stack_fill; /* --stack-fill: the byte, or -1 */
 	unsigned harden;     /* KBPF_HARDEN_* */
 	uint64_t run_budget; /* --budget */
@@ -145,6 +154,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "harden", no_argument, 0, 'S' },        { "blind", no_argument, 0, 'B' },
 		{ "stack-guard", no_argument, 0, 'G' },   { "budget", required_argument, 0, 'U' },
 		{ "stack-fill", required_argument, 0, 'F' }, { "timers", required_argument, 0, 'T' },
+		{ "show-globals", no_argument, 0, 'g' }, { "json", no_argument, 0, 'J' },
 		CLI_HOST_LONGOPTS,                        { 0, 0, 0, 0 },
 	};
 	int c;
@@ -158,6 +168,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case 'c': a->ctx_path = optarg; break;
 		case 'o': a->mem_out = optarg; break;
 		case 'k': a->checked = 1; break;
+		case 'g': a->show_globals = 1; break;
+		case 'J': rjson.on = true; break;
 		case 'j': a->jit = 1; break;
 		case 'T':
 			if (cli_parse_u64(optarg, &a->timers_ns))
@@ -203,6 +215,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
+		case CLI_OPT_BTF:
+		case CLI_OPT_SET:
 		case CLI_OPT_PROG_FLAGS:
 		case CLI_OPT_TRUSTED: {
 			int ret = cli_host_option("run", c, optarg, &a->host);
@@ -239,6 +253,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		return cli_error(EXIT_USAGE, "run", "PROG goes with a BPF object (FILE.o); %s is not one", a->prog_path);
 	if (!is_obj && (a->host.host_file || a->host.nr_kconfig || a->host.caps || a->host.prog_flags))
 		return cli_error(EXIT_USAGE, "run", "--host, --kconfig, --cap and --prog-flags go with a BPF object (FILE.o)");
+	if (!is_obj && a->show_globals)
+		return cli_error(EXIT_USAGE, "run", "--show-globals goes with a BPF object (FILE.o)");
 	if (!is_obj && a->timers)
 		return cli_error(EXIT_USAGE, "run", "--timers goes with a BPF object (FILE.o)");
 	return 0;
@@ -296,6 +312,16 @@ static int execute(struct kbpf_prog *prog, struct run_args *a, char *mem, size_t
 	if (ret)
 		return cli_error(EXIT_FAIL, "run", "program stopped: %s", err[0] ? err : strerror(-ret));
 
+	if (rjson.on) {
+		jfield("retval", "%" PRId64, (int64_t)ro.retval);
+		if (a->checked)
+			jfield("insns_executed", "%" PRIu64, ro.insns_executed);
+		if (a->repeat) {
+			jfield("runs", "%" PRIu64, runs);
+			jfield("duration_ns", "%.1f", elapsed / runs);
+		}
+		return EXIT_OK;
+	}
 	printf("retval: 0x%" PRIx64 " (%" PRId64 ")\n", ro.retval, (int64_t)ro.retval);
 	if (a->checked)
 		printf("insns executed: %" PRIu64 "\n", ro.insns_executed);
@@ -528,6 +554,28 @@ static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_k
 	size_t out_len;
 
 	pkt_out(&r, kind, &out, &out_len);
+	if (rjson.on) {
+		jfield("retval", "%" PRId32, (int32_t)ro.retval);
+		if (a->checked)
+			jfield("insns_executed", "%" PRIu64, ro.insns_executed);
+		if (kind == PKT_REUSEPORT)
+			jfield("selected", "\"%s\"", (uint32_t)ro.retval != SK_PASS ? "drop" : r.reuse.selected_sk ? "socket" : "hash");
+		code = EXIT_OK;
+		if (a->packet_out && write_file(a->packet_out, (const char *)out, out_len))
+			code = cli_error(EXIT_FAIL, "run", "cannot write %s", a->packet_out);
+		else if (a->packet_out)
+			jfield("packet_out_file", "\"%s\"", a->packet_out);
+		if (!a->packet_out) {
+			jfield("packet_out", "\"");
+			for (size_t i = 0; i < out_len; i++)
+				fprintf(rjson.f, "%02x", out[i]);
+			fputc('"', rjson.f);
+		}
+		jfield("runs", "%" PRIu64, runs);
+		jfield("duration_ns", "%.1f", elapsed / runs);
+		pkt_free(&r);
+		return code;
+	}
 	printf("retval: 0x%" PRIx64 " (%" PRId64 ")\n", ro.retval & 0xffffffffu, (int64_t)(int32_t)ro.retval);
 	if (a->checked)
 		printf("insns executed: %" PRIu64 "\n", ro.insns_executed);
@@ -580,7 +628,10 @@ static int execute_syscall(struct kbpf_prog *prog, const struct run_args *a, cha
 		return syscall_ctx_short(prog, ctx_len);
 	if (ret)
 		return cli_error(EXIT_FAIL, "run", "test run failed: %s", strerror(-ret));
-	printf("retval: 0x%" PRIx32 " (%" PRId32 ")\n", retval, (int32_t)retval);
+	if (rjson.on)
+		jfield("retval", "%" PRId32, (int32_t)retval);
+	else
+		printf("retval: 0x%" PRIx32 " (%" PRId32 ")\n", retval, (int32_t)retval);
 	if (a->mem_out && write_file(a->mem_out, ctx, ctx_len))
 		return cli_error(EXIT_FAIL, "run", "cannot write %s", a->mem_out);
 	return EXIT_OK;
@@ -631,7 +682,11 @@ static int ctx_for_object_prog(struct run_args *a, struct kbpf_host *host, uint3
 
 	if (a->checked)
 		return 0; /* --arg too: R1 stays the context, the values go to R2.. */
-	kbpf_host_prog_type_foreach(host, ctx_size_of, &q);
+	const struct kbpf_prog_type *ht = a->host_type ? kbpf_host_prog_type_find(host, a->host_type) : NULL;
+	if (ht)
+		q.size = ht->ctx_size; /* "checkout": the host's own type, no Linux type */
+	else
+		kbpf_host_prog_type_foreach(host, ctx_size_of, &q);
 	if (!q.size || *mem_len >= q.size)
 		return 0;
 	ctx = calloc(1, q.size);
@@ -698,6 +753,17 @@ static bool ctx_holds_host_pointers(struct kbpf_object *obj, struct kbpf_program
 	return rt && btf_is_ptr(rt) && sec && (!strncmp(sec, "fexit", 5) || !strncmp(sec, "fmod_ret", 8));
 }
 
+/* A program without a Linux type whose section names a host type ("checkout"): its
+ * context is that type's. */
+static void set_host_type(struct run_args *a, struct kbpf_host *host, const struct kbpf_program *p, uint32_t type)
+{
+	const char *sec = kbpf_program_section_name(p);
+
+	if (sec && sec[0] == '?')
+		sec++;
+	a->host_type = !type && sec && kbpf_host_prog_type_find(host, sec) ? sec : NULL;
+}
+
 /* FILE.o [PROG]: the object's program, loaded on the CLI host. */
 static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct kbpf_object **obj,
 			    struct kbpf_prog **prog, uint32_t *type, bool *host_ptrs)
@@ -720,6 +786,7 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 			return cli_error(EXIT_FAIL, "run", "%s: no program '%s'", a->prog_path, a->obj_prog);
 		*prog = kbpf_program_prog(p);
 		*type = kbpf_program_type(p);
+		set_host_type(a, *host, p, *type);
 		*host_ptrs = ctx_holds_host_pointers(*obj, p, *host);
 		jit_note(a, *obj, p);
 		return 0;
@@ -735,6 +802,7 @@ static int load_object_prog(struct run_args *a, struct kbpf_host **host, struct 
 				 a->prog_path, loaded, a->prog_path);
 	*prog = kbpf_program_prog(only);
 	*type = kbpf_program_type(only);
+	set_host_type(a, *host, only, *type);
 	*host_ptrs = ctx_holds_host_pointers(*obj, only, *host);
 	jit_note(a, *obj, only);
 	return 0;
@@ -758,7 +826,23 @@ static int run_object_prog(struct run_args *a, struct kbpf_host *host, struct kb
 	return code;
 }
 
+static int run_main(int argc, char **argv);
+
 int cmd_run(int argc, char **argv)
+{
+	int code = run_main(argc, argv);
+
+	if (rjson.f) {
+		fclose(rjson.f);
+		if (code == EXIT_OK)
+			printf("{%s}\n", rjson.buf);
+		free(rjson.buf);
+		rjson.f = NULL;
+	}
+	return code;
+}
+
+static int run_main(int argc, char **argv)
 {
 	struct run_args a = { .dialect = KBPF_ASM_AUTO, .stack_fill = -1 };
 	struct bpf_insn *insns = NULL;
@@ -769,8 +853,12 @@ int cmd_run(int argc, char **argv)
 
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
-	if (a.mem_hex && parse_hex_bytes(a.mem_hex, &mem, &mem_len))
+	if (rjson.on && !(rjson.f = open_memstream(&rjson.buf, &rjson.size)))
+		return cli_error(EXIT_FAIL, "run", "out of memory");
+	if (a.mem_hex && cli_parse_hex_bytes(a.mem_hex, &mem, &mem_len))
 		return cli_error(EXIT_USAGE, "run", "--mem-hex: expected hex byte pairs, got '%s'", a.mem_hex);
+	if (a.type && pkt_kind_of_name(a.type) == PKT_NONE && kbpf_section_prog_type(a.type))
+		a.type = cli_prog_type_name(kbpf_section_prog_type(a.type)); /* libbpf's SEC() name: "socket" */
 	if (a.type && pkt_kind_of_name(a.type) == PKT_NONE)
 		return cli_error(EXIT_USAGE, "run", "--type: '%s' has no packet (xdp, sched_cls, sched_act, "
 				 "socket_filter, cgroup_skb, lwt_in, lwt_out, lwt_xmit, sk_reuseport)", a.type);
@@ -820,16 +908,27 @@ int cmd_run(int argc, char **argv)
 		}
 		if (code == EXIT_OK && a.timers) {
 			int n = kbpf_host_timers_advance(host, a.timers_ns);
+			if (rjson.on)
+				jfield("timers", "{\"ran\": %d, \"ns\": %llu, \"armed\": %d}", n,
+				       (unsigned long long)a.timers_ns, kbpf_host_timers_armed(host));
+			else
 			printf("timers: %d callback%s ran in %llu ns, %d still armed\n", n, n == 1 ? "" : "s",
 			       (unsigned long long)a.timers_ns, kbpf_host_timers_armed(host));
 		}
-		if (code == EXIT_OK) {
+		if (code == EXIT_OK && rjson.on) {
+			if (a.show_globals) {
+				jfield("globals", "%s", "");
+				cli_globals_json(rjson.f, obj);
+			}
+		} else if (code == EXIT_OK) {
 			cli_perf_print(perf);
 			cli_stack_maps_print(obj, prog);
+			if (a.show_globals)
+				cli_globals_show(obj);
 		}
 		cli_perf_close(perf);
 		kbpf_object_close(obj);
-		kbpf_host_free(host);
+		cli_host_free(host);
 		free(mem);
 		return code;
 	}
@@ -867,7 +966,7 @@ int cmd_run(int argc, char **argv)
 	ret = kbpf_prog_create(insns, cnt, &po, &prog);
 	free(insns);
 	if (ret) {
-		kbpf_host_free(host);
+		cli_host_free(host);
 		free(mem);
 		return cli_error(EXIT_FAIL, "run", "%s: %.*s", a.prog_path, log[0] ? (int)strcspn(log, "\n") : 512,
 				 log[0] ? log : strerror(-ret)); /* one line: the verifier's message */
@@ -879,7 +978,7 @@ int cmd_run(int argc, char **argv)
 	if (code == EXIT_OK && a.mem_out && write_file(a.mem_out, mem, mem_len))
 		code = cli_error(EXIT_FAIL, "run", "cannot write %s", a.mem_out);
 	kbpf_prog_free(prog);
-	kbpf_host_free(host);
+	cli_host_free(host);
 	free(mem);
 	return code;
 }

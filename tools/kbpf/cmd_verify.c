@@ -22,9 +22,10 @@ void usage_verify(void)
 	       "Verify the program in FILE (raw instructions or assembly text, '-' for stdin), or\n"
 	       "the programs of BPF object FILE.o (only PROG if given), as Linux's verifier would,\n"
 	       "and print the verifier log. Exit status 0 if every program is safe, 1 if not.\n\n"
-	       "  --type T          program type (socket_filter, sched_cls, xdp, tracepoint, ...;\n"
-	       "                    'help' lists them). Default: from the section name for objects,\n"
-	       "                    socket_filter for FILE\n"
+	       "  --type T          program type: Linux's name (socket_filter, sched_cls, xdp, ...) or\n"
+	       "                    libbpf's SEC() name (socket, tc, classifier, tp, raw_tp,\n"
+	       "                    fentry/FUNC, cgroup/skb, ...); 'help' lists both. Default: from\n"
+	       "                    the section name for objects, socket_filter for FILE\n"
 	       "  --log-level N     Linux's log level bits: 1 the failing path, 2 every insn with\n"
 	       "                    its state, 4 statistics (default 1; 0: only the error line)\n"
 	       "  --attach FUNC     the host function a fentry/fexit/fmod_ret program attaches to\n"
@@ -35,13 +36,9 @@ void usage_verify(void)
 	       "  --map T:K:V:N     FILE only: create a map (type name, key/value size, entries);\n"
 	       "                    the first is map[idx:0] in the program, the next map[idx:1]...\n"
 	       "  --dialect D       assembly dialect: auto, pseudo-c, conformance\n"
+	       "  --json            one JSON document: {\"file\", \"programs\": [{\"name\", \"type\",\n"
+	       "                    \"verdict\" (safe, rejected, not_verified), \"error\", \"log\"}]}\n"
 	       "objects only:\n" CLI_HOST_USAGE);
-}
-
-static void list_type(const struct kbpf_prog_type *t, void *arg)
-{
-	(void)arg;
-	printf("%s\n", t->name);
 }
 
 #define MAX_CLI_MAPS 64
@@ -84,6 +81,68 @@ static int parse_map(const char *arg, struct kbpf_map_def *d)
 	return 0;
 }
 
+/* --json: one document {"file", "programs": [{"name", "type", "verdict", "error",
+ * "log"}]}; verdict "safe", "rejected" or "not_verified"; error strerror's text or null;
+ * type null when none applies. Opened by the first report, closed by json_end. */
+static struct {
+	bool on, started;
+	const char *file;
+} vjson;
+
+static void json_begin(void)
+{
+	if (vjson.started)
+		return;
+	vjson.started = true;
+	printf("{\"file\": ");
+	cli_json_str(stdout, vjson.file, SIZE_MAX);
+	printf(", \"programs\": [");
+}
+
+static void json_end(int rc)
+{
+	if (!vjson.on || (rc == EXIT_USAGE && !vjson.started))
+		return;
+	if (!vjson.started && rc != EXIT_OK)
+		return; /* failed before any program: the error line alone */
+	json_begin();
+	printf("\n]}\n");
+}
+
+/* A program's verdict: JSON, or the text lines (log, then one line). */
+static void report(const char *name, const char *type, const char *verdict, int err, const char *log)
+{
+	if (!vjson.on) {
+		fputs(log ? log : "", stdout);
+		if (!strcmp(verdict, "safe"))
+			printf("%s: safe as %s\n", name, type);
+		else if (!strcmp(verdict, "rejected") && type)
+			printf("%s: rejected as %s (%s)\n", name, type, strerror(err));
+		else if (!strcmp(verdict, "rejected"))
+			printf("%s: rejected (%s)\n", name, strerror(err));
+		else
+			printf("%s: %s\n", name, type); /* type: why it was not verified */
+		return;
+	}
+	static int n;
+	json_begin();
+	printf("%s\n  {\"name\": ", n++ ? "," : "");
+	cli_json_str(stdout, name, SIZE_MAX);
+	printf(", \"type\": ");
+	if (type && strcmp(verdict, "not_verified"))
+		cli_json_str(stdout, type, SIZE_MAX);
+	else
+		printf("null");
+	printf(", \"verdict\": \"%s\", \"error\": ", verdict);
+	if (err)
+		cli_json_str(stdout, strerror(err), SIZE_MAX);
+	else
+		printf("null");
+	printf(", \"log\": ");
+	cli_json_str(stdout, log ? log : "", SIZE_MAX);
+	printf("}");
+}
+
 struct verify_args {
 	const char *type, *license;
 	unsigned level;
@@ -99,7 +158,8 @@ struct verify_args {
 	const char *attach_func; /* --attach: a host function (fentry, fexit, fmod_ret) */
 };
 
-static int verify_one(const char *cmd, const char *what, const struct bpf_insn *insns, size_t cnt,
+static int verify_one(const char *cmd, const char *what, const struct kbpf_program *prog,
+		      const struct bpf_insn *insns, size_t cnt,
 		      struct kbpf_host *host, const char *type, struct kbpf_map *const *maps, size_t nr_maps,
 		      const struct verify_args *a, const char *license)
 {
@@ -133,11 +193,9 @@ static int verify_one(const char *cmd, const char *what, const struct bpf_insn *
 		free(log);
 		return cli_error(EXIT_USAGE, cmd, "unknown program type '%s' (--type help lists them)", type);
 	}
-	fputs(log, stdout);
 	if (ret)
-		printf("%s: rejected as %s (%s)\n", what, type, strerror(-ret));
-	else
-		printf("%s: safe as %s\n", what, type);
+		kbpf_program_fixup_log(prog, log, log_size); /* CO-RE failures, as libbpf words them */
+	report(what, type, ret ? "rejected" : "safe", -ret, log);
 	free(log);
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
@@ -152,66 +210,159 @@ static const char *unverified_verdict(const struct cli_host_opts *hopts, int *nr
 	return ", refused (it would load only with --trusted-unverified, for trusted code)";
 }
 
+/* Whether p has an LD_ABS or LD_IND instruction (its own, before linking). */
+static bool uses_ld_abs(const struct kbpf_program *p)
+{
+	size_t cnt = 0;
+	const struct bpf_insn *insns = kbpf_program_insns(p, &cnt);
+
+	for (size_t i = 0; insns && i < cnt; i++)
+		if (BPF_CLASS(insns[i].code) == BPF_LD && (BPF_MODE(insns[i].code) == BPF_ABS ||
+							   BPF_MODE(insns[i].code) == BPF_IND))
+			return true;
+	return false;
+}
+
 static int verify_object(const char *path, const char *prog_name, const struct verify_args *a,
-			 const struct cli_host_opts *hopts)
+			 const struct cli_host_opts *hopts, bool each);
+
+/* The load of every program together failed: verify each on its own (only it loaded),
+ * so one bad program does not hide the others' verdicts. */
+static int verify_each(const char *path, struct kbpf_object *obj, const struct verify_args *a,
+		       const struct cli_host_opts *hopts)
+{
+	char *names[1024];
+	size_t n = 0;
+	int rc = EXIT_OK;
+
+	for (struct kbpf_program *p = NULL; (p = kbpf_object_next_program(obj, p)) && n < 1024;)
+		if (kbpf_program_autoload(p) && !(names[n++] = strdup(kbpf_program_name(p))))
+			n--;
+	for (size_t i = 0; i < n; i++) {
+		int r = verify_object(path, names[i], a, hopts, true);
+		if (r == EXIT_USAGE || (r && rc == EXIT_OK))
+			rc = r;
+		free(names[i]);
+	}
+	return rc;
+}
+
+/* each: one of verify_each's: a load failure is this program's verdict (reported), not
+ * the command's error line. */
+static int verify_object(const char *path, const char *prog_name, const struct verify_args *a,
+			 const struct cli_host_opts *hopts, bool each)
 {
 	const char *cmd = "verify";
 	struct kbpf_host *host = cli_host_new(cmd, hopts);
 	if (!host)
 		return EXIT_FAIL;
+	struct verify_args ra = *a;
+	char tbuf[128];
+	const char *attach = NULL;
+	if (a->type && !(ra.type = cli_resolve_prog_type(host, a->type, tbuf, sizeof(tbuf), &attach))) {
+		cli_host_free(host);
+		return cli_error(EXIT_USAGE, cmd, "unknown program type '%s' (--type help lists them)", a->type);
+	}
+	if (!ra.attach_func)
+		ra.attach_func = attach;
+	a = &ra;
 	struct kbpf_object *obj = NULL;
 	char *olog = calloc(1, 1 << 16);
-	/* trusted_unverified: the load below only links and relocates; nothing runs */
+	/* trusted_unverified: the load below only links and relocates (the programs are
+	 * verified one by one afterwards); nothing runs */
 	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .log_buf = olog, .log_size = 1 << 16,
-					    .trusted_unverified = 1 };
-	int ret = kbpf_object_open_file(path, &oo, &obj), rc = EXIT_OK, nr_unverified = 0;
+					    .btf_custom_path = cli_core_btf_path, .trusted_unverified = 1 };
+	int ret, rc = EXIT_OK, nr_unverified = 0;
 	char line[1024];
-	if (ret) {
-		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(olog, line, sizeof(line), -ret));
-		goto out;
-	}
-	/* Load unverified (type UNSPEC) so that every program is linked and relocated and
-	 * the maps exist; then verify each one here with the full log. */
 	uint32_t types[1024];
 	struct kbpf_program *progs[1024];
 	size_t n = 0;
-	/* With PROG, the others still load (unverified): a prog array's initial slots
-	 * (.maps) may name them, and the load refuses a slot whose program is missing. */
-	for (struct kbpf_program *p = kbpf_object_next_program(obj, NULL); p && n < 1024;
-	     p = kbpf_object_next_program(obj, p)) {
-		bool named = prog_name && !strcmp(kbpf_program_name(p), prog_name);
-		if (named)
-			kbpf_program_set_autoload(p, true);
-		if (!kbpf_program_autoload(p))
-			continue;
-		if (!prog_name || named) {
-			progs[n] = p;
-			types[n++] = kbpf_program_type(p);
+	/* Load unverified (type UNSPEC) so that the programs are linked and relocated and
+	 * the maps exist; then verify each one here with the full log. With PROG only PROG
+	 * is loaded, as libbpf loads with autoload off for the others: another program's
+	 * faults do not refuse this one. Unless the load then fails for want of them (a prog
+	 * array's initial slots in .maps name them): then they load too, unverified. */
+	struct cli_map_skips skips = { 0 };
+	for (int all = 0, attempt = 0; attempt < CLI_MAX_MAP_SKIPS + 2; attempt++) {
+		kbpf_object_close(obj);
+		obj = NULL;
+		n = 0;
+		olog[0] = 0;
+		ret = kbpf_object_open_file(path, &oo, &obj);
+		if (ret) {
+			rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(olog, line, sizeof(line), -ret));
+			goto out;
 		}
-		kbpf_program_set_type(p, 0);
+		for (struct kbpf_program *p = kbpf_object_next_program(obj, NULL); p && n < 1024;
+		     p = kbpf_object_next_program(obj, p)) {
+			bool named = prog_name && !strcmp(kbpf_program_name(p), prog_name);
+			if (named)
+				kbpf_program_set_autoload(p, true);
+			else if (prog_name && !all)
+				kbpf_program_set_autoload(p, false);
+			if (!kbpf_program_autoload(p))
+				continue;
+			if (!prog_name || named) {
+				progs[n] = p;
+				types[n++] = kbpf_program_type(p);
+			}
+			/* LD_ABS/LD_IND run only with a type's packet hook: such a program is
+			 * verified by the load too (its failure is then the one line) */
+			if (!uses_ld_abs(p))
+				kbpf_program_set_type(p, 0);
+		}
+		if (prog_name && !n) {
+			rc = cli_error(EXIT_FAIL, cmd, "%s: no program '%s'", path, prog_name);
+			goto out;
+		}
+		if ((rc = cli_globals_apply(cmd, obj))) /* --set: .rodata steers the verifier */
+			goto out;
+		if (prog_name)
+			cli_apply_map_skips(obj, &skips);
+		ret = kbpf_object_load(obj);
+		if (!ret || !prog_name)
+			break;
+		/* a map kbpf cannot create, for another program: left out, load again */
+		if (cli_failed_map(olog, &skips))
+			continue;
+		if (all || !strstr(olog, "is not loaded"))
+			break;
+		all = 1;
 	}
-	if (prog_name && !n) {
-		rc = cli_error(EXIT_FAIL, cmd, "%s: no program '%s'", path, prog_name);
+	/* a program's failure (not the object's: a map, an extern): each on its own */
+	if (ret && !prog_name && !strncmp(cli_last_line(olog, line, sizeof(line), -ret), "program '", 9)) {
+		rc = verify_each(path, obj, a, hopts);
 		goto out;
 	}
-	ret = kbpf_object_load(obj);
+	if (ret && each) {
+		char why[1100];
+		snprintf(why, sizeof(why), "%s\n", cli_load_error(olog, &skips, line, sizeof(line), -ret));
+		report(prog_name, NULL, "rejected", -ret, why);
+		rc = EXIT_FAIL;
+		goto out;
+	}
 	if (ret) {
-		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_last_line(olog, line, sizeof(line), -ret));
+		rc = cli_error(EXIT_FAIL, cmd, "%s: %s", path, cli_load_error(olog, &skips, line, sizeof(line), -ret));
 		goto out;
 	}
-	struct kbpf_map *maps[MAX_CLI_MAPS];
+	/* by the index the program's LDDWs carry (NULL: a map left uncreated) */
 	size_t nr_maps = 0;
-	for (struct kbpf_map *m = kbpf_object_next_map(obj, NULL); m && nr_maps < MAX_CLI_MAPS;
-	     m = kbpf_object_next_map(obj, m))
-		maps[nr_maps++] = m;
+	struct kbpf_map *const *maps = kbpf_object_map_table(obj, &nr_maps);
 	for (size_t i = 0; i < n; i++) {
 		const char *tname = a->type;
 		char buf[64];
-		if (!tname) {
+		const char *sec0 = kbpf_program_section_name(progs[i]);
+		if (!tname && !types[i] && sec0 && kbpf_host_prog_type_find(host, sec0 + (sec0[0] == '?'))) {
+			/* a host type named as the section ("checkout" of a host plugin) */
+			snprintf(buf, sizeof(buf), "%s", sec0 + (sec0[0] == '?'));
+			tname = buf;
+		} else if (!tname) {
 			tname = cli_prog_type_name(types[i]);
 			if (!tname || !types[i]) {
-				printf("%s: no program type (section '%s'): not verified%s\n", kbpf_program_name(progs[i]),
-				       kbpf_program_section_name(progs[i]), unverified_verdict(hopts, &nr_unverified));
+				char why[300];
+				snprintf(why, sizeof(why), "no program type (section '%s'): not verified%s",
+					 kbpf_program_section_name(progs[i]), unverified_verdict(hopts, &nr_unverified));
+				report(kbpf_program_name(progs[i]), why, "not_verified", 0, NULL);
 				continue;
 			}
 			snprintf(buf, sizeof(buf), "%s", tname);
@@ -230,15 +381,15 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 			int r = kbpf_program_struct_ops_attach(obj, progs[i], &tname, &pa.attach_btf_id,
 							       &pa.attach_member);
 			if (r) {
-				const char *why = olog ? olog + before : "";
-				printf("%s%s: rejected (%s)\n", why, kbpf_program_name(progs[i]), strerror(-r));
+				report(kbpf_program_name(progs[i]), NULL, "rejected", -r, olog ? olog + before : "");
 				rc = EXIT_FAIL;
 				continue;
 			}
 			if (!tname) {
-				printf("%s: struct_ops program the host has no rules for (section '%s'): not verified%s\n",
-				       kbpf_program_name(progs[i]), kbpf_program_section_name(progs[i]),
-				       unverified_verdict(hopts, &nr_unverified));
+				char why[300];
+				snprintf(why, sizeof(why), "struct_ops program the host has no rules for (section '%s'): not verified%s",
+					 kbpf_program_section_name(progs[i]), unverified_verdict(hopts, &nr_unverified));
+				report(kbpf_program_name(progs[i]), why, "not_verified", 0, NULL);
 				continue;
 			}
 		}
@@ -250,8 +401,7 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 			size_t before = olog ? strlen(olog) : 0;
 			int r = kbpf_program_tracing_attach(obj, progs[i], &ttype, &pa.attach_btf_id);
 			if (r) {
-				printf("%s%s: rejected (%s)\n", olog ? olog + before : "", kbpf_program_name(progs[i]),
-				       strerror(-r));
+				report(kbpf_program_name(progs[i]), NULL, "rejected", -r, olog ? olog + before : "");
 				rc = EXIT_FAIL;
 				continue;
 			}
@@ -263,7 +413,7 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 		const char *lic = a->license ? a->license : kbpf_object_license(obj);
 		pa.btf = kbpf_object_btf(obj);
 		pa.func_info = kbpf_program_func_info(progs[i], &pa.nr_func_info);
-		int r = verify_one(cmd, kbpf_program_name(progs[i]), insns, cnt, host, tname, maps, nr_maps, &pa, lic);
+		int r = verify_one(cmd, kbpf_program_name(progs[i]), progs[i], insns, cnt, host, tname, maps, nr_maps, &pa, lic);
 		if (r == EXIT_USAGE) {
 			rc = r;
 			break;
@@ -278,7 +428,7 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 		rc = EXIT_FAIL;
 out:
 	kbpf_object_close(obj);
-	kbpf_host_free(host);
+	cli_host_free(host);
 	free(olog);
 	return rc;
 }
@@ -290,7 +440,8 @@ int cmd_verify(int argc, char **argv)
 		{ "unpriv", no_argument, 0, 'u' },	{ "license", required_argument, 0, 'L' },
 		{ "map", required_argument, 0, 'm' },	{ "dialect", required_argument, 0, 'd' },
 		{ "help", no_argument, 0, 'h' },	CLI_HOST_LONGOPTS,
-		{ "attach", required_argument, 0, 'A' },	{ 0, 0, 0, 0 },
+		{ "attach", required_argument, 0, 'A' },	{ "json", no_argument, 0, 'J' },
+		{ 0, 0, 0, 0 },
 	};
 	struct verify_args a = { .level = 1 };
 	struct cli_host_opts hopts = { 0 };
@@ -318,6 +469,9 @@ int cmd_verify(int argc, char **argv)
 		case 'A':
 			a.attach_func = optarg;
 			break;
+		case 'J':
+			vjson.on = true;
+			break;
 		case 'L':
 			a.license = optarg;
 			break;
@@ -338,6 +492,8 @@ int cmd_verify(int argc, char **argv)
 		case CLI_OPT_HOST:
 		case CLI_OPT_KCONFIG:
 		case CLI_OPT_CAP:
+		case CLI_OPT_BTF:
+		case CLI_OPT_SET:
 		case CLI_OPT_PROG_FLAGS:
 		case CLI_OPT_TRUSTED:
 			if ((rc = cli_host_option("verify", c, optarg, &hopts)))
@@ -353,17 +509,20 @@ int cmd_verify(int argc, char **argv)
 		struct kbpf_host *host = cli_host_new("verify", &hopts);
 		if (!host)
 			return EXIT_FAIL;
-		kbpf_host_prog_type_foreach(host, list_type, NULL);
-		kbpf_host_free(host);
+		cli_list_prog_types(host);
+		cli_host_free(host);
 		return EXIT_OK;
 	}
 	if (optind >= argc)
 		return cli_error(EXIT_USAGE, "verify", "missing FILE (see 'kbpf verify --help')");
 	const char *path = argv[optind];
+	vjson.file = path;
 	if (strcmp(path, "-") && cli_is_elf_file(path)) {
 		if (optind + 2 < argc)
 			return cli_error(EXIT_USAGE, "verify", "too many arguments");
-		return verify_object(path, optind + 1 < argc ? argv[optind + 1] : NULL, &a, &hopts);
+		rc = verify_object(path, optind + 1 < argc ? argv[optind + 1] : NULL, &a, &hopts, false);
+		json_end(rc);
+		return rc;
 	}
 	if (optind + 1 < argc)
 		return cli_error(EXIT_USAGE, "verify", "too many arguments");
@@ -380,12 +539,19 @@ int cmd_verify(int argc, char **argv)
 		if (r)
 			rc = cli_error(EXIT_FAIL, "verify", "--map #%zu: %s", i, strerror(-r));
 	}
+	char tbuf[128];
+	const char *tname = "socket_filter", *attach = NULL;
+	if (!rc && a.type && !(tname = cli_resolve_prog_type(host, a.type, tbuf, sizeof(tbuf), &attach)))
+		rc = cli_error(EXIT_USAGE, "verify", "unknown program type '%s' (--type help lists them)", a.type);
+	if (!a.attach_func)
+		a.attach_func = attach; /* --type fentry/FUNC */
 	if (!rc)
-		rc = verify_one("verify", path, insns, cnt, host, a.type ? a.type : "socket_filter", maps, nr_defs, &a,
+		rc = verify_one("verify", path, NULL, insns, cnt, host, tname, maps, nr_defs, &a,
 				a.license ? a.license : "GPL");
+	json_end(rc);
 	for (size_t i = 0; i < nr_defs; i++)
 		kbpf_map_free(maps[i]);
-	kbpf_host_free(host);
+	cli_host_free(host);
 	free(insns);
 	return rc;
 }

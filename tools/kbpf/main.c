@@ -8,11 +8,15 @@ int cmd_tcp_sim(int argc, char **argv); /* cmd_tcp_sim.c */
 void usage_tcp_sim(void);
 int cmd_verify(int argc, char **argv); /* cmd_verify.c */
 void usage_verify(void);
+int cmd_gen(int argc, char **argv); /* cmd_gen.c */
+void usage_gen(void);
+void usage_verify(void);
 
 static const struct cli_cmd commands[] = {
 	{ "asm", "assemble text into raw instructions", cmd_asm, usage_asm },
 	{ "btf", "print a host's BTF: its types as C (vmlinux.h) or raw", cmd_btf, usage_btf },
 	{ "disasm", "print raw instructions as assembly", cmd_disasm, usage_disasm },
+	{ "gen", "generate a C skeleton header for a BPF object (kbpf gen skeleton)", cmd_gen, usage_gen },
 	{ "kfuncs", "list the host functions BPF programs may call, per program type", cmd_kfuncs, usage_kfuncs },
 	{ "map", "show the maps of an object: definitions and contents", cmd_map, usage_map },
 	{ "prog", "list or dump the programs of an object", cmd_prog, usage_prog },

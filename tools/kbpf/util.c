@@ -248,3 +248,28 @@ int cli_parse_prog_flags(const char *s, uint32_t *flags)
 	*flags = set;
 	return 0;
 }
+
+/* Parse whitespace-separated hex bytes ("00 0a ff", "000aff" also accepted). */
+int cli_parse_hex_bytes(const char *s, char **out, size_t *len)
+{
+	size_t cap = strlen(s) / 2 + 1, n = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	while (*s) {
+		if (isspace((unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1])) {
+			free(buf);
+			return -EINVAL;
+		}
+		char pair[3] = { s[0], s[1], 0 };
+		buf[n++] = (char)strtoul(pair, NULL, 16);
+		s += 2;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}

@@ -63,13 +63,17 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(spin_unlock, F(spin_unlock), KBPF_RET_VOID, 0, BPF, KBPF_ARG_PTR_TO_SPIN_LOCK),
 	/* socket local storage (tc, cgroup_skb… list them in their sets) */
 	/* a BTF socket is a sock_common or, from the bpf_skc_to_* casts, kbpf's own */
+	/* they run under ids of their own (helpers_sk_storage.c): another host's helper
+	 * registered under 107/108 (the TCP host's, on its own sockets) never runs on these */
 	{ .id = BPF_FUNC_sk_storage_get,
-	  .proto = { .fn = F(sk_storage_get), .ret_type = KBPF_RET_PTR_TO_MAP_VALUE | KBPF_RET_MAYBE_NULL,
+	  .proto = { .fn = F(sk_storage_get), .run_id = KBPF_LINUX_RUN_ID(BPF_FUNC_sk_storage_get),
+		     .ret_type = KBPF_RET_PTR_TO_MAP_VALUE | KBPF_RET_MAYBE_NULL,
 		     .arg_type = { MAP, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON,
 				   KBPF_ARG_PTR_TO_MAP_VALUE | KBPF_ARG_MAYBE_NULL, ANY },
 		     .arg_btf_name = { NULL, "kbpf_linux_sock" } } },
 	{ .id = BPF_FUNC_sk_storage_delete,
-	  .proto = { .fn = F(sk_storage_delete), .ret_type = INT,
+	  .proto = { .fn = F(sk_storage_delete), .run_id = KBPF_LINUX_RUN_ID(BPF_FUNC_sk_storage_delete),
+		     .ret_type = INT,
 		     .arg_type = { MAP, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON },
 		     .arg_btf_name = { NULL, "kbpf_linux_sock" } } },
 	H(jiffies64, F(jiffies64), INT, 0, BPF),
@@ -95,6 +99,9 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(probe_read_user, F(probe_read), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	H(probe_read_kernel, F(probe_read), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	H(probe_read_user_str, F(probe_read_str), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	/* sleepable programs' copy_from_user(dst, size, user_ptr): probe_read_user's copy
+	 * (-EFAULT with dst zeroed), may sleep, not GPL-only */
+	H(copy_from_user, F(probe_read), INT, KBPF_HELPER_SLEEPABLE, 0, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	H(probe_read_kernel_str, F(probe_read_str), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	/* bpf_sk_base_func_proto */
 	H(ktime_get_coarse_ns, F(ktime_get_coarse_ns), INT, 0, 0),
@@ -110,7 +117,7 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(perf_event_output, F(perf_event_output), INT, GPL, 0, CTX, MAP, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO),
 	/* tc_cls_act_func_proto */
 	H(skb_store_bytes, F(skb_store_bytes), INT, CHG, 0, CTX, ANY, RDONLY_MEM, KBPF_ARG_CONST_SIZE, ANY),
-	H(skb_pull_data, NULL, INT, CHG, 0, CTX, ANY),
+	H(skb_pull_data, F(skb_pull_data), INT, CHG, 0, CTX, ANY),
 	H(csum_diff, F(csum_diff), INT, PKT, 0, RDONLY_MEM | KBPF_ARG_MAYBE_NULL, KBPF_ARG_CONST_SIZE_OR_ZERO,
 	  RDONLY_MEM | KBPF_ARG_MAYBE_NULL, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	H(csum_update, F(csum_update), INT, 0, 0, CTX, ANY),
@@ -155,14 +162,22 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	SKC_TO(skc_to_mptcp_sock),
 	/* tc's and xdp's: one shape (helpers_fib.c) */
 	H(fib_lookup, F(fib_lookup), INT, GPL, 0, CTX, KBPF_ARG_PTR_TO_MEM, KBPF_ARG_CONST_SIZE, ANY),
+	/* tc's and xdp's bpf_check_mtu, one shape: 6.12's mtu_len is a fixed-size, aligned
+	 * u32 read and written (initialised, not in read-only memory). Prototype only: the
+	 * answer is a device's MTU, and kbpf has no devices. */
+	{ .id = BPF_FUNC_check_mtu,
+	  .proto = { .fn = NULL, .ret_type = INT, .flags = GPL,
+		     .arg_type = { CTX, ANY, KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_FIXED_SIZE | KBPF_ARG_MEM_WRITE |
+						KBPF_ARG_MEM_ALIGNED, ANY, ANY },
+		     .arg_size = { 0, 0, 4 } } },
 	/* the sockmap helpers of sk_skb, sk_msg and sock_ops (prototypes: kbpf has no psock to
 	 * redirect to); the verifier pairs each with its map type */
 	H(sk_redirect_map, NULL, INT, 0, 0, CTX, MAP, ANY, ANY),
 	H(sk_redirect_hash, NULL, INT, 0, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
 	H(msg_redirect_map, NULL, INT, 0, 0, CTX, MAP, ANY, ANY),
 	H(msg_redirect_hash, NULL, INT, 0, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
-	H(sock_map_update, NULL, INT, PKT, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
-	H(sock_hash_update, NULL, INT, PKT, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
+	H(sock_map_update, F(sock_ops_map_update), INT, PKT, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
+	H(sock_hash_update, F(sock_ops_map_update), INT, PKT, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
 	/* sk_reuseport_func_proto (prog_sk_reuseport.c) */
 	H(sk_select_reuseport, F(sk_select_reuseport), INT, 0, 0, CTX, MAP, KBPF_ARG_PTR_TO_MAP_KEY, ANY),
 	/* lwt_in/lwt_xmit_func_proto (the two push_encap protos have one shape), seg6local */

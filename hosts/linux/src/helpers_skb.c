@@ -224,3 +224,16 @@ KBPF_LINUX_HELPER(skb_change_head)
 	skb->md.len += room;
 	return 0;
 }
+
+/* bpf_skb_pull_data(skb, len) (sk_skb's sk_skb_pull_data alike): make the first len
+ * bytes (0: the linear part) directly accessible, Linux 6.12's pskb_may_pull rule. kbpf's
+ * packet is linear in full (its linear part is the whole packet), so nothing moves:
+ * 0 when the packet has len bytes, -ENOMEM when it has fewer. The verifier has already
+ * dropped the program's packet pointers (a packet-changing helper), as in Linux. */
+KBPF_LINUX_HELPER(skb_pull_data)
+{
+	(void)r3, (void)r4, (void)r5;
+	const struct kbpf_linux_skb *skb = SKB(r1);
+	uint32_t len = (uint32_t)r2;
+	return len <= skb_len(skb) ? 0 : ERR(-ENOMEM);
+}

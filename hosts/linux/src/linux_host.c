@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* kbpf_linux_host_add: Linux 6.1's program types and helpers, registered through the
- * public host API exactly as any embedding application would register its own. */
+/* kbpf_linux_host_add: Linux's program types (6.1's, and 6.12's flow_dissector and
+ * netfilter) and helpers, registered through the public host API exactly as any
+ * embedding application would register its own. */
 #include <errno.h>
 #include <kbpf/isa.h>
 #include "linux_internal.h"
@@ -82,6 +83,12 @@ static int add_helpers(struct kbpf_host *host)
 	int ret = kbpf_linux_add_reuseport_helpers(host);
 	if (ret)
 		return ret;
+	/* what flow_dissector's own skb_load_bytes runs as */
+	if ((ret = kbpf_linux_add_flow_dissector_helpers(host)))
+		return ret;
+	/* what bpf_sk_storage_get/delete run as (unless a host's own proto won above) */
+	if ((ret = kbpf_linux_add_sk_storage_helpers(host)))
+		return ret;
 	/* what helper 25 runs as for the __sk_buff and xdp types (helpers_perf.c) */
 	return kbpf_linux_add_event_output_helpers(host);
 }
@@ -115,6 +122,8 @@ int kbpf_linux_host_add(struct kbpf_host *host)
 		{ kbpf_linux_raw_tp_writable_types, &kbpf_linux_nr_raw_tp_writable_types },
 		{ kbpf_linux_iter_types, &kbpf_linux_nr_iter_types },
 		{ kbpf_linux_sk_reuseport_types, &kbpf_linux_nr_sk_reuseport_types },
+		{ kbpf_linux_flow_dissector_types, &kbpf_linux_nr_flow_dissector_types },
+		{ kbpf_linux_netfilter_types, &kbpf_linux_nr_netfilter_types },
 	};
 	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
 		for (size_t i = 0; i < *groups[g].nr; i++) {

@@ -94,13 +94,24 @@ extern const size_t kbpf_linux_nr_iter_types;
 
 extern const struct kbpf_prog_type kbpf_linux_sk_reuseport_types[];
 extern const size_t kbpf_linux_nr_sk_reuseport_types;
+extern const struct kbpf_prog_type kbpf_linux_flow_dissector_types[], kbpf_linux_netfilter_types[];
+extern const size_t kbpf_linux_nr_flow_dissector_types, kbpf_linux_nr_netfilter_types;
+/* prog_flow_dissector.c: the run-time helper of flow_dissector's skb_load_bytes. */
+int kbpf_linux_add_flow_dissector_helpers(struct kbpf_host *host);
 
 /* The id a type's own variant of Linux helper id runs as (kbpf_helper_proto.run_id),
  * where Linux gives one helper id different functions per type: above every Linux id. */
 #define KBPF_LINUX_RUN_ID(id) (0x40000000 + (id))
+/* A prototype-only helper whose calls must never run a helper another host registered
+ * under Linux's id (the TCP host's bpf_getsockopt takes a socket of its own, not a
+ * sock_ops context): it runs under a run id nobody registers, so a program calling it
+ * verifies but does not load for running ("call to unknown helper"). */
+#define KBPF_LINUX_NO_RUN(id) KBPF_LINUX_RUN_ID(id)
 /* prog_sk_reuseport.c: the run-time helpers of sk_reuseport's skb_load_bytes and
  * get_socket_cookie. */
 int kbpf_linux_add_reuseport_helpers(struct kbpf_host *host);
+/* helpers_sk_storage.c: what the sk_storage protos' run_ids run. */
+int kbpf_linux_add_sk_storage_helpers(struct kbpf_host *host);
 
 /* Helper implementations (helpers_*.c, trace_printk.c), by the name of Linux's. */
 #define KBPF_LINUX_HELPER(name) uint64_t kbpf_linux_##name(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
@@ -141,6 +152,8 @@ KBPF_LINUX_HELPER(get_cgroup_classid);
 KBPF_LINUX_HELPER(skb_vlan_push);
 KBPF_LINUX_HELPER(skb_vlan_pop);
 KBPF_LINUX_HELPER(skb_change_head);
+KBPF_LINUX_HELPER(skb_pull_data);
+KBPF_LINUX_HELPER(sock_ops_map_update); /* sock_map_update and sock_hash_update */
 KBPF_LINUX_HELPER(sk_lookup);
 KBPF_LINUX_HELPER(sk_release);
 KBPF_LINUX_HELPER(sk_cast);

@@ -63,3 +63,21 @@ int kbpf_linux_sock_map_update(struct kbpf_map *map, const void *key, struct kbp
 	}
 	return err ? err : kbpf_map_update(map, key, &sk, flags);
 }
+
+/* bpf_sock_map_update / bpf_sock_hash_update(sock_ops ctx, map, key, flags): sock_ops'
+ * socket into a SOCKMAP / SOCKHASH (the verifier pairs each helper with its map type).
+ * Linux 6.12 (net/core/sock_map.c) allows it only from the callbacks where the
+ * connection is established or listening (sock_map_op_okay), else -EOPNOTSUPP, as for a
+ * context without a socket; then the socket's own checks and the map's slot. */
+KBPF_LINUX_HELPER(sock_ops_map_update)
+{
+	(void)r5;
+	const struct bpf_sock_ops *ops = (const struct bpf_sock_ops *)(uintptr_t)r1;
+	struct kbpf_linux_sock *sk = (struct kbpf_linux_sock *)(uintptr_t)ops->sk;
+
+	if (!sk || (ops->op != BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB && ops->op != BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB &&
+		    ops->op != BPF_SOCK_OPS_TCP_LISTEN_CB))
+		return (uint64_t)(int64_t)-EOPNOTSUPP;
+	return (uint64_t)(int64_t)kbpf_linux_sock_map_update((struct kbpf_map *)(uintptr_t)r2,
+							       (const void *)(uintptr_t)r3, sk, r4);
+}

@@ -82,6 +82,29 @@ struct kbpf_linux_xdp {
 	uint8_t *data_hard_end;    /* usable buffer end: bpf_xdp_adjust_tail may grow to it */
 };
 
+/* The run-time context of flow_dissector programs (Linux's struct bpf_flow_dissector).
+ * The program sees a __sk_buff of which it may read data, data_end (the packet, read-only)
+ * and flow_keys (what it fills in; the host sets nhoff, thoff, n_proto and flags first, as
+ * Linux's bpf_flow_dissect does). from_skb: the packet is an skb's, which
+ * bpf_skb_load_bytes reads (offsets from data); 0: a bare buffer (Linux's
+ * eth_get_headlen), where bpf_skb_load_bytes fails with -EFAULT. */
+struct kbpf_linux_flow_dissector {
+	struct bpf_flow_keys *flow_keys;
+	const uint8_t *data;
+	const uint8_t *data_end;
+	int from_skb;
+};
+
+/* Linux 6.4+'s BPF_PROG_TYPE_NETFILTER (stable uapi number; older <linux/bpf.h> lack it). */
+#define KBPF_LINUX_PROG_TYPE_NETFILTER 32
+/* The run-time context of netfilter programs (Linux 6.4+'s struct bpf_nf_ctx): two
+ * read-only pointers the program reads as the host BTF's struct nf_hook_state and struct
+ * sk_buff (without those structs in the host BTF a program cannot read them). */
+struct kbpf_linux_nf_ctx {
+	const void *state;
+	void *skb;
+};
+
 /* Linux reserves this much of the headroom for its struct xdp_frame, so
  * bpf_xdp_adjust_head cannot move data below data_hard_start + this (+ metadata). */
 #define KBPF_LINUX_XDP_FRAME_SIZE 40
