@@ -103,7 +103,8 @@ struct frame {
 struct vstate {
 	struct frame *frame[KBPF_MAX_CALL_FRAMES];
 	int curframe;
-	uint32_t active_spin_lock;
+	uint32_t active_spin_lock;           /* the held lock: id of the pointer it was taken through */
+	const struct kbpf_map *active_lock_map; /* ... and its map (Linux 6.12 active_lock.ptr) */
 	bool speculative;
 	int insn_idx;
 	struct vstate *parent; /* the checkpoint this path descends from */
@@ -114,7 +115,17 @@ struct vstate {
 	/* the segment's non-sequential steps, newest first, in an immutable list shared by
 	 * the states copied from this one (a copy takes a reference, a step adds a node): a
 	 * long segment costs one node per step, however many states copy it */
-	struct hist { int idx, prev; int refs; struct hist *up; } *hist;
+	struct hist {
+		int idx, prev;
+		int refs;
+		bool jump;      /* a non-sequential step into idx (else only a note of idx) */
+		uint32_t flags; /* HIST_STACK_ACCESS | spi << 3 | frameno (Linux 6.12's insn flags) */
+		/* the current frame's scalars linked by id at a conditional jump (Linux 6.12's
+		 * linked_regs): precision of one is precision of all */
+		uint16_t lregs;
+		uint64_t lstack;
+		struct hist *up;
+	} *hist;
 	int hist_cnt;
 	/* callbacks iterated like loops (Linux 6.7+, callback.c and prune.c): the callback
 	 * visits that led to this state (a second visit is not an infinite loop); for a
@@ -220,6 +231,7 @@ struct env {
 	int error_insn;
 	bool scratched;
 	bool hist_pushed;
+	struct hist *cur_hist; /* the current insn's history entry in cur (NULL: none yet) */
 	bool explore_alu_limits; /* no scalar pruning (unprivileged variable pointer ALU) */ /* the current insn's arrival was recorded in the history */
 	uint32_t scratched_regs;
 	uint64_t scratched_stack;
@@ -389,6 +401,12 @@ int callback_exit(struct env *env, int *insn_idx);
 int mark_precise(struct env *env, int regno);
 int mark_chain_precision(struct env *env, int frame, uint32_t reg_mask, uint64_t stack_mask);
 int push_hist(struct vstate *st, int idx, int prev);
+/* Notes for backtracking on the current insn's history entry (made, or merged into the
+ * one its arrival made): a stack access that saved or restored a spilled scalar of slot
+ * spi of frame frameno, or the current frame's scalars linked at a conditional jump. */
+#define HIST_STACK_ACCESS 0x4u
+int hist_note_stack(struct env *env, uint32_t frameno, int spi);
+int hist_note_linked(struct env *env, uint16_t regs, uint64_t stack);
 /* The history list's references (precise.c): drop one (frees what no state holds), drop
  * the newest step of st, forget st's whole segment. */
 void hist_put(struct hist *h);

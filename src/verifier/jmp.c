@@ -52,20 +52,69 @@ static int pkt_branch_taken(const struct reg *dst, const struct reg *src, uint8_
 	return -1;
 }
 
-/* Every scalar sharing known's id gets known's value (6.1: find_equal_scalars). */
+/* A scalar precise in the current state has its dependencies marked in the checkpoints
+ * (precise.c skips its walk). A refinement that makes r depend on another scalar
+ * (the other operand of a compare, the compared copy of a linked scalar) keeps the mark
+ * only if that one is precise too; else the next request walks, through the jump and
+ * its linked-scalars note. */
+static void keep_precise(struct reg *r, bool other_precise)
+{
+	r->precise = r->precise && other_precise;
+}
+
+/* Every scalar sharing known's id gets known's value (6.1: find_equal_scalars), and keeps
+ * its precision mark only if both had one (keep_precise). */
 static void find_equal_scalars(struct vstate *st, const struct reg *known)
 {
 	struct reg k = *known;
 	for (int f = 0; f <= st->curframe; f++) {
 		struct frame *fr = st->frame[f];
 		for (int i = 0; i < MAX_REG; i++)
-			if (fr->regs[i].type == KBPF_SCALAR_VALUE && fr->regs[i].id == k.id)
+			if (fr->regs[i].type == KBPF_SCALAR_VALUE && fr->regs[i].id == k.id) {
+				bool p = fr->regs[i].precise;
 				fr->regs[i] = k;
+				fr->regs[i].precise = p;
+				keep_precise(&fr->regs[i], k.precise);
+			}
 		for (int s = 0; s < fr->allocated / 8; s++)
 			if (fr->stack[s].type[7] == STACK_SPILL && fr->stack[s].spilled.type == KBPF_SCALAR_VALUE &&
-			    fr->stack[s].spilled.id == k.id)
+			    fr->stack[s].spilled.id == k.id) {
+				bool p = fr->stack[s].spilled.precise;
 				fr->stack[s].spilled = k;
+				fr->stack[s].spilled.precise = p;
+				keep_precise(&fr->stack[s].spilled, k.precise);
+			}
 	}
+}
+
+/* Linux 6.12's collect_linked_regs, for precision backtracking (precise.c): the current
+ * frame's scalars and spilled scalars that share an id with a compared scalar get their
+ * bounds from this compare, noted on the jump's history entry before the other branch
+ * is copied (so both share it). Linked copies in caller frames are refined too, but a
+ * walk that reaches them crosses a call and gives up (every scalar precise). */
+static int note_linked(struct env *env, const struct reg *dst, const struct reg *src)
+{
+	uint32_t a = dst->type == KBPF_SCALAR_VALUE ? dst->id : 0;
+	uint32_t b = src && src->type == KBPF_SCALAR_VALUE ? src->id : 0;
+	const struct frame *fr = cur_frame(env);
+	uint16_t regs = 0;
+	uint64_t stack = 0;
+	int n = 0;
+
+	if (!a && !b)
+		return 0;
+	for (int i = 0; i < FP_REG; i++) {
+		const struct reg *r = &fr->regs[i];
+		if (r->type == KBPF_SCALAR_VALUE && r->id && (r->id == a || r->id == b))
+			regs |= (uint16_t)(1u << i), n++;
+	}
+	for (int i = 0; i < fr->allocated / 8 && i < 64; i++) {
+		const struct reg *r = &fr->stack[i].spilled;
+		if (fr->stack[i].type[7] == STACK_SPILL && r->type == KBPF_SCALAR_VALUE && r->id &&
+		    (r->id == a || r->id == b))
+			stack |= 1ull << i, n++;
+	}
+	return n > 1 ? hist_note_linked(env, regs, stack) : 0;
 }
 
 static void mark_or_null(struct reg *r, uint32_t id, bool is_null)
@@ -300,6 +349,8 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 	if (pred == 0)
 		return 0;
 
+	if ((err = note_linked(env, dst, src)))
+		return err;
 	struct vstate *other = push_branch(env, *insn_idx + insn->off + 1, *insn_idx, false, &err);
 	if (!other)
 		return err;
@@ -307,6 +358,10 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 
 	if (src) {
 		if (dst->type == KBPF_SCALAR_VALUE && src->type == KBPF_SCALAR_VALUE) {
+			/* each operand's bounds now come from the other's too (keep_precise) */
+			bool both = dst->precise && src->precise;
+			keep_precise(dst, both), keep_precise(src, both);
+			keep_precise(&oregs[insn->dst_reg], both), keep_precise(&oregs[insn->src_reg], both);
 			if (kbpf_tnum_is_const(src->s.var_off) || (jmp32 && kbpf_tnum_subreg_is_const(src->s.var_off)))
 				kbpf_scalar_set_min_max(&oregs[insn->dst_reg].s, &dst->s, src->s.var_off.value,
 						   (uint32_t)src->s.var_off.value, op, jmp32);

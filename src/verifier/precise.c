@@ -6,7 +6,10 @@
  * came from are marked precise in every checkpoint on the way. states_equal ignores
  * imprecise scalars of a finished checkpoint. Unprivileged loads keep every scalar
  * precise. Where the walk cannot follow (calls, exits, LD_ABS, stores through a scalar),
- * it gives up and marks every scalar of every ancestor precise. */
+ * it gives up and marks every scalar of every ancestor precise. From Linux 6.12: spills
+ * and fills of scalars are followed through the slot they noted in the history, whatever
+ * the base register (INSN_F_STACK_ACCESS), and scalars linked by id at a conditional
+ * jump are made precise together (bt_sync_linked_regs); docs/verifier.md. */
 #include <errno.h>
 #include <stdlib.h>
 #include "verifier/env.h"
@@ -19,6 +22,56 @@ int push_hist(struct vstate *st, int idx, int prev)
 	*n = (struct hist){ .idx = idx, .prev = prev, .refs = 1, .up = st->hist }; /* takes st's reference */
 	st->hist = n;
 	st->hist_cnt++;
+	return 0;
+}
+
+/* The current insn's entry in cur, made or reused: copied first when another state
+ * shares it (the list is immutable for everyone else). */
+static struct hist *cur_entry(struct env *env)
+{
+	struct vstate *st = env->cur;
+	struct hist *h = st->hist;
+	if (h && h == env->cur_hist && h->idx == env->insn_idx) {
+		if (h->refs > 1) {
+			struct hist *n = malloc(sizeof(*n));
+			if (!n)
+				return NULL;
+			*n = *h;
+			n->refs = 1;
+			if (n->up)
+				n->up->refs++;
+			h->refs--; /* st's reference moves to the copy; the sharers keep h */
+			st->hist = h = n;
+		}
+	} else {
+		if (push_hist(st, env->insn_idx, env->prev_insn_idx))
+			return NULL;
+		h = st->hist;
+	}
+	env->cur_hist = h;
+	return h;
+}
+
+int hist_note_stack(struct env *env, uint32_t frameno, int spi)
+{
+	if (!env->priv || spi < 0 || spi >= 64)
+		return 0; /* unprivileged: every scalar is precise, nothing is backtracked */
+	struct hist *h = cur_entry(env);
+	if (!h)
+		return -ENOMEM;
+	h->flags = HIST_STACK_ACCESS | (uint32_t)spi << 3 | (frameno & 7);
+	return 0;
+}
+
+int hist_note_linked(struct env *env, uint16_t regs, uint64_t stack)
+{
+	if (!env->priv)
+		return 0;
+	struct hist *h = cur_entry(env);
+	if (!h)
+		return -ENOMEM;
+	h->lregs |= regs;
+	h->lstack |= stack;
 	return 0;
 }
 
@@ -85,8 +138,32 @@ static void give_up(struct vstate *st)
 
 enum { BT_OK = 0, BT_GIVE_UP = 1 };
 
-/* subseq: the insn the path took after idx. */
-static int backtrack_insn(struct env *env, int idx, int subseq, uint32_t *regs, uint64_t *stack)
+/* Linux 6.12's bt_sync_linked_regs: scalars linked at a conditional jump got their bounds
+ * from the same compare, so precision of one needs all of them (and the compared ones). */
+static void sync_linked(const struct hist *e, uint32_t *regs, uint64_t *stack)
+{
+	if (e && ((*regs & e->lregs) || (*stack & e->lstack))) {
+		*regs |= e->lregs;
+		*stack |= e->lstack;
+	}
+}
+
+/* The stack slot of frame that e says insn accessed (Linux 6.12's INSN_F_STACK_ACCESS,
+ * whatever the base register), else with R10 as base the slot of off (6.1's rule);
+ * -1: none; -2: another frame's slot or out of range (not followed). */
+static int access_slot(const struct hist *e, int frame, int base, int16_t off)
+{
+	if (e && (e->flags & HIST_STACK_ACCESS))
+		return (int)(e->flags & 7) == frame ? (int)(e->flags >> 3) : -2;
+	if (base != FP_REG)
+		return -1;
+	int spi = (-off - 1) / 8;
+	return spi < 0 || spi >= 64 ? -2 : spi;
+}
+
+/* subseq: the insn the path took after idx; e: idx's history entry on this path, if any. */
+static int backtrack_insn(struct env *env, int idx, int subseq, const struct hist *e, int frame, uint32_t *regs,
+			  uint64_t *stack)
 {
 	const struct bpf_insn *in = &env->insns[idx];
 	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code), mode = BPF_MODE(in->code);
@@ -97,6 +174,7 @@ static int backtrack_insn(struct env *env, int idx, int subseq, uint32_t *regs, 
 		vlog(env, "regs=%x stack=%llx before ", *regs, (unsigned long long)*stack);
 		vlog_insn_text(env, idx);
 	}
+	sync_linked(e, regs, stack);
 	if (cls == BPF_ALU || cls == BPF_ALU64) {
 		if (!(*regs & d))
 			return BT_OK;
@@ -111,32 +189,30 @@ static int backtrack_insn(struct env *env, int idx, int subseq, uint32_t *regs, 
 		if (!(*regs & d))
 			return BT_OK;
 		*regs &= ~d;
-		if (in->src_reg != FP_REG)
-			return BT_OK;
-		int spi = (-in->off - 1) / 8;
-		if (spi < 0 || spi >= 64)
+		int spi = access_slot(e, frame, in->src_reg, in->off);
+		if (spi == -2)
 			return BT_GIVE_UP;
-		*stack |= 1ull << spi;
+		if (spi >= 0)
+			*stack |= 1ull << spi;
 	} else if (cls == BPF_STX || cls == BPF_ST) {
 		if (*regs & d)
 			return BT_GIVE_UP;
+		int spi = access_slot(e, frame, in->dst_reg, in->off);
 		if (cls == BPF_STX && mode == BPF_ATOMIC) {
 			/* fetch forms load into src (or R0): not followed */
 			if ((in->imm & BPF_FETCH) && (*regs & (in->imm == BPF_CMPXCHG ? 1u : s)))
 				return BT_GIVE_UP;
-			if (in->dst_reg == FP_REG) {
-				int spi = (-in->off - 1) / 8;
-				if (spi < 0 || spi >= 64 || (*stack & (1ull << spi)))
-					return BT_GIVE_UP;
-			}
+			if (spi == -2 || (spi >= 0 && (*stack & (1ull << spi))))
+				return BT_GIVE_UP;
 			return BT_OK;
 		}
-		if (in->dst_reg != FP_REG)
-			return BT_OK;
-		int spi = (-in->off - 1) / 8;
-		if (spi < 0 || spi >= 64)
+		if (spi == -2) {
+			/* another frame's slot: ours are untouched */
+			if (e && (e->flags & HIST_STACK_ACCESS))
+				return BT_OK;
 			return BT_GIVE_UP;
-		if (!(*stack & (1ull << spi)))
+		}
+		if (spi < 0 || !(*stack & (1ull << spi)))
 			return BT_OK;
 		*stack &= ~(1ull << spi);
 		if (cls == BPF_STX)
@@ -165,6 +241,7 @@ static int backtrack_insn(struct env *env, int idx, int subseq, uint32_t *regs, 
 		if (mode == BPF_ABS || mode == BPF_IND)
 			return BT_GIVE_UP;
 	}
+	sync_linked(e, regs, stack);
 	return BT_OK;
 }
 
@@ -191,10 +268,14 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 	if (!env->priv)
 		return 0;
 	struct frame *fr = st->frame[frame];
+	/* Already precise in the current state: its dependencies were marked, skip the walk.
+	 * That holds because whatever makes a precise scalar depend on another scalar without
+	 * a walk clears the mark or walks for the other: ALU (alu.c: "dst precise" marks the
+	 * source), conditional jumps and linked copies (jmp.c: keep_precise). */
 	for (int i = 0; i < MAX_REG; i++)
 		if ((regs & (1u << i)) && fr->regs[i].type == KBPF_SCALAR_VALUE) {
 			if (fr->regs[i].precise && !fr->regs[i].precise_forced && frame == st->curframe)
-				regs &= ~(1u << i); /* already precise: its history was marked */
+				regs &= ~(1u << i);
 			fr->regs[i].precise = true;
 			fr->regs[i].precise_forced = false; /* a verdict rests on it */
 		}
@@ -222,16 +303,20 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 		if (env->level & KBPF_LOG_LEVEL2)
 			vlog(env, "last_idx %d first_idx %d\n", last, first);
 		for (int i = last;;) {
+			const struct hist *e = hist && h->idx == i ? h : NULL;
 			if (skip_first)
 				skip_first = false;
-			else if (backtrack_insn(env, i, subseq, &regs, &stack) == BT_GIVE_UP) {
+			else if (backtrack_insn(env, i, subseq, e, frame, &regs, &stack) == BT_GIVE_UP) {
 				give_up(st);
 				return 0;
 			}
 			if (!regs && !stack)
 				return 0;
 			subseq = i;
-			if (i == first && !hist)
+			/* The segment's first insn: done unless a later visit of it is in the
+			 * history (an arrival by a jump; the first visit's arrival belongs to
+			 * the parent, but it may have a note of its own, the last entry left). */
+			if (i == first && (!hist || (hist == 1 && e && !e->jump)))
 				break;
 			i = prev_insn(env, &h, i, &hist);
 			if (i < 0 || i >= env->cnt) {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* State pruning (Linux 6.1 is_state_visited, states_equal): checkpoints at prune
- * points, and a path is cut when a fully explored checkpoint covers it.
+ * points, and a path is cut when a fully explored checkpoint covers it. Ids (linked
+ * scalars, pointers, the held lock) are paired as in Linux 6.12 (check_ids,
+ * check_scalar_ids, active_lock): one to one, through one map per comparison.
  *
  * Register liveness (Linux's REG_LIVE_READ/WRITTEN, mark_reg_read, propagate_liveness):
  * a read marks the register in every checkpoint above the current path up to the
@@ -13,32 +15,52 @@
 #include <string.h>
 #include "verifier/env.h"
 
-#define ID_MAP_SIZE ((MAX_REG + STACK_SLOTS) * KBPF_MAX_CALL_FRAMES)
+/* every register and slot of every frame with an id and a ref_obj_id, every reference,
+ * and the lock */
+#define ID_MAP_SIZE ((2 * (MAX_REG + STACK_SLOTS) + MAX_REFS) * KBPF_MAX_CALL_FRAMES + 1)
 /* Bound on stored checkpoints (each ~2 KiB per frame plus 128 bytes per stack slot
  * the program touched). */
 #define MAX_STORED_STATES 30000u
 
 /* The ids paired so far in one states_equal: n entries used, so a comparison starts
- * by setting n = 0 instead of clearing the whole (4.7 KiB) table. */
+ * by setting n = 0 instead of clearing the whole (13.4 KiB) table; tmp hands out the
+ * temporary ids of check_scalar_ids (above every id the walk gave out). */
 struct idmap {
 	int n;
+	uint32_t tmp;
 	struct {
 		uint32_t old, cur;
 	} e[ID_MAP_SIZE];
 };
 
+/* Linux 6.12's check_ids: both ids zero, or both set and paired one to one (an old id
+ * always meets the same cur id, and a cur id is met by one old id only). */
 static bool check_ids(uint32_t old, uint32_t cur, struct idmap *map)
 {
+	if (!old != !cur)
+		return false;
 	if (!old)
-		return true; /* no id: nothing to pair */
-	for (int i = 0; i < map->n; i++)
+		return true;
+	for (int i = 0; i < map->n; i++) {
 		if (map->e[i].old == old)
 			return map->e[i].cur == cur;
+		if (map->e[i].cur == cur)
+			return false;
+	}
 	if (map->n == ID_MAP_SIZE)
 		return false;
 	map->e[map->n].old = old;
 	map->e[map->n++].cur = cur;
 	return true;
+}
+
+/* Linux 6.12's check_scalar_ids: a scalar without an id in cur is linked to nothing, so
+ * it gets an id of its own: two such scalars cannot stand for two scalars linked in old. */
+static bool check_scalar_ids(uint32_t old, uint32_t cur, struct idmap *map)
+{
+	if (!old)
+		return true;
+	return check_ids(old, cur ? cur : ++map->tmp, map);
 }
 
 static bool range_within(const struct scalar *o, const struct scalar *c)
@@ -74,15 +96,16 @@ static bool regsafe(const struct env *env, const struct reg *o, const struct reg
 		/* A value that never decided anything on the explored paths. */
 		if (!o->precise && exact == NOT_EXACT)
 			return true;
-		/* Linked scalars must stay linked the same way (stricter than 6.1). */
-		if (o->id && !check_ids(o->id, c->id, map))
-			return false;
-		return range_within(&o->s, &c->s) && kbpf_tnum_in(o->s.var_off, c->s.var_off);
+		/* Linked scalars must stay linked the same way (Linux 6.5+, 6.12's rule): with
+		 * linked precision (precise.c), every copy whose bounds came from a compare of
+		 * another is precise, so their links are compared here. */
+		return range_within(&o->s, &c->s) && kbpf_tnum_in(o->s.var_off, c->s.var_off) &&
+		       check_scalar_ids(o->id, c->id, map);
 	case KBPF_PTR_TO_MAP_KEY:
 	case KBPF_PTR_TO_MAP_VALUE:
-		return o->type == c->type && o->off == c->off && o->map == c->map &&
-		       o->ref_obj_id == c->ref_obj_id && range_within(&o->s, &c->s) &&
-		       kbpf_tnum_in(o->s.var_off, c->s.var_off) && check_ids(o->id, c->id, map);
+		return o->type == c->type && o->off == c->off && o->map == c->map && range_within(&o->s, &c->s) &&
+		       kbpf_tnum_in(o->s.var_off, c->s.var_off) && check_ids(o->id, c->id, map) &&
+		       check_ids(o->ref_obj_id, c->ref_obj_id, map);
 	case KBPF_PTR_TO_PACKET:
 	case KBPF_PTR_TO_PACKET_META:
 		if (o->type != c->type)
@@ -95,14 +118,14 @@ static bool regsafe(const struct env *env, const struct reg *o, const struct reg
 		}
 		if (o->off != c->off)
 			return false;
-		if (o->id && !check_ids(o->id, c->id, map))
+		if (!check_ids(o->id, c->id, map))
 			return false;
 		return range_within(&o->s, &c->s) && kbpf_tnum_in(o->s.var_off, c->s.var_off);
 	default:
 		if (!equal)
 			return false;
 		/* Pointers with ids (null checks, references) must map consistently. */
-		return !o->id || check_ids(o->id, c->id, map);
+		return check_ids(o->id, c->id, map) && check_ids(o->ref_obj_id, c->ref_obj_id, map);
 	}
 }
 
@@ -184,12 +207,15 @@ static bool stacksafe(struct env *env, const struct frame *o, const struct frame
 	return true;
 }
 
-static bool refsafe(const struct frame *o, const struct frame *c)
+/* Stricter than 6.12 (which pairs the ids with check_ids only): the same ids, from the
+ * same insns; paired in the map too, so registers cannot hold them crosswise. */
+static bool refsafe(const struct frame *o, const struct frame *c, struct idmap *map)
 {
 	if (o->nr_refs != c->nr_refs)
 		return false;
 	for (int i = 0; i < o->nr_refs; i++)
-		if (o->refs[i].id != c->refs[i].id || o->refs[i].insn != c->refs[i].insn)
+		if (o->refs[i].id != c->refs[i].id || o->refs[i].insn != c->refs[i].insn ||
+		    !check_ids(o->refs[i].id, c->refs[i].id, map))
 			return false;
 	return true;
 }
@@ -200,10 +226,18 @@ static bool states_equal(struct env *env, const struct vstate *o, const struct v
 		return false;
 	if (o->speculative && !c->speculative)
 		return false;
-	if (o->active_spin_lock != c->active_spin_lock)
-		return false;
 	struct idmap idmap, *map = &idmap;
 	map->n = 0;
+	map->tmp = env->id_gen;
+	/* The held lock (Linux 6.12, active_lock): the same map, and its id paired with the
+	 * ids of the registers through the same idmap, so a path holding the lock of one
+	 * value but pointing at another where the explored one pointed at the held value
+	 * is not covered (the literal compare of 6.1 let it through). */
+	if (!o->active_spin_lock != !c->active_spin_lock)
+		return false;
+	if (o->active_spin_lock &&
+	    (o->active_lock_map != c->active_lock_map || !check_ids(o->active_spin_lock, c->active_spin_lock, map)))
+		return false;
 	bool ok = true;
 	for (int f = 0; f <= o->curframe && ok; f++) {
 		const struct frame *of = o->frame[f], *cf = c->frame[f];
@@ -218,7 +252,7 @@ static bool states_equal(struct env *env, const struct vstate *o, const struct v
 				continue;
 			ok = regsafe(env, &of->regs[i], &cf->regs[i], map, exact);
 		}
-		ok = ok && stacksafe(env, of, cf, map, exact) && refsafe(of, cf);
+		ok = ok && stacksafe(env, of, cf, map, exact) && refsafe(of, cf, map);
 	}
 	return ok;
 }
@@ -397,6 +431,7 @@ miss:
 	cur->parent = nw;
 	cur->first_insn_idx = insn_idx;
 	hist_clear(cur);
+	env->cur_hist = NULL; /* the arrival's entry went with the old segment */
 	for (int f = 0; f <= cur->curframe; f++) {
 		cur->frame[f]->written = 0;
 		cur->frame[f]->stack_written = 0;

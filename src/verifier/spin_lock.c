@@ -4,7 +4,9 @@
  *
  * One lock at a time: the path's state remembers which one (active_spin_lock, the id of
  * the map value pointer it was taken through — every pointer to a value of a map with
- * a lock keeps its id for that, see reg_may_point_to_spin_lock). verifier.c refuses
+ * a lock keeps its id for that, see reg_may_point_to_spin_lock — and its map). Pruning
+ * (prune.c) pairs the held lock's id with the registers' ids, as Linux 6.12's
+ * states_equal does for active_lock. verifier.c refuses
  * calls other than bpf_spin_unlock and exits while it is held; ld.c refuses LD_ABS. */
 #include <errno.h>
 #include "verifier/env.h"
@@ -55,6 +57,7 @@ int process_spin_lock(struct env *env, int regno, bool is_lock)
 			return -EINVAL;
 		}
 		cur->active_spin_lock = r->id;
+		cur->active_lock_map = map;
 		return 0;
 	}
 	if (!cur->active_spin_lock) {
@@ -66,6 +69,7 @@ int process_spin_lock(struct env *env, int regno, bool is_lock)
 		return -EINVAL;
 	}
 	cur->active_spin_lock = 0;
+	cur->active_lock_map = NULL;
 	return 0;
 }
 

@@ -111,12 +111,15 @@ static int write_fixed(struct env *env, struct frame *f, int off, int size, int 
 		/* A narrowing spill breaks the link with the register's copies. */
 		if (64 - __builtin_clzll(r->s.umax_value | 1) > 8 * size && r->s.umax_value)
 			sl->spilled.id = 0;
+		/* precision backtracking follows the slot, whatever the base (precise.c) */
+		return hist_note_stack(env, f->frameno, spi);
 	} else if (!r && !(off % 8) && BPF_CLASS(insn->code) == BPF_ST && insn->imm != 0 && env->priv) {
 		struct reg k;
 		memset(&k, 0, sizeof(k));
 		k.type = KBPF_SCALAR_VALUE;
 		kbpf_scalar_mark_known(&k.s, (uint64_t)(int64_t)insn->imm);
 		save_spill(sl, &k, size);
+		return hist_note_stack(env, f->frameno, spi);
 	} else if (r && reg_is_pointer(r)) {
 		if (size != 8) {
 			vlog(env, "invalid size of register spill\n");
@@ -241,6 +244,7 @@ static int read_fixed(struct env *env, struct frame *f, int off, int size, int d
 				return 0;
 			if (!(off % 8) && size == spill_size) {
 				cur_regs(env)[dst] = *r;
+				return hist_note_stack(env, f->frameno, spi);
 			} else {
 				for (int i = 0; i < size; i++) {
 					uint8_t t = st[(slot - i) % 8];
@@ -255,6 +259,8 @@ static int read_fixed(struct env *env, struct frame *f, int off, int size, int d
 		}
 		if (dst >= 0) {
 			cur_regs(env)[dst] = *r;
+			if (r->type == KBPF_SCALAR_VALUE)
+				return hist_note_stack(env, f->frameno, spi);
 		} else if (reg_is_pointer(r) && !env->priv) {
 			vlog(env, "leaking pointer from stack off %d\n", off);
 			return -EACCES;

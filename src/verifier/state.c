@@ -73,6 +73,7 @@ int state_copy_into(struct vstate *dst, const struct vstate *src)
 	}
 	dst->curframe = src->curframe;
 	dst->active_spin_lock = src->active_spin_lock;
+	dst->active_lock_map = src->active_lock_map;
 	dst->speculative = src->speculative;
 	dst->insn_idx = src->insn_idx;
 	dst->parent = src->parent;

@@ -214,10 +214,13 @@ static int do_check(struct env *env, int start)
 		}
 		/* Non-sequential steps go into the path's history (precision backtracking). */
 		env->hist_pushed = false;
+		env->cur_hist = NULL;
 		if (prev >= 0 && insn_idx != prev + 1 &&
 		    !(insns[prev].code == (BPF_LD | BPF_IMM | BPF_DW) && insn_idx == prev + 2)) {
 			if ((err = push_hist(env->cur, insn_idx, prev)))
 				return err;
+			env->cur->hist->jump = true;
+			env->cur_hist = env->cur->hist;
 			env->hist_pushed = true;
 		}
 		err = is_state_visited(env, insn_idx);

@@ -356,6 +356,66 @@ static void test_verifier_rules(void)
 	kbpf_host_free(host);
 }
 
+/* Pruning and the held lock (issue 16, class 11; Linux 6.12 states_equal pairs
+ * active_lock's id with the registers' ids): "lock element 0 through r9, maybe point r9
+ * at element 1, unlock through r9". The path that keeps r9 reaches "join" first and is
+ * checkpointed (test_state_freq); the other holds the same lock id while r9 names
+ * another value. Compared literally (6.1) the lock ids matched and the path was pruned:
+ * it unlocked element 1, which it never took, and left element 0 locked, so the next
+ * run spun forever. Now it is walked and refused. */
+#define SWITCH_PROG(switch_to)                                                                         \
+	BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),                    \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4), BPF_LD_MAP_FD(BPF_REG_1, 0),                    \
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1),        \
+		BPF_EXIT_INSN(), BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),                                  \
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 1), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),            \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4), BPF_LD_MAP_FD(BPF_REG_1, 0),                    \
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1),        \
+		BPF_EXIT_INSN(), BPF_MOV64_REG(BPF_REG_6, BPF_REG_0),                                  \
+		BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32), BPF_MOV64_REG(BPF_REG_8, BPF_REG_0),          \
+		BPF_MOV64_REG(BPF_REG_9, BPF_REG_7), BPF_MOV64_REG(BPF_REG_1, BPF_REG_9),              \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 4), BPF_EMIT_CALL(BPF_FUNC_spin_lock),               \
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_8, 0, 5),                                                 \
+		/* join: */ BPF_MOV64_REG(BPF_REG_1, BPF_REG_9), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 4),  \
+		BPF_EMIT_CALL(BPF_FUNC_spin_unlock), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),     \
+		/* switch: */ BPF_MOV64_REG(BPF_REG_9, switch_to), BPF_JMP_A(-7)
+
+static void test_prune_lock_identity(void)
+{
+	struct kbpf_host *host = linux_host();
+	struct btf *btf = mk_btf();
+	struct kbpf_map *maps[1];
+	static char log[1 << 16];
+
+	CHECK_EQ_U64(mk_map(btf, BPF_MAP_TYPE_ARRAY, 8, 3, 0, &maps[0]), 0);
+	const struct bpf_insn bad[] = { SWITCH_PROG(BPF_REG_6) }, good[] = { SWITCH_PROG(BPF_REG_7) };
+	struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = host, .prog_type = "cgroup_skb", .maps = maps,
+				       .nr_maps = 1, .license = "GPL", .log_buf = log, .log_size = sizeof(log),
+				       .log_level = KBPF_LOG_LEVEL1 };
+	for (int freq = 0; freq < 2; freq++) {
+		vo.test_state_freq = freq;
+		log[0] = 0;
+		CHECK(kbpf_prog_verify(bad, ARRAY_SIZE(bad), &vo) < 0);
+		CHECK_CONTAINS(log, "bpf_spin_unlock of different lock");
+		/* the same shape that keeps the pointer to the held value is accepted (and
+		 * pruned at join with the forced checkpoints) */
+		log[0] = 0;
+		vo.log_level = KBPF_LOG_LEVEL2;
+		CHECK_EQ_U64(kbpf_prog_verify(good, ARRAY_SIZE(good), &vo), 0);
+		if (freq)
+			CHECK_CONTAINS(log, "25: safe");
+		vo.log_level = KBPF_LOG_LEVEL1;
+	}
+	/* unprivileged: bpf_spin_lock is not offered (Linux's bpf_base_func_proto) */
+	vo.unprivileged = 1;
+	log[0] = 0;
+	CHECK(kbpf_prog_verify(bad, ARRAY_SIZE(bad), &vo) < 0);
+	CHECK_CONTAINS(log, "unknown func bpf_spin_lock#93");
+	kbpf_map_free(maps[0]);
+	btf__free(btf);
+	kbpf_host_free(host);
+}
+
 /* The helpers really lock: a value's counter under its lock, on both engines; the
  * lock word is free after each run, and a lock held by the host makes the program
  * wait (checked from the host side: BPF_F_LOCK copies see consistent values). */
@@ -457,6 +517,7 @@ int main(void)
 	RUN(test_sk_storage_value_limit);
 	RUN(test_host_copies);
 	RUN(test_verifier_rules);
+	RUN(test_prune_lock_identity);
 	RUN(test_run);
 	RUN(test_object);
 	return test_summary();

@@ -132,6 +132,10 @@ static int parse_header(struct vcase *c, char *line, const char *file, int linen
 		snprintf(c->license, sizeof(c->license), "%s", val);
 	} else if (!strcmp(key, "unpriv")) {
 		c->unpriv = !strcmp(val, "yes");
+	} else if (!strcmp(key, "flags")) {
+		if (strcmp(val, "test_state_freq"))
+			goto bad;
+		c->state_freq = 1;
 	} else if (!strcmp(key, "result")) {
 		if (!strcmp(val, "accept"))
 			c->accept = 1;

@@ -23,6 +23,7 @@ struct vcase {
 	char type[48];        /* program type name, default socket_filter */
 	char license[64];     /* default GPL */
 	int unpriv;
+	int state_freq;       /* flags: test_state_freq (Linux's BPF_F_TEST_STATE_FREQ) */
 	int accept;           /* 1 accept, 0 reject */
 	char errors[CASE_MAX_ERRORS][256]; /* substrings, in order */
 	int nr_errors;

@@ -128,6 +128,8 @@ static int prog_load(const struct vcase *c, int type, const struct bpf_insn *ins
 		a.func_info_rec_size = sizeof(cur_funcs->info[0]);
 	}
 	a.prog_type = type;
+	if (c->state_freq)
+		a.prog_flags = BPF_F_TEST_STATE_FREQ;
 	a.insns = (uint64_t)(uintptr_t)insns;
 	a.insn_cnt = cnt;
 	a.license = (uint64_t)(uintptr_t)c->license;
