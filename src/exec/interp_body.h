@@ -333,17 +333,19 @@ static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip
 #if KBPF_INTERP_HARDENED
 	uint64_t budget_left = ip->prog->run_budget ? ip->prog->run_budget : UINT64_MAX;
 	const bool guard = ip->prog->harden & KBPF_HARDEN_STACK_GUARD;
+	/* The run's: a tail call changes ip, not the guards already filled */
+	const uint64_t canary = ip->canary;
 
 	/* The guards above and below the main frame now; each call fills the one below its
 	 * new frame (the one above is its caller's below). */
 	if (guard) {
-		kbpf_interp_guard_fill(stack_top, KBPF_INTERP_GUARD, ip->canary);
-		kbpf_interp_guard_fill(stack_top - KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, ip->canary);
+		kbpf_interp_guard_fill(stack_top, KBPF_INTERP_GUARD, canary);
+		kbpf_interp_guard_fill(stack_top - KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, canary);
 	}
 	/* The guards above and below the current frame, intact? (R10 itself may be lost.) */
 #define FRAME_GUARDS_OK()                                                                           \
-	(!guard || (kbpf_interp_guard_ok(stack_top - depth * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, ip->canary) && \
-		    kbpf_interp_guard_ok(stack_top - (depth + 1) * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, ip->canary)))
+	(!guard || (kbpf_interp_guard_ok(stack_top - depth * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, canary) && \
+		    kbpf_interp_guard_ok(stack_top - (depth + 1) * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, canary)))
 #endif
 
 #if KBPF_INTERP_CHECKED
@@ -526,7 +528,7 @@ L_CALL_LOCAL:
 #endif
 #if KBPF_INTERP_HARDENED
 	if (guard)
-		kbpf_interp_guard_fill(stack_top - (depth + 1) * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, ip->canary);
+		kbpf_interp_guard_fill(stack_top - (depth + 1) * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, canary);
 #endif
 	pc = pc->x.target;
 	DISPATCH();
