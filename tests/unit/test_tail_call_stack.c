@@ -137,8 +137,9 @@ static void test_from_main(void)
 	for (int mode = 0; mode < M__COUNT; mode++) {
 		struct kbpf_prog *p = MK(mode,
 			BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+			BPF_ST_MEM(BPF_DW, BPF_REG_10, -512, 1),
 			COUNT,
-			BPF_CALL_REL(8), /* sub1, at 13 */
+			BPF_CALL_REL(8), /* sub1, at 14 */
 			TAIL0,
 			BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_6, 0),
 			BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 1000),
@@ -207,8 +208,9 @@ static void test_from_subprogram_then_main(void)
 	for (int mode = 0; mode < M__COUNT; mode++) {
 		struct kbpf_prog *t = MK(mode,
 			BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+			BPF_ST_MEM(BPF_DW, BPF_REG_10, -512, 1),
 			COUNT,
-			BPF_CALL_REL(8), /* tsub, at 13 */
+			BPF_CALL_REL(8), /* tsub, at 14 */
 			TAIL0,
 			BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_6, 0),
 			BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 100),
