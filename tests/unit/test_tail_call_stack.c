@@ -118,6 +118,12 @@ static struct job run_small(struct kbpf_prog *p, enum mode mode)
 /* tail call to slot 0 with R1 = ctx (r6) */
 #define TAIL0 BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_LD_MAP_FD(BPF_REG_2, 0), BPF_MOV64_IMM(BPF_REG_3, 0), TAIL_CALL
 
+/* A main function that uses its stack, counts, calls the subprogram that follows it (at
+ * 14), tail-calls slot 0 and, when that falls through, returns *ctx + add. */
+#define COUNTING_MAIN(add) BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_ST_MEM(BPF_DW, BPF_REG_10, -512, 1), COUNT, \
+	BPF_CALL_REL(8), TAIL0, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_6, 0), BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, add), \
+	BPF_EXIT_INSN()
+
 static void check_job(struct job j, int ret, uint64_t ctx, uint64_t r0, enum mode mode, const char *what)
 {
 	CHECK_EQ_U64(j.ret, ret);
@@ -136,14 +142,7 @@ static void test_from_main(void)
 {
 	for (int mode = 0; mode < M__COUNT; mode++) {
 		struct kbpf_prog *p = MK(mode,
-			BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
-			BPF_ST_MEM(BPF_DW, BPF_REG_10, -512, 1),
-			COUNT,
-			BPF_CALL_REL(8), /* sub1, at 14 */
-			TAIL0,
-			BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_6, 0),
-			BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 1000),
-			BPF_EXIT_INSN(),
+			COUNTING_MAIN(1000),
 			SUB_CALLS_NEXT, SUB_CALLS_NEXT, SUB_CALLS_NEXT, SUB_CALLS_NEXT, SUB_CALLS_NEXT, SUB_CALLS_NEXT,
 			BPF_ST_MEM(BPF_DW, BPF_REG_10, -512, 1), BPF_EMIT_CALL(PROBE_HELPER), BPF_EXIT_INSN());
 
@@ -207,14 +206,7 @@ static void test_from_subprogram_then_main(void)
 {
 	for (int mode = 0; mode < M__COUNT; mode++) {
 		struct kbpf_prog *t = MK(mode,
-			BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
-			BPF_ST_MEM(BPF_DW, BPF_REG_10, -512, 1),
-			COUNT,
-			BPF_CALL_REL(8), /* tsub, at 14 */
-			TAIL0,
-			BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_6, 0),
-			BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 100),
-			BPF_EXIT_INSN(),
+			COUNTING_MAIN(100),
 			BPF_ST_MEM(BPF_DW, BPF_REG_10, -512, 1), BPF_EMIT_CALL(PROBE_HELPER), BPF_EXIT_INSN());
 		struct kbpf_prog *a = MK(mode,
 			BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
