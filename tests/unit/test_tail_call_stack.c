@@ -7,6 +7,7 @@
  * scenario runs on a thread with a 64 KiB stack and measures the stack it used from a
  * helper called at the deepest point. */
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,9 @@
  * nested runs of tail calls from subprograms (one per depth), the C frames of the run
  * and the helper. 33 nested main frames (the old JIT) need more than this. */
 #define STACK_BOUND (16 * 1024)
+/* Tail calls from subprograms between programs decoded for different interpreter loops
+ * nest one loop (a 4 KiB block of frames) per depth: at most 7. */
+#define INTERP_NESTED_BOUND (48 * 1024)
 
 enum mode { M_FAST, M_CHECKED, M_JIT, M_FAST_HARDEN, M_JIT_HARDEN, M__COUNT };
 static const char *const mode_name[] = { "fast", "checked", "jit", "fast-harden", "jit-harden" };
@@ -42,7 +46,7 @@ static uint64_t probe(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64
 static struct kbpf_host *host;
 static struct kbpf_map *jmp;
 
-static struct kbpf_prog *mk_at(const struct bpf_insn *insns, size_t n, enum mode mode, int line)
+static struct kbpf_prog *mk_at(const struct bpf_insn *insns, size_t n, enum mode mode, bool harden, int line)
 {
 	char log[256] = "";
 	int jit = mode == M_JIT || mode == M_JIT_HARDEN;
@@ -51,8 +55,10 @@ static struct kbpf_prog *mk_at(const struct bpf_insn *insns, size_t n, enum mode
 	struct kbpf_prog *p = NULL;
 	int err;
 
-	if (mode == M_FAST_HARDEN || mode == M_JIT_HARDEN)
+	if (harden || mode == M_FAST_HARDEN || mode == M_JIT_HARDEN) {
 		po.harden = KBPF_HARDEN_STACK_GUARD | KBPF_HARDEN_BLIND;
+		po.run_budget = 1ull << 40;
+	}
 	err = kbpf_prog_create(insns, n, &po, &p);
 	if (err || (jit && !kbpf_prog_is_jited(p))) {
 		fprintf(stderr, "line %d: create %d: %s\n", line, err, log);
@@ -63,7 +69,13 @@ static struct kbpf_prog *mk_at(const struct bpf_insn *insns, size_t n, enum mode
 #define MK(mode, ...)                                                        \
 	({                                                                   \
 		const struct bpf_insn i_[] = { __VA_ARGS__ };                \
-		mk_at(i_, ARRAY_SIZE(i_), mode, __LINE__);                   \
+		mk_at(i_, ARRAY_SIZE(i_), mode, false, __LINE__);            \
+	})
+/* the same, hardened (on the interpreter: decoded for the other loop) */
+#define MKH(mode, ...)                                                       \
+	({                                                                   \
+		const struct bpf_insn i_[] = { __VA_ARGS__ };                \
+		mk_at(i_, ARRAY_SIZE(i_), mode, true, __LINE__);             \
 	})
 
 static void set_slot(uint32_t idx, struct kbpf_prog *p)
@@ -115,8 +127,9 @@ static struct job run_small(struct kbpf_prog *p, enum mode mode)
 	BPF_STX_MEM(BPF_DW, BPF_REG_6, BPF_REG_2, 0)
 /* a subprogram that uses its stack and calls the next one (at +3 from its end) */
 #define SUB_CALLS_NEXT BPF_ST_MEM(BPF_DW, BPF_REG_10, -512, 1), BPF_CALL_REL(1), BPF_EXIT_INSN()
-/* tail call to slot 0 with R1 = ctx (r6) */
-#define TAIL0 BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_LD_MAP_FD(BPF_REG_2, 0), BPF_MOV64_IMM(BPF_REG_3, 0), TAIL_CALL
+/* tail call to slot idx with R1 = ctx (r6) */
+#define TAIL_TO(idx) BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_LD_MAP_FD(BPF_REG_2, 0), BPF_MOV64_IMM(BPF_REG_3, idx), TAIL_CALL
+#define TAIL0 TAIL_TO(0)
 
 /* A main function that uses its stack, counts, calls the subprogram that follows it (at
  * 14), tail-calls slot 0 and, when that falls through, returns *ctx + add. */
@@ -124,17 +137,19 @@ static struct job run_small(struct kbpf_prog *p, enum mode mode)
 	BPF_CALL_REL(8), TAIL0, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_6, 0), BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, add), \
 	BPF_EXIT_INSN()
 
-static void check_job(struct job j, int ret, uint64_t ctx, uint64_t r0, enum mode mode, const char *what)
+static void check_bound(struct job j, int ret, uint64_t ctx, uint64_t r0, enum mode mode, const char *what,
+			size_t bound)
 {
 	CHECK_EQ_U64(j.ret, ret);
 	CHECK_EQ_U64(j.ctx, ctx);
 	if (!ret)
 		CHECK_EQ_U64(j.r0, r0);
-	CHECK(j.used > 0 && j.used <= STACK_BOUND);
+	CHECK(j.used > 0 && j.used <= bound);
 	if (test_failed_now || getenv("TEST_VERBOSE"))
 		fprintf(stderr, "  %s, mode %s: ret %d ctx %llu r0 %llu, stack %zu bytes\n", what, mode_name[mode],
 			j.ret, (unsigned long long)j.ctx, (unsigned long long)j.r0, j.used);
 }
+#define check_job(j, ret, ctx, r0, mode, what) check_bound(j, ret, ctx, r0, mode, what, STACK_BOUND)
 
 /* Tail calls from the main function, 7 frames deep in between each time: 33 succeed,
  * the 34th falls through; the run's stack is one chain of 8 frames. */
@@ -222,10 +237,48 @@ static void test_from_subprogram_then_main(void)
 	}
 }
 
+/* Plain and hardened programs tail-calling each other: on the interpreter they run in
+ * different loops (each with its own block of frames on the C stack), on the JIT with
+ * different code. From main functions the chain replaces each run (it used to nest one
+ * interpreter loop per call, some 150 KiB); from subprograms it climbs to the depth
+ * limit as in a single program. */
+static void test_mixed_hardening(void)
+{
+	static const enum mode modes[] = { M_FAST, M_JIT };
+
+	for (size_t k = 0; k < ARRAY_SIZE(modes); k++) {
+		enum mode mode = modes[k];
+		struct kbpf_prog *p = MK(mode, BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_ST_MEM(BPF_DW, BPF_REG_10, -512, 1),
+					 COUNT, BPF_EMIT_CALL(PROBE_HELPER), TAIL_TO(1), BPF_MOV64_IMM(BPF_REG_0, 5),
+					 BPF_EXIT_INSN());
+		struct kbpf_prog *h = MKH(mode, BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_ST_MEM(BPF_DW, BPF_REG_10, -512, 1),
+					  COUNT, TAIL_TO(0), BPF_MOV64_IMM(BPF_REG_0, 6), BPF_EXIT_INSN());
+		/* from a subprogram: main calls sub, sub tail-calls the other program */
+		struct kbpf_prog *ps = MK(mode, BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), COUNT, BPF_CALL_REL(1), BPF_EXIT_INSN(),
+					  BPF_ST_MEM(BPF_DW, BPF_REG_10, -512, 1), BPF_EMIT_CALL(PROBE_HELPER), TAIL_TO(1),
+					  BPF_MOV64_IMM(BPF_REG_0, 5), BPF_EXIT_INSN());
+		struct kbpf_prog *hs = MKH(mode, BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), COUNT, BPF_CALL_REL(1), BPF_EXIT_INSN(),
+					   BPF_ST_MEM(BPF_DW, BPF_REG_10, -512, 1), TAIL_TO(0), BPF_MOV64_IMM(BPF_REG_0, 6),
+					   BPF_EXIT_INSN());
+
+		set_slot(0, p);
+		set_slot(1, h);
+		/* p runs 17 times, h 17 times, the 34th tail call (from h) falls through */
+		check_job(run_small(p, mode), 0, 34, 6, mode, "mixed hardening, from main");
+		set_slot(0, ps);
+		set_slot(1, hs);
+		/* runs at depths 0, 1, ..., 7; the one at 7 cannot call its subprogram. The
+		 * interpreter runs each target in the other loop, nested: 7 blocks of frames. */
+		check_bound(run_small(ps, mode), -E2BIG, 8, 0, mode, "mixed hardening, from subprograms",
+			    mode == M_FAST ? INTERP_NESTED_BOUND : STACK_BOUND);
+		kbpf_prog_free(p), kbpf_prog_free(h), kbpf_prog_free(ps), kbpf_prog_free(hs);
+	}
+}
+
 int main(void)
 {
 	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_PROG_ARRAY, .key_size = 4,
-				    .value_size = 4, .max_entries = 1, .name = "jmp" };
+				    .value_size = 4, .max_entries = 2, .name = "jmp" };
 
 	host = kbpf_host_new();
 	CHECK_EQ_U64(kbpf_host_helper_register(host, PROBE_HELPER, "probe", probe), 0);
@@ -234,6 +287,7 @@ int main(void)
 	RUN(test_from_deepest_subprogram);
 	RUN(test_subprogram_chain_climbs);
 	RUN(test_from_subprogram_then_main);
+	RUN(test_mixed_hardening);
 	kbpf_map_free(jmp);
 	kbpf_host_free(host);
 	return test_summary();
