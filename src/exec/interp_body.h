@@ -320,8 +320,15 @@ static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip
 	uint8_t *const stack_top = stack + sizeof(stack) - KBPF_INTERP_GUARD;
 	struct kbpf_interp_frame frames[KBPF_MAX_CALL_FRAMES - 1];
 	unsigned depth = 0;
-	/* the deepest frame index a local call may reach, counted from this loop's main */
+	/* The deepest frame index a local call may reach, counted from this loop's main: a
+	 * local in the fast and checked loops, read from run in the hardened one (the form
+	 * each loop's code is fastest with, bench/harden.c). */
+#if KBPF_INTERP_HARDENED
+#define MAX_DEPTH (KBPF_MAX_CALL_FRAMES - 1 - run->depth)
+#else
 	const unsigned max_depth = KBPF_MAX_CALL_FRAMES - 1 - run->depth;
+#define MAX_DEPTH max_depth
+#endif
 	uint64_t R[MAX_BPF_REG];
 	const struct kbpf_di *pc = ip->code + run->start;
 	uint32_t tail_cnt = run->tail_calls;
@@ -335,19 +342,17 @@ static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip
 #if KBPF_INTERP_HARDENED
 	uint64_t budget_left = ip->prog->run_budget ? ip->prog->run_budget : UINT64_MAX;
 	const bool guard = ip->prog->harden & KBPF_HARDEN_STACK_GUARD;
-	/* The run's: a tail call changes ip, not the guards already filled */
-	const uint64_t canary = ip->canary;
 
 	/* The guards above and below the main frame now; each call fills the one below its
 	 * new frame (the one above is its caller's below). */
 	if (guard) {
-		kbpf_interp_guard_fill(stack_top, KBPF_INTERP_GUARD, canary);
-		kbpf_interp_guard_fill(stack_top - KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, canary);
+		kbpf_interp_guard_fill(stack_top, KBPF_INTERP_GUARD, ip->canary);
+		kbpf_interp_guard_fill(stack_top - KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, ip->canary);
 	}
 	/* The guards above and below the current frame, intact? (R10 itself may be lost.) */
 #define FRAME_GUARDS_OK()                                                                           \
-	(!guard || (kbpf_interp_guard_ok(stack_top - depth * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, canary) && \
-		    kbpf_interp_guard_ok(stack_top - (depth + 1) * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, canary)))
+	(!guard || (kbpf_interp_guard_ok(stack_top - depth * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, ip->canary) && \
+		    kbpf_interp_guard_ok(stack_top - (depth + 1) * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, ip->canary)))
 #endif
 
 #if KBPF_INTERP_CHECKED
@@ -516,7 +521,7 @@ L_CALL_LOCAL:
 		goto out_run_budget;
 	budget_left--;
 #endif
-	if (depth == max_depth)
+	if (depth == MAX_DEPTH)
 		goto out_depth;
 	frames[depth].ret = pc + 1;
 	frames[depth].ip = ip;
@@ -530,7 +535,7 @@ L_CALL_LOCAL:
 #endif
 #if KBPF_INTERP_HARDENED
 	if (guard)
-		kbpf_interp_guard_fill(stack_top - (depth + 1) * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, canary);
+		kbpf_interp_guard_fill(stack_top - (depth + 1) * KBPF_INTERP_STRIDE, KBPF_INTERP_GUARD, ip->canary);
 #endif
 	pc = pc->x.target;
 	DISPATCH();
@@ -703,6 +708,7 @@ out:
 #undef OFF
 #undef DISPATCH
 #undef STACK_LO
+#undef MAX_DEPTH
 #undef MEMCHK
 #undef ATOMCHK
 #undef NEXT
