@@ -209,6 +209,44 @@ static uint64_t tcp_getsockopt(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r
 #define ANY KBPF_ARG_ANYTHING
 #define SOCK_COMMON KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON
 
+/* The helpers that take a socket treat it as one of this host's (the head of a whole
+ * tcp_sock: its storage slots, its CC): only this host's program type may call them.
+ * Its verified calls run them under ids of their own (kbpf_helper_proto.run_id); under
+ * Linux's ids they are run-time helpers without a prototype, for unverified programs
+ * (and `kbpf verify`'s unverified load). A host that also has Linux's program types
+ * (kbpf_tcp_host_add, then kbpf_linux_host_add: the kbpf command) gives those Linux's
+ * prototypes, which run Linux's helpers under Linux's run ids or none: a sock_ops
+ * program's bpf_getsockopt(ctx, ...) never runs this one on its context, nor a
+ * cgroup_skb program's bpf_sk_storage_get on a Linux socket. */
+#define KBPF_TCP_RUN_ID(id) (0x50000000 + (id))
+static const struct kbpf_helper_proto sk_protos[] = {
+	{ .name = "bpf_sk_storage_get", .run_id = KBPF_TCP_RUN_ID(BPF_FUNC_sk_storage_get),
+	  .ret_type = KBPF_RET_PTR_TO_MAP_VALUE | KBPF_RET_MAYBE_NULL,
+	  .arg_type = { KBPF_ARG_CONST_MAP_PTR, SOCK_COMMON, KBPF_ARG_PTR_TO_MAP_VALUE | KBPF_ARG_MAYBE_NULL, ANY } },
+	{ .name = "bpf_sk_storage_delete", .run_id = KBPF_TCP_RUN_ID(BPF_FUNC_sk_storage_delete),
+	  .ret_type = KBPF_RET_INTEGER, .arg_type = { KBPF_ARG_CONST_MAP_PTR, SOCK_COMMON } },
+	{ .name = "bpf_setsockopt", .run_id = KBPF_TCP_RUN_ID(BPF_FUNC_setsockopt), .ret_type = KBPF_RET_INTEGER,
+	  .arg_type = { SOCK_COMMON, ANY, ANY, KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_RDONLY, KBPF_ARG_CONST_SIZE } },
+	{ .name = "bpf_getsockopt", .run_id = KBPF_TCP_RUN_ID(BPF_FUNC_getsockopt), .ret_type = KBPF_RET_INTEGER,
+	  .arg_type = { SOCK_COMMON, ANY, ANY, KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE,
+			KBPF_ARG_CONST_SIZE } },
+};
+static const int32_t sk_ids[] = { BPF_FUNC_sk_storage_get, BPF_FUNC_sk_storage_delete, BPF_FUNC_setsockopt,
+				  BPF_FUNC_getsockopt };
+static const kbpf_helper_fn sk_fns[] = { tcp_sk_storage_get, tcp_sk_storage_delete, tcp_setsockopt,
+					 tcp_getsockopt };
+_Static_assert(sizeof(sk_ids) / sizeof(sk_ids[0]) == sizeof(sk_protos) / sizeof(sk_protos[0]) &&
+		       sizeof(sk_fns) / sizeof(sk_fns[0]) == sizeof(sk_protos) / sizeof(sk_protos[0]),
+	       "one id and one function per socket proto");
+
+static const struct kbpf_helper_proto *sk_proto(int32_t id)
+{
+	for (size_t i = 0; i < sizeof(sk_ids) / sizeof(sk_ids[0]); i++)
+		if (sk_ids[i] == id)
+			return &sk_protos[i];
+	return NULL;
+}
+
 int kbpf_tcp_helpers_add(struct kbpf_host *host)
 {
 	const struct btf *btf = kbpf_host_btf(host);
@@ -216,20 +254,12 @@ int kbpf_tcp_helpers_add(struct kbpf_host *host)
 
 	if (tcp_sock_id <= 0)
 		return -ENOENT;
+	/* registered host-wide: the clocks (a Linux program type in the same host reads the
+	 * simulated clocks too, docs/tcp-sim.md), and tcp_send_ack (only a BTF tcp_sock, which
+	 * only this host hands out, passes) */
 	const struct kbpf_helper_proto protos[] = {
 		{ .name = "bpf_tcp_send_ack", .fn = tcp_send_ack, .ret_type = KBPF_RET_INTEGER,
 		  .arg_type = { KBPF_ARG_PTR_TO_BTF_ID, ANY }, .arg_btf_id = { (uint32_t)tcp_sock_id } },
-		{ .name = "bpf_sk_storage_get", .fn = tcp_sk_storage_get,
-		  .ret_type = KBPF_RET_PTR_TO_MAP_VALUE | KBPF_RET_MAYBE_NULL,
-		  .arg_type = { KBPF_ARG_CONST_MAP_PTR, SOCK_COMMON, KBPF_ARG_PTR_TO_MAP_VALUE | KBPF_ARG_MAYBE_NULL,
-				ANY } },
-		{ .name = "bpf_sk_storage_delete", .fn = tcp_sk_storage_delete, .ret_type = KBPF_RET_INTEGER,
-		  .arg_type = { KBPF_ARG_CONST_MAP_PTR, SOCK_COMMON } },
-		{ .name = "bpf_setsockopt", .fn = tcp_setsockopt, .ret_type = KBPF_RET_INTEGER,
-		  .arg_type = { SOCK_COMMON, ANY, ANY, KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_RDONLY, KBPF_ARG_CONST_SIZE } },
-		{ .name = "bpf_getsockopt", .fn = tcp_getsockopt, .ret_type = KBPF_RET_INTEGER,
-		  .arg_type = { SOCK_COMMON, ANY, ANY, KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE,
-				KBPF_ARG_CONST_SIZE } },
 		{ .name = "bpf_ktime_get_coarse_ns", .fn = tcp_ktime_get_coarse_ns, .ret_type = KBPF_RET_INTEGER },
 		{ .name = "bpf_ktime_get_ns", .fn = tcp_ktime_get_ns, .ret_type = KBPF_RET_INTEGER },
 		{ .name = "bpf_ktime_get_boot_ns", .fn = tcp_ktime_get_boot_ns, .ret_type = KBPF_RET_INTEGER },
@@ -237,19 +267,29 @@ int kbpf_tcp_helpers_add(struct kbpf_host *host)
 		{ .name = "bpf_jiffies64", .fn = tcp_jiffies64, .ret_type = KBPF_RET_INTEGER, .caps = KBPF_CAP_BPF },
 	};
 	static const int32_t ids[] = {
-		BPF_FUNC_tcp_send_ack, BPF_FUNC_sk_storage_get, BPF_FUNC_sk_storage_delete, BPF_FUNC_setsockopt,
-		BPF_FUNC_getsockopt, BPF_FUNC_ktime_get_coarse_ns, BPF_FUNC_ktime_get_ns, BPF_FUNC_ktime_get_boot_ns,
+		BPF_FUNC_tcp_send_ack, BPF_FUNC_ktime_get_coarse_ns, BPF_FUNC_ktime_get_ns, BPF_FUNC_ktime_get_boot_ns,
 		BPF_FUNC_jiffies64,
 	};
-	_Static_assert(sizeof(ids) / sizeof(ids[0]) == 9, "one id per proto");
+	_Static_assert(sizeof(ids) / sizeof(ids[0]) == 5, "one id per proto");
 
 	/* all or nothing: a run-time helper someone else registered for one of these ids
 	 * would run instead of ours */
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
 		if (kbpf_host_helper_find(host, ids[i], NULL) || kbpf_host_helper_proto(host, ids[i]))
 			return -EEXIST;
+	for (size_t i = 0; i < sizeof(sk_ids) / sizeof(sk_ids[0]); i++)
+		if (kbpf_host_helper_find(host, sk_protos[i].run_id, NULL) || kbpf_host_helper_find(host, sk_ids[i], NULL) ||
+		    kbpf_host_helper_proto(host, sk_ids[i]))
+			return -EEXIST;
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		int ret = kbpf_host_helper_register_proto(host, ids[i], &protos[i]);
+		if (ret)
+			return ret;
+	}
+	for (size_t i = 0; i < sizeof(sk_ids) / sizeof(sk_ids[0]); i++) {
+		int ret = kbpf_host_helper_register(host, sk_protos[i].run_id, sk_protos[i].name, sk_fns[i]);
+		if (!ret)
+			ret = kbpf_host_helper_register(host, sk_ids[i], sk_protos[i].name, sk_fns[i]);
 		if (ret)
 			return ret;
 	}
@@ -280,17 +320,18 @@ const struct kbpf_helper_proto *kbpf_tcp_helper_proto(const struct kbpf_host *ho
 {
 	switch (id) {
 	case BPF_FUNC_tcp_send_ack:
-	case BPF_FUNC_sk_storage_get:
-	case BPF_FUNC_sk_storage_delete:
 	case BPF_FUNC_ktime_get_coarse_ns:
 		return kbpf_host_helper_proto(host, id);
+	case BPF_FUNC_sk_storage_get:
+	case BPF_FUNC_sk_storage_delete:
+		return sk_proto(id);
 	case BPF_FUNC_setsockopt:
 	case BPF_FUNC_getsockopt:
 		/* release() retires the CC: it may not change the socket further (Linux's
 		 * comment), and getsockopt goes with setsockopt */
 		if (attach_member && !strcmp(attach_member, "release"))
 			return NULL;
-		return kbpf_host_helper_proto(host, id);
+		return sk_proto(id);
 	default:
 		for (size_t i = 0; i < sizeof(base_ids) / sizeof(base_ids[0]); i++)
 			if (base_ids[i] == id)

@@ -57,6 +57,17 @@ int kbpf_tcp_kfuncs_add(struct kbpf_host *host)
 		{ "tcp_bbr_kfunc_set", bbr_funcs, sizeof(bbr_funcs) / sizeof(bbr_funcs[0]) },
 	};
 
+	/* The socket structs are the host's objects: the kfuncs take any of them as the
+	 * head of a whole tcp_sock (inet_csk_ca, tcp_sk), so program memory of a struct
+	 * sock's size (a struct without pointer members, which Linux's rule would take)
+	 * must not pass for one. */
+	static const char *const objects[] = { "sock_common", "sock", "inet_sock", "inet_connection_sock",
+					       "tcp_sock" };
+	for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++) {
+		int ret = kbpf_host_object_type_register(host, objects[i]);
+		if (ret)
+			return ret;
+	}
 	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
 		struct kbpf_kfunc_set_opts o = {
 			.sz = sizeof(o), .name = sets[i].name, .funcs = sets[i].funcs, .nr_funcs = sets[i].nr,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The simulator's core: creation, the event queue (a binary heap ordered by time, then by
+/* The simulator's core: creation, the event queue (timers in a binary heap, data packets and
+ * ACKs in time-ordered FIFOs; all ordered by time, then by
  * insertion, so equal-time events run in a fixed order), timers, clocks, the run loop and
  * the summary statistics. */
 #include <errno.h>
@@ -19,6 +20,40 @@ __u64 sim_rand(struct sim *s)
 	x ^= x >> 27;
 	s->rng = x;
 	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* a × b / c by long division of the 128-bit product: for compilers without __int128. */
+__u64 sim_muldiv_longdiv(__u64 a, __u64 b, __u64 c)
+{
+	__u64 al = a & 0xffffffffULL, ah = a >> 32, bl = b & 0xffffffffULL, bh = b >> 32;
+	__u64 ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+	__u64 mid = (ll >> 32) + (lh & 0xffffffffULL) + (hl & 0xffffffffULL);
+	__u64 lo = (ll & 0xffffffffULL) | (mid << 32), hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+	__u64 q = 0, r = hi;
+
+	if (hi >= c)
+		return ~0ULL; /* the quotient needs more than 64 bits */
+	for (int i = 63; i >= 0; i--) {
+		bool top = r >> 63;
+
+		r = (r << 1) | ((lo >> i) & 1);
+		if (top || r >= c) {
+			r -= c;
+			q |= 1ULL << i;
+		}
+	}
+	return q;
+}
+
+__u64 sim_muldiv(__u64 a, __u64 b, __u64 c)
+{
+#if defined(__SIZEOF_INT128__)
+	unsigned __int128 q = (unsigned __int128)a * b / c;
+
+	return q > ~0ULL ? ~0ULL : (__u64)q;
+#else
+	return sim_muldiv_longdiv(a, b, c);
+#endif
 }
 
 __u32 sim_jiffies(__u64 t)
@@ -67,8 +102,39 @@ static bool ev_less(const struct sim_event *a, const struct sim_event *b)
 	return a->t < b->t || (a->t == b->t && a->order < b->order);
 }
 
+static bool fifo_push(struct sim *s, struct sim_fifo *q, const struct sim_event *ev)
+{
+	if (q->len && ev_less(ev, &q->v[(q->head + q->len - 1) & (q->cap - 1)]))
+		return false; /* out of time order: the heap takes it */
+	if (q->len == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 1024;
+		struct sim_event *v = malloc(cap * sizeof(*v));
+
+		if (!v) {
+			s->oom = 1;
+			return true;
+		}
+		for (size_t i = 0; i < q->len; i++)
+			v[i] = q->v[(q->head + i) & (q->cap - 1)];
+		free(q->v);
+		q->v = v;
+		q->cap = cap;
+		q->head = 0;
+	}
+	q->v[(q->head + q->len++) & (q->cap - 1)] = *ev;
+	return true;
+}
+
 void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags)
 {
+	if (type == EV_DATA || type == EV_ACK) {
+		struct sim_event ev = { .t = t, .order = s->order, .flow = flow, .a = a, .b = b, .type = type, .flags = flags };
+
+		if (fifo_push(s, &s->fifo[type == EV_ACK], &ev)) {
+			s->order++;
+			return;
+		}
+	}
 	if (s->nr_ev == s->cap_ev) {
 		size_t cap = s->cap_ev ? s->cap_ev * 2 : 1024;
 		struct sim_event *h = realloc(s->heap, cap * sizeof(*h));
@@ -92,6 +158,23 @@ void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, _
 		i = p;
 	}
 	s->heap[i] = ev;
+}
+
+/* The earliest queued event (time, then insertion order), or NULL. */
+static const struct sim_event *sim_peek(const struct sim *s, int *src)
+{
+	const struct sim_event *best = s->nr_ev ? &s->heap[0] : NULL;
+
+	*src = -1;
+	for (int i = 0; i < 2; i++) {
+		const struct sim_fifo *q = &s->fifo[i];
+
+		if (q->len && (!best || ev_less(&q->v[q->head], best))) {
+			best = &q->v[q->head];
+			*src = i;
+		}
+	}
+	return best;
 }
 
 static struct sim_event sim_pop(struct sim *s)
@@ -166,6 +249,9 @@ static void sim_timer_fire(struct sim_flow *f, const struct sim_event *ev)
 	case T_DELACK:
 		sim_receiver_delack(f);
 		break;
+	case T_COMPACK:
+		sim_receiver_compack(f);
+		break;
 	}
 }
 
@@ -196,8 +282,8 @@ int kbpf_tcp_sim_create(const struct kbpf_tcp_sim_opts *opts, struct kbpf_tcp_si
 		return -EINVAL;
 	}
 	if (!s->o.queue_pkts) {
-		/* One BDP of full packets. */
-		__u64 bdp = s->o.rate_bps * 2 * s->o.delay_us / 8 / USEC_PER_SEC / s->o.mtu;
+		/* One BDP of full packets (rate up to 10^12 bit/s × 2 × 10^7 µs overflows 64 bits). */
+		__u64 bdp = sim_muldiv(s->o.rate_bps, 2ULL * s->o.delay_us, 8 * USEC_PER_SEC) / s->o.mtu;
 		s->o.queue_pkts = bdp < 16 ? 16 : (__u32)bdp;
 	}
 	if (s->o.queue_pkts > 1000000) {
@@ -242,12 +328,15 @@ void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim)
 		free(f->segs);
 		free(f->ooo);
 		free(f->rtxq);
+		free(f->sack_lo);
 		free(f);
 	}
 	kbpf_tcp_clock_leave(saved_clock);
 	free(s->flows);
 	free(s->ccs);
 	free(s->heap);
+	free(s->fifo[0].v);
+	free(s->fifo[1].v);
 	free(s->q);
 	free(s->q_hist);
 	free(s);
@@ -264,7 +353,7 @@ int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_
 		return -EINVAL;
 	if (opts && opts->sz < offsetof(struct kbpf_tcp_flow_opts, tcp_ecn_set) + sizeof(int))
 		return -EINVAL;
-	if (s->nr_flows >= 4096)
+	if (s->nr_flows >= KBPF_TCP_SIM_MAX_FLOWS)
 		return -ENOSPC;
 	f = calloc(1, sizeof(*f));
 	fl = realloc(s->flows, (s->nr_flows + 1) * sizeof(*fl));
@@ -288,9 +377,9 @@ int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_
 		return -EINVAL;
 	}
 	f->mss = s->o.mtu - SIM_HDR_BYTES;
-	f->cap = 1024;
+	f->cap = 64; /* rings grow by doubling: thousands of flows stay cheap */
 	f->segs = calloc(f->cap, sizeof(*f->segs));
-	f->ooo_cap = 1024;
+	f->ooo_cap = 64;
 	f->ooo = calloc(f->ooo_cap, 1);
 	if (!f->segs || !f->ooo) {
 		free(f->segs);
@@ -342,8 +431,22 @@ int kbpf_tcp_sim_run(struct kbpf_tcp_sim *sim, uint64_t duration_us)
 	end = SIM_T0_NS + duration_us * NSEC_PER_USEC;
 	/* BPF CCs read the simulated clocks through helpers that get no socket (bpf_jiffies64) */
 	const __u64 *saved_clock = kbpf_tcp_clock_enter(&s->now);
-	while (s->nr_ev && s->heap[0].t <= end && !s->oom) {
-		struct sim_event ev = sim_pop(s);
+	for (;;) {
+		int src;
+		const struct sim_event *next = sim_peek(s, &src);
+		struct sim_event ev;
+
+		if (!next || next->t > end || s->oom)
+			break;
+		if (src < 0) {
+			ev = sim_pop(s);
+		} else {
+			struct sim_fifo *q = &s->fifo[src];
+
+			ev = q->v[q->head];
+			q->head = (q->head + 1) & (q->cap - 1);
+			q->len--;
+		}
 		struct sim_flow *f = s->flows[ev.flow];
 
 		s->now = ev.t;
@@ -394,7 +497,7 @@ struct tcp_sock *kbpf_tcp_sim_receiver(struct kbpf_tcp_sim *sim, unsigned int fl
 
 static __u64 flow_bytes_acked(const struct sim_flow *f)
 {
-	__u64 b = (__u64)f->una_idx * f->mss;
+	__u64 b = f->acked_segs * f->mss;
 
 	return f->opts.bytes && b > f->opts.bytes ? f->opts.bytes : b;
 }
@@ -405,7 +508,8 @@ static __u64 flow_goodput(const struct sim *s, const struct sim_flow *f)
 
 	if (!f->started || end <= f->start_ns)
 		return 0;
-	return flow_bytes_acked(f) * 8 * NSEC_PER_SEC / (end - f->start_ns);
+	/* bytes × 8 × 10^9 overflows 64 bits past 2.3 GB: a 128-bit product */
+	return sim_muldiv(flow_bytes_acked(f) * 8, NSEC_PER_SEC, end - f->start_ns);
 }
 
 int kbpf_tcp_sim_flow_stats(const struct kbpf_tcp_sim *sim, unsigned int flow, struct kbpf_tcp_flow_stats *st)
@@ -430,6 +534,8 @@ int kbpf_tcp_sim_flow_stats(const struct kbpf_tcp_sim *sim, unsigned int flow, s
 	st->srtt_us = f->snd.srtt_us >> 3;
 	st->min_rtt_us = tcp_min_rtt(&f->snd);
 	st->ecn_ok = f->ecn_ok;
+	st->acks = f->acks;
+	st->acks_old = f->acks_old;
 	memcpy(st->cc, f->snd.inet_conn.icsk_ca_ops ? f->snd.inet_conn.icsk_ca_ops->name : f->ops->name,
 	       TCP_CA_NAME_MAX);
 	st->cc[TCP_CA_NAME_MAX - 1] = 0;

@@ -51,6 +51,7 @@ enum sim_timer_id {
 	T_REO, /* RACK reorder timer */
 	T_PACE, /* pacing hrtimer */
 	T_DELACK, /* receiver's delayed ACK */
+	T_COMPACK, /* receiver's compressed-SACK hrtimer */
 	T_NR,
 };
 
@@ -70,6 +71,7 @@ enum {
 	PKT_ECE = 8,
 	PKT_DSACK = 16,
 	PKT_RETRANS = 32,
+	PKT_SACKBLK = 64, /* ACK: its SACK block starts at the flow's next sack_lo entry */
 };
 
 struct sim_timer {
@@ -96,7 +98,8 @@ struct sim_flow {
 	/* sender scoreboard: ring of segments [una_idx, nxt_idx) */
 	struct sim_seg *segs;
 	__u32 cap; /* power of two */
-	__u32 una_idx, nxt_idx;
+	__u32 una_idx, nxt_idx; /* modular: compare with (__s32)(a - b) */
+	__u64 acked_segs; /* segments cumulatively ACKed, not wrapping with una_idx */
 	__u32 lost_pending; /* LOST and not RETRANS */
 	__u32 retrans_hint; /* no lost-pending segment below this index */
 	__u32 high_sacked_idx; /* highest SACKed index + 1 */
@@ -122,6 +125,13 @@ struct sim_flow {
 	__u32 ooo_high; /* highest out-of-order index + 1 */
 	__u32 ooo_count;
 	__u32 rcv_unacked; /* full segments received since the last ACK sent */
+	/* SACK compression (tcp_sack_compress, opts.sack_compress): */
+	__u32 comp_rcv_idx; /* compressed_ack_rcv_nxt, as an index */
+	__u32 dup_ack_counter, compressed_ack;
+	__u32 comp_lo, comp_hi; /* out-of-order segments not yet reported: [lo, hi) */
+	/* block starts of ACKs on the reverse path (FIFO: ACKs arrive in order) */
+	__u32 *sack_lo;
+	__u32 sack_lo_cap, sack_lo_head, sack_lo_len;
 
 	/* scripted peer (script.c): no receiver or link, the script ACKs; sysctl-like knobs */
 	bool scripted;
@@ -130,9 +140,13 @@ struct sim_flow {
 	__u32 init_cwnd; /* the route's initcwnd; 0 = TCP_INIT_CWND */
 	__u64 script_sent; /* transmissions handed to the scripted peer */
 
+	/* TSO (opts.tso): the burst being sent: its size and how many of it went out */
+	__u32 tso_burst, tso_pos;
+
 	/* stats */
 	__u64 start_ns, done_ns;
 	__u64 rtos, segs_sent;
+	__u64 acks, acks_old;
 };
 
 struct sim {
@@ -140,8 +154,14 @@ struct sim {
 	__u64 now; /* ns */
 	__u64 rng;
 	__u64 order;
-	struct sim_event *heap;
+	struct sim_event *heap; /* timers and flow starts */
 	size_t nr_ev, cap_ev;
+	/* Data packets leave the bottleneck in order and ACKs return after a fixed delay, so
+	 * each kind is queued in time order already: FIFOs instead of the heap. */
+	struct sim_fifo {
+		struct sim_event *v;
+		size_t cap, head, len; /* cap: a power of two */
+	} fifo[2];
 	struct sim_flow **flows;
 	unsigned int nr_flows;
 	/* CCs registered by name beside the native ones (BPF CCs: kbpf_tcp_sim_register_cc) */
@@ -164,6 +184,9 @@ void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, _
 void sim_timer_arm(struct sim_flow *f, enum sim_timer_id id, __u64 due);
 void sim_timer_cancel(struct sim_flow *f, enum sim_timer_id id);
 __u64 sim_rand(struct sim *s);
+/* a × b / c, exact (128-bit product) and saturating at 2^64 - 1; c > 0. */
+__u64 sim_muldiv(__u64 a, __u64 b, __u64 c);
+__u64 sim_muldiv_longdiv(__u64 a, __u64 b, __u64 c); /* the same without __int128 */
 /* Jiffies at time t (ns), and the time jiffy j begins. */
 __u32 sim_jiffies(__u64 t);
 __u64 sim_jiffy_time(__u32 j);
@@ -227,6 +250,9 @@ void sim_rate_gen(struct sim_flow *f, __u32 delivered, __u32 lost, struct rate_s
 /* sim_receiver.c */
 void sim_receiver_data(struct sim_flow *f, __u32 idx, __u8 flags);
 void sim_receiver_delack(struct sim_flow *f);
+void sim_receiver_compack(struct sim_flow *f);
+/* The start of the SACK block of the next ACK flagged PKT_SACKBLK. */
+__u32 sim_receiver_sack_lo_pop(struct sim_flow *f);
 void sim_receiver_send_ack_hook(struct sock *sk, __u32 rcv_nxt);
 
 /* Flags of one ACK's processing (Linux's FLAG_*). */

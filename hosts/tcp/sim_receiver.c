@@ -69,11 +69,51 @@ static void enter_quickack_mode(struct tcp_sock *tp, unsigned int max_quickacks)
 	tp->inet_conn.icsk_ack.ato = TCP_ATO_MIN;
 }
 
+/* A compressed SACK's block start travels beside its ACK (the event carries its end). */
+static bool sack_lo_push(struct sim_flow *f, __u32 lo)
+{
+	if (f->sack_lo_len == f->sack_lo_cap) {
+		__u32 cap = f->sack_lo_cap ? f->sack_lo_cap * 2 : 64;
+		__u32 *v = malloc(cap * sizeof(*v));
+
+		if (!v) {
+			f->sim->oom = 1;
+			return false;
+		}
+		for (__u32 i = 0; i < f->sack_lo_len; i++)
+			v[i] = f->sack_lo[(f->sack_lo_head + i) & (f->sack_lo_cap - 1)];
+		free(f->sack_lo);
+		f->sack_lo = v;
+		f->sack_lo_cap = cap;
+		f->sack_lo_head = 0;
+	}
+	f->sack_lo[(f->sack_lo_head + f->sack_lo_len++) & (f->sack_lo_cap - 1)] = lo;
+	return true;
+}
+
+__u32 sim_receiver_sack_lo_pop(struct sim_flow *f)
+{
+	__u32 lo = f->sack_lo[f->sack_lo_head];
+
+	f->sack_lo_head = (f->sack_lo_head + 1) & (f->sack_lo_cap - 1);
+	f->sack_lo_len--;
+	return lo;
+}
+
 /* Put an ACK for rcv_nxt (as a segment index) on the reverse path. */
 static void emit_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pflags)
 {
 	struct tcp_sock *tp = &f->rcv;
 
+	/* A compressed SACK reports every segment that arrived since the last ACK. */
+	if (f->comp_hi && sack_plus1 == f->comp_hi && !(pflags & PKT_DSACK)) {
+		if (f->comp_lo + 1 != f->comp_hi) {
+			if (!sack_lo_push(f, f->comp_lo))
+				return;
+			pflags |= PKT_SACKBLK;
+		}
+		f->comp_lo = f->comp_hi = 0;
+	}
 	if ((tp->ecn_flags & TCP_ECN_OK) && (tp->ecn_flags & TCP_ECN_DEMAND_CWR))
 		pflags |= PKT_ECE;
 	sim_push(f->sim, f->sim->now + (__u64)f->sim->o.delay_us * NSEC_PER_USEC, EV_ACK, f->id, ack_idx, sack_plus1,
@@ -86,7 +126,20 @@ static void send_ack(struct sim_flow *f, __u32 sack_plus1, __u8 pflags)
 	struct tcp_sock *tp = &f->rcv;
 	struct inet_connection_sock *icsk = &tp->inet_conn;
 
+	/* Held out-of-order segments are reported by this ACK, or by one just before it (a
+	 * D-SACK or another segment's SACK: Linux would put both blocks in one ACK). */
+	if (f->comp_hi && sack_plus1 != f->comp_hi) {
+		if (!sack_plus1 && !(pflags & PKT_DSACK))
+			sack_plus1 = f->comp_hi;
+		else
+			emit_ack(f, f->rcv_idx, f->comp_hi, 0);
+	}
 	emit_ack(f, f->rcv_idx, sack_plus1, pflags);
+	/* tcp_event_ack_sent: a pending compressed SACK went with this ACK */
+	if (f->compressed_ack) {
+		f->compressed_ack = 0;
+		sim_timer_cancel(f, T_COMPACK);
+	}
 	if (icsk->icsk_ack.quick)
 		icsk->icsk_ack.quick--;
 	icsk->icsk_ack.pending = 0;
@@ -108,7 +161,9 @@ void sim_receiver_send_ack_hook(struct sock *sk, __u32 rcv_nxt)
 		send_ack(f, 0, 0);
 		return;
 	}
-	__u32 idx = (rcv_nxt - f->isn - 1) / f->mss;
+	/* The segment index from the distance to rcv_nxt: an index from (seq - isn) / mss would
+	 * be wrong once 4 GB went through (the sequence space wraps, indexes do not). */
+	__u32 idx = f->rcv_idx - (tp->rcv_nxt - rcv_nxt) / f->mss;
 	emit_ack(f, idx, 0, 0);
 }
 
@@ -146,6 +201,15 @@ static void send_delayed_ack(struct sim_flow *f)
 	icsk->icsk_ack.pending |= ICSK_ACK_SCHED | ICSK_ACK_TIMER;
 	icsk->icsk_ack.timeout = timeout;
 	sim_timer_arm(f, T_DELACK, sim_wheel_time(now, timeout));
+}
+
+/* tcp_compressed_ack_kick: the compressed SACK is due. */
+void sim_receiver_compack(struct sim_flow *f)
+{
+	if (f->compressed_ack) {
+		f->compressed_ack--;
+		send_ack(f, f->comp_hi, 0);
+	}
 }
 
 void sim_receiver_delack(struct sim_flow *f)
@@ -223,6 +287,42 @@ static void event_data_recv(struct sim_flow *f)
 	icsk->icsk_ack.lrcvtime = now;
 }
 
+/* The out-of-order part of __tcp_ack_snd_check (Linux 6.12) for segment idx: the first
+ * three ACKs per rcv_nxt go at once, later ones wait for the compressed-ACK hrtimer
+ * (min(tcp_comp_sack_delay_ns 1 ms, RTT/20), its 100 µs slack not modelled) or for 44
+ * of them (tcp_comp_sack_nr). Returns true when the ACK is held. The held ACK's SACK block
+ * is the run of new arrivals; a segment that does not extend that run (a retransmission
+ * below it) first sends the held ACK, so that every block stays contiguous. */
+static bool sack_compress(struct sim_flow *f, __u32 idx)
+{
+	struct tcp_sock *tp = &f->rcv;
+
+	if (f->comp_rcv_idx != f->rcv_idx) {
+		f->comp_rcv_idx = f->rcv_idx;
+		f->dup_ack_counter = 0;
+	}
+	if (f->compressed_ack && idx != f->comp_hi)
+		send_ack(f, f->comp_hi, 0);
+	if (f->compressed_ack >= 44 || f->dup_ack_counter < 3) {
+		if (f->dup_ack_counter < 3)
+			f->dup_ack_counter++;
+		return false;
+	}
+	if (!f->compressed_ack)
+		f->comp_lo = idx;
+	f->comp_hi = idx + 1;
+	f->compressed_ack++;
+	if (f->compressed_ack == 1) {
+		/* srtt_us is 8 × the RTT: rtt × (1000 >> 3) / 20 ns is RTT/20 */
+		__u64 delay = (__u64)tp->srtt_us * (NSEC_PER_USEC >> 3) / 20;
+
+		if (delay > 1000000)
+			delay = 1000000;
+		sim_timer_arm(f, T_COMPACK, f->sim->now + delay);
+	}
+	return true;
+}
+
 void sim_receiver_data(struct sim_flow *f, __u32 idx, __u8 pflags)
 {
 	struct tcp_sock *tp = &f->rcv;
@@ -279,11 +379,16 @@ void sim_receiver_data(struct sim_flow *f, __u32 idx, __u8 pflags)
 	}
 
 	/* __tcp_ack_snd_check */
-	if (f->ooo_count ||
-	    (f->rcv_unacked >= 2) || /* more than one full segment unACKed */
+	if ((f->rcv_unacked >= 2) || /* more than one full segment unACKed */
 	    (icsk->icsk_ack.quick && !icsk->icsk_ack.pingpong) || (icsk->icsk_ack.pending & ICSK_ACK_NOW)) {
 		send_ack(f, sack_plus1, ack_flags);
 		return;
 	}
-	send_delayed_ack(f);
+	if (!f->ooo_count) {
+		send_delayed_ack(f);
+		return;
+	}
+	if (f->opts.sack_compress && sack_plus1 && sack_compress(f, sack_plus1 - 1))
+		return;
+	send_ack(f, sack_plus1, ack_flags);
 }

@@ -62,7 +62,7 @@ void sim_mark_lost(struct sim_flow *f, __u32 idx)
 		tp->lost++;
 		f->lost_pending++;
 	}
-	if (f->lost_pending == 1 || idx < f->retrans_hint)
+	if (f->lost_pending == 1 || (__s32)(idx - f->retrans_hint) < 0)
 		f->retrans_hint = idx;
 }
 

@@ -284,12 +284,22 @@ static void send_seg_probe(struct sim_flow *f, __u32 idx, bool rtx, bool probe)
 		tp->prr_out++;
 
 	/* Pacing: advance the next departure by this segment's time at the pacing rate, less
-	 * up to half of it as credit for having been late (not for the first 10 segments). */
-	if (sk->sk_pacing_status != SK_PACING_NONE) {
+	 * up to half of it as credit for having been late (not for the first 10 segments).
+	 * A TSO burst is one skb: paced once, after its last segment, for all of its bytes. */
+	__u64 pace_len = f->mss;
+	bool pace = true;
+
+	if (f->tso_burst) {
+		if (++f->tso_pos < f->tso_burst)
+			pace = false;
+		else
+			pace_len = (__u64)f->mss * f->tso_burst;
+	}
+	if (pace && sk->sk_pacing_status != SK_PACING_NONE) {
 		unsigned long rate = sk->sk_pacing_rate;
 
 		if (rate != ~0UL && rate && tp->data_segs_out >= 10) {
-			__u64 len_ns = (__u64)f->mss * NSEC_PER_SEC / rate;
+			__u64 len_ns = pace_len * NSEC_PER_SEC / rate;
 			__u64 credit = tp->tcp_wstamp_ns - prior_wstamp;
 
 			len_ns -= len_ns / 2 < credit ? len_ns / 2 : credit;
@@ -358,6 +368,64 @@ static __u32 next_lost(struct sim_flow *f)
 	return ~0U;
 }
 
+/* tcp_tso_segs (Linux 6.12 tcp_output.c): tcp_tso_autosize's segments per skb — about
+ * 1 ms of data at the pacing rate (rate >> sk_pacing_shift), plus gso_max_size >> (min_rtt
+ * >> tcp_tso_rtt_log 9) on short paths, at most gso_max_size, at least the CC's
+ * min_tso_segs (or the sysctl's 2) — capped by the device's gso_max_segs. */
+static __u32 tso_segs(struct sim_flow *f)
+{
+	struct tcp_sock *tp = &f->snd;
+	struct sock *sk = SK(tp);
+	const struct tcp_congestion_ops *ops = tp->inet_conn.icsk_ca_ops;
+	__u32 min_tso = ops->min_tso_segs ? ops->min_tso_segs(sk) : (f->opts.min_tso_segs ? f->opts.min_tso_segs : 2);
+	__u64 bytes = (__u64)sk->sk_pacing_rate >> sk->sk_pacing_shift;
+	__u32 r = tcp_min_rtt(tp) >> 9, segs;
+
+	if (r < 32)
+		bytes += sk->sk_gso_max_size >> r;
+	if (bytes > sk->sk_gso_max_size)
+		bytes = sk->sk_gso_max_size;
+	segs = (__u32)(bytes / f->mss);
+	if (segs < min_tso)
+		segs = min_tso;
+	return segs < sk->sk_gso_max_segs ? segs : sk->sk_gso_max_segs;
+}
+
+/* tcp_tso_should_defer (Linux 6.12): hold a partial burst back for the next ACK when
+ * little of cwnd is free, the last send was within 1 ms and the oldest segment out is
+ * younger than half an RTT. The receive window is unlimited here; is_tail: no data beyond
+ * this skb (its FIN, for a finite flow, is never held). */
+static bool tso_should_defer(struct sim_flow *f, __u32 skb_segs, __u32 max_segs, bool is_tail, bool *cwnd_limited)
+{
+	struct tcp_sock *tp = &f->snd;
+	__u32 in_flight = tcp_packets_in_flight(tp);
+	__u64 skb_len = (__u64)skb_segs * f->mss, cong_win, chunk;
+
+	if (tp->inet_conn.icsk_ca_state >= TCP_CA_Recovery)
+		return false;
+	if ((__s64)(tp->tcp_clock_cache - tp->tcp_wstamp_ns - 1000000) > 0)
+		return false;
+	cong_win = (__u64)(tp->snd_cwnd - in_flight) * f->mss;
+	if (cong_win >= (__u64)max_segs * f->mss)
+		return false;
+	if (!is_tail && cong_win >= skb_len)
+		return false;
+	chunk = (__u64)tp->snd_cwnd * f->mss / 3; /* tcp_tso_win_divisor 3 */
+	if (cong_win >= chunk)
+		return false;
+	if (!tp->packets_out)
+		return false;
+	/* the next ACK likely comes too late (half an RTT after the oldest send): send */
+	if ((__s64)(tp->tcp_clock_cache - sim_seg(f, f->una_idx)->xmit_us * NSEC_PER_USEC -
+		    (__u64)NSEC_PER_USEC * (tp->srtt_us >> 4)) < 0)
+		return false;
+	if (cong_win <= skb_len) {
+		*cwnd_limited = true;
+		return true;
+	}
+	return !(is_tail && f->limit_segs != ~0ULL);
+}
+
 /* tcp_write_xmit with the retransmission queue first: as much as cwnd and pacing allow
  * (a loss probe: one new segment, even beyond cwnd). */
 static void xmit(struct sim_flow *f, bool probe);
@@ -390,6 +458,27 @@ static void xmit(struct sim_flow *f, bool probe)
 		if (sk->sk_pacing_status != SK_PACING_NONE && tp->tcp_wstamp_ns > tp->tcp_clock_cache) {
 			sim_timer_arm(f, T_PACE, tp->tcp_wstamp_ns);
 			break;
+		}
+		if (f->opts.tso && !rtx && !probe) {
+			/* one skb of new data: tcp_cwnd_test's quota (at most half of cwnd, so
+			 * that two bursts are in flight), the skb's size, the deferral test */
+			__u32 max_segs = tso_segs(f), in_flight = tcp_packets_in_flight(tp);
+			__u64 left = f->limit_segs - f->nxt_idx;
+			__u32 skb_segs = left < max_segs ? (__u32)left : max_segs;
+			__u32 half = tp->snd_cwnd >> 1 ? tp->snd_cwnd >> 1 : 1;
+			__u32 quota = tp->snd_cwnd - in_flight < half ? tp->snd_cwnd - in_flight : half;
+
+			if (skb_segs > 1 && tso_should_defer(f, skb_segs, max_segs, left <= max_segs, &cwnd_limited))
+				break;
+			f->tso_burst = skb_segs < quota ? skb_segs : quota;
+			f->tso_pos = 0;
+			for (__u32 k = 0; k < f->tso_burst && !f->sim->oom; k++)
+				send_seg(f, f->nxt_idx, false);
+			f->tso_burst = 0;
+			sent = true;
+			if (f->sim->oom)
+				return;
+			continue;
 		}
 		send_seg(f, idx, rtx);
 		sent = true;
@@ -439,7 +528,7 @@ static void sacktag_one(struct sim_flow *f, __u32 idx, struct sack_state *ss, st
 	tp->sacked_out++;
 	ss->sack_delivered++;
 	sim_rate_skb_delivered(f, seg, idx, rs, &ss->best_xmit, &ss->best_idx);
-	if (idx + 1 > f->high_sacked_idx)
+	if ((__s32)(idx + 1 - f->high_sacked_idx) > 0)
 		f->high_sacked_idx = idx + 1;
 	*flag |= FLAG_DATA_SACKED;
 }
@@ -492,6 +581,9 @@ void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pf
 {
 	struct sim_sack_block b = { sack_plus1 - 1, sack_plus1 };
 
+	if (pflags & PKT_SACKBLK)
+		b.start = sim_receiver_sack_lo_pop(f); /* a compressed SACK: several segments */
+
 	sim_sender_ack_blocks(f, ack_idx, &b, sack_plus1 ? 1 : 0, pflags);
 }
 
@@ -513,10 +605,13 @@ void sim_sender_ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_s
 
 	if (!f->started || f->done_ns || !icsk->icsk_ca_initialized)
 		return;
+	f->acks++;
 	if ((__s32)(ack_idx - f->nxt_idx) > 0)
 		return; /* beyond snd_nxt */
-	if ((__s32)(ack_idx - f->una_idx) < 0)
+	if ((__s32)(ack_idx - f->una_idx) < 0) {
+		f->acks_old++;
 		return; /* older than snd_una: only its SACK information would count */
+	}
 
 	as.prior_snd_una = tp->snd_una;
 	as.prior_delivered = tp->delivered;
@@ -599,6 +694,7 @@ void sim_sender_ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_s
 	}
 	if (pkts_acked) {
 		flag |= FLAG_DATA_ACKED | FLAG_SET_XMIT_TIMER;
+		f->acked_segs += ack_idx - f->una_idx;
 		f->una_idx = ack_idx;
 		tp->snd_una = ack_seq;
 	}

@@ -54,6 +54,19 @@ int kbpf_host_btf_load_file(struct kbpf_host *host, const char *path);
 /* The host's BTF (a libbpf struct btf, owned by the host), or NULL if none loaded. */
 const struct btf *kbpf_host_btf(const struct kbpf_host *host);
 
+/* --- Host object types (src/host/object_types.c) ---
+ * Declare the struct `name` of the host's BTF (no "struct ") an object only the host hands
+ * out: a kfunc parameter pointing to one then takes only a BTF pointer to it (a struct_ops
+ * or tracing argument, a kfunc's return, a pointer read from another such object), never
+ * program memory (stack, map value, ringbuf record, ...). Linux's rule takes any memory
+ * of the right size for a struct without pointer members; declare every struct the
+ * host's functions treat as part of a larger object (struct sock, the head of a struct
+ * tcp_sock) or whose address they keep. The verifier refuses other pointers with
+ * "arg#N is fp expected ptr_ or socket" (docs/kfuncs.md). Looked up by name when a
+ * program is verified, so the host may load its BTF later. Declaring a name twice is
+ * fine. Returns 0, -EINVAL (NULL host or empty name), -ENOMEM. */
+int kbpf_host_object_type_register(struct kbpf_host *host, const char *name);
+
 /* --- Kconfig values for `extern ... __kconfig` (src/host/kconfig.c) ---
  * Names as in Linux ("CONFIG_HZ", "LINUX_KERNEL_VERSION"); the value is taken at the
  * extern's size. Setting a name again replaces it. Returns 0, -EINVAL, -ENOMEM. */

@@ -90,7 +90,11 @@ enum kbpf_arg_type {
 #define KBPF_ARG_BASE(t)        ((t) & 0xffu)
 #define KBPF_ARG_MAYBE_NULL     (1u << 8)  /* NULL (scalar 0) accepted */
 #define KBPF_ARG_MEM_RDONLY     (1u << 9)  /* helper only reads the memory */
-#define KBPF_ARG_MEM_UNINIT     (1u << 13) /* helper writes it: may be uninitialised stack */
+#define KBPF_ARG_MEM_UNINIT     (1u << 13) /* helper writes it: may be uninitialised stack.
+					    * The verifier takes every byte as written after
+					    * the call, so the helper must write them all on
+					    * every return path, errors included (zeroes):
+					    * docs/program-types.md, "Helper output arguments" */
 #define KBPF_ARG_OBJ_RELEASE    (1u << 14) /* releases the reference it is given */
 #define KBPF_ARG_MEM_FIXED_SIZE (1u << 15) /* PTR_TO_MEM of arg_size[i] bytes, no size argument */
 #define KBPF_ARG_MEM_ALIGNED    (1u << 16) /* … and aligned to that size (strtol's result) */

@@ -36,6 +36,7 @@ void kbpf_host_free(struct kbpf_host *host)
 	kbpf_host_struct_ops_release(host);
 	kbpf_host_vars_release(host);
 	kbpf_host_kptr_dtor_release(host);
+	kbpf_host_object_types_release(host);
 	for (size_t i = 0; i < host->nr_helpers; i++)
 		free(host->helpers[i].name);
 	free(host->helpers);

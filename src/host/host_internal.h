@@ -3,6 +3,7 @@
 #define KBPF_SRC_HOST_HOST_INTERNAL_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <kbpf/host.h>
 #include <kbpf/prog_type.h>
 #include <kbpf/struct_ops.h>
@@ -53,6 +54,10 @@ struct kbpf_host {
 	 * type's BTF id; guarded by prog_types_lock; never removed. */
 	struct kbpf_kptr_dtor_entry *dtors;
 	size_t nr_dtors;
+	/* src/host/object_types.c: the host object types (names); guarded by
+	 * prog_types_lock; never removed. */
+	char **object_types;
+	size_t nr_object_types;
 	/* src/maps/timer.c: the engine bpf_timers of maps bound to this host run on, made
 	 * when the first such map binds (a program created with it) */
 	struct kbpf_timers *_Atomic timers;
@@ -67,6 +72,10 @@ void kbpf_host_prog_type_release(struct kbpf_host *host);
 void kbpf_host_vars_release(struct kbpf_host *host);
 /* Free the kptr destructor table (src/host/kptr_dtor.c). */
 void kbpf_host_kptr_dtor_release(struct kbpf_host *host);
+/* Free the host object types (src/host/object_types.c). */
+void kbpf_host_object_types_release(struct kbpf_host *host);
+/* Whether the host declared the struct name an object type (kbpf_host_object_type_register). */
+bool kbpf_host_is_object_type(const struct kbpf_host *host, const char *name);
 /* Free the struct_ops types (src/host/struct_ops_types.c). */
 void kbpf_host_struct_ops_release(struct kbpf_host *host);
 

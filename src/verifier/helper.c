@@ -439,8 +439,13 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 		break;
 	case KBPF_ARG_PTR_TO_INT:
 	case KBPF_ARG_PTR_TO_LONG: {
+		/* 6.1: initialised memory, aligned (never raw mode: a raw-mode memory
+		 * argument before it must not make this one a write-only one) */
 		int size = base == KBPF_ARG_PTR_TO_INT ? 4 : 8;
-		return helper_mem(env, regno, size, false, meta);
+		meta->raw_mode = false;
+		if ((err = helper_mem(env, regno, size, false, meta)))
+			return err;
+		return check_ptr_alignment(env, r, 0, size, true);
 	}
 	case KBPF_ARG_PTR_TO_SPIN_LOCK:
 		if (meta->func_id != BPF_FUNC_spin_lock && meta->func_id != BPF_FUNC_spin_unlock) {

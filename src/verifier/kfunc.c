@@ -18,6 +18,7 @@
 #include "verifier/kfunc.h"
 #include "verifier/kptr.h"
 #include "verifier/tnum.h"
+#include "host/host_internal.h"
 #include "host/kfunc_internal.h"
 
 #define ENOTSUPP 524 /* Linux's in-kernel errno for "not supported" */
@@ -451,6 +452,12 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 				     fname, i, vbtf_kind_str(ref_t), ref_tname, regno, vbtf_kind_str(reg_t), vbtf_name(btf, reg_t));
 				return -EINVAL;
 			}
+		} else if (is_struct(ref_t) && kbpf_host_is_object_type(env->host, ref_tname)) {
+			/* a host object type (kbpf_host_object_type_register): only a BTF pointer,
+			 * never memory of its size (Linux 6.12's KF_ARG_PTR_TO_BTF_ID text) */
+			vlog(env, "arg#%d is %s ", i, reg_type_str(env, r->type));
+			vlog(env, "expected %s or socket\n", reg_type_str(env, KBPF_PTR_TO_BTF_ID));
+			return -EINVAL;
 		} else {
 			/* memory: pointer to scalar, scalar-only struct, or (void *, __sz) */
 			bool mem_size = i + 1 < nargs && is_scalar(vbtf_skip_mods(btf, args[i + 1].type, NULL)) &&

@@ -326,13 +326,20 @@ int stack_range_init(struct env *env, int regno, int off, int size, bool zero_ok
 		max_off = (int)ptr->s.smax_value + off;
 	}
 	if (raw && *raw) {
-		/* The helper writes these bytes: they become misc after the call. */
+		/* The helper writes these bytes: they become misc after the call. Linux 6.12
+		 * writes them one byte at a time (check_helper_call), so a byte of a spilled
+		 * pointer is a partial overwrite, refused without allow_ptr_leaks. */
+		if (!env->priv)
+			for (int i = min_off; i < max_off + size; i++) {
+				const struct stack_slot *sl = &f->stack[(-i - 1) / 8];
+				if (sl->type[7] == STACK_SPILL && sl->spilled.type != KBPF_SCALAR_VALUE) {
+					vlog(env, "attempt to corrupt spilled pointer on stack\n");
+					return -EACCES;
+				}
+			}
 		for (int i = min_off; i < max_off + size; i++) {
 			int slot = -i - 1;
 			struct stack_slot *sl = &f->stack[slot / 8];
-			if (sl->type[7] == STACK_SPILL && !(sl->spilled.type == KBPF_SCALAR_VALUE || env->priv)) {
-				/* overwriting a spilled pointer by a helper */
-			}
 			if (sl->type[7] == STACK_SPILL) {
 				reg_mark_not_init(env, &sl->spilled);
 				for (int b = 0; b < 8; b++)

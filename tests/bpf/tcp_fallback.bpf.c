@@ -24,6 +24,9 @@ struct fb_res {
 	__u64 coarse_ns; /* bpf_ktime_get_coarse_ns there */
 	__u64 hz;
 	char cc_res[16];
+	int bad_level_res; /* bpf_getsockopt at a level it does not serve */
+	int pad2;
+	char bad_level_buf[16]; /* its buffer, filled with 0xa5 before: all written */
 } res;
 
 struct {
@@ -60,6 +63,13 @@ void BPF_PROG(fb_init, struct sock *sk)
 		res.ebusy_cnt++;
 	res.cdg_res = bpf_setsockopt(sk, SOL_TCP, TCP_CONGESTION, (void *)cdg, sizeof(cdg));
 	bpf_getsockopt(sk, SOL_TCP, TCP_CONGESTION, res.cc_res, sizeof(res.cc_res));
+	{
+		char buf[16];
+
+		__builtin_memset(buf, 0xa5, sizeof(buf));
+		res.bad_level_res = bpf_getsockopt(sk, 0, TCP_CONGESTION, buf, sizeof(buf));
+		__builtin_memcpy(res.bad_level_buf, buf, sizeof(buf));
+	}
 	res.ack_res = bpf_tcp_send_ack(tcp_sk(sk), tcp_sk(sk)->rcv_nxt);
 }
 

@@ -50,4 +50,18 @@ expect 1 "invalid read of 4 bytes at 0x29 \(r1 \+0\)" -- run --checked --host "$
 head -c 20 /dev/zero > "$tmp/pkt.bin"
 expect 0 "retval: 0x14 \(20\)" -- run --packet "$tmp/pkt.bin" "$obj" skb_len
 
+# sock_ops' bpf_getsockopt takes its context; the TCP host's (which the kbpf command's
+# host also has) takes a simulated socket and must never run on it: the program verifies
+# but does not run. Before, a context whose bytes at icsk_ca_ops pointed anywhere made
+# the TCP host's getsockopt dereference it (SIGSEGV).
+head -c 48 /dev/zero > "$tmp/skops.bin"
+printf '\x41\x41\x41\x41\x41\x41\x41\x41' >> "$tmp/skops.bin"
+head -c 200 /dev/zero >> "$tmp/skops.bin"
+for mode in "" --jit; do
+  expect 1 "call to unknown helper" -- run $mode --ctx "$tmp/skops.bin" "$objs/sockops_getsockopt.bpf.o"
+done
+# (it verifies: the same call as assembly)
+printf 'r2 = 6\nr3 = 13\nr4 = r10\nr4 += -16\nr5 = 16\ncall 57\nr0 = 1\nexit\n' > "$tmp/skops.s"
+expect 0 "safe as sock_ops" -- verify --type sock_ops "$tmp/skops.s"
+
 finish

@@ -35,6 +35,42 @@ expect 0 "drops 0 \(queue\) \+ [1-9][0-9]* \(random\)" -- tcp-sim --cc reno --lo
 expect 0 "done at [0-9.]+ s" -- tcp-sim --cc bbr --bytes 10000000 --duration 20s
 expect 0 "RTT 10 ms, queue 200 packets" -- tcp-sim --cc cubic --rate 100M --delay 5ms --queue 200 --duration 2s
 
+# --- many flows: --cc-mix, --flows, --flow-file (incast), the per-CC summary ---
+expect 2 "not NAME:COUNT" -- tcp-sim --cc-mix cubic
+expect 2 "count must be a positive number" -- tcp-sim --cc-mix cubic:0
+expect 2 "unknown congestion control" -- tcp-sim --cc-mix vegas:3
+expect 2 "trailing ','" -- tcp-sim --cc-mix cubic:2,
+expect 2 "fewer than the 3 flows given" -- tcp-sim --cc-mix cubic:3 --flows 2
+expect 2 "at most 16384 flows" -- tcp-sim --cc-mix cubic:20000
+expect 2 "--plot draws at most 64 flows" -- tcp-sim --cc cubic --flows 65 --plot "$tmp/x.svg"
+expect 0 "^4 +dctcp .*yes" -- tcp-sim --cc-mix cubic:2,dctcp:3 --ecn-threshold 20 --duration 1s
+expect 0 "^5 +cubic " -- tcp-sim --cc reno --cc cubic --flows 6 --duration 1s
+# above 64 flows, one line per CC (every flow counted), or every flow with --per-flow
+expect 0 "^cubic +600 " -- tcp-sim --cc-mix cubic:600,dctcp:400 --rate 10G --delay 1ms --duration 0.2s
+expect 0 "^dctcp +400 " -- tcp-sim --cc-mix cubic:600,dctcp:400 --rate 10G --delay 1ms --duration 0.2s
+expect 0 "^99 +reno " -- tcp-sim --cc reno --flows 100 --duration 0.2s --per-flow
+printf '# incast: 50 dctcp flows of 64 kB at 10 ms, a long cubic flow\ndctcp 10ms 64k 50\ncubic 0 0\n' >"$tmp/flows.txt"
+expect 0 "^50 +cubic .*" -- tcp-sim --flow-file "$tmp/flows.txt" --rate 1G --delay 100us --ecn-threshold 30 --duration 1s
+out=$("$kbpf" tcp-sim --flow-file "$tmp/flows.txt" --cc reno --flows 53 --rate 1G --delay 100us --queue 2000 --ecn-threshold 30 --duration 1s 2>&1)
+if [ "$(printf '%s\n' "$out" | grep -c ' done at [0-9.]* s')" = 51 ] && printf '%s\n' "$out" | grep -Eq "^52 +dctcp "; then ok
+else bad "flow file: 50 incast flows done, then the list repeated: $out"; fi
+printf 'cubic soon\n' >"$tmp/bad.txt"
+expect 2 "bad.txt:1: 'soon' is not a start time" -- tcp-sim --flow-file "$tmp/bad.txt"
+printf 'cubic 0 lots\n' >"$tmp/bad.txt"
+expect 2 "bad.txt:1: 'lots' is not a size" -- tcp-sim --flow-file "$tmp/bad.txt"
+printf 'cubic 0 0 1 extra\n' >"$tmp/bad.txt"
+expect 2 "expected CC \[START" -- tcp-sim --flow-file "$tmp/bad.txt"
+printf '# nothing\n' >"$tmp/bad.txt"
+expect 2 "no flow" -- tcp-sim --flow-file "$tmp/bad.txt"
+expect 1 "No such file" -- tcp-sim --flow-file "$tmp/none.txt"
+
+# --- --tso: Linux's segmentation (bursts, deferral); the default stays one segment at a time ---
+expect 0 "^0 +bbr +9[0-9]\.[0-9]+ Mb/s" -- tcp-sim --cc bbr --rate 100M --delay 10ms --duration 3s --tso
+expect 0 "" -- tcp-sim --cc dctcp --rate 100M --delay 2ms --ecn-threshold 10 --duration 2s --trace "$tmp/t1.csv" --quiet --tso
+expect 0 "" -- tcp-sim --cc dctcp --rate 100M --delay 2ms --ecn-threshold 10 --duration 2s --trace "$tmp/t2.csv" --quiet
+if ! cmp -s "$tmp/t1.csv" "$tmp/t2.csv"; then ok; else bad "--tso changed nothing"; fi
+expect 0 "^0 +cubic .* done at" -- tcp-sim --cc cubic --rate 1G --delay 5ms --loss 0.1% --bytes 5M --duration 5s --sack-compress --tso
+
 # --- trace: CSV, one line per ACK, identical for the same seed ---
 expect 0 "" -- tcp-sim --cc cubic --cc bbr --loss 0.5% --duration 3s --seed 9 --trace "$tmp/a.csv" --quiet
 expect 0 "" -- tcp-sim --cc cubic --cc bbr --loss 0.5% --duration 3s --seed 9 --trace "$tmp/b.csv" --quiet
@@ -45,6 +81,14 @@ if cmp -s "$tmp/a.csv" "$tmp/b.csv"; then ok; else bad "same seed, different tra
 if ! cmp -s "$tmp/a.csv" "$tmp/c.csv"; then ok; else bad "different seeds, same trace"; fi
 if awk -F, 'NR > 1 && $2 != 0 && $2 != 1 { exit 1 }' "$tmp/a.csv"; then ok; else bad "flow ids"; fi
 expect 1 "cannot write" -- tcp-sim --cc reno --duration 1s --trace "$tmp/no/such/dir/t.csv"
+
+# --- 100 Gbit/s: the summary's goodput is what the trace delivered (bytes × 8 × 10^9 no
+# longer overflows past 2.3 GB; 0.4 s carries more than 4 GB, so the sequence space wraps) ---
+out=$("$kbpf" tcp-sim --cc cubic --rate 100G --delay 20us --queue 200000 --duration 0.4s --trace "$tmp/g.csv" 2>&1)
+summary=$(printf '%s\n' "$out" | awk '$1 == "0" && $2 == "cubic" { print $3 }')
+fromtrace=$(awk -F, 'END { printf "%.2f", ($9 - 1) * 1448 * 8 / 0.4 / 1e6 }' "$tmp/g.csv")
+if [ -n "$summary" ] && [ "$summary" = "$fromtrace" ] && awk -v g="$summary" 'BEGIN { exit !(g > 88000) }'; then ok
+else bad "100G goodput: summary '$summary' Mb/s, trace $fromtrace Mb/s"; fi
 
 # --- plot through gnuplot ---
 if command -v gnuplot >/dev/null; then

@@ -31,6 +31,12 @@ KT int64_t kt_mix5(uint8_t a, int16_t b, uint32_t c, int32_t d, uint64_t e)
 }
 KT uint64_t kt_sum5(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e) { return a + b + c + d + e; }
 KT uint64_t kt_inc(uint64_t v) { return v + 1; }
+KT uint64_t kt_pair_sum(const struct kt_pair *p) { return p->a + p->b; }
+KT void kt_pair_fill(struct kt_pair *p, uint64_t v)
+{
+	p->a = v;
+	p->b = ~v;
+}
 
 KT int kt_args6(int a, int b, int c, int d, int e, int f) { return a + b + c + d + e + f; }
 KT uint64_t kt_struct_arg(struct kt_pair p) { return p.a + p.b; }

@@ -36,10 +36,15 @@ uint64_t kt_sum5(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e);
 /* the benchmark's kfunc */
 uint64_t kt_inc(uint64_t v);
 
-/* --- refused at registration --- */
 struct kt_pair {
 	uint64_t a, b;
 };
+/* a pointer to a struct without pointer members: p->a + p->b; kt_pair_fill writes all
+ * 16 bytes */
+uint64_t kt_pair_sum(const struct kt_pair *p);
+void kt_pair_fill(struct kt_pair *p, uint64_t v);
+
+/* --- refused at registration --- */
 union kt_either {
 	uint64_t u;
 	double d;

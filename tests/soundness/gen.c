@@ -9,59 +9,13 @@
  *  - inside a loop body R1 is the counter: only ALU, spills/fills and ctx reads there.
  * Snippets end with nothing pending: a forward jump lands on the next snippet. */
 #include <string.h>
-#include "gen.h"
+#include "gen_internal.h"
 
 #define CAP (SND_GEN_MAX_INSNS - 80) /* room left for the biggest snippet and the exit */
 #define MAX_SUBS 2 /* main + 2 frames of 136 bytes (rounded to 160) stay under 512 */
 
-static uint64_t rnd(struct snd_gen *g)
-{
-	uint64_t z = (g->rng += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-static uint32_t rn(struct snd_gen *g, uint32_t n) { return n ? (uint32_t)(rnd(g) % n) : 0; }
-static int pct(struct snd_gen *g, unsigned p) { return rn(g, 100) < p; }
-
-static void emit(struct snd_gen *g, struct bpf_insn i)
-{
-	if (g->cnt < SND_GEN_MAX_INSNS + 64)
-		g->insns[g->cnt++] = i;
-}
-static void emit2(struct snd_gen *g, const struct bpf_insn i[2])
-{
-	emit(g, i[0]);
-	emit(g, i[1]);
-}
-/* A forward jump to patch later: returns its index. */
-static size_t jmp_fwd(struct snd_gen *g, struct bpf_insn j)
-{
-	emit(g, j);
-	return g->cnt - 1;
-}
-static void patch(struct snd_gen *g, size_t at)
-{
-	if (at < g->cnt)
-		g->insns[at].off = (int16_t)(g->cnt - at - 1);
-}
-
-static int sreg(struct snd_gen *g) { return 7 + (int)rn(g, 3); }
-
 static const uint8_t sizes[4] = { BPF_DW, BPF_W, BPF_H, BPF_B };
 static const int size_bytes[4] = { 8, 4, 2, 1 };
-
-/* An immediate: small mostly, sometimes a boundary value. */
-static int32_t imm(struct snd_gen *g)
-{
-	static const int32_t edge[] = { 0, 1, -1, 2, 7, 8, 31, 32, 63, 64, 255, 256, 0x7fff, 0xffff,
-					0x7fffffff, (int32_t)0x80000000, -8, 4096 };
-	if (pct(g, 30))
-		return edge[rn(g, sizeof(edge) / sizeof(edge[0]))];
-	if (pct(g, 60))
-		return (int32_t)rn(g, 100) - 20;
-	return (int32_t)rnd(g);
-}
 
 struct ctx_field {
 	int16_t off;
@@ -79,13 +33,6 @@ static const struct ctx_field skb_fields[] = {
 };
 static const struct ctx_field xdp_fields[] = { /* xdp_md: 4-byte loads only */
 	{ 12, 4, 0 }, { 16, 4, 0 },
-};
-
-struct fn_state {
-	int has_ctx;      /* main program: R6 is ctx */
-	int in_loop;      /* no calls, nothing that clobbers R1 */
-	int depth;        /* call nesting (subprograms) */
-	int sub_index;    /* -1: main */
 };
 
 static int nr_subs;
@@ -496,7 +443,7 @@ static void loop(struct snd_gen *g, struct fn_state *fs)
 
 static void kfunc(struct snd_gen *g, const struct snd_env *env)
 {
-	int i = (int)rn(g, SND_NR_KFUNCS);
+	int i = (int)rn(g, SND_NR_GEN_KFUNCS);
 	uint32_t id = env->kfunc_id[i];
 
 	if (!id)
@@ -549,6 +496,10 @@ static void snippet(struct snd_gen *g, struct fn_state *fs)
 
 	if (g->cnt >= CAP)
 		return;
+	if (g->tmpl_mask && !fs->in_loop && pct(g, 8)) {
+		snd_tmpl_emit(g, fs, cur_env);
+		return;
+	}
 	if (pct(g, 15)) { /* a forward branch over the snippet, on a scalar */
 		static const uint8_t jops[] = { BPF_JEQ, BPF_JNE, BPF_JGT, BPF_JGE, BPF_JLT, BPF_JLE,
 						BPF_JSGT, BPF_JSGE, BPF_JSLT, BPF_JSLE, BPF_JSET };
@@ -594,8 +545,9 @@ static void snippet(struct snd_gen *g, struct fn_state *fs)
 			/* LD_ABS/IND: both engines run them through the type's packet hook */
 			if (rn(g, 2))
 				continue;
-			/* Linux: LD_ABS/IND cannot be mixed with bpf-to-bpf calls */
-			if (!fs->has_ctx || (t != SND_SCHED_CLS && t != SND_SOCKET_FILTER) || fs->in_loop || nr_subs)
+			/* Linux: LD_ABS/IND cannot be mixed with bpf-to-bpf calls (templates may add some) */
+			if (!fs->has_ctx || (t != SND_SCHED_CLS && t != SND_SOCKET_FILTER) || fs->in_loop || nr_subs ||
+			    g->tmpl_mask)
 				continue;
 			ld_abs(g);
 		} else if (r < 77) {
@@ -712,12 +664,13 @@ static void mutate(struct snd_gen *g)
 	}
 }
 
-void snd_gen(struct snd_gen *g, const struct snd_env *env, uint64_t seed)
+void snd_gen(struct snd_gen *g, const struct snd_env *env, uint64_t seed, uint32_t templates)
 {
 	struct fn_state fs = { .has_ctx = 1, .sub_index = -1 };
 	size_t sub_start[MAX_SUBS];
 
 	memset(g, 0, sizeof(*g));
+	g->tmpl_mask = templates & SND_TMPL_ALL;
 	g->rng = seed * 0x2545f4914f6cdd1dull + 1;
 	rnd(g);
 	cur_env = env;
@@ -733,6 +686,11 @@ void snd_gen(struct snd_gen *g, const struct snd_env *env, uint64_t seed)
 		uint64_t r = rnd(g);
 		memcpy(g->c.seed + i, &r, 8);
 	}
+	if (g->tmpl_mask) { /* more unprivileged programs; forced checkpoints for some */
+		if (g->c.type == SND_SOCKET_FILTER && pct(g, 40))
+			g->c.unprivileged = 1;
+		g->c.state_freq = pct(g, 30);
+	}
 	nr_subs = g->c.unprivileged ? 0 : (int)rn(g, MAX_SUBS + 1);
 	nr_calls = 0;
 
@@ -740,6 +698,8 @@ void snd_gen(struct snd_gen *g, const struct snd_env *env, uint64_t seed)
 	prologue(g, 1);
 	if (nr_subs) /* every subprogram is called: sub i calls sub i+1 */
 		call_sub_to(g, 0);
+	if (g->tmpl_mask) /* at least one template per program */
+		snd_tmpl_emit(g, &fs, env);
 	for (int i = 0; i < len && g->cnt < CAP; i++)
 		snippet(g, &fs);
 	emit(g, BPF_MOV64_REG(BPF_REG_0, sreg(g)));
@@ -758,7 +718,12 @@ void snd_gen(struct snd_gen *g, const struct snd_env *env, uint64_t seed)
 	}
 	for (int i = 0; i < nr_calls; i++)
 		g->insns[call_sites[i]].imm = (int32_t)(sub_start[call_target[i]] - call_sites[i] - 1);
+	if (g->tmpl_mask)
+		snd_tmpl_funcs_emit(g);
 	g->mutated = pct(g, 20);
+	/* unmutated programs read only stack they wrote and leak no address: their results
+	 * may not depend on the stack's prior contents (harness.h, strict) */
+	g->c.strict = g->tmpl_mask && !g->mutated;
 	if (g->mutated)
 		mutate(g);
 	g->c.insns = g->insns;

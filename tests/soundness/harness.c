@@ -9,13 +9,14 @@
  * another pattern: if an engine disagrees with itself, the program is "nondet" and only
  * the checked run counts. */
 #include <alloca.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/btf.h>
 #include "harness.h"
 #ifdef SND_WITH_KFUNCS
-#include <bpf/btf.h>
 #include "kfunc_funcs.h"
 #endif
 
@@ -54,6 +55,7 @@ static const struct kbpf_kfunc snd_kfuncs[SND_NR_KFUNCS] = {
 	[SND_KF_MIX5] = KBPF_KFUNC(kt_mix5, 0),         [SND_KF_SUM5] = KBPF_KFUNC(kt_sum5, 0),
 	[SND_KF_INC] = KBPF_KFUNC(kt_inc, 0),           [SND_KF_PTR_READ] = KBPF_KFUNC(kt_ptr_read, 0),
 	[SND_KF_PTR_STORE] = KBPF_KFUNC(kt_ptr_store, 0),
+	[SND_KF_PAIR_SUM] = KBPF_KFUNC(kt_pair_sum, 0),     [SND_KF_PAIR_FILL] = KBPF_KFUNC(kt_pair_fill, 0),
 };
 
 static int kfuncs_add(struct snd_env *env)
@@ -108,6 +110,55 @@ static int scrub_create(struct snd_env *env, uint8_t pattern, struct kbpf_prog *
 	return kbpf_prog_create(insns, n, &po, out);
 }
 
+/* The BTF of the lock map's value and of func_info: [1] int, [2] struct bpf_spin_lock,
+ * [3] struct lockval { int cnt; struct bpf_spin_lock l; }, then a pointer, the
+ * prototypes int main(void *ctx) and int cb(u64 a, u64 b, u64 c, u64 d), the FUNCs
+ * main and cb (static), and global_skb(struct __sk_buff *) / global_xdp(struct xdp_md *). */
+static int btf_build(struct snd_env *env)
+{
+	struct btf *b = btf__new_empty();
+
+	if (!b)
+		return -ENOMEM;
+	int t_int = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	int t_lock = btf__add_struct(b, "bpf_spin_lock", 4);
+	btf__add_field(b, "val", t_int, 0, 0);
+	int t_val = btf__add_struct(b, "lockval", SND_LOCK_VALUE);
+	btf__add_field(b, "cnt", t_int, 0, 0);
+	btf__add_field(b, "l", t_lock, SND_LOCK_OFF * 8, 0);
+	int t_u64 = btf__add_int(b, "u64", 8, 0);
+	int t_ptr = btf__add_ptr(b, 0);
+	int p_main = btf__add_func_proto(b, t_int);
+	btf__add_func_param(b, "ctx", t_ptr);
+	int p_cb = btf__add_func_proto(b, t_int);
+	btf__add_func_param(b, "a", t_u64);
+	btf__add_func_param(b, "b", t_u64);
+	btf__add_func_param(b, "c", t_u64);
+	btf__add_func_param(b, "d", t_u64);
+	int f_main = btf__add_func(b, "main", BTF_FUNC_STATIC, p_main);
+	int f_cb = btf__add_func(b, "cb", BTF_FUNC_STATIC, p_cb);
+	/* global functions taking the program type's ctx (matched by the struct's name) */
+	int f_glob[2];
+	static const char *const ctx_names[2] = { "__sk_buff", "xdp_md" };
+	for (int i = 0; i < 2; i++) {
+		int t_ctx = btf__add_struct(b, ctx_names[i], 0);
+		int t_pctx = btf__add_ptr(b, t_ctx);
+		int p_glob = btf__add_func_proto(b, t_int);
+		btf__add_func_param(b, "ctx", t_pctx);
+		f_glob[i] = btf__add_func(b, i ? "global_xdp" : "global_skb", BTF_FUNC_GLOBAL, p_glob);
+	}
+	if (t_int != 1 || t_lock != 2 || t_val != 3 || f_main <= 0 || f_cb <= 0 || f_glob[0] <= 0 || f_glob[1] <= 0) {
+		btf__free(b);
+		return -EINVAL;
+	}
+	env->prog_btf = b;
+	env->fn_main = (uint32_t)f_main;
+	env->fn_cb = (uint32_t)f_cb;
+	env->fn_global_skb = (uint32_t)f_glob[0];
+	env->fn_global_xdp = (uint32_t)f_glob[1];
+	return 0;
+}
+
 int snd_env_init(struct snd_env *env, int with_kfuncs)
 {
 	static const struct kbpf_map_def defs[SND_NR_MAPS] = {
@@ -117,6 +168,19 @@ int snd_env_init(struct snd_env *env, int with_kfuncs)
 				   .value_size = SND_HASH_VALUE, .max_entries = SND_HASH_ENTRIES, .name = "hash" },
 		[SND_MAP_GLOBAL] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4,
 				     .value_size = SND_GLOBAL_VALUE, .max_entries = 1, .name = "global" },
+		[SND_MAP_EMPTY] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_HASH, .key_size = SND_HASH_KEY,
+				    .value_size = SND_HASH_VALUE, .max_entries = SND_HASH_ENTRIES, .name = "empty" },
+		[SND_MAP_LOCK] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4,
+				   .value_size = SND_LOCK_VALUE, .max_entries = SND_LOCK_ENTRIES, .name = "lock",
+				   .btf_key_type_id = 1, .btf_value_type_id = 3 },
+		[SND_MAP_PROGS + 0] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_PROG_ARRAY, .key_size = 4,
+					.value_size = 4, .max_entries = SND_PROG_SLOTS, .name = "progs0" },
+		[SND_MAP_PROGS + 1] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_PROG_ARRAY, .key_size = 4,
+					.value_size = 4, .max_entries = SND_PROG_SLOTS, .name = "progs1" },
+		[SND_MAP_PROGS + 2] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_PROG_ARRAY, .key_size = 4,
+					.value_size = 4, .max_entries = SND_PROG_SLOTS, .name = "progs2" },
+		[SND_MAP_PROGS + 3] = { .sz = sizeof(struct kbpf_map_def), .type = BPF_MAP_TYPE_PROG_ARRAY, .key_size = 4,
+					.value_size = 4, .max_entries = SND_PROG_SLOTS, .name = "progs3" },
 	};
 	int ret;
 
@@ -134,8 +198,14 @@ int snd_env_init(struct snd_env *env, int with_kfuncs)
 		return -ENOMEM;
 	}
 	ret = kbpf_linux_host_add(env->host);
-	for (int i = 0; !ret && i < SND_NR_MAPS; i++)
-		ret = kbpf_map_create(&defs[i], &env->maps[i]);
+	if (!ret)
+		ret = btf_build(env);
+	for (int i = 0; !ret && i < SND_NR_MAPS; i++) {
+		struct kbpf_map_def d = defs[i];
+		if (i == SND_MAP_LOCK)
+			d.btf = env->prog_btf;
+		ret = kbpf_map_create(&d, &env->maps[i]);
+	}
 	if (ret) {
 		snd_env_free(env);
 		return ret;
@@ -162,6 +232,7 @@ void snd_env_free(struct snd_env *env)
 	for (int i = 0; i < SND_NR_MAPS; i++)
 		kbpf_map_free(env->maps[i]);
 	kbpf_host_free(env->host);
+	btf__free(env->prog_btf);
 	for (int i = 0; i < 3; i++)
 		free(env->snap[i]);
 	free(env->ctx_gen);
@@ -209,7 +280,40 @@ int snd_maps_reset(struct snd_env *env, const struct snd_case *c)
 		if (ret)
 			return ret;
 	}
+	while (kbpf_map_get_next_key(env->maps[SND_MAP_EMPTY], NULL, &next) == 0)
+		if (kbpf_map_delete(env->maps[SND_MAP_EMPTY], &next))
+			return -EIO;
+	for (uint32_t k = 0; k < SND_LOCK_ENTRIES; k++) {
+		uint8_t v[SND_LOCK_VALUE] = { 0 };
+		v[0] = c->seed[k] & 0x7;
+		ret = kbpf_map_update(env->maps[SND_MAP_LOCK], &k, v, BPF_ANY);
+		if (ret)
+			return ret;
+	}
+	/* the prog arrays are the check's (snd_check fills and empties them), not the run's */
 	return 0;
+}
+
+/* Every bpf_spin_lock of the lock map must be free after a run: a verified program
+ * releases what it takes (Linux: "bpf_spin_unlock is missing"). Releases what is held
+ * (the next run would wait for it forever); returns 1 and says why if one was held. */
+static int locks_check(struct snd_env *env, char *why, size_t why_size)
+{
+	int held = 0;
+
+	for (uint32_t k = 0; k < SND_LOCK_ENTRIES; k++) {
+		uint8_t *v = kbpf_map_lookup_elem(env->maps[SND_MAP_LOCK], &k);
+		if (!v)
+			continue;
+		_Atomic uint32_t *lock = (_Atomic uint32_t *)(v + SND_LOCK_OFF);
+		if (atomic_load(lock)) {
+			if (!held++)
+				snprintf(why, why_size, "bpf_spin_lock of lock map element %u still "
+					 "held when the program returned", k);
+			kbpf_map_value_unlock(v + SND_LOCK_OFF);
+		}
+	}
+	return held ? 1 : 0;
 }
 
 /* LD_ABS/LD_IND: kbpf_prog_create runs them only with their type's packet hook, and a
@@ -221,6 +325,27 @@ static bool has_ld_abs(const struct snd_case *c)
 
 		if (BPF_CLASS(code) == BPF_LD && (BPF_MODE(code) == BPF_ABS || BPF_MODE(code) == BPF_IND))
 			return true;
+	}
+	return false;
+}
+
+/* Helpers that move the packet's start or end inside its buffer (the headroom): a
+ * program calling one may reach any byte of the buffer, legitimately. */
+static bool moves_packet(const struct snd_case *c)
+{
+	for (size_t i = 0; i < c->cnt; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+
+		if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != 0)
+			continue;
+		switch (in->imm) {
+		case BPF_FUNC_xdp_adjust_head: case BPF_FUNC_xdp_adjust_tail: case BPF_FUNC_xdp_adjust_meta:
+		case BPF_FUNC_skb_change_head: case BPF_FUNC_skb_change_tail: case BPF_FUNC_skb_pull_data:
+		case BPF_FUNC_skb_adjust_room: case BPF_FUNC_skb_vlan_push: case BPF_FUNC_skb_vlan_pop:
+			return true;
+		default:
+			break;
+		}
 	}
 	return false;
 }
@@ -388,7 +513,10 @@ static int run_one(struct snd_env *env, const struct snd_case *c, struct kbpf_pr
 	 * headroom or tailroom around them); the maps' storage is added by the interpreter */
 	regions[0] = (struct kbpf_mem_region){ ctx, ctx_size, KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" };
 	ro.nr_regions = 1;
-	if (c->type != SND_SYSCALL)
+	if (c->type != SND_SYSCALL && moves_packet(c))
+		regions[ro.nr_regions++] = (struct kbpf_mem_region){ env->buf, BUF_SIZE, KBPF_MEM_READ | KBPF_MEM_WRITE,
+			"packet buffer (headroom included: the program moves the packet)" };
+	else if (c->type != SND_SYSCALL)
 		regions[ro.nr_regions++] = (struct kbpf_mem_region){ env->buf + SND_HEADROOM, c->pkt_len,
 			KBPF_MEM_READ | KBPF_MEM_WRITE, "packet" };
 	/* SKF_LL_OFF/SKF_NET_OFF: the MAC header before the packet, read-only, as one region
@@ -399,6 +527,8 @@ static int run_one(struct snd_env *env, const struct snd_case *c, struct kbpf_pr
 	ro.args[0] = (uint64_t)(uintptr_t)ctx;
 	s->ret = run_variant(&rq, variant);
 	s->r0 = rq.r0;
+	char held[256];
+	int locked = locks_check(env, held, sizeof(held));
 	if (checked) {
 		res->insns_executed = ro.insns_executed;
 		if (s->ret == -ETIME)
@@ -409,16 +539,215 @@ static int run_one(struct snd_env *env, const struct snd_case *c, struct kbpf_pr
 			return 1;
 		}
 	}
+	if (locked) {
+		snprintf(res->why, sizeof(res->why), "%s (%s)", held, checked ? "checked interpreter" : "JIT");
+		return 1;
+	}
 	return snap_take(env, s, ctx, ctx_size);
+}
+
+/* What the case's program contains, for setting up and classifying its run. */
+struct prog_shape {
+	bool back_jump;    /* a backward jump or a callback: it may legitimately run long */
+	uint64_t max_run;  /* without them: at most this many instructions per run */
+	bool nondet_call;  /* calls a helper whose result varies between runs */
+	bool tail_call;
+	size_t nr_funcs;   /* func_info records (only with callbacks: 0 otherwise) */
+	struct bpf_func_info fi[64];
+};
+
+static bool helper_is_nondet(int32_t id)
+{
+	switch (id) {
+	case BPF_FUNC_ktime_get_ns: case BPF_FUNC_get_prandom_u32: case BPF_FUNC_get_smp_processor_id:
+	case BPF_FUNC_get_numa_node_id: case BPF_FUNC_get_current_pid_tgid: case BPF_FUNC_get_current_uid_gid:
+	case BPF_FUNC_get_current_comm: case BPF_FUNC_get_socket_cookie: case BPF_FUNC_jiffies64:
+	case BPF_FUNC_ktime_get_boot_ns: case BPF_FUNC_ktime_get_coarse_ns: case BPF_FUNC_ktime_get_tai_ns:
+	case BPF_FUNC_get_current_task: case BPF_FUNC_get_current_task_btf: case BPF_FUNC_get_socket_uid:
+	case BPF_FUNC_get_hash_recalc: case BPF_FUNC_perf_event_read:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void fi_add(struct prog_shape *sh, uint32_t insn, uint32_t type)
+{
+	for (size_t i = 0; i < sh->nr_funcs; i++)
+		if (sh->fi[i].insn_off == insn) {
+			if (type > sh->fi[i].type_id)
+				sh->fi[i].type_id = type;
+			return;
+		}
+	if (sh->nr_funcs < sizeof(sh->fi) / sizeof(sh->fi[0]))
+		sh->fi[sh->nr_funcs++] = (struct bpf_func_info){ insn, type };
+}
+
+static int fi_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const struct bpf_func_info *)a)->insn_off, y = ((const struct bpf_func_info *)b)->insn_off;
+	return x < y ? -1 : x > y;
+}
+
+/* The most instructions a run of a program without loops or callbacks can execute: a
+ * function's length plus what each of its calls may run (the call graph has no cycle
+ * in a verified program; a cycle or a call out of range counts as unbounded), times the
+ * 34 starts a tail-call chain may give the program. Saturates at UINT64_MAX. */
+static uint64_t fn_cost(const struct snd_case *c, const uint32_t *starts, size_t n, size_t f, uint64_t *memo,
+			uint8_t *busy)
+{
+	if (memo[f])
+		return memo[f];
+	if (busy[f])
+		return UINT64_MAX;
+	busy[f] = 1;
+	size_t end = f + 1 < n ? starts[f + 1] : c->cnt;
+	uint64_t cost = end - starts[f];
+	for (size_t i = starts[f]; i < end && cost != UINT64_MAX; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+		if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != BPF_PSEUDO_CALL)
+			continue;
+		int64_t t = (int64_t)i + in->imm + 1;
+		size_t g = 0;
+		while (g < n && (int64_t)starts[g] != t)
+			g++;
+		uint64_t sub = g < n ? fn_cost(c, starts, n, g, memo, busy) : UINT64_MAX;
+		cost = sub > UINT64_MAX - cost ? UINT64_MAX : cost + sub;
+	}
+	busy[f] = 0;
+	return memo[f] = cost;
+}
+
+static uint64_t max_run(const struct snd_case *c, bool tail_call)
+{
+	enum { MAX_FN = 64 };
+	uint32_t starts[MAX_FN] = { 0 };
+	uint64_t memo[MAX_FN] = { 0 };
+	uint8_t busy[MAX_FN] = { 0 };
+	size_t n = 1;
+
+	for (size_t i = 0; i < c->cnt; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+		int64_t t = (int64_t)i + in->imm + 1;
+		if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != BPF_PSEUDO_CALL)
+			continue;
+		if (t <= 0 || (uint64_t)t >= c->cnt)
+			return UINT64_MAX;
+		size_t k = 0;
+		while (k < n && starts[k] < (uint32_t)t)
+			k++;
+		if (k < n && starts[k] == (uint32_t)t)
+			continue;
+		if (n == MAX_FN)
+			return UINT64_MAX;
+		memmove(starts + k + 1, starts + k, (n - k) * sizeof(starts[0]));
+		starts[k] = (uint32_t)t;
+		n++;
+	}
+	uint64_t cost = fn_cost(c, starts, n, 0, memo, busy);
+	return tail_call ? (cost > UINT64_MAX / 34 ? UINT64_MAX : cost * 34) : cost;
+}
+
+/* A subprogram starting with "r0 = SND_GLOBAL_MARK" is a global function taking the
+ * ctx (the generator's convention: func_info makes it BTF_FUNC_GLOBAL). */
+static bool is_global_start(const struct snd_case *c, size_t t)
+{
+	const struct bpf_insn *in = &c->insns[t];
+	return in->code == (BPF_ALU64 | BPF_MOV | BPF_K) && in->dst_reg == BPF_REG_0 && in->imm == SND_GLOBAL_MARK &&
+	       (c->type == SND_XDP || c->type == SND_SCHED_CLS || c->type == SND_SOCKET_FILTER);
+}
+
+static bool global_called(const struct snd_case *c)
+{
+	for (size_t i = 0; i < c->cnt; i++) {
+		int64_t t = (int64_t)i + c->insns[i].imm + 1;
+		if (c->insns[i].code == (BPF_JMP | BPF_CALL) && c->insns[i].src_reg == BPF_PSEUDO_CALL && t >= 0 &&
+		    (uint64_t)t < c->cnt && is_global_start(c, (size_t)t))
+			return true;
+	}
+	return false;
+}
+
+/* Callbacks (ld_imm64 BPF_PSEUDO_FUNC) and tail calls mixed with bpf2bpf calls need
+ * func_info: one record per subprogram (the main function, every bpf2bpf call's target,
+ * every callback), typed main-like or as a callback. Other programs get none, as before. */
+static void shape_scan(const struct snd_env *env, const struct snd_case *c, struct prog_shape *sh)
+{
+	bool cb = false, sub = false;
+
+	memset(sh, 0, sizeof(*sh));
+	for (size_t i = 0; i < c->cnt; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+		uint8_t cls = BPF_CLASS(in->code);
+
+		if ((cls == BPF_JMP || cls == BPF_JMP32) && BPF_OP(in->code) != BPF_CALL &&
+		    BPF_OP(in->code) != BPF_EXIT && in->off < 0)
+			sh->back_jump = true;
+		if (in->code == (BPF_JMP32 | BPF_JA) && in->imm < 0)
+			sh->back_jump = true;
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == 0) {
+			sh->nondet_call |= helper_is_nondet(in->imm);
+			sh->tail_call |= in->imm == BPF_FUNC_tail_call;
+			if (in->imm == BPF_FUNC_loop || in->imm == BPF_FUNC_for_each_map_elem ||
+			    in->imm == BPF_FUNC_timer_set_callback || in->imm == BPF_FUNC_find_vma ||
+			    in->imm == BPF_FUNC_user_ringbuf_drain)
+				sh->back_jump = true;
+		}
+		if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC)
+			cb = true;
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL)
+			sub = true;
+	}
+	if (cb)
+		sh->back_jump = true;
+	sh->max_run = sh->back_jump ? UINT64_MAX : max_run(c, sh->tail_call);
+	/* tail calls in subprograms need BTF too (Linux: "tail_call is not allowed in
+	 * subprogs without BTF") */
+	if (!(cb || (sub && sh->tail_call) || global_called(c)) || !env->prog_btf)
+		return;
+	fi_add(sh, 0, env->fn_main);
+	for (size_t i = 0; i < c->cnt; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+		int64_t t = (int64_t)i + in->imm + 1;
+
+		if (t < 0 || (uint64_t)t >= c->cnt)
+			continue;
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL)
+			fi_add(sh, (uint32_t)t, is_global_start(c, (size_t)t) ?
+				(c->type == SND_XDP ? env->fn_global_xdp : env->fn_global_skb) : env->fn_main);
+		else if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC)
+			fi_add(sh, (uint32_t)t, env->fn_cb);
+	}
+	qsort(sh->fi, sh->nr_funcs, sizeof(sh->fi[0]), fi_cmp);
+}
+
+size_t snd_case_func_info(const struct snd_env *env, const struct snd_case *c, struct bpf_func_info *fi, size_t max)
+{
+	static struct prog_shape sh;
+
+	shape_scan(env, c, &sh);
+	if (sh.nr_funcs > max)
+		return 0;
+	memcpy(fi, sh.fi, sh.nr_funcs * sizeof(*fi));
+	return sh.nr_funcs;
+}
+
+/* A tail call's targets: the program itself in slots 0 and 1 of its type's prog array
+ * (a chain of up to 33 tail calls), nothing in slots 2 and 3 (the call falls through). */
+static void tail_slots_fill(struct snd_env *env, const struct snd_case *c, struct kbpf_prog *prog)
+{
+	for (uint32_t k = 0; k < 2; k++)
+		(void)kbpf_map_update(env->maps[SND_MAP_PROGS + c->type], &k, &prog, BPF_ANY);
 }
 
 int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *res)
 {
+	static struct prog_shape sh;
 	struct kbpf_verify_opts vo = {
 		.sz = sizeof(vo), .host = env->host, .prog_type = snd_type_names[c->type], .maps = env->maps,
 		.nr_maps = SND_NR_MAPS, .license = "GPL", .unprivileged = c->unprivileged,
 		.log_buf = env->log, .log_size = env->log_size, .log_level = env->log_level,
-		.insn_limit = env->insn_limit,
+		.insn_limit = env->insn_limit, .test_state_freq = c->state_freq,
 	};
 	struct kbpf_prog *prog = NULL;
 	char diff[512];
@@ -428,6 +757,12 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 	if (c->type >= SND_NR_TYPES || !c->cnt) {
 		res->verdict = SND_REJECTED;
 		return 0;
+	}
+	shape_scan(env, c, &sh);
+	if (sh.nr_funcs) {
+		vo.prog_btf = env->prog_btf;
+		vo.func_info = sh.fi;
+		vo.nr_func_info = (uint32_t)sh.nr_funcs;
 	}
 	/* every rewrite, the growing ones too (inlined bpf_loop, tail-call guards) */
 	vo.xlated_alloc = 1;
@@ -455,6 +790,12 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 		po.prog_type = snd_type_names[c->type];
 		po.license = "GPL";
 		po.unprivileged = c->unprivileged;
+		po.prog_flags = c->state_freq ? BPF_F_TEST_STATE_FREQ : 0;
+		if (sh.nr_funcs) {
+			po.prog_btf = env->prog_btf;
+			po.func_info = sh.fi;
+			po.nr_func_info = (uint32_t)sh.nr_funcs;
+		}
 		ret = kbpf_prog_create(c->insns, c->cnt, &po, &prog);
 	}
 	if (ret) {
@@ -463,57 +804,84 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 			 env->log);
 		return 0;
 	}
+	if (sh.tail_call)
+		tail_slots_fill(env, c, prog);
 	res->jited = kbpf_prog_is_jited(prog);
 	ret = run_one(env, c, prog, 1, 0, env->snap[0], res);
 	if (ret == -ETIME) {
-		res->verdict = SND_BUDGET;
+		/* A program without loops or callbacks, whose calls cannot add up to 2M
+		 * instructions, spins in code the verifier judged dead (rewritten "goto -1").
+		 * Not run on the JIT. */
+		if (sh.max_run < CHECK_BUDGET) {
+			res->verdict = SND_VIOLATION;
+			snprintf(res->why, sizeof(res->why), "a program without loops (at most %llu insns a run) ran "
+				 "out of the checked interpreter's budget: it spins in code the verifier judged dead",
+				 (unsigned long long)sh.max_run);
+		} else {
+			res->verdict = SND_BUDGET;
+		}
 		goto out;
 	}
-	if (ret == 1) {
-		res->verdict = SND_VIOLATION;
-		goto out;
-	}
+	if (ret == 1)
+		goto violation;
 	if (ret)
 		goto error;
 	if (!res->jited) {
 		res->verdict = SND_PASSED;
 		goto out;
 	}
+	/* Unprivileged programs may neither read uninitialised stack nor turn addresses into
+	 * scalars, and strict cases are built not to: for them a result that changes with the
+	 * stack's prior contents or depth (e.g. a helper that promised to write an output
+	 * buffer but left it as it was) is a violation, unless a helper is non-deterministic. */
+	bool strict = (c->unprivileged || c->strict) && !sh.nondet_call;
 	ret = run_one(env, c, prog, 0, 0, env->snap[1], res);
+	if (ret == 1)
+		goto violation;
 	if (ret)
 		goto error;
-	if (!snap_diff(env->snap[0], env->snap[1], diff, sizeof(diff))) {
+	bool same = !snap_diff(env->snap[0], env->snap[1], diff, sizeof(diff));
+	if (same && !strict) {
 		res->verdict = SND_PASSED;
 		goto out;
 	}
-	/* they differ: is either engine consistent with itself at another depth/pattern? */
-	ret = run_one(env, c, prog, 0, 1, env->snap[2], res);
-	if (ret)
-		goto error;
-	if (snap_diff(env->snap[1], env->snap[2], res->why, sizeof(res->why))) {
-		res->why[0] = 0;
-		res->verdict = SND_NONDET;
+	/* Each engine again with the stack at another depth and pre-filled with another byte:
+	 * one that disagrees with itself makes the program nondet (strict: a violation). */
+	for (int checked = 0; checked <= 1; checked++) {
+		char d2[512];
+
+		ret = run_one(env, c, prog, checked, 1, env->snap[2], res);
+		if (ret == 1)
+			goto violation;
+		if (ret)
+			goto error;
+		if (!snap_diff(env->snap[checked ? 0 : 1], env->snap[2], d2, sizeof(d2)))
+			continue;
+		if (!strict) {
+			res->verdict = SND_NONDET;
+			goto out;
+		}
+		snprintf(res->why, sizeof(res->why), "%s program's result depends on the stack's prior contents "
+			 "or address (%s, stack filled with 0x00 vs 0xa5: %s)", c->unprivileged ? "unprivileged" : "strict",
+			 checked ? "checked interpreter" : "JIT", d2);
+		goto violation;
+	}
+	if (same) {
+		res->verdict = SND_PASSED;
 		goto out;
 	}
-	ret = run_one(env, c, prog, 1, 1, env->snap[2], res);
-	if (ret == 1) {
-		res->verdict = SND_VIOLATION;
-		goto out;
-	}
-	if (ret)
-		goto error;
-	if (snap_diff(env->snap[0], env->snap[2], res->why, sizeof(res->why))) {
-		res->why[0] = 0;
-		res->verdict = SND_NONDET;
-		goto out;
-	}
-	res->verdict = SND_VIOLATION;
 	snprintf(res->why, sizeof(res->why), "interpreter and JIT differ: %s (interpreter first)", diff);
+violation:
+	res->verdict = SND_VIOLATION;
 	goto out;
 error:
 	res->verdict = SND_ERROR;
 	snprintf(res->why, sizeof(res->why), "harness error %d", ret);
 out:
+	/* the prog arrays must not keep a program about to be freed */
+	if (sh.tail_call)
+		for (uint32_t k = 0; k < 2; k++)
+			(void)kbpf_map_delete(env->maps[SND_MAP_PROGS + c->type], &k);
 	kbpf_prog_free(prog);
 	return 0;
 }
@@ -525,6 +893,8 @@ int snd_case_decode(struct snd_case *c, const uint8_t *data, size_t size)
 		return -EINVAL;
 	c->type = (enum snd_type)(data[0] % SND_NR_TYPES);
 	c->unprivileged = data[1] & 1;
+	c->state_freq = (data[1] >> 1) & 1;
+	c->strict = (data[1] >> 2) & 1;
 	c->pkt_len = data[2] % (SND_PKT_MAX + 1);
 	memcpy(c->seed, data + 8, 64);
 	memcpy(c->pkt, data + 72, SND_PKT_MAX);
@@ -535,7 +905,8 @@ int snd_case_decode(struct snd_case *c, const uint8_t *data, size_t size)
 
 int snd_case_write(const struct snd_case *c, const char *path, const char *why)
 {
-	uint8_t hdr[SND_HDR_SIZE] = { (uint8_t)c->type, (uint8_t)(c->unprivileged ? 1 : 0), (uint8_t)c->pkt_len };
+	uint8_t flags = (uint8_t)((c->unprivileged ? 1 : 0) | (c->state_freq ? 2 : 0) | (c->strict ? 4 : 0));
+	uint8_t hdr[SND_HDR_SIZE] = { (uint8_t)c->type, flags, (uint8_t)c->pkt_len };
 	FILE *f = fopen(path, "wb");
 
 	if (!f)
@@ -553,8 +924,9 @@ int snd_case_write(const struct snd_case *c, const char *path, const char *why)
 	f = fopen(txt, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "# %s\n# type %s%s, packet %zu bytes\n", why, snd_type_names[c->type],
-		c->unprivileged ? " (unprivileged)" : "", c->pkt_len);
+	fprintf(f, "# %s\n# type %s%s%s%s, packet %zu bytes\n", why, snd_type_names[c->type],
+		c->unprivileged ? " (unprivileged)" : "", c->state_freq ? " (BPF_F_TEST_STATE_FREQ)" : "",
+		c->strict ? " (strict)" : "", c->pkt_len);
 	kbpf_prog_disasm(c->insns, c->cnt, NULL, f);
 	fclose(f);
 	return 0;

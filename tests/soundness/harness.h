@@ -23,7 +23,11 @@ enum {
 	SND_MAP_ARRAY,   /* array: key 4, value 64, 4 entries */
 	SND_MAP_HASH,    /* hash: key 8, value 16, 16 entries; keys 0..3 present at start */
 	SND_MAP_GLOBAL,  /* array: key 4, value 32, 1 entry: direct value access (global data) */
-	SND_NR_MAPS,
+	/* used by the generator's templates (gen_tmpl.c) */
+	SND_MAP_EMPTY,   /* hash: key 8, value 16, 16 entries, always empty at start */
+	SND_MAP_LOCK,    /* array: key 4, value 8 (int cnt; struct bpf_spin_lock at 4), 2 entries */
+	SND_MAP_PROGS,   /* prog arrays, one per program type (SND_MAP_PROGS + type), 4 slots: */
+	SND_NR_MAPS = SND_MAP_PROGS + 4, /* slots 0 and 1 hold the program itself, 2 and 3 none */
 };
 #define SND_ARRAY_VALUE 64
 #define SND_ARRAY_ENTRIES 4
@@ -32,6 +36,10 @@ enum {
 #define SND_HASH_ENTRIES 16
 #define SND_HASH_START 4
 #define SND_GLOBAL_VALUE 32
+#define SND_LOCK_VALUE 8
+#define SND_LOCK_OFF 4
+#define SND_LOCK_ENTRIES 2
+#define SND_PROG_SLOTS 4
 
 /* Packet: at most this many bytes, after this much headroom. */
 #define SND_PKT_MAX 128
@@ -44,6 +52,8 @@ enum {
 	SND_KF_ARG_U8, SND_KF_ARG_S16, SND_KF_ARG_U32, SND_KF_ARG_S32, SND_KF_RET_U8,
 	SND_KF_RET_S8, SND_KF_RET_S16, SND_KF_RET_U32, SND_KF_RET_S32, SND_KF_RET_BOOL,
 	SND_KF_MIX5, SND_KF_SUM5, SND_KF_INC, SND_KF_PTR_READ, SND_KF_PTR_STORE,
+	SND_NR_GEN_KFUNCS, /* the ones the generator's kfunc snippet picks from */
+	SND_KF_PAIR_SUM = SND_NR_GEN_KFUNCS, SND_KF_PAIR_FILL, /* struct kt_pair * (templates) */
 	SND_NR_KFUNCS,
 };
 
@@ -65,12 +75,24 @@ struct snd_env {
 	size_t log_size;
 	unsigned log_level;               /* of the verification (KBPF_LOG_*); 0 by default */
 	uint32_t insn_limit;              /* kbpf_verify_opts.insn_limit; 0: Linux's 1M */
+	/* BTF for func_info, given to programs with callbacks (ld_imm64 BPF_PSEUDO_FUNC):
+	 * FUNC ids of a main-like function and of a callback */
+	struct btf *prog_btf;
+	uint32_t fn_main, fn_cb, fn_global_skb, fn_global_xdp;
 };
+/* The first instruction of a generated global function (r0 = this): see snd_check. */
+#define SND_GLOBAL_MARK 0x676c6f62
 
 /* One case: a program and its inputs. */
 struct snd_case {
 	enum snd_type type;
 	int unprivileged;
+	int state_freq;                   /* BPF_F_TEST_STATE_FREQ: a checkpoint at every prune point */
+	/* deterministic by construction (an unmutated generated program): its results must
+	 * not depend on the stack's prior contents or its address, so a difference between
+	 * runs with different stack fills is a violation, not "nondet" (unprivileged
+	 * programs are always held to this) */
+	int strict;
 	const struct bpf_insn *insns;
 	size_t cnt;
 	uint8_t pkt[SND_PKT_MAX];
@@ -103,11 +125,17 @@ struct snd_result {
 int snd_env_init(struct snd_env *env, int with_kfuncs);
 void snd_env_free(struct snd_env *env);
 int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *res);
+/* The func_info snd_check gives c's program (programs with callbacks, or tail calls and
+ * bpf2bpf calls): up to max records into fi, typed in env->prog_btf. Returns how many
+ * (0: none, the program is verified without BTF). */
+struct bpf_func_info;
+size_t snd_case_func_info(const struct snd_env *env, const struct snd_case *c, struct bpf_func_info *fi, size_t max);
 /* Reset the environment's maps to the state c->seed describes. */
 int snd_maps_reset(struct snd_env *env, const struct snd_case *c);
 
 /* A case as bytes (the fuzz_verify_exec input format, also the findings' format):
- * byte 0 type, byte 1 flags (bit 0 unprivileged), byte 2 packet length, bytes 3..7 zero,
+ * byte 0 type, byte 1 flags (bit 0 unprivileged, bit 1 state_freq, bit 2 strict), byte 2
+ * packet length, bytes 3..7 zero,
  * 64 seed bytes, SND_PKT_MAX packet bytes, then the instructions. */
 #define SND_HDR_SIZE (8 + 64 + SND_PKT_MAX)
 /* Fill c from data (c->insns points into data). Returns 0, or -EINVAL if too short. */

@@ -257,6 +257,65 @@ static void test_func_model(void)
 	kbpf_host_free(h);
 }
 
+/* kbpf_host_object_type_register: a struct without pointer members is memory of its size
+ * for a kfunc (Linux's rule) until the host declares it an object of its own; then only
+ * a BTF pointer passes, and program memory is refused with Linux's text. */
+static void test_object_types(void)
+{
+	struct kbpf_host *h = host_new();
+	struct kbpf_kfunc f = KBPF_KFUNC(kt_pair_sum, 0);
+	struct kbpf_prog_type tc = { .sz = sizeof(tc), .name = "tc" };
+	char log[512] = "";
+
+	if (!h)
+		return;
+	CHECK_EQ_U64(kbpf_host_prog_type_register(h, &tc), 0);
+	CHECK_EQ_U64(register_one(h, &f, tc_only, log, sizeof(log), NULL), 0);
+	struct bpf_insn insns[] = {
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -16, 3),
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 4),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -16),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id(h, "kt_pair_sum")),
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_prog_opts o = { .sz = sizeof(o), .host = h, .prog_type = "tc", .license = "GPL", .log_buf = log,
+				    .log_size = sizeof(log) };
+	struct kbpf_prog *p = NULL;
+	for (int jit = 0; jit < 2; jit++) {
+		o.jit = jit;
+		int ret = kbpf_prog_create(insns, 6, &o, &p);
+		if (ret == -EOPNOTSUPP)
+			break; /* no JIT here */
+		if (ret)
+			fprintf(stderr, "%s\n", log);
+		CHECK_EQ_U64(ret, 0);
+		uint64_t r0 = 0;
+		CHECK_EQ_U64(kbpf_prog_run(p, NULL, &r0), 0);
+		CHECK_EQ_U64(r0, 7);
+		kbpf_prog_free(p);
+		p = NULL;
+	}
+	CHECK_EQ_U64(kbpf_host_object_type_register(h, NULL), -EINVAL);
+	CHECK_EQ_U64(kbpf_host_object_type_register(h, ""), -EINVAL);
+	CHECK_EQ_U64(kbpf_host_object_type_register(NULL, "kt_pair"), -EINVAL);
+	CHECK_EQ_U64(kbpf_host_object_type_register(h, "kt_pair"), 0);
+	CHECK_EQ_U64(kbpf_host_object_type_register(h, "kt_pair"), 0); /* twice is fine */
+	o.jit = 0;
+	CHECK_EQ_U64(kbpf_prog_create(insns, 6, &o, &p), -EINVAL);
+	CHECK(p == NULL);
+	CHECK_CONTAINS(log, "arg#0 is fp expected ptr_ or socket");
+	/* NULL neither (Linux's rule takes it as memory the kfunc must tolerate) */
+	struct bpf_insn null_arg[] = {
+		BPF_MOV64_IMM(BPF_REG_1, 0),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id(h, "kt_pair_sum")),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(kbpf_prog_create(null_arg, 3, &o, &p), -EINVAL);
+	CHECK_CONTAINS(log, "arg#0 is scalar expected ptr_ or socket");
+	kbpf_host_free(h);
+}
+
 /* r1 = 5; call kt_inc; exit */
 static int create_inc(struct kbpf_host *h, struct kbpf_prog **prog, char *log, size_t log_size)
 {
@@ -519,6 +578,7 @@ int main(void)
 	RUN(test_deny_by_default);
 	RUN(test_func_model);
 	RUN(test_pins);
+	RUN(test_object_types);
 	RUN(test_enxio_while_unregistering);
 	RUN(test_threads);
 	RUN(test_foreach);

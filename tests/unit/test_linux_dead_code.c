@@ -135,7 +135,7 @@ static void test_unverified_loops(void)
 {
 	const struct bpf_insn self[] = { BPF_MOV64_IMM(BPF_REG_0, 1), BPF_JMP_A(-1), BPF_EXIT_INSN() };
 	for (int jit = 0; jit < (kbpf_jit_arch_supported() ? 2 : 1); jit++) {
-		struct kbpf_prog_opts po = { .sz = sizeof(po), .jit = jit, .run_budget = 1000 };
+		struct kbpf_prog_opts po = { .sz = sizeof(po), .jit = jit, .run_budget = 1000, .trusted_unverified = 1 };
 		struct kbpf_prog *p = NULL;
 		CHECK(kbpf_prog_create(self, ARRAY_SIZE(self), &po, &p) == 0);
 		uint64_t r0 = 0;

@@ -205,6 +205,9 @@ struct fb_res {
 	uint64_t coarse_ns;
 	uint64_t hz;
 	char cc_res[16];
+	int bad_level_res;
+	int pad2;
+	char bad_level_buf[16];
 };
 
 /* init switches to cubic, back to itself (its nested init gets -EBUSY three times), to
@@ -248,6 +251,10 @@ static void test_setsockopt_fallback(void)
 	CHECK_EQ_U64(res->ebusy_cnt, 6);
 	CHECK_EQ_U64(res->cdg_res, (uint64_t)(int64_t)-524);
 	CHECK_STR(res->cc_res, "cubic");
+	/* an error still writes every byte the verifier takes as written (zeroes) */
+	CHECK_EQ_U64(res->bad_level_res, (uint64_t)(int64_t)-EINVAL);
+	for (size_t i = 0; i < sizeof(res->bad_level_buf); i++)
+		CHECK_EQ_U64(res->bad_level_buf[i], 0);
 	CHECK_EQ_U64(res->stg_seen, 0xeB9F);
 	CHECK_EQ_U64(res->ack_res, 0);
 	CHECK_EQ_U64(res->hz, KBPF_TCP_HZ);
@@ -399,6 +406,9 @@ static void test_refusals(void)
 	check_refused("tcp_bad_release", 1, -EACCES, "unknown func bpf_setsockopt#49");
 	/* a rate_sample is no socket: the host's setsockopt would write it as one */
 	check_refused("tcp_bad_sockopt_arg", 1, -EACCES, "R1 is of type rate_sample but sock_common is expected");
+	/* program memory is no socket, whatever its size: the kfuncs write a whole tcp_sock */
+	check_refused("tcp_bad_stack_sock", 1, -EINVAL, "arg#0 is fp expected ptr_ or socket");
+	check_refused("tcp_bad_stack_tcp_sock", 1, -EINVAL, "arg#0 is fp expected ptr_ or socket");
 	check_refused("tcp_bad_get_info", 1, -524, "attach to unsupported member get_info of struct tcp_congestion_ops");
 	check_refused("tcp_bad_incomplete", 0, -EINVAL, "bad_incomplete does not implement required ops");
 	check_refused("tcp_bad_flags", 0, -EINVAL, "flags 0x4 not within TCP_CONG_MASK");

@@ -200,9 +200,29 @@ static void test_log_format(void)
 	CHECK_CONTAINS(tv_log, "2: (bf) r0 = r5\nR5 !read_ok\n");
 }
 
+/* A 6.1-style ARG_PTR_TO_LONG after a write-only (uninit) memory argument: the long
+ * needs initialised memory of its own and alignment; it does not inherit raw mode. */
+static void test_ptr_to_long_after_uninit_mem(void)
+{
+	struct kbpf_helper_proto p = {
+		.name = "t_out_long", .ret_type = KBPF_RET_INTEGER,
+		.arg_type = { KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE, KBPF_ARG_CONST_SIZE,
+			      KBPF_ARG_PTR_TO_LONG },
+	};
+	CHECK_EQ_U64(kbpf_host_helper_register_proto(tv_host, 200, &p), 0);
+	REJECT_U("r1 = r10\nr1 += -8\nr2 = 8\nr3 = r10\nr3 += -16\ncall 200\nr0 = 0\nexit",
+		 "invalid indirect read from stack R3 off -16+0 size 8");
+	ACCEPT_U("r1 = r10\nr1 += -8\nr2 = 8\nr3 = 0\n*(u64 *)(r10 -16) = r3\nr3 = r10\nr3 += -16\n"
+		 "call 200\nr0 = *(u64 *)(r10 -8)\nexit");
+	REJECT("r1 = r10\nr1 += -8\nr2 = 8\nr3 = 0\n*(u64 *)(r10 -24) = r3\n*(u64 *)(r10 -16) = r3\n"
+	       "r3 = r10\nr3 += -20\ncall 200\nr0 = 0\nexit",
+	       "misaligned stack access off (0x0; 0x0)+-20+0 size 8");
+}
+
 int main(void)
 {
 	tv_setup();
+	RUN(test_ptr_to_long_after_uninit_mem);
 	RUN(test_regs);
 	RUN(test_pointer_alu);
 	RUN(test_stack);

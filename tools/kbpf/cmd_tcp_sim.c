@@ -16,13 +16,24 @@ int cmd_tcp_sim(int argc, char **argv);
 void usage_tcp_sim(void);
 
 #define CMD "tcp-sim"
-#define MAX_FLOWS 64
+#define MAX_FLOWS KBPF_TCP_SIM_MAX_FLOWS
+#define MAX_BPF_OBJS 64 /* distinct BPF objects and CC specs on one command line */
+#define PLOT_FLOWS 64 /* --plot draws at most this many flows */
+#define LIST_FLOWS 64 /* above this many flows the summary is per CC unless --per-flow */
 
 void usage_tcp_sim(void)
 {
 	printf("usage: kbpf tcp-sim [OPTIONS] --cc NAME|FILE.o[:MAP] [--cc ...]\n"
 	       "Run TCP flows over one simulated bottleneck, each with a congestion control.\n\n"
 	       "  --cc NAME           a flow with native CC NAME: reno, cubic, dctcp, bbr (repeatable)\n"
+	       "  --cc-mix NAME:N,... N flows of each CC, e.g. cubic:500,dctcp:500 (NAME may be\n"
+	       "                      FILE.o[:MAP] too: the last ':N' is the count)\n"
+	       "  --flows N           N flows in all: the --cc/--cc-mix list repeated in turn\n"
+	       "  --flow-file FILE    one flow per line: CC [START [BYTES [COUNT]]]; START a time\n"
+	       "                      (default unit s), BYTES with k/M/G (10^3..), 0 = unlimited;\n"
+	       "                      COUNT copies; '#' starts a comment (incast: many flows, one\n"
+	       "                      start time, a small size each)\n"
+	       "  --per-flow          one summary line per flow even above 64 flows (else per CC)\n"
 	       "  --cc FILE.o[:MAP]   a flow with the BPF CC of struct_ops map MAP of a BPF object\n"
 	       "                      (default: its only tcp_congestion_ops map); also findable by\n"
 	       "                      its name through bpf_setsockopt(TCP_CONGESTION)\n"
@@ -34,7 +45,14 @@ void usage_tcp_sim(void)
 	       "  --loss P            random loss probability of data packets, 0..1 or N%% (default 0)\n"
 	       "  --ecn-threshold N   mark ECT packets CE when N packets are queued (default off)\n"
 	       "  --ecn               request ECN (net.ipv4.tcp_ecn=1) for every flow\n"
-	       "  --bytes N           each flow sends N bytes (default: unlimited)\n"
+	       "  --tso               senders segment as Linux's with TSO/GSO: bursts of\n"
+	       "                      tcp_tso_autosize segments, TSO deferral (default: one\n"
+	       "                      segment at a time)\n"
+	       "  --sack-compress     receivers compress SACKs as Linux's (after 3 dupACKs, one\n"
+	       "                      ACK per min(1 ms, RTT/20) or 44 segments; default: an ACK\n"
+	       "                      for every out-of-order segment)\n"
+	       "  --bytes N           each flow sends N bytes, suffix k/M/G = 10^3.. (default:\n"
+	       "                      unlimited)\n"
 	       "  --stagger D         start flow i at i*D (default 0)\n"
 	       "  --duration D        simulated time, suffix us/ms/s (default 30s)\n"
 	       "  --seed N            random seed (default 1): same seed, same run\n"
@@ -153,6 +171,265 @@ static int plot(const char *out, const char *csv, char names[][TCP_CA_NAME_MAX],
 	return EXIT_OK;
 }
 
+/* The flows of the command line, in order. A spec (CC name or FILE.o[:MAP]) is shared by
+ * the flows made from one --cc, --cc-mix entry or flow-file line. */
+struct flow_spec {
+	const char *spec;
+	const struct tcp_congestion_ops *ops; /* NULL: a BPF CC, loaded after option parsing */
+	uint64_t start_us, bytes;
+	bool has_start, has_bytes;
+};
+
+struct flow_list {
+	struct flow_spec *v;
+	unsigned int n, cap;
+	char **owned; /* strings the specs point to */
+	unsigned int nr_owned;
+};
+
+static void flow_list_free(struct flow_list *l)
+{
+	for (unsigned int i = 0; i < l->nr_owned; i++)
+		free(l->owned[i]);
+	free(l->owned);
+	free(l->v);
+}
+
+static const char *flow_list_own(struct flow_list *l, const char *str, size_t len)
+{
+	char **o = realloc(l->owned, (l->nr_owned + 1) * sizeof(*o));
+	char *c = o ? strndup(str, len) : NULL;
+
+	if (o)
+		l->owned = o;
+	if (!c)
+		return NULL;
+	l->owned[l->nr_owned++] = c;
+	return c;
+}
+
+static bool is_bpf_spec(const char *spec)
+{
+	return strstr(spec, ".o") || strchr(spec, ':') || strchr(spec, '/');
+}
+
+/* Append count flows of spec; 0, or a message was printed (returns the exit code). */
+static int flow_list_add(struct flow_list *l, const char *spec, uint64_t count, const struct flow_spec *tmpl)
+{
+	const struct tcp_congestion_ops *ops = kbpf_tcp_cc_find(spec);
+
+	if (!ops && !is_bpf_spec(spec))
+		return cli_error(EXIT_USAGE, CMD, "'%s': unknown congestion control (reno, cubic, dctcp, bbr)", spec);
+	if (count > MAX_FLOWS || l->n + count > MAX_FLOWS)
+		return cli_error(EXIT_USAGE, CMD, "at most %d flows", MAX_FLOWS);
+	if (l->n + count > l->cap) {
+		unsigned int cap = l->cap ? l->cap : 16;
+
+		while (cap < l->n + count)
+			cap *= 2;
+		struct flow_spec *v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return cli_error(EXIT_FAIL, CMD, "out of memory");
+		l->v = v;
+		l->cap = cap;
+	}
+	for (uint64_t i = 0; i < count; i++) {
+		struct flow_spec *f = &l->v[l->n++];
+
+		*f = tmpl ? *tmpl : (struct flow_spec){ 0 };
+		f->spec = spec;
+		f->ops = ops;
+	}
+	return 0;
+}
+
+/* --cc-mix cubic:500,dctcp:500 (the count is after the last ':', so FILE.o:MAP:N works). */
+static int parse_cc_mix(struct flow_list *l, const char *arg)
+{
+	const char *p = arg;
+
+	while (*p) {
+		const char *end = strchr(p, ','), *colon;
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char num[32];
+		uint64_t count;
+
+		colon = NULL;
+		for (size_t i = len; i-- > 0;)
+			if (p[i] == ':') {
+				colon = p + i;
+				break;
+			}
+		if (!colon || colon == p || (size_t)(p + len - colon - 1) >= sizeof(num))
+			return cli_error(EXIT_USAGE, CMD, "--cc-mix: '%.*s' is not NAME:COUNT", (int)len, p);
+		memcpy(num, colon + 1, (size_t)(p + len - colon - 1));
+		num[p + len - colon - 1] = 0;
+		if (cli_parse_u64(num, &count) || !count)
+			return cli_error(EXIT_USAGE, CMD, "--cc-mix: '%.*s': the count must be a positive number", (int)len,
+					 p);
+		const char *spec = flow_list_own(l, p, (size_t)(colon - p));
+		if (!spec)
+			return cli_error(EXIT_FAIL, CMD, "out of memory");
+		int rc = flow_list_add(l, spec, count, NULL);
+		if (rc)
+			return rc;
+		p += len;
+		if (*p == ',' && !*++p)
+			return cli_error(EXIT_USAGE, CMD, "--cc-mix: trailing ','");
+	}
+	return 0;
+}
+
+/* "64k", "10M", "1G", "1500" (bytes, decimal multiples). */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+	char buf[32];
+	size_t n = strlen(s);
+	uint64_t mul = 1, v;
+
+	if (!n || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n + 1);
+	switch (buf[n - 1]) {
+	case 'k': case 'K': mul = 1000; break;
+	case 'm': case 'M': mul = 1000000; break;
+	case 'g': case 'G': mul = 1000000000; break;
+	}
+	if (mul > 1)
+		buf[--n] = 0;
+	if (cli_parse_u64(buf, &v) || v > UINT64_MAX / mul)
+		return -EINVAL;
+	*out = v * mul;
+	return 0;
+}
+
+/* --flow-file: "CC [START [BYTES [COUNT]]]" per line, '#' comments, blank lines. */
+static int parse_flow_file(struct flow_list *l, const char *path)
+{
+	FILE *in = fopen(path, "r");
+	char line[4096];
+	unsigned int lineno = 0;
+	int rc = 0;
+
+	if (!in)
+		return cli_error(EXIT_FAIL, CMD, "--flow-file %s: %s", path, strerror(errno));
+	while (!rc && fgets(line, sizeof(line), in)) {
+		char *save = NULL, *tok[5], *hash = strchr(line, '#');
+		unsigned int nt = 0;
+		struct flow_spec t = { 0 };
+		uint64_t count = 1;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(in)) {
+			rc = cli_error(EXIT_USAGE, CMD, "%s:%u: line too long", path, lineno);
+			break;
+		}
+		if (hash)
+			*hash = 0;
+		for (char *w = strtok_r(line, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
+			if (nt == 4) {
+				rc = cli_error(EXIT_USAGE, CMD, "%s:%u: expected CC [START [BYTES [COUNT]]]", path, lineno);
+				break;
+			}
+			tok[nt++] = w;
+		}
+		if (rc || !nt)
+			continue;
+		if (nt > 1) {
+			if (parse_time_us(tok[1], 1000000, &t.start_us)) {
+				rc = cli_error(EXIT_USAGE, CMD, "%s:%u: '%s' is not a start time (e.g. 0, 1.5s, 200ms)", path,
+					       lineno, tok[1]);
+				break;
+			}
+			t.has_start = true;
+		}
+		if (nt > 2) {
+			if (parse_bytes(tok[2], &t.bytes)) {
+				rc = cli_error(EXIT_USAGE, CMD, "%s:%u: '%s' is not a size in bytes (e.g. 64k, 0)", path, lineno,
+					       tok[2]);
+				break;
+			}
+			t.has_bytes = true;
+		}
+		if (nt > 3 && (cli_parse_u64(tok[3], &count) || !count)) {
+			rc = cli_error(EXIT_USAGE, CMD, "%s:%u: '%s' is not a positive count", path, lineno, tok[3]);
+			break;
+		}
+		const char *spec = flow_list_own(l, tok[0], strlen(tok[0]));
+		if (!spec) {
+			rc = cli_error(EXIT_FAIL, CMD, "out of memory");
+			break;
+		}
+		rc = flow_list_add(l, spec, count, &t);
+		if (rc)
+			fprintf(stderr, "kbpf tcp-sim: (in %s:%u)\n", path, lineno);
+	}
+	if (!rc && ferror(in))
+		rc = cli_error(EXIT_FAIL, CMD, "--flow-file %s: %s", path, strerror(errno));
+	fclose(in);
+	if (!rc && !l->n)
+		rc = cli_error(EXIT_USAGE, CMD, "--flow-file %s: no flow", path);
+	return rc;
+}
+
+/* The summary above LIST_FLOWS flows: one line per congestion control. */
+static void print_per_cc(struct kbpf_tcp_sim *sim, unsigned int n)
+{
+	struct agg {
+		char cc[TCP_CA_NAME_MAX];
+		unsigned int flows, done;
+		double sum, min, max;
+		uint64_t retrans, rtos;
+		double fct_sum, fct_max; /* completion times of finite flows, s */
+	} a[64];
+	unsigned int na = 0, other = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct kbpf_tcp_flow_stats fs;
+		unsigned int k;
+
+		kbpf_tcp_sim_flow_stats(sim, i, &fs);
+		for (k = 0; k < na && strcmp(a[k].cc, fs.cc); k++)
+			;
+		if (k == na) {
+			if (na == sizeof(a) / sizeof(a[0])) {
+				other++;
+				continue;
+			}
+			memset(&a[na], 0, sizeof(a[na]));
+			memcpy(a[na].cc, fs.cc, TCP_CA_NAME_MAX);
+			a[na].min = 1e300;
+			na++;
+		}
+		double g = (double)fs.goodput_bps;
+		a[k].flows++;
+		a[k].sum += g;
+		a[k].min = g < a[k].min ? g : a[k].min;
+		a[k].max = g > a[k].max ? g : a[k].max;
+		a[k].retrans += fs.retransmits;
+		a[k].rtos += fs.rtos;
+		if (fs.completion_us) {
+			double fct = fs.completion_us / 1e6;
+
+			a[k].done++;
+			a[k].fct_sum += fct;
+			a[k].fct_max = fct > a[k].fct_max ? fct : a[k].fct_max;
+		}
+	}
+	printf("%-11s %6s %13s %12s %12s %12s %10s %8s %6s\n", "cc", "flows", "goodput", "mean", "min", "max",
+	       "retrans", "rtos", "done");
+	for (unsigned int k = 0; k < na; k++) {
+		printf("%-11s %6u %8.2f Mb/s %7.3f Mb/s %7.3f Mb/s %7.3f Mb/s %10llu %8llu %6u", a[k].cc, a[k].flows,
+		       a[k].sum / 1e6, a[k].sum / a[k].flows / 1e6, a[k].min / 1e6, a[k].max / 1e6,
+		       (unsigned long long)a[k].retrans, (unsigned long long)a[k].rtos, a[k].done);
+		if (a[k].done)
+			printf("  completion mean %.3f s, max %.3f s", a[k].fct_sum / a[k].done, a[k].fct_max);
+		printf("\n");
+	}
+	if (other)
+		printf("(%u flows of further congestion controls not listed)\n", other);
+}
+
 /* BPF CCs of the command line: each object loaded once, each of its maps made a CC once
  * and registered by name in the simulation. */
 struct bpf_ccs {
@@ -160,12 +437,12 @@ struct bpf_ccs {
 	struct {
 		char *path;
 		struct kbpf_object *obj;
-	} objs[MAX_FLOWS];
+	} objs[MAX_BPF_OBJS];
 	unsigned int nr_objs;
 	struct {
 		char *spec;
 		struct kbpf_tcp_bpf_cc *cc;
-	} ccs[MAX_FLOWS];
+	} ccs[MAX_BPF_OBJS];
 	unsigned int nr_ccs;
 };
 
@@ -208,6 +485,10 @@ static int bpf_cc_get(struct bpf_ccs *b, struct kbpf_tcp_sim *sim, const char *s
 			snprintf(name, TCP_CA_NAME_MAX, "%s", (*ops)->name);
 			return 0;
 		}
+	if (b->nr_ccs >= MAX_BPF_OBJS) {
+		cli_error(EXIT_USAGE, CMD, "--cc %s: at most %d distinct BPF congestion controls", spec, MAX_BPF_OBJS);
+		return -1;
+	}
 	snprintf(path, sizeof(path), "%.*s", (int)(colon ? colon - spec : (ptrdiff_t)strlen(spec)), spec);
 	if (!b->host) {
 		struct cli_host_opts ho = { 0 };
@@ -315,10 +596,11 @@ static int run_script(const char *path, const struct tcp_congestion_ops *ops, co
 	return rc;
 }
 
-int cmd_tcp_sim(int argc, char **argv)
+static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 {
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
-	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING };
+	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING, O_CC_MIX, O_FLOWS,
+	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -329,15 +611,18 @@ int cmd_tcp_sim(int argc, char **argv)
 		{ "plot", required_argument, 0, O_PLOT },     { "quiet", no_argument, 0, O_QUIET },
 		{ "help", no_argument, 0, O_HELP },	     { "jit", no_argument, 0, O_JIT },
 		{ "no-jit", no_argument, 0, O_NO_JIT },	     { "script", required_argument, 0, O_SCRIPT },
-		{ "keep-going", no_argument, 0, O_KEEP_GOING }, { 0, 0, 0, 0 },
+		{ "keep-going", no_argument, 0, O_KEEP_GOING }, { "cc-mix", required_argument, 0, O_CC_MIX },
+		{ "flows", required_argument, 0, O_FLOWS },   { "flow-file", required_argument, 0, O_FLOW_FILE },
+		{ "per-flow", no_argument, 0, O_PER_FLOW },   { "tso", no_argument, 0, O_TSO },
+		{ "sack-compress", no_argument, 0, O_SACK_COMPRESS }, { 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
-	const struct tcp_congestion_ops *ops[MAX_FLOWS];
-	const char *bpf_spec[MAX_FLOWS] = { 0 }; /* FILE.o[:MAP] of a BPF flow */
 	struct bpf_ccs bpf = { 0 };
 	int jit = jit_default();
-	char names[MAX_FLOWS][TCP_CA_NAME_MAX];
+	char (*names)[TCP_CA_NAME_MAX] = NULL;
 	unsigned int nflows = 0;
+	uint64_t want_flows = 0;
+	bool per_flow = false, tso = false, sack_compress = false;
 	uint64_t duration = 30000000, bytes = 0, stagger = 0, v;
 	const char *trace_path = NULL, *plot_path = NULL, *script_path = NULL;
 	bool keep_going = false;
@@ -352,20 +637,35 @@ int cmd_tcp_sim(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case O_CC:
-			if (nflows >= MAX_FLOWS)
-				return cli_error(EXIT_USAGE, CMD, "at most %d flows", MAX_FLOWS);
-			ops[nflows] = kbpf_tcp_cc_find(optarg);
-			if (!ops[nflows] && (strstr(optarg, ".o") || strchr(optarg, ':') || strchr(optarg, '/'))) {
-				bpf_spec[nflows] = optarg; /* loaded once the options are known (--jit) */
-				snprintf(names[nflows], TCP_CA_NAME_MAX, "%s", optarg);
-				nflows++;
-				break;
-			}
-			if (!ops[nflows])
+			/* BPF CCs are loaded once the options are known (--jit) */
+			if (!kbpf_tcp_cc_find(optarg) && !is_bpf_spec(optarg)) {
 				return cli_error(EXIT_USAGE, CMD, "--cc %s: unknown congestion control (reno, cubic, dctcp, bbr)",
 						 optarg);
-			snprintf(names[nflows], TCP_CA_NAME_MAX, "%s", optarg);
-			nflows++;
+			}
+			if ((rc = flow_list_add(flp, optarg, 1, NULL)))
+				return rc;
+			break;
+		case O_CC_MIX:
+			if ((rc = parse_cc_mix(flp, optarg)))
+				return rc;
+			break;
+		case O_FLOW_FILE:
+			if ((rc = parse_flow_file(flp, optarg)))
+				return rc;
+			break;
+		case O_FLOWS:
+			if (cli_parse_u64(optarg, &want_flows) || !want_flows || want_flows > MAX_FLOWS) {
+				return cli_error(EXIT_USAGE, CMD, "--flows: '%s' is not a flow count (1..%d)", optarg, MAX_FLOWS);
+			}
+			break;
+		case O_PER_FLOW:
+			per_flow = true;
+			break;
+		case O_TSO:
+			tso = true;
+			break;
+		case O_SACK_COMPRESS:
+			sack_compress = true;
 			break;
 		case O_RATE:
 			if (parse_rate(optarg, &so.rate_bps))
@@ -394,8 +694,8 @@ int cmd_tcp_sim(int argc, char **argv)
 			ecn = true;
 			break;
 		case O_BYTES:
-			if (cli_parse_u64(optarg, &bytes))
-				return cli_error(EXIT_USAGE, CMD, "--bytes: '%s' is not a number", optarg);
+			if (parse_bytes(optarg, &bytes))
+				return cli_error(EXIT_USAGE, CMD, "--bytes: '%s' is not a size in bytes (e.g. 64k, 10M)", optarg);
 			break;
 		case O_STAGGER:
 			if (parse_time_us(optarg, 1000000, &stagger))
@@ -441,8 +741,24 @@ int cmd_tcp_sim(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_error(EXIT_USAGE, CMD, "unexpected argument '%s'", argv[optind]);
-	if (!nflows)
+	if (!flp->n)
 		return cli_error(EXIT_USAGE, CMD, "no flow: give at least one --cc NAME");
+	if (want_flows) {
+		unsigned int given = flp->n;
+
+		if (want_flows < given)
+			return cli_error(EXIT_USAGE, CMD, "--flows %llu: fewer than the %u flows given",
+					 (unsigned long long)want_flows, given);
+		/* the list given, repeated in turn */
+		for (unsigned int i = given; i < want_flows; i++) {
+			struct flow_spec t = flp->v[i % given];
+
+			if ((rc = flow_list_add(flp, t.spec, 1, &t)))
+				return rc;
+		}
+	}
+	nflows = flp->n;
+	rc = EXIT_FAIL;
 	if (script_path && (nflows != 1 || plot_path))
 		return cli_error(EXIT_USAGE, CMD, "--script drives one sender: give exactly one --cc, and no --plot");
 	if (keep_going && !script_path)
@@ -464,24 +780,38 @@ int cmd_tcp_sim(int argc, char **argv)
 		fclose(pf);
 	}
 
-	if ((err = kbpf_tcp_sim_create(&so, &sim)))
+	if (plot_path && nflows > PLOT_FLOWS)
+		return cli_error(EXIT_USAGE, CMD, "--plot draws at most %d flows (%u given); use --trace", PLOT_FLOWS, nflows);
+	if (!(names = calloc(nflows, sizeof(*names))))
+		return cli_error(EXIT_FAIL, CMD, "out of memory");
+	if ((err = kbpf_tcp_sim_create(&so, &sim))) {
+		free(names);
 		return cli_error(EXIT_USAGE, CMD, "bad link parameters: %s", strerror(-err));
+	}
 	for (unsigned int i = 0; i < nflows; i++) {
-		if (bpf_spec[i] && bpf_cc_get(&bpf, sim, bpf_spec[i], jit, &ops[i], names[i]))
+		struct flow_spec *fs = &flp->v[i];
+
+		snprintf(names[i], TCP_CA_NAME_MAX, "%s", fs->spec);
+		if (!fs->ops && bpf_cc_get(&bpf, sim, fs->spec, jit, &fs->ops, names[i]))
 			goto out;
 	}
 	if (script_path) {
-		rc = run_script(script_path, ops[0], trace_path, keep_going, quiet);
+		rc = run_script(script_path, flp->v[0].ops, trace_path, keep_going, quiet);
 		goto out;
 	}
 	for (unsigned int i = 0; i < nflows; i++) {
-		struct kbpf_tcp_flow_opts fo = { .sz = sizeof(fo), .start_us = stagger * i, .bytes = bytes };
+		const struct flow_spec *fs = &flp->v[i];
+		struct kbpf_tcp_flow_opts fo = { .sz = sizeof(fo),
+						 .start_us = fs->has_start ? fs->start_us : stagger * i,
+						 .bytes = fs->has_bytes ? fs->bytes : bytes,
+						 .tso = tso,
+						 .sack_compress = sack_compress };
 
 		if (ecn) {
 			fo.tcp_ecn = 1;
 			fo.tcp_ecn_set = 1;
 		}
-		if ((err = kbpf_tcp_sim_add_flow(sim, ops[i], &fo, NULL))) {
+		if ((err = kbpf_tcp_sim_add_flow(sim, fs->ops, &fo, NULL))) {
 			cli_error(EXIT_FAIL, CMD, "cannot add flow %u (%s): %s", i, names[i], strerror(-err));
 			goto out;
 		}
@@ -531,9 +861,12 @@ int cmd_tcp_sim(int argc, char **argv)
 		printf("link: %.6g Mbit/s, RTT %.6g ms, queue %u packets, loss %g, ECN threshold %s; %.6g s, seed %llu\n",
 		       so.rate_bps / 1e6, 2 * so.delay_us / 1e3, st.queue_limit, so.loss, ecn_thr, duration / 1e6,
 		       (unsigned long long)so.seed);
-		printf("%-4s %-11s %10s %9s %6s %8s %7s %9s %9s %4s\n", "flow", "cc", "goodput", "retrans", "rtos", "lost",
-		       "cwnd", "srtt_ms", "minrtt_ms", "ecn");
-		for (unsigned int i = 0; i < nflows; i++) {
+		if (per_flow || nflows <= LIST_FLOWS)
+			printf("%-4s %-11s %10s %9s %6s %8s %7s %9s %9s %4s\n", "flow", "cc", "goodput", "retrans", "rtos",
+			       "lost", "cwnd", "srtt_ms", "minrtt_ms", "ecn");
+		else
+			print_per_cc(sim, nflows);
+		for (unsigned int i = 0; i < nflows && (per_flow || nflows <= LIST_FLOWS); i++) {
 			struct kbpf_tcp_flow_stats fs;
 
 			kbpf_tcp_sim_flow_stats(sim, i, &fs);
@@ -570,5 +903,15 @@ out:
 		unlink(tmp_csv);
 	kbpf_tcp_sim_free(sim); /* before the BPF CCs it runs */
 	bpf_ccs_free(&bpf);
+	free(names);
+	return rc;
+}
+
+int cmd_tcp_sim(int argc, char **argv)
+{
+	struct flow_list fl = { 0 };
+	int rc = tcp_sim(argc, argv, &fl);
+
+	flow_list_free(&fl);
 	return rc;
 }

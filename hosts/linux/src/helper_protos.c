@@ -63,13 +63,17 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(spin_unlock, F(spin_unlock), KBPF_RET_VOID, 0, BPF, KBPF_ARG_PTR_TO_SPIN_LOCK),
 	/* socket local storage (tc, cgroup_skb… list them in their sets) */
 	/* a BTF socket is a sock_common or, from the bpf_skc_to_* casts, kbpf's own */
+	/* they run under ids of their own (helpers_sk_storage.c): another host's helper
+	 * registered under 107/108 (the TCP host's, on its own sockets) never runs on these */
 	{ .id = BPF_FUNC_sk_storage_get,
-	  .proto = { .fn = F(sk_storage_get), .ret_type = KBPF_RET_PTR_TO_MAP_VALUE | KBPF_RET_MAYBE_NULL,
+	  .proto = { .fn = F(sk_storage_get), .run_id = KBPF_LINUX_RUN_ID(BPF_FUNC_sk_storage_get),
+		     .ret_type = KBPF_RET_PTR_TO_MAP_VALUE | KBPF_RET_MAYBE_NULL,
 		     .arg_type = { MAP, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON,
 				   KBPF_ARG_PTR_TO_MAP_VALUE | KBPF_ARG_MAYBE_NULL, ANY },
 		     .arg_btf_name = { NULL, "kbpf_linux_sock" } } },
 	{ .id = BPF_FUNC_sk_storage_delete,
-	  .proto = { .fn = F(sk_storage_delete), .ret_type = INT,
+	  .proto = { .fn = F(sk_storage_delete), .run_id = KBPF_LINUX_RUN_ID(BPF_FUNC_sk_storage_delete),
+		     .ret_type = INT,
 		     .arg_type = { MAP, KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON },
 		     .arg_btf_name = { NULL, "kbpf_linux_sock" } } },
 	H(jiffies64, F(jiffies64), INT, 0, BPF),

@@ -156,7 +156,8 @@ KBPF_LINUX_HELPER(probe_read)
 /* bpf_probe_read{,_kernel,_user}_str(dst, size, unsafe_ptr): copies up to the NUL or
  * size - 1 bytes, always NUL-terminates; returns the length including the NUL, or
  * -EFAULT with dst zeroed. Reads in small chunks so a string that ends just before an
- * unmapped page still succeeds. */
+ * unmapped page still succeeds. The bytes after the NUL are zeroed: the verifier takes
+ * all size bytes as written (Linux leaves them as they were, docs/program-types.md). */
 KBPF_LINUX_HELPER(probe_read_str)
 {
 	(void)r4, (void)r5;
@@ -176,8 +177,11 @@ KBPF_LINUX_HELPER(probe_read_str)
 			return (uint64_t)(int64_t)-EFAULT;
 		}
 		char *nul = memchr(dst + done, 0, chunk);
-		if (nul)
-			return (uint64_t)(nul - dst + 1);
+		if (nul) {
+			size_t len = (size_t)(nul - dst) + 1;
+			memset(nul + 1, 0, size - len);
+			return len;
+		}
 		done += chunk;
 	}
 	dst[done] = 0;

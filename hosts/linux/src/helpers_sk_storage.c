@@ -31,3 +31,15 @@ KBPF_LINUX_HELPER(sk_storage_delete)
 		return (uint64_t)-EINVAL;
 	return (uint64_t)kbpf_local_storage_delete((struct kbpf_map *)(uintptr_t)r1, sk);
 }
+
+/* What Linux's program types run for a verified bpf_sk_storage_get/delete (their protos'
+ * run_id): these, whatever another host registered under the Linux ids. */
+int kbpf_linux_add_sk_storage_helpers(struct kbpf_host *host)
+{
+	int ret = kbpf_host_helper_register(host, KBPF_LINUX_RUN_ID(BPF_FUNC_sk_storage_get), "bpf_sk_storage_get",
+					    kbpf_linux_sk_storage_get);
+
+	return ret ? ret
+		   : kbpf_host_helper_register(host, KBPF_LINUX_RUN_ID(BPF_FUNC_sk_storage_delete),
+					       "bpf_sk_storage_delete", kbpf_linux_sk_storage_delete);
+}

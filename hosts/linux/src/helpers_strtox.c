@@ -2,7 +2,9 @@
 /* bpf_strtol / bpf_strtoul (Linux 6.1 kernel/bpf/helpers.c semantics): parse an integer
  * from at most buf_len bytes (not NUL-terminated), base 0/8/10/16 in flags' low 5 bits,
  * leading spaces and one '-' allowed; return the bytes consumed, or -EINVAL (nothing to
- * parse, bad flags, a '-' for strtoul) or -ERANGE (overflow); *res written on success. */
+ * parse, bad flags, a '-' for strtoul) or -ERANGE (overflow). *res is written on every
+ * path, 0 on an error (Linux 6.12: the verifier takes *res as written whatever the
+ * result, so a stale value there would be uninitialised stack the program then reads). */
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
@@ -72,6 +74,7 @@ KBPF_LINUX_HELPER(strtol)
 	(void)r5;
 	uint64_t v;
 	bool neg;
+	*(int64_t *)(uintptr_t)r4 = 0;
 	int n = parse_ull((const char *)(uintptr_t)r1, r2, r3, &v, &neg);
 	if (n < 0)
 		return (uint64_t)(int64_t)n;
@@ -86,6 +89,7 @@ KBPF_LINUX_HELPER(strtoul)
 	(void)r5;
 	uint64_t v;
 	bool neg;
+	*(uint64_t *)(uintptr_t)r4 = 0;
 	int n = parse_ull((const char *)(uintptr_t)r1, r2, r3, &v, &neg);
 	if (n < 0)
 		return (uint64_t)(int64_t)n;

@@ -96,13 +96,19 @@ static int xdp_range(const struct kbpf_linux_xdp *xdp, uint32_t off, uint32_t le
 	return 0;
 }
 
+/* bpf_xdp_load_bytes(xdp, offset, buf, len): 0, or a negative errno with buf zeroed. Linux
+ * 6.12 leaves buf as it was on an error, but its verifier takes buf as written (an
+ * uninit-mem argument) whatever the result: kbpf zeroes it so a program never reads
+ * stack it did not write (docs/program-types.md, "Helper output arguments"). */
 KBPF_LINUX_HELPER(xdp_load_bytes)
 {
 	(void)r5;
 	struct kbpf_linux_xdp *xdp = XDP(r1);
 	int err = xdp_range(xdp, (uint32_t)r2, (uint32_t)r4);
-	if (err)
+	if (err) {
+		memset((void *)(uintptr_t)r3, 0, (uint32_t)r4);
 		return ERR(err);
+	}
 	memcpy((void *)(uintptr_t)r3, xdp->data + (uint32_t)r2, (uint32_t)r4);
 	return 0;
 }

@@ -82,6 +82,9 @@ static int add_helpers(struct kbpf_host *host)
 	int ret = kbpf_linux_add_reuseport_helpers(host);
 	if (ret)
 		return ret;
+	/* what bpf_sk_storage_get/delete run as (unless a host's own proto won above) */
+	if ((ret = kbpf_linux_add_sk_storage_helpers(host)))
+		return ret;
 	/* what helper 25 runs as for the __sk_buff and xdp types (helpers_perf.c) */
 	return kbpf_linux_add_event_output_helpers(host);
 }

@@ -98,9 +98,16 @@ extern const size_t kbpf_linux_nr_sk_reuseport_types;
 /* The id a type's own variant of Linux helper id runs as (kbpf_helper_proto.run_id),
  * where Linux gives one helper id different functions per type: above every Linux id. */
 #define KBPF_LINUX_RUN_ID(id) (0x40000000 + (id))
+/* A prototype-only helper whose calls must never run a helper another host registered
+ * under Linux's id (the TCP host's bpf_getsockopt takes a socket of its own, not a
+ * sock_ops context): it runs under a run id nobody registers, so a program calling it
+ * verifies but does not load for running ("call to unknown helper"). */
+#define KBPF_LINUX_NO_RUN(id) KBPF_LINUX_RUN_ID(id)
 /* prog_sk_reuseport.c: the run-time helpers of sk_reuseport's skb_load_bytes and
  * get_socket_cookie. */
 int kbpf_linux_add_reuseport_helpers(struct kbpf_host *host);
+/* helpers_sk_storage.c: what the sk_storage protos' run_ids run. */
+int kbpf_linux_add_sk_storage_helpers(struct kbpf_host *host);
 
 /* Helper implementations (helpers_*.c, trace_printk.c), by the name of Linux's. */
 #define KBPF_LINUX_HELPER(name) uint64_t kbpf_linux_##name(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)

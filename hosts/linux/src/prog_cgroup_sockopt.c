@@ -41,15 +41,15 @@ static int sockopt_access(const struct kbpf_prog_type *type, int off, int size, 
 }
 
 /* bpf_sk_setsockopt_proto / bpf_sk_getsockopt_proto: on the socket (setsockopt programs
- * only). The TCP host's struct_ops variants share the shape but are registered by id
- * there; these are cgroup_sockopt's own. */
+ * only). The TCP host's struct_ops variants share the shape but take its own sockets;
+ * these are cgroup_sockopt's own, and verify only (KBPF_LINUX_NO_RUN). */
 static const struct kbpf_helper_proto sk_setsockopt_proto = {
-	.name = "bpf_setsockopt", .ret_type = KBPF_RET_INTEGER,
+	.name = "bpf_setsockopt", .ret_type = KBPF_RET_INTEGER, .run_id = KBPF_LINUX_NO_RUN(BPF_FUNC_setsockopt),
 	.arg_type = { KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON, KBPF_ARG_ANYTHING, KBPF_ARG_ANYTHING,
 		      KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_RDONLY, KBPF_ARG_CONST_SIZE },
 };
 static const struct kbpf_helper_proto sk_getsockopt_proto = {
-	.name = "bpf_getsockopt", .ret_type = KBPF_RET_INTEGER,
+	.name = "bpf_getsockopt", .ret_type = KBPF_RET_INTEGER, .run_id = KBPF_LINUX_NO_RUN(BPF_FUNC_getsockopt),
 	.arg_type = { KBPF_ARG_PTR_TO_BTF_ID_SOCK_COMMON, KBPF_ARG_ANYTHING, KBPF_ARG_ANYTHING,
 		      KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE, KBPF_ARG_CONST_SIZE },
 };

@@ -35,14 +35,15 @@ static int sock_ops_access(const struct kbpf_prog_type *type, int off, int size,
 }
 
 /* bpf_sock_ops_setsockopt_proto / _getsockopt_proto take the context; the TCP host's
- * struct_ops variants (hosts/tcp) take a socket: these are sock_ops' own, by type. */
+ * struct_ops variants (hosts/tcp) take a socket: these are sock_ops' own, by type, and
+ * verify only (KBPF_LINUX_NO_RUN: no host's helper 49/57 runs on a sock_ops context). */
 static const struct kbpf_helper_proto setsockopt_proto = {
-	.name = "bpf_setsockopt", .ret_type = KBPF_RET_INTEGER,
+	.name = "bpf_setsockopt", .ret_type = KBPF_RET_INTEGER, .run_id = KBPF_LINUX_NO_RUN(BPF_FUNC_setsockopt),
 	.arg_type = { KBPF_ARG_PTR_TO_CTX, KBPF_ARG_ANYTHING, KBPF_ARG_ANYTHING,
 		      KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_RDONLY, KBPF_ARG_CONST_SIZE },
 };
 static const struct kbpf_helper_proto getsockopt_proto = {
-	.name = "bpf_getsockopt", .ret_type = KBPF_RET_INTEGER,
+	.name = "bpf_getsockopt", .ret_type = KBPF_RET_INTEGER, .run_id = KBPF_LINUX_NO_RUN(BPF_FUNC_getsockopt),
 	.arg_type = { KBPF_ARG_PTR_TO_CTX, KBPF_ARG_ANYTHING, KBPF_ARG_ANYTHING,
 		      KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE, KBPF_ARG_CONST_SIZE },
 };

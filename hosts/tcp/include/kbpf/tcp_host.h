@@ -39,8 +39,12 @@ extern "C" {
  *  - kconfig CONFIG_HZ = KBPF_TCP_HZ, and Linux's map helpers if missing.
  * The clock helpers (bpf_jiffies64, bpf_ktime_get_ns/_boot_ns/_coarse_ns) read the
  * simulated clocks while a simulation runs on the calling thread (the real ones
- * otherwise); so do sk helpers through the socket. They are the host's run-time helpers
- * for those ids: call this before kbpf_linux_host_add (which then keeps them). Returns 0,
+ * otherwise); so do sk helpers through the socket. The clock helpers and
+ * bpf_tcp_send_ack are the host's run-time helpers for those ids: call this before
+ * kbpf_linux_host_add (which then keeps them). The helpers that take a socket
+ * (bpf_sk_storage_get/delete, bpf_setsockopt/getsockopt) are this program type's own,
+ * under ids of their own: Linux's program types in the same host keep Linux's, so
+ * none of them ever runs this host's on a socket or context of another kind. Returns 0,
  * -EINVAL, -ENOENT (no host BTF), -EEXIST (a helper id already has another run-time
  * implementation, or the types are registered), -ENOMEM; a kfunc registration error is
  * returned as is. */

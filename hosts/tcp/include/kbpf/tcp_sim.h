@@ -37,6 +37,18 @@ struct kbpf_tcp_flow_opts {
 	/* The receiver's CC (it decides whether an ECT SYN gets ECN: Linux's listener accepts
 	 * one only with a NEEDS_ECN CC); NULL: the flow's. Must outlive the simulator. */
 	const struct tcp_congestion_ops *peer_ops;
+	/* Nonzero: the sender segments as Linux's with TSO/GSO (docs/tcp-sim.md "TSO"): new data
+	 * leaves in bursts of tcp_tso_autosize segments (pacing rate >> 10, min_tso_segs), at
+	 * most half of cwnd each, held back by tcp_tso_should_defer, paced per burst. 0: one
+	 * segment at a time (the default). */
+	int tso;
+	/* net.ipv4.tcp_min_tso_segs for CCs without min_tso_segs (0: Linux's default 2). */
+	uint32_t min_tso_segs;
+	/* Nonzero: the receiver compresses SACKs as Linux's (net.ipv4.tcp_comp_sack_nr 44):
+	 * after 3 immediate dupACKs per rcv_nxt, out-of-order data is ACKed once per
+	 * min(1 ms, RTT/20) or 44 segments, with one SACK block covering them. 0: every
+	 * out-of-order segment is ACKed at once (the default). */
+	int sack_compress;
 };
 
 /* One point per ACK the sender processes, after the CC ran. */
@@ -69,6 +81,8 @@ struct kbpf_tcp_flow_stats {
 	uint32_t cwnd, ssthresh, srtt_us, min_rtt_us;
 	uint8_t ecn_ok; /* ECN was negotiated */
 	char cc[TCP_CA_NAME_MAX]; /* the ops' name at the end (dctcp may become dctcp-reno) */
+	uint64_t acks; /* ACKs that reached the sender */
+	uint64_t acks_old; /* of which cumulatively below snd_una (reordered or stale) */
 };
 
 struct kbpf_tcp_sim_stats {
@@ -85,9 +99,13 @@ struct kbpf_tcp_sim_stats {
 int kbpf_tcp_sim_create(const struct kbpf_tcp_sim_opts *opts, struct kbpf_tcp_sim **out);
 void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim);
 
+/* The most flows one simulator takes. */
+#define KBPF_TCP_SIM_MAX_FLOWS 16384
+
 /* Add a flow whose sender and receiver run ops (Linux runs one CC per end; the receiver's
  * matters for ECN). ops must pass kbpf_tcp_cc_validate and outlive the simulator.
- * opts may be NULL. *id (if not NULL) gets the flow's index. Returns 0 or a negative errno. */
+ * opts may be NULL. *id (if not NULL) gets the flow's index. Returns 0 or a negative errno
+ * (-ENOSPC past KBPF_TCP_SIM_MAX_FLOWS). */
 int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_ops *ops,
 			  const struct kbpf_tcp_flow_opts *opts, unsigned int *id);
 

@@ -1,0 +1,772 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The generator's templates (gen.h, enum snd_tmpl; tests/soundness/README.md): shapes
+ * modelled on the holes of issue 16, which random snippets almost never build — paths
+ * that differ only in what pruning must compare (scalar ids, the held lock, packet
+ * pointer validity, a spilled value filled through a copy of r10), callbacks whose
+ * run-time count is not one, helpers on their error paths, pointer JMP32 compares,
+ * tail-call chains, packet pointers moved back after a data_end check, kfunc memory
+ * arguments. Each keeps gen.c's invariants (R6 ctx in main, R7-R9 scalars, stack
+ * [-136, -1] initialised) and uses the stack below -136 only as its own scratch:
+ * -144 and -152 for spilled pointers (written before read), -160 as an output buffer
+ * never written by the program (a helper that promises to write it must).
+ *
+ * Unknown scalars come from the global map's value (its bytes are the case's seed):
+ * branches on them go both ways over many seeds, and indexes from them are large unless
+ * bounded. An index is used into the global map's 32-byte value (or, privileged, the
+ * stack): an unsafe program that a verifier bug lets through then reads outside it, and
+ * the checked interpreter stops it. */
+#include <string.h>
+#include "gen_internal.h"
+
+const char *const snd_tmpl_names[SND_NR_TMPL] = {
+	[SND_T_PRUNE_IDS] = "prune_ids",     [SND_T_PRUNE_LOCK] = "prune_lock", [SND_T_PRUNE_PKT] = "prune_pkt",
+	[SND_T_LOOP_CB] = "loop_cb",         [SND_T_EACH_CB] = "each_cb",       [SND_T_SPILL_PTR] = "spill_ptr",
+	[SND_T_LINKED] = "linked",           [SND_T_HELPER_OUT] = "helper_out", [SND_T_PTR_JMP32] = "ptr_jmp32",
+	[SND_T_TAIL_CHAIN] = "tail_chain",   [SND_T_PKT_NEG] = "pkt_neg",       [SND_T_KFUNC_MEM] = "kfunc_mem",
+};
+
+/* Functions templates append (struct snd_gen_func.kind). */
+enum {
+	FN_LOOP_CB,   /* bpf_loop callback (r1 index, r2 ctx): a = op, b = value */
+	FN_EACH_CB,   /* for_each_map_elem callback (r4 ctx): the same */
+	FN_TAIL_SUB,  /* a subprogram taking ctx in r1 that writes its stack and tail-calls: a = map, b = slot */
+	FN_PKT_GLOBAL,/* a global function (harness.h, SND_GLOBAL_MARK) that changes the packet: a = xdp, b = len */
+};
+/* Callback ops on the caller's slot. */
+enum { CB_ADD, CB_SET, CB_SET_STOP, CB_NR };
+
+#define SCRATCH_A (-144)
+#define SCRATCH_B (-152)
+#define OUT_SLOT (-160)
+
+static int add_func(struct snd_gen *g, size_t site, int kind, int32_t a, int32_t b)
+{
+	if (g->nr_funcs >= (int)(sizeof(g->funcs) / sizeof(g->funcs[0])))
+		return -1;
+	g->funcs[g->nr_funcs++] = (struct snd_gen_func){ site, kind, a, b };
+	return 0;
+}
+
+/* reg = an unknown scalar: a load of the global map's value, masked or not. */
+static void unknown(struct snd_gen *g, int reg, int32_t mask)
+{
+	static const uint8_t sz[3] = { BPF_DW, BPF_W, BPF_B };
+	int si = (int)rn(g, 3);
+	int off = (int)rn(g, 4) * 8;
+
+	emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_VALUE(reg, SND_MAP_GLOBAL, off) });
+	emit(g, BPF_LDX_MEM(sz[si], reg, reg, 0));
+	if (mask)
+		emit(g, BPF_ALU64_IMM(BPF_AND, reg, mask));
+}
+
+/* Instructions and jumps that do nothing to R0-R6, so that a prune point after them
+ * gets a checkpoint even without BPF_F_TEST_STATE_FREQ (Linux's heuristic: 2 jumps and
+ * 8 instructions since the last one). */
+static void pad_but(struct snd_gen *g, int avoid)
+{
+	int n = (int)rn(g, 4);
+
+	for (int i = 0; i < n; i++) {
+		int r = sreg(g);
+		if (r == avoid)
+			r = BPF_REG_7;
+		if (pct(g, 40)) {
+			emit(g, BPF_JMP_IMM(BPF_JSGT, r, imm(g), 1));
+			emit(g, BPF_ALU64_IMM(BPF_ADD, r, 1));
+		} else {
+			emit(g, BPF_ALU64_IMM(pct(g, 50) ? BPF_XOR : BPF_ADD, r, imm(g)));
+		}
+	}
+}
+
+static void pad(struct snd_gen *g)
+{
+	pad_but(g, 0);
+}
+
+/* A memory base an index in [0, *limit] may be added to: the global map's value (32
+ * bytes) or, privileged, the scalar slots of the stack (64 bytes). */
+static void index_base(struct snd_gen *g, int reg, int *limit)
+{
+	if (!g->c.unprivileged && pct(g, 35)) {
+		emit(g, BPF_MOV64_REG(reg, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, reg, -64));
+		*limit = 63;
+	} else {
+		emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_VALUE(reg, SND_MAP_GLOBAL, 0) });
+		*limit = SND_GLOBAL_VALUE - 1;
+	}
+}
+
+/* Use idx (not R1) as a byte index into a base: a load into a scalar register, or a
+ * store of one. */
+static void use_index(struct snd_gen *g, int idx)
+{
+	int limit;
+
+	index_base(g, BPF_REG_1, &limit);
+	emit(g, BPF_ALU64_REG(BPF_ADD, BPF_REG_1, idx));
+	if (pct(g, 60)) {
+		emit(g, BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_1, 0));
+		emit(g, BPF_ALU64_REG(BPF_ADD, sreg(g), BPF_REG_0));
+	} else {
+		emit(g, BPF_STX_MEM(BPF_B, BPF_REG_1, sreg(g), 0));
+	}
+}
+
+/* The bound a checked index gets: right (the base's limit), or a little too big now and
+ * then (such programs must be refused). */
+static int32_t index_limit(struct snd_gen *g)
+{
+	int32_t lim = pct(g, 60) ? SND_GLOBAL_VALUE - 1 : (int32_t)rn(g, SND_GLOBAL_VALUE);
+	return pct(g, 3) ? lim + 1 + (int32_t)rn(g, 8) : lim;
+}
+
+static const int32_t masks[] = { 0xff, 0x3f, 0x1f, 0x7, 0xffff, 0 };
+
+static int32_t a_mask(struct snd_gen *g)
+{
+	return masks[rn(g, sizeof(masks) / sizeof(masks[0]))];
+}
+
+/* A jump on an unknown scalar in R0 (loaded here): both ways happen over seeds. */
+static size_t branch_unknown(struct snd_gen *g)
+{
+	static const uint8_t ops[] = { BPF_JGT, BPF_JLT, BPF_JSET, BPF_JEQ, BPF_JNE, BPF_JSGT };
+	unknown(g, BPF_REG_0, pct(g, 50) ? 0xff : 0);
+	return jmp_fwd(g, BPF_JMP_IMM(ops[rn(g, sizeof(ops))], BPF_REG_0, (int32_t)rn(g, 256), 0));
+}
+
+/* Class 10: "r4 = r5" on one path, r4 independent on the other; the bound check is on
+ * r5, the use of r4. Pruning that ignores ids takes the second path for the first. */
+static void t_prune_ids(struct snd_gen *g)
+{
+	int a = BPF_REG_4, b = BPF_REG_5, use_a = pct(g, 80);
+	int32_t m = a_mask(g);
+
+	unknown(g, a, m);
+	unknown(g, b, m);
+	pad(g);
+	size_t j = branch_unknown(g);
+	emit(g, BPF_MOV64_REG(pct(g, 80) ? a : b, pct(g, 80) ? b : a)); /* the link */
+	if (pct(g, 20))
+		emit(g, BPF_MOV64_REG(BPF_REG_3, a)); /* a third copy, sometimes */
+	pad(g);
+	patch(g, j);
+	pad(g);
+	size_t k = jmp_fwd(g, BPF_JMP_IMM(pct(g, 80) ? BPF_JGT : BPF_JGE, use_a ? b : a, index_limit(g), 0));
+	use_index(g, use_a ? a : b);
+	patch(g, k);
+}
+
+/* Class 3 (and 10): two linked copies; on another path one is re-bound (a fresh unknown,
+ * the branch's value, a large or a small constant); a bound check before or after the
+ * merge, on either copy; the other one, or the same, used as an index. */
+static void t_linked(struct snd_gen *g)
+{
+	int a = BPF_REG_4, b = BPF_REG_5;
+	int32_t m = a_mask(g);
+	size_t early = (size_t)-1, late = (size_t)-1;
+
+	unknown(g, a, m);
+	emit(g, pct(g, 85) ? BPF_MOV64_REG(b, a) : BPF_MOV32_REG(b, a));
+	if (pct(g, 40)) {
+		/* the plain one: b re-bound to a small constant on the path walked second; after
+		 * the merge "if b > lim" bounds a only where they are linked; a is the index */
+		pad(g);
+		size_t j = branch_unknown(g);
+		pad(g);
+		size_t over = jmp_fwd(g, BPF_JMP_A(0));
+		patch(g, j);
+		emit(g, BPF_MOV64_IMM(b, (int32_t)rn(g, 8)));
+		patch(g, over);
+		pad(g);
+		size_t chk = jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, b, index_limit(g), 0));
+		use_index(g, a);
+		patch(g, chk);
+		return;
+	}
+	if (pct(g, 50))
+		early = jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, pct(g, 50) ? a : b, index_limit(g), 0));
+	pad(g);
+	size_t j = branch_unknown(g);
+	pad(g);
+	size_t over = jmp_fwd(g, BPF_JMP_A(0));
+	patch(g, j);
+	int re = pct(g, 50) ? a : b;
+	switch (rn(g, 4)) {
+	case 0:
+		unknown(g, re, m);
+		break;
+	case 1:
+		emit(g, BPF_MOV64_REG(re, BPF_REG_0));
+		break;
+	case 2:
+		emit(g, BPF_MOV64_IMM(re, 200 + (int32_t)rn(g, 100)));
+		break;
+	default: /* small: a later check of it passes and bounds nothing else */
+		emit(g, BPF_MOV64_IMM(re, (int32_t)rn(g, 8)));
+		break;
+	}
+	pad(g);
+	patch(g, over);
+	pad(g);
+	if (early == (size_t)-1 || pct(g, 30))
+		late = jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, pct(g, 50) ? a : b, index_limit(g), 0));
+	use_index(g, pct(g, 50) ? a : b);
+	if (late != (size_t)-1)
+		patch(g, late);
+	if (early != (size_t)-1)
+		patch(g, early);
+}
+
+/* Class 2: a value spilled through a copy of r10 (or r10), small on one path and large
+ * on the other, filled through the copy after the merge and used as an index: the fill
+ * must carry precision back to the slot. In a subprogram R6 (a pointer to one of the
+ * caller's slots) is such a copy too. */
+static void t_spill_ptr(struct snd_gen *g, const struct fn_state *fs)
+{
+	int base = BPF_REG_2;
+	int16_t slot = (int16_t)(-8 * (1 + (int)rn(g, 8)));
+
+	if (!fs->has_ctx && fs->sub_index >= 0 && pct(g, 40)) {
+		base = BPF_REG_6;
+		slot = 0;
+	} else {
+		emit(g, BPF_MOV64_REG(BPF_REG_2, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, slot));
+		slot = 0;
+	}
+	unknown(g, BPF_REG_5, pct(g, 50) ? 0xff : 0);
+	pad(g);
+	size_t j = branch_unknown(g);
+	int32_t small = (int32_t)rn(g, 8);
+	if (pct(g, 50))
+		emit(g, BPF_ST_MEM(BPF_DW, base, slot, small));
+	else {
+		emit(g, BPF_MOV64_IMM(BPF_REG_3, small));
+		emit(g, BPF_STX_MEM(BPF_DW, base, BPF_REG_3, slot));
+	}
+	pad(g);
+	size_t over = jmp_fwd(g, BPF_JMP_A(0));
+	patch(g, j);
+	emit(g, BPF_STX_MEM(BPF_DW, base, BPF_REG_5, slot));
+	patch(g, over);
+	pad(g);
+	emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_3, base, slot));
+	if (pct(g, 15)) /* a sound one now and then: bounded */
+		over = jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, BPF_REG_3, index_limit(g), 0));
+	else
+		over = (size_t)-1;
+	use_index(g, BPF_REG_3);
+	if (over != (size_t)-1)
+		patch(g, over);
+}
+
+/* Class 11: lock element 0, maybe switch the pointer to element 1 on one path, unlock.
+ * Pointers live in -144/-152 across the calls. At most one per program, in main, never
+ * with a tail call: a second lock of a lock the first left held would hang the run. */
+static void t_prune_lock(struct snd_gen *g)
+{
+	size_t fail[2];
+
+	for (int k = 0; k < 2; k++) {
+		emit(g, BPF_ST_MEM(BPF_W, BPF_REG_10, -72, k));
+		emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_FD(BPF_REG_1, SND_MAP_LOCK) });
+		emit(g, BPF_MOV64_REG(BPF_REG_2, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -72));
+		emit(g, BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem));
+		fail[k] = jmp_fwd(g, BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0));
+		emit(g, BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_0, k ? SCRATCH_B : SCRATCH_A));
+	}
+	emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_10, SCRATCH_A));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, SND_LOCK_OFF));
+	emit(g, BPF_EMIT_CALL(BPF_FUNC_spin_lock));
+	emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_10, SCRATCH_A));
+	pad(g);
+	size_t j = branch_unknown(g);
+	if (pct(g, 50)) /* the switch on the fall-through path (explored first) or the other */
+		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_10, SCRATCH_B));
+	else {
+		size_t over = jmp_fwd(g, BPF_JMP_A(0));
+		patch(g, j);
+		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_10, SCRATCH_B));
+		j = over;
+	}
+	pad(g);
+	patch(g, j);
+	pad(g);
+	if (pct(g, 50)) /* work under the lock */
+		emit(g, BPF_ATOMIC_OP(BPF_W, BPF_ADD, BPF_REG_4, sreg(g), 0) /* not really atomic under lock */);
+	emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_4));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, SND_LOCK_OFF));
+	emit(g, BPF_EMIT_CALL(BPF_FUNC_spin_unlock));
+	patch(g, fail[0]);
+	patch(g, fail[1]);
+	g->tmpl_lock = 1;
+}
+
+/* Class 12: a packet pointer checked, kept (spilled or in R9), then on one path a call
+ * that may change the packet (helper, or a tail call that falls through), then used. */
+static void t_prune_pkt(struct snd_gen *g, const struct fn_state *fs)
+{
+	int xdp = g->c.type == SND_XDP;
+	int16_t data = xdp ? 0 : 76, data_end = xdp ? 4 : 80;
+	int n = 1 + (int)rn(g, 32), spill = pct(g, 50);
+
+	emit(g, BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_6, data));
+	emit(g, BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_6, data_end));
+	emit(g, BPF_MOV64_REG(BPF_REG_4, BPF_REG_2));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, n));
+	size_t out = jmp_fwd(g, BPF_JMP_REG(BPF_JGT, BPF_REG_4, BPF_REG_3, 0));
+	if (spill)
+		emit(g, BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_2, SCRATCH_A));
+	else
+		emit(g, BPF_MOV64_REG(BPF_REG_9, BPF_REG_2));
+	pad_but(g, BPF_REG_9);
+	size_t j = branch_unknown(g);
+	size_t over = jmp_fwd(g, BPF_JMP_A(0)); /* the unchanged path first */
+	patch(g, j);
+	emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_6));
+	int how = (int)rn(g, 4);
+	if (how == 0 && g->tmpl_lock)
+		how = 1;
+	if (how == 3) { /* a global function that changes the packet: Linux 6.13's changes_pkt_data */
+		size_t site = g->cnt;
+		emit(g, BPF_CALL_REL(0));
+		if (add_func(g, site, FN_PKT_GLOBAL, xdp, (int32_t)rn(g, 16)))
+			g->insns[site] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 0);
+		how = -1;
+	}
+	switch (how) {
+	case -1:
+		break;
+	case 0: /* a tail call to an empty slot: falls through */
+		(void)fs;
+		g->tmpl_tail = 1;
+		emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_FD(BPF_REG_2, SND_MAP_PROGS + g->c.type) });
+		emit(g, BPF_MOV64_IMM(BPF_REG_3, 2 + (int32_t)rn(g, 2)));
+		emit(g, BPF_EMIT_CALL(BPF_FUNC_tail_call));
+		break;
+	case 1:
+		if (xdp) {
+			emit(g, BPF_MOV64_IMM(BPF_REG_2, pct(g, 50) ? -(int32_t)rn(g, 16) : (int32_t)rn(g, 16)));
+			emit(g, BPF_EMIT_CALL(BPF_FUNC_xdp_adjust_head));
+		} else {
+			emit(g, BPF_MOV64_IMM(BPF_REG_2, (int32_t)rn(g, 64)));
+			emit(g, BPF_MOV64_IMM(BPF_REG_3, 0));
+			emit(g, BPF_EMIT_CALL(BPF_FUNC_skb_change_head));
+		}
+		break;
+	default:
+		if (xdp) {
+			emit(g, BPF_MOV64_IMM(BPF_REG_2, -(int32_t)rn(g, 16)));
+			emit(g, BPF_EMIT_CALL(BPF_FUNC_xdp_adjust_tail));
+		} else {
+			emit(g, BPF_MOV64_IMM(BPF_REG_2, (int32_t)rn(g, 16)));
+			emit(g, BPF_MOV64_IMM(BPF_REG_3, 0));
+			emit(g, BPF_EMIT_CALL(BPF_FUNC_skb_change_head));
+		}
+		break;
+	}
+	patch(g, over);
+	pad_but(g, BPF_REG_9);
+	if (spill)
+		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_10, SCRATCH_A));
+	else
+		emit(g, BPF_MOV64_REG(BPF_REG_2, BPF_REG_9));
+	emit(g, BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_2, (int16_t)rn(g, (unsigned)n)));
+	emit(g, BPF_MOV64_REG(BPF_REG_8, BPF_REG_0));
+	emit(g, BPF_MOV64_IMM(BPF_REG_9, imm(g))); /* R9 a scalar again */
+	patch(g, out);
+}
+
+
+/* The caller's side of a callback template: a slot with a start value, the call, the
+ * slot used as an index (bounded sometimes). */
+static void cb_slot_prepare(struct snd_gen *g, int16_t slot, int op)
+{
+	int32_t start = op == CB_ADD ? (int32_t)rn(g, 8) : pct(g, 50) ? 200 + (int32_t)rn(g, 100) : (int32_t)rn(g, 16);
+	emit(g, BPF_ST_MEM(BPF_DW, BPF_REG_10, slot, start));
+}
+
+static void cb_slot_use(struct snd_gen *g, int16_t slot)
+{
+	size_t j = (size_t)-1;
+
+	emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_10, slot));
+	if (pct(g, 15))
+		j = jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, BPF_REG_4, index_limit(g), 0));
+	use_index(g, BPF_REG_4);
+	if (j != (size_t)-1)
+		patch(g, j);
+}
+
+static int32_t cb_value(struct snd_gen *g, int op)
+{
+	return op == CB_ADD ? 1 + (int32_t)rn(g, 8) : (int32_t)rn(g, 16);
+}
+
+/* R2 = the callback (a function appended later), R3 = &slot, R4 = 0 (flags), call the
+ * helper; then the slot used as an index. */
+static void cb_call(struct snd_gen *g, int32_t helper, int kind, int16_t slot, int op)
+{
+	size_t site = g->cnt;
+
+	emit2(g, (struct bpf_insn[]){ BPF_RAW_INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_2, BPF_PSEUDO_FUNC, 0, 0),
+				      BPF_RAW_INSN(0, 0, 0, 0, 0) });
+	emit(g, BPF_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, slot));
+	emit(g, BPF_MOV64_IMM(BPF_REG_4, 0));
+	emit(g, BPF_EMIT_CALL(helper));
+	add_func(g, site, kind, op, cb_value(g, op));
+	cb_slot_use(g, slot);
+}
+
+/* Class 1: bpf_loop with a count of 0, 1, a few, above Linux's limit (no call at all)
+ * or unknown; the callback changes a caller's slot used after the call. */
+static void t_loop_cb(struct snd_gen *g)
+{
+	int16_t slot = (int16_t)(-8 * (1 + (int)rn(g, 8)));
+	int op = (int)rn(g, CB_NR);
+
+	cb_slot_prepare(g, slot, op);
+	switch (rn(g, 5)) {
+	case 0: emit(g, BPF_MOV64_IMM(BPF_REG_1, 0)); break;
+	case 1: emit(g, BPF_MOV64_IMM(BPF_REG_1, 1)); break;
+	case 2: emit(g, BPF_MOV64_IMM(BPF_REG_1, 2 + (int32_t)rn(g, 30))); break;
+	case 3: emit(g, BPF_MOV64_IMM(BPF_REG_1, (1 << 23) + 1)); break;
+	default: unknown(g, BPF_REG_1, 0x7); break;
+	}
+	cb_call(g, BPF_FUNC_loop, FN_LOOP_CB, slot, op);
+}
+
+/* Class 1: bpf_for_each_map_elem over the empty hash (no call), the array (4 calls),
+ * the hash (its keys) or the global map (1). */
+static void t_each_cb(struct snd_gen *g)
+{
+	static const int maps[] = { SND_MAP_EMPTY, SND_MAP_ARRAY, SND_MAP_HASH, SND_MAP_GLOBAL };
+	int16_t slot = (int16_t)(-8 * (1 + (int)rn(g, 8)));
+	int op = (int)rn(g, CB_NR);
+
+	cb_slot_prepare(g, slot, op);
+	emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_FD(BPF_REG_1, maps[rn(g, 4)]) });
+	cb_call(g, BPF_FUNC_for_each_map_elem, FN_EACH_CB, slot, op);
+}
+
+/* Class 4: a helper that promises to write an output buffer (-160, never written by the
+ * program), called so that it fails, then the buffer read and stored into a map. */
+static void t_helper_out(struct snd_gen *g, const struct fn_state *fs)
+{
+	static const char *const strs[] = { "", "x", " ", "-", "+", "0x", "12", "-7", "zz9", "0x1g", " \t-" };
+	static const int32_t flags[] = { 0, 8, 10, 16, 3, 0x100 };
+	static const uint8_t by_len[9] = { [1] = BPF_B, [2] = BPF_H, [4] = BPF_W, [8] = BPF_DW };
+	int t = g->c.type, k = (int)rn(g, 4), len = 1 << rn(g, 4);
+
+	if (k == 2 && (!fs->has_ctx || t == SND_SYSCALL))
+		k = 0;
+	if (k == 3 && g->c.unprivileged)
+		k = 1;
+	switch (k) {
+	case 0:
+	case 1: { /* bpf_strtol / bpf_strtoul on a string that does not parse (or does) */
+		const char *str = strs[rn(g, sizeof(strs) / sizeof(strs[0]))];
+		uint8_t buf[8] = { 0 };
+		int32_t w[2];
+		memcpy(buf, str, strlen(str));
+		memcpy(w, buf, 8);
+		emit(g, BPF_ST_MEM(BPF_W, BPF_REG_10, -136, w[0]));
+		emit(g, BPF_ST_MEM(BPF_W, BPF_REG_10, -132, w[1]));
+		emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -136));
+		emit(g, BPF_MOV64_IMM(BPF_REG_2, 1 + (int32_t)rn(g, 8)));
+		emit(g, BPF_MOV64_IMM(BPF_REG_3, flags[rn(g, sizeof(flags) / sizeof(flags[0]))]));
+		emit(g, BPF_MOV64_REG(BPF_REG_4, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, OUT_SLOT));
+		emit(g, BPF_EMIT_CALL(k ? BPF_FUNC_strtoul : BPF_FUNC_strtol));
+		break;
+	}
+	case 2: /* skb_load_bytes / xdp_load_bytes past the packet's end */
+		emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_6));
+		emit(g, BPF_MOV64_IMM(BPF_REG_2, pct(g, 50) ? 120 + (int32_t)rn(g, 200) : -1));
+		emit(g, BPF_MOV64_REG(BPF_REG_3, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, OUT_SLOT));
+		emit(g, BPF_MOV64_IMM(BPF_REG_4, len));
+		emit(g, BPF_EMIT_CALL(t == SND_XDP ? BPF_FUNC_xdp_load_bytes : BPF_FUNC_skb_load_bytes));
+		break;
+	default: /* bpf_probe_read_kernel from an address that faults */
+		emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, OUT_SLOT));
+		emit(g, BPF_MOV64_IMM(BPF_REG_2, len));
+		emit(g, BPF_MOV64_IMM(BPF_REG_3, pct(g, 50) ? 0 : 16));
+		emit(g, BPF_EMIT_CALL(pct(g, 50) ? BPF_FUNC_probe_read_kernel : BPF_FUNC_probe_read_user));
+		break;
+	}
+	emit(g, BPF_MOV64_REG(sreg(g), BPF_REG_0));
+	/* what the promised bytes hold now goes into the global map, which is compared */
+	if (k <= 1)
+		len = 8; /* a long */
+	emit(g, BPF_LDX_MEM(by_len[len], BPF_REG_3, BPF_REG_10, OUT_SLOT));
+	emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_VALUE(BPF_REG_1, SND_MAP_GLOBAL, 0) });
+	emit(g, BPF_STX_MEM(BPF_DW, BPF_REG_1, BPF_REG_3, (int16_t)(rn(g, 4) * 8)));
+}
+
+/* Class 6: JMP32 compares of a map value pointer (never NULL, or NULL-checked) or of
+ * one that may be NULL (the compare is then the NULL check). */
+static void t_ptr_jmp32(struct snd_gen *g)
+{
+	static const uint8_t ops[] = { BPF_JEQ, BPF_JNE, BPF_JGT, BPF_JLT, BPF_JSET, BPF_JSGE };
+	size_t null = (size_t)-1;
+
+	if (pct(g, 50)) {
+		emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_VALUE(BPF_REG_3, SND_MAP_GLOBAL, (int32_t)rn(g, 4) * 8) });
+	} else {
+		emit(g, BPF_ST_MEM(BPF_W, BPF_REG_10, -72, (int32_t)rn(g, SND_ARRAY_ENTRIES)));
+		emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_FD(BPF_REG_1, SND_MAP_ARRAY) });
+		emit(g, BPF_MOV64_REG(BPF_REG_2, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -72));
+		emit(g, BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem));
+		if (pct(g, 40)) { /* the compare is the NULL check: w0 == 0 does not mean NULL */
+			size_t j = jmp_fwd(g, BPF_JMP32_IMM(BPF_JEQ, BPF_REG_0, 0, 0));
+			emit(g, BPF_STX_MEM(BPF_B, BPF_REG_0, sreg(g), 0));
+			patch(g, j);
+			return;
+		}
+		null = jmp_fwd(g, BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0));
+		emit(g, BPF_MOV64_REG(BPF_REG_3, BPF_REG_0));
+	}
+	if (pct(g, 50)) {
+		/* "if w3 == 0" / "if w3 != 0": the side a verifier that judges such compares of a
+		 * non-NULL pointer by the whole pointer takes for dead reads through a scalar, so
+		 * that Linux, which walks both sides, refuses the program (--kernel sees it) */
+		int eq = pct(g, 50);
+		size_t j = jmp_fwd(g, BPF_JMP32_IMM(eq ? BPF_JEQ : BPF_JNE, BPF_REG_3, 0, 0));
+		if (eq) {
+			emit(g, BPF_ALU64_IMM(BPF_ADD, sreg(g), 1));
+			size_t over = jmp_fwd(g, BPF_JMP_A(0));
+			patch(g, j);
+			emit(g, BPF_LDX_MEM(BPF_B, BPF_REG_0, sreg(g), 0));
+			emit(g, BPF_MOV64_REG(sreg(g), BPF_REG_0));
+			j = over;
+		} else {
+			emit(g, BPF_LDX_MEM(BPF_B, BPF_REG_0, sreg(g), 0));
+			emit(g, BPF_MOV64_REG(sreg(g), BPF_REG_0));
+		}
+		patch(g, j);
+	} else {
+		size_t j = jmp_fwd(g, BPF_JMP32_IMM(ops[rn(g, sizeof(ops))], BPF_REG_3, pct(g, 60) ? 0 : imm(g), 0));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, sreg(g), 1));
+		if (pct(g, 50))
+			emit(g, BPF_STX_MEM(BPF_B, BPF_REG_3, sreg(g), 0));
+		patch(g, j);
+	}
+	if (null != (size_t)-1)
+		patch(g, null);
+}
+
+/* Class 7: the program tail-calls itself (slots 0 and 1, up to 33 times) or an empty
+ * slot, from main or from a subprogram that has the ctx (added at the end), whose
+ * frames then pile up under the chain. */
+static void t_tail_chain(struct snd_gen *g)
+{
+	int map = SND_MAP_PROGS + g->c.type;
+
+	g->tmpl_tail = 1;
+	int32_t slot = pct(g, 70) ? (int32_t)rn(g, 2) : 2 + (int32_t)rn(g, 2);
+
+	if (!g->c.unprivileged && pct(g, 50)) { /* bpf2bpf calls need CAP_BPF */
+		emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_6));
+		size_t site = g->cnt;
+		emit(g, BPF_CALL_REL(0));
+		if (!add_func(g, site, FN_TAIL_SUB, map, slot))
+			emit(g, BPF_MOV64_REG(sreg(g), BPF_REG_0));
+		else
+			g->insns[site] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 0);
+		return;
+	}
+	emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_6));
+	emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_FD(BPF_REG_2, map) });
+	if (pct(g, 20))
+		unknown(g, BPF_REG_3, 0x3);
+	else
+		emit(g, BPF_MOV64_IMM(BPF_REG_3, slot));
+	emit(g, BPF_EMIT_CALL(BPF_FUNC_tail_call));
+	/* R0 after a tail call that fell through is not looked at */
+}
+
+/* Class 12: a packet pointer past a data_end compare, moved back by a constant, compared
+ * again: the second compare may go either way (a verifier that keeps the first's "at or
+ * past the end" mark judges one side dead, and a run that reaches it spins). */
+static void t_pkt_neg(struct snd_gen *g)
+{
+	static const uint8_t ge_ops[] = { BPF_JGE, BPF_JGT };
+	int xdp = g->c.type == SND_XDP;
+	int16_t data = xdp ? 0 : 76, data_end = xdp ? 4 : 80;
+	int n = 1 + (int)rn(g, 64);
+	int32_t k = 1 + (int32_t)rn(g, (unsigned)n + 8);
+	size_t at;
+
+	emit(g, BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_6, data));
+	emit(g, BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_6, data_end));
+	emit(g, BPF_MOV64_REG(BPF_REG_4, BPF_REG_2));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, n));
+	uint8_t op = ge_ops[rn(g, 2)];
+	if (pct(g, 50))
+		at = jmp_fwd(g, BPF_JMP_REG(op, BPF_REG_4, BPF_REG_3, 0));
+	else /* the same, end on the left */
+		at = jmp_fwd(g, BPF_JMP_REG(op == BPF_JGE ? BPF_JLE : BPF_JLT, BPF_REG_3, BPF_REG_4, 0));
+	size_t out = jmp_fwd(g, BPF_JMP_A(0));
+	patch(g, at);
+	if (pct(g, 50))
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -k));
+	else if (pct(g, 50))
+		emit(g, BPF_ALU64_IMM(BPF_SUB, BPF_REG_4, k));
+	else {
+		emit(g, BPF_MOV64_IMM(BPF_REG_5, k));
+		emit(g, BPF_ALU64_REG(BPF_SUB, BPF_REG_4, BPF_REG_5));
+	}
+	static const uint8_t ops2[] = { BPF_JGT, BPF_JGE, BPF_JLT, BPF_JLE, BPF_JEQ, BPF_JNE };
+	uint8_t op2 = ops2[rn(g, sizeof(ops2))];
+	size_t j2 = pct(g, 50) ? jmp_fwd(g, BPF_JMP_REG(op2, BPF_REG_4, BPF_REG_3, 0))
+			       : jmp_fwd(g, BPF_JMP_REG(op2, BPF_REG_3, BPF_REG_4, 0));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, sreg(g), 1)); /* one side */
+	size_t j3 = jmp_fwd(g, BPF_JMP_A(0));
+	patch(g, j2);
+	emit(g, BPF_ALU64_IMM(BPF_XOR, sreg(g), 3)); /* the other */
+	patch(g, j3);
+	patch(g, out);
+}
+
+/* Kfunc memory arguments (class 5's kind): a u64 * or a struct kt_pair * (16 bytes, no
+ * pointer members: any memory of that size) from the stack at every distance from the
+ * frame's top, or from the global map's value near its end. Too little room must be
+ * refused; kt_pair_fill writes all 16 bytes, natively. */
+static void t_kfunc_mem(struct snd_gen *g, const struct snd_env *env)
+{
+	static const int16_t offs[] = { -8, -16, -24, -64, -4, -1, 0, 8 }; /* aligned when big enough */
+	static const int kf[] = { SND_KF_PTR_READ, SND_KF_PTR_STORE, SND_KF_PAIR_SUM, SND_KF_PAIR_FILL };
+	int i = kf[rn(g, 4)];
+	uint32_t id = env->kfunc_id[i];
+
+	if (!id)
+		return;
+	if (pct(g, 25))
+		emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_VALUE(BPF_REG_1, SND_MAP_GLOBAL, 8 * (int32_t)rn(g, 4)) });
+	else {
+		emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, offs[rn(g, sizeof(offs) / sizeof(offs[0]))]));
+	}
+	emit(g, BPF_MOV64_REG(BPF_REG_2, sreg(g)));
+	emit(g, BPF_CALL_KFUNC(0, (int32_t)id));
+	if (i == SND_KF_PTR_READ || i == SND_KF_PAIR_SUM)
+		emit(g, BPF_MOV64_REG(sreg(g), BPF_REG_0));
+}
+
+/* Can template t go here? */
+static int fits(const struct snd_gen *g, const struct fn_state *fs, const struct snd_env *env, int t)
+{
+	int ty = g->c.type, priv = !g->c.unprivileged, main_fn = fs->has_ctx;
+	int pkt = main_fn && (ty == SND_XDP || ty == SND_SCHED_CLS);
+	int room = g->nr_funcs < (int)(sizeof(g->funcs) / sizeof(g->funcs[0]));
+
+	switch (t) {
+	/* a lock left held (the bug the template looks for) and a tail call back into the
+	 * program would take it again: the run would hang, so never both in one program */
+	/* main only: a subprogram may be called twice */
+	case SND_T_PRUNE_LOCK: return priv && main_fn && !g->tmpl_lock && !g->tmpl_tail;
+	case SND_T_PRUNE_PKT: return priv && pkt;
+	case SND_T_LOOP_CB: case SND_T_EACH_CB: return priv && room;
+	case SND_T_TAIL_CHAIN: return main_fn && !g->tmpl_lock;
+	case SND_T_PKT_NEG: return pkt;
+	case SND_T_KFUNC_MEM: return priv && env->has_kfuncs;
+	case SND_T_PTR_JMP32: return 1; /* unprivileged: must be refused (pointer comparison) */
+	default: return 1;
+	}
+}
+
+void snd_tmpl_emit(struct snd_gen *g, const struct fn_state *fs, const struct snd_env *env)
+{
+	/* room for the biggest template and the functions templates append */
+	if (!g->tmpl_mask || fs->in_loop || g->cnt + 150 + 24 * (size_t)g->nr_funcs > SND_GEN_MAX_INSNS)
+		return;
+	int cand[SND_NR_TMPL], n = 0;
+	for (int c = 0; c < SND_NR_TMPL; c++)
+		if ((g->tmpl_mask >> c) & 1 && fits(g, fs, env, c))
+			cand[n++] = c;
+	if (!n)
+		return;
+	int t = cand[rn(g, (uint32_t)n)];
+	size_t before = g->cnt;
+	switch (t) {
+	case SND_T_PRUNE_IDS: t_prune_ids(g); break;
+	case SND_T_PRUNE_LOCK: t_prune_lock(g); break;
+	case SND_T_PRUNE_PKT: t_prune_pkt(g, fs); break;
+	case SND_T_LOOP_CB: t_loop_cb(g); break;
+	case SND_T_EACH_CB: t_each_cb(g); break;
+	case SND_T_SPILL_PTR: t_spill_ptr(g, fs); break;
+	case SND_T_LINKED: t_linked(g); break;
+	case SND_T_HELPER_OUT: t_helper_out(g, fs); break;
+	case SND_T_PTR_JMP32: t_ptr_jmp32(g); break;
+	case SND_T_TAIL_CHAIN: t_tail_chain(g); break;
+	case SND_T_PKT_NEG: t_pkt_neg(g); break;
+	default: t_kfunc_mem(g, env); break;
+	}
+	if (g->cnt != before)
+		g->tmpl_used |= 1u << t;
+}
+
+/* A callback's body: op on the caller's slot (ctx in reg), return 0 (1: stop). */
+static void cb_body(struct snd_gen *g, int ctx, int op, int32_t v)
+{
+	switch (op) {
+	case CB_ADD:
+		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, ctx, 0));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, v));
+		emit(g, BPF_STX_MEM(BPF_DW, ctx, BPF_REG_0, 0));
+		emit(g, BPF_MOV64_IMM(BPF_REG_0, 0));
+		break;
+	default:
+		emit(g, BPF_ST_MEM(BPF_DW, ctx, 0, v));
+		emit(g, BPF_MOV64_IMM(BPF_REG_0, op == CB_SET_STOP ? 1 : 0));
+		break;
+	}
+	emit(g, BPF_EXIT_INSN());
+}
+
+void snd_tmpl_funcs_emit(struct snd_gen *g)
+{
+	for (int i = 0; i < g->nr_funcs; i++) {
+		const struct snd_gen_func *f = &g->funcs[i];
+		size_t start = g->cnt;
+
+		switch (f->kind) {
+		case FN_LOOP_CB:
+			cb_body(g, BPF_REG_2, f->a, f->b);
+			break;
+		case FN_EACH_CB:
+			cb_body(g, BPF_REG_4, f->a, f->b);
+			break;
+		case FN_PKT_GLOBAL: /* ctx in R1 */
+			emit(g, BPF_MOV64_IMM(BPF_REG_0, SND_GLOBAL_MARK));
+			emit(g, BPF_MOV64_IMM(BPF_REG_2, f->b));
+			emit(g, BPF_MOV64_IMM(BPF_REG_3, 0));
+			emit(g, BPF_EMIT_CALL(f->a ? BPF_FUNC_xdp_adjust_head : BPF_FUNC_skb_change_head));
+			emit(g, BPF_MOV64_IMM(BPF_REG_0, 0));
+			emit(g, BPF_EXIT_INSN());
+			break;
+		default: /* FN_TAIL_SUB: ctx in R1; a frame of its own, then the tail call */
+			emit(g, BPF_MOV64_REG(BPF_REG_6, BPF_REG_1));
+			for (int off = -8; off >= -64; off -= 8)
+				emit(g, BPF_ST_MEM(BPF_DW, BPF_REG_10, (int16_t)off, off));
+			emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_6));
+			emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_FD(BPF_REG_2, f->a) });
+			emit(g, BPF_MOV64_IMM(BPF_REG_3, f->b));
+			emit(g, BPF_EMIT_CALL(BPF_FUNC_tail_call));
+			emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_10, -8));
+			emit(g, BPF_EXIT_INSN());
+			break;
+		}
+		g->insns[f->site].imm = (int32_t)(start - f->site - 1);
+	}
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copied from the project's TCP oracle (../shared/oracle/tcp, our own code) for
+ * scripts/tcp-kernel-compare; not part of the build, no CI. */
+/* bulk: one TCP bulk flow with a chosen congestion control; samples TCP_INFO  */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <pthread.h>
+#include <time.h>
+#include <errno.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <linux/tcp.h>
+#include <sys/socket.h>
+
+static uint64_t now_us(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec*1000000ull + t.tv_nsec/1000; }
+static int fd; static volatile int done; static uint64_t t0; static FILE *out; static int sample_us;
+static void *sampler(void *a) {
+	(void)a;
+	fprintf(out, "t_us cwnd ssthresh rtt_us rttvar_us ca_state retrans total_retrans lost unacked delivery_rate_bps pacing_rate_bps bytes_acked delivered delivered_ce\n");
+	while (!done) {
+		struct tcp_info ti; socklen_t l = sizeof ti;
+		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) == 0)
+			fprintf(out, "%llu %u %u %u %u %u %u %u %u %u %llu %llu %llu %u %u\n", (unsigned long long)(now_us() - t0),
+				ti.tcpi_snd_cwnd, ti.tcpi_snd_ssthresh, ti.tcpi_rtt, ti.tcpi_rttvar, ti.tcpi_ca_state, ti.tcpi_retransmits,
+				ti.tcpi_total_retrans, ti.tcpi_lost, ti.tcpi_unacked, (unsigned long long)ti.tcpi_delivery_rate * 8,
+				(unsigned long long)ti.tcpi_pacing_rate * 8, (unsigned long long)ti.tcpi_bytes_acked, ti.tcpi_delivered, ti.tcpi_delivered_ce);
+		usleep(sample_us);
+	}
+	return NULL;
+}
+int main(int argc, char **argv) {
+	if (argc >= 3 && !strcmp(argv[1], "server")) {
+		int s = socket(AF_INET, SOCK_STREAM, 0), one = 1; setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(atoi(argv[2])) };
+		if (bind(s, (void *)&a, sizeof a) || listen(s, 8)) { perror("bind/listen"); return 1; }
+		int n = argc > 3 ? atoi(argv[3]) : 1; /* number of connections to serve */
+		struct timeval tv = { 120, 0 }; setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+		printf("listening\n"); fflush(stdout);
+		for (int i = 0; i < n; i++) {
+			int c = accept(s, NULL, NULL); if (c < 0) { perror("accept"); return 1; }
+			if (fork() == 0) { static char b[1 << 16]; setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv); while (read(c, b, sizeof b) > 0); _exit(0); }
+			close(c);
+		}
+		return 0;
+	}
+	if (argc < 8) { fprintf(stderr, "usage: bulk server PORT [nconn] | bulk client IP PORT CC SECONDS SAMPLE_US OUT\n"); return 2; }
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, argv[4], strlen(argv[4]))) { perror("TCP_CONGESTION"); return 1; }
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(atoi(argv[3])) }; inet_pton(AF_INET, argv[2], &a.sin_addr);
+	if (connect(fd, (void *)&a, sizeof a)) { perror("connect"); return 1; }
+	char cc[32] = {0}; socklen_t cl = sizeof cc; getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, &cl);
+	double secs = atof(argv[5]); sample_us = atoi(argv[6]); out = fopen(argv[7], "w");
+	t0 = now_us(); pthread_t th; pthread_create(&th, NULL, sampler, NULL);
+	static char buf[1 << 16]; memset(buf, 'x', sizeof buf);
+	struct timeval tv = { 1, 0 }; setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	uint64_t end = t0 + (uint64_t)(secs * 1e6);
+	while (now_us() < end) { ssize_t n = write(fd, buf, sizeof buf); if (n < 0 && errno != EAGAIN && errno != EINTR) { perror("write"); break; } }
+	struct tcp_info ti; socklen_t l = sizeof ti; getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l);
+	done = 1; pthread_join(th, NULL); fclose(out);
+	double el = (now_us() - t0) / 1e6;
+	printf("cc=%s secs=%.2f goodput_mbit=%.3f total_retrans=%u delivered=%u delivered_ce=%u min_rtt_us=%u\n", cc, el,
+		ti.tcpi_bytes_acked * 8 / el / 1e6, ti.tcpi_total_retrans, ti.tcpi_delivered, ti.tcpi_delivered_ce, ti.tcpi_min_rtt);
+	close(fd);
+	return 0;
+}
