@@ -50,7 +50,7 @@ struct kbpf_jit_tail_target {
  * the JIT did not take, kbpf_jit_tail_interp; from a subprogram, kbpf_jit_tail_call,
  * which runs the target nested at the subprogram's depth. */
 struct kbpf_jit_tail_target kbpf_jit_tail_lookup(uint64_t ctx, uint64_t map, uint64_t index, uint32_t *cnt);
-struct kbpf_jit_ret kbpf_jit_tail_interp(uint64_t ctx, uint64_t prog, uint32_t *cnt);
+struct kbpf_jit_ret kbpf_jit_tail_interp(uint64_t ctx, uint64_t prog, uint32_t *cnt, uint64_t depth);
 struct kbpf_jit_ret kbpf_jit_tail_call(uint64_t ctx, uint64_t map, uint64_t index, uint32_t *cnt, uint64_t depth);
 
 

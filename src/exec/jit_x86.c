@@ -1160,6 +1160,7 @@ static void emit_tail_call_main(struct jit_ctx *c)
 	keep = jfwd32(b, CC_E);
 	x86_mov_rr(b, true, X_RSI, X_RDX);
 	x86_rm(b, XF_W, 0x8b, X_RDX, X_RBP, c->tail_ptr_off);
+	x86_rr(b, XF_BRM, 0x0fb6, X_RCX, X_DEPTH); /* movzx ecx, r12b: the depth */
 	emit_host_call(c, (uintptr_t)&kbpf_jit_tail_interp);
 	emit_tail_nested_result(c, 0);
 	patch32_here(b, keep);

@@ -35,12 +35,11 @@ struct kbpf_jit_tail_target kbpf_jit_tail_lookup(uint64_t ctx, uint64_t map, uin
 }
 
 /* A target the JIT did not take: the interpreter runs the rest of the chain, nested
- * (its own frames: a new run of the interpreter from depth 0, which never enters the
- * JIT again). */
-struct kbpf_jit_ret kbpf_jit_tail_interp(uint64_t ctx, uint64_t prog, uint32_t *cnt)
+ * (its own frames), from the depth of the function the target replaces. */
+struct kbpf_jit_ret kbpf_jit_tail_interp(uint64_t ctx, uint64_t prog, uint32_t *cnt, uint64_t depth)
 {
 	uint64_t args[5] = { ctx };
-	struct kbpf_interp_run run = { .args = args, .tail_calls = *cnt };
+	struct kbpf_interp_run run = { .args = args, .tail_calls = *cnt, .depth = (unsigned)depth };
 	struct kbpf_jit_ret r;
 
 	r.err = kbpf_interp_run_from((const struct kbpf_prog *)(uintptr_t)prog, &run);
@@ -69,5 +68,5 @@ struct kbpf_jit_ret kbpf_jit_tail_call(uint64_t ctx, uint64_t map, uint64_t inde
 		*cnt = run.cnt;
 		return r;
 	}
-	return kbpf_jit_tail_interp(ctx, (uint64_t)(uintptr_t)t, cnt);
+	return kbpf_jit_tail_interp(ctx, (uint64_t)(uintptr_t)t, cnt, depth);
 }
