@@ -50,11 +50,29 @@ kbpf_helper_fn kbpf_interp_callx_find(const struct kbpf_interp *ip, uint64_t id)
 	return lo < ip->nr_callx && (uint64_t)ip->callx[lo].id == id ? ip->callx[lo].fn : NULL;
 }
 
+/* The rest of a run whose tail call switched loops (KBPF_INTERP_SWITCH): each target in
+ * the loop it was decoded for, one after the other. */
+static __attribute__((noinline, cold)) int interp_run_switched(struct kbpf_interp_run *run)
+{
+	int ret;
+
+	do {
+		const struct kbpf_prog *t = run->next;
+
+		run->args = run->next_args;
+		run->start = 0;
+		ret = t->interp->hardened ? interp_loop_hardened(t->interp, run, NULL)
+					  : interp_loop_fast(t->interp, run, NULL);
+	} while (ret == KBPF_INTERP_SWITCH);
+	return ret;
+}
+
 int kbpf_interp_run_from(const struct kbpf_prog *prog, struct kbpf_interp_run *run)
 {
-	if (prog->interp->hardened)
-		return interp_loop_hardened(prog->interp, run, NULL);
-	return interp_loop_fast(prog->interp, run, NULL);
+	int ret = prog->interp->hardened ? interp_loop_hardened(prog->interp, run, NULL)
+					 : interp_loop_fast(prog->interp, run, NULL);
+
+	return __builtin_expect(ret == KBPF_INTERP_SWITCH, 0) ? interp_run_switched(run) : ret;
 }
 
 int kbpf_interp_run_at(const struct kbpf_prog *prog, size_t start, const uint64_t args[5], uint64_t *retval)
@@ -73,6 +91,8 @@ int kbpf_interp_run(const struct kbpf_prog *prog, const uint64_t args[5], uint64
 	int ret = __builtin_expect(prog->interp->hardened, 0) ? interp_loop_hardened(prog->interp, &run, NULL)
 							    : interp_loop_fast(prog->interp, &run, NULL);
 
+	if (__builtin_expect(ret == KBPF_INTERP_SWITCH, 0))
+		ret = interp_run_switched(&run);
 	if (retval)
 		*retval = run.retval;
 	return ret;

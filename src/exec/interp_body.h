@@ -79,10 +79,10 @@ struct kbpf_interp_frame {
  * the loops' hot code as it was. */
 static __attribute__((noinline, cold)) int kbpf_interp_tail_nested(const struct kbpf_prog *t, uint64_t r1, uint64_t r2,
 								  uint64_t r3, uint64_t r4, uint64_t r5,
-								  uint32_t *tail_cnt, uint64_t *r0)
+								  uint32_t *tail_cnt, uint64_t *r0, unsigned depth)
 {
 	const uint64_t args[5] = { r1, r2, r3, r4, r5 };
-	struct kbpf_interp_run sub = { .args = args, .tail_calls = *tail_cnt };
+	struct kbpf_interp_run sub = { .args = args, .tail_calls = *tail_cnt, .depth = depth };
 	int ret = kbpf_interp_run_from(t, &sub);
 
 	*tail_cnt = sub.tail_calls;
@@ -320,6 +320,15 @@ static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip
 	uint8_t *const stack_top = stack + sizeof(stack) - KBPF_INTERP_GUARD;
 	struct kbpf_interp_frame frames[KBPF_MAX_CALL_FRAMES - 1];
 	unsigned depth = 0;
+	/* The deepest frame index a local call may reach, counted from this loop's main: a
+	 * local in the fast and checked loops, read from run in the hardened one (the form
+	 * each loop's code is fastest with, bench/harden.c). */
+#if KBPF_INTERP_HARDENED
+#define MAX_DEPTH (KBPF_MAX_CALL_FRAMES - 1 - run->depth)
+#else
+	const unsigned max_depth = KBPF_MAX_CALL_FRAMES - 1 - run->depth;
+#define MAX_DEPTH max_depth
+#endif
 	uint64_t R[MAX_BPF_REG];
 	const struct kbpf_di *pc = ip->code + run->start;
 	uint32_t tail_cnt = run->tail_calls;
@@ -522,7 +531,7 @@ L_CALL_LOCAL:
 		goto out_run_budget;
 	budget_left--;
 #endif
-	if (depth == KBPF_MAX_CALL_FRAMES - 1)
+	if (depth == MAX_DEPTH)
 		goto out_depth;
 	frames[depth].ret = pc + 1;
 	frames[depth].ip = ip;
@@ -568,12 +577,25 @@ L_TAIL_CALL: {
 		NEXT();
 #if !KBPF_INTERP_CHECKED
 	if (t->interp->hardened != KBPF_INTERP_HARDENED) {
-		/* The target was decoded for the other unchecked loop (hardened or not): run it
-		 * there, nested, and return what it returns as its exit would. */
+		/* The target was decoded for the other unchecked loop (hardened or not). From
+		 * the main function it replaces this loop's run (kbpf_interp_run_from runs it
+		 * next): a chain does not nest. From a subprogram it runs there, nested, from
+		 * this depth, and its return is the subprogram's. */
 		uint64_t r0 = 0;
 
+		if (!depth) {
+#if KBPF_INTERP_HARDENED
+			if (__builtin_expect(!FRAME_GUARDS_OK(), 0))
+				goto out_guard; /* the frame is left here, not at an exit */
+#endif
+			run->next = t;
+			run->next_args[0] = R[1], run->next_args[1] = R[2], run->next_args[2] = R[3];
+			run->next_args[3] = R[4], run->next_args[4] = R[5];
+			ret = KBPF_INTERP_SWITCH;
+			goto out;
+		}
 		/* R1..R5 by value: R's address must not escape (the loop keeps R in registers) */
-		ret = kbpf_interp_tail_nested(t, R[1], R[2], R[3], R[4], R[5], &tail_cnt, &r0);
+		ret = kbpf_interp_tail_nested(t, R[1], R[2], R[3], R[4], R[5], &tail_cnt, &r0, run->depth + depth);
 		if (ret)
 			goto out_stop;
 		R[0] = r0;
@@ -696,6 +718,7 @@ out:
 #undef OFF
 #undef DISPATCH
 #undef STACK_LO
+#undef MAX_DEPTH
 #undef MEMCHK
 #undef ATOMCHK
 #undef NEXT

@@ -93,6 +93,15 @@ struct kbpf_interp_run {
 	uint64_t retval;
 	uint32_t tail_calls;  /* in: made before this run (a JIT tail call), out: made in all */
 	size_t start;         /* the first insn (0; a callback's subprogram) */
+	/* The call depth the run starts at: not 0 for a tail call's target that a subprogram
+	 * at that depth called on another engine or loop; its local calls stop at the same
+	 * 8th frame as the caller's would. */
+	unsigned depth;
+	/* A tail call from a main function to a program decoded for the other unchecked loop
+	 * (hardened or not): the loop returns KBPF_INTERP_SWITCH with the target and R1-R5
+	 * here, and kbpf_interp_run_from runs it in that loop: replaced, not nested. */
+	const struct kbpf_prog *next;
+	uint64_t next_args[5];
 	/* checked mode only */
 	struct kbpf_run_opts *opts;   /* what the loop checks against: the caller's, or ck->view */
 	struct kbpf_interp_checked *ck;
@@ -109,6 +118,9 @@ struct kbpf_interp_checked {
 	struct kbpf_mem_region *regions, *small; /* view's regions: small (on the stack) or malloc'ed */
 	size_t regions_cap, small_cap;
 };
+
+/* A loop's return (never an errno) for run->next: see struct kbpf_interp_run. */
+#define KBPF_INTERP_SWITCH 1
 
 /* A fast run of prog with run's args and tail call count (in and out). Returns as
  * kbpf_interp_run. */

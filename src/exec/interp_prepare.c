@@ -3,6 +3,7 @@
  * the specialised handler of both loops, with helper addresses and branch targets
  * already resolved, so the loops never look at opcode bits. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,6 +318,23 @@ static int snapshot_helpers(struct kbpf_interp *ip, const struct kbpf_host *host
 	return 0;
 }
 
+/* The hardened loop's stack guard bytes: one random value for the process, so that a
+ * run that tail-calls from one program into another checks the guards the first one
+ * filled against the same value (the loop reads it from the running program). */
+static uint64_t interp_guard_canary(const struct kbpf_interp *ip)
+{
+	static _Atomic uint64_t canary;
+	uint64_t c = atomic_load_explicit(&canary, memory_order_relaxed), none = 0;
+
+	if (c)
+		return c;
+	if (getrandom(&c, sizeof(c), GRND_NONBLOCK) != (ssize_t)sizeof(c) || !c)
+		c = (uint64_t)(uintptr_t)ip * 0x9e3779b97f4a7c15ull ^ 0x5bd1e9955bd1e995ull;
+	if (!atomic_compare_exchange_strong(&canary, &none, c))
+		c = none; /* another thread's came first */
+	return c;
+}
+
 int kbpf_interp_prepare(struct kbpf_prog *prog, char *err, size_t err_size)
 {
 	const void *const *fast, *const *checked, *const *hardened;
@@ -339,8 +357,7 @@ int kbpf_interp_prepare(struct kbpf_prog *prog, char *err, size_t err_size)
 		/* the hardened loop's labels stand in for the fast loop's */
 		ip->hardened = true;
 		fast = hardened;
-		if (getrandom(&ip->canary, sizeof(ip->canary), GRND_NONBLOCK) != (ssize_t)sizeof(ip->canary))
-			ip->canary = (uint64_t)(uintptr_t)ip * 0x9e3779b97f4a7c15ull ^ 0x5bd1e9955bd1e995ull;
+		ip->canary = interp_guard_canary(ip);
 	}
 
 	for (size_t i = 0; i < n; i++) {

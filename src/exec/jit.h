@@ -18,16 +18,40 @@ struct kbpf_jit_ret {
 
 /* The struct entry has the C signature of a helper with that struct return: R1..R5
  * arrive in the argument registers, which are where the JIT keeps them. tail_cnt is
- * the run's count of tail calls when a tail call enters the program (NULL: a new run,
- * counting from 0); only programs that make tail calls look at it. */
+ * NULL for a new run (depth 0, no tail call yet), or the struct kbpf_jit_tail_run of a
+ * run a tail call from a subprogram starts (its first member); generated code also
+ * enters it with a jump at a tail call from a main function (jit_x86.c,
+ * emit_entry_depth has the three forms). */
 typedef struct kbpf_jit_ret (*kbpf_jit_entry_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
 						 uint64_t r5, uint32_t *tail_cnt);
 
 /* err of kbpf_jit_tail_call's result when the tail call falls through (never an errno). */
 #define KBPF_JIT_TAIL_FALLTHROUGH 1
 
-/* What generated code calls at a tail call (src/exec/tail_call.c). */
-struct kbpf_jit_ret kbpf_jit_tail_call(uint64_t ctx, uint64_t map, uint64_t index, uint32_t *cnt);
+/* The state of a run that a tail call from a subprogram started (kbpf_jit_tail_call):
+ * the struct entry's tail_cnt points at it. The count is the whole run's (copied back
+ * when the nested run ends); depth is where the run starts, the depth of the subprogram
+ * the target replaces. Generated code reads depth at KBPF_JIT_TAIL_RUN_DEPTH. */
+struct kbpf_jit_tail_run {
+	uint32_t cnt;
+	uint32_t depth;
+};
+#define KBPF_JIT_TAIL_RUN_DEPTH 4
+
+/* What kbpf_jit_tail_lookup returns in rax:rdx: the struct entry of a JIT-compiled
+ * target (0: none), and the target (NULL: the tail call falls through). */
+struct kbpf_jit_tail_target {
+	uint64_t entry;
+	uint64_t prog;
+};
+
+/* What generated code calls at a tail call (src/exec/tail_call.c): from the main
+ * function, the lookup (it counts the call), then a jump to the target or, for a target
+ * the JIT did not take, kbpf_jit_tail_interp; from a subprogram, kbpf_jit_tail_call,
+ * which runs the target nested at the subprogram's depth. */
+struct kbpf_jit_tail_target kbpf_jit_tail_lookup(uint64_t ctx, uint64_t map, uint64_t index, uint32_t *cnt);
+struct kbpf_jit_ret kbpf_jit_tail_interp(uint64_t ctx, uint64_t prog, uint32_t *cnt, uint64_t depth);
+struct kbpf_jit_ret kbpf_jit_tail_call(uint64_t ctx, uint64_t map, uint64_t index, uint32_t *cnt, uint64_t depth);
 
 
 struct kbpf_jit {

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "exec/jit_ctx.h"
 #include "exec/kfunc_call.h"
 #include "exec/probe_mem.h"
@@ -140,6 +141,86 @@ static void emit_budget_spend(struct jit_ctx *c, int32_t amount)
 	x86_jcc32(b, CC_B, rel_from_here(c, c->prev.abort_time, X86_JCC32_LEN));
 }
 
+/* --- call depth and the tail call state ------------------------------------------ */
+
+/* r12 holds the call depth in two bytes (under a run budget, above them): bits 0-7 the
+ * run's depth, counted as the interpreter counts it (0 in the main function of the run,
+ * one more per local call, and a tail call's target keeps the depth of the function it
+ * replaces); bits 8-15 the depth at which this native run's main function started: not
+ * 0 only in a run a tail call from a subprogram entered (kbpf_jit_tail_call, docs/jit.md
+ * "Tail calls"). Their difference is how many frames lie between the current one and
+ * the main function's: stops and tail calls walk that many rbp links. */
+
+/* cmp r12b, KBPF_MAX_CALL_FRAMES; jae: a local call deeper than the interpreter allows. */
+static void emit_depth_check(struct jit_ctx *c)
+{
+	struct jit_buf *b = &c->buf;
+
+	x86_rr(b, XF_BRM, 0x80, 7, X_DEPTH); /* cmp r12b, imm8 */
+	jb_byte(b, KBPF_MAX_CALL_FRAMES);
+	x86_jcc32(b, CC_AE, rel_from_here(c, c->prev.abort_depth, X86_JCC32_LEN));
+}
+
+/* dst (32 bits) = the frames between the current one and this run's main function
+ * (flags as "sub": ZF when none); tmp is clobbered. */
+static void emit_frames_up(struct jit_buf *b, unsigned dst, unsigned tmp)
+{
+	x86_mov_rr(b, false, tmp, X_DEPTH);
+	x86_shift_imm(b, false, SH_SHR, tmp, 8);
+	x86_rr(b, XF_BRM, 0x0fb6, tmp, tmp);     /* movzx tmp, tmpb: the base */
+	x86_rr(b, XF_BRM, 0x0fb6, dst, X_DEPTH); /* movzx dst, r12b: the depth */
+	x86_alu_rr(b, false, ALU_SUB, dst, tmp);
+}
+
+/* The main function's entry state in r9 (the struct entry's 6th argument):
+ *   0         a new run: depth 0, no tail call made yet;
+ *   odd       a tail call from a main function replaced that function by this one
+ *             (emit_tail_call): 2 * count + 1, the count of the run's tail calls, at
+ *             depth 0 of a run that started at depth 0;
+ *   even      a struct kbpf_jit_tail_run (tail_call.c) of a run that a tail call from a
+ *             subprogram started: the count lives there, and the depth it started at.
+ * r11 = the initial r12 depth bytes: the depth twice (bits 0-7, 8-15). */
+static void emit_entry_depth(struct jit_ctx *c)
+{
+	struct jit_buf *b = &c->buf;
+	size_t fresh, odd;
+
+	x86_mov_imm32(b, X_R11, 0);
+	x86_test_rr(b, true, X_R9, X_R9);
+	fresh = x86_jfwd8(b, CC_E);
+	x86_rr(b, 0, 0xf6, 0, X_R9); /* test r9b, 1 */
+	jb_byte(b, 1);
+	odd = x86_jfwd8(b, CC_NE);
+	x86_rm(b, 0, 0x0fb6, X_R11, X_R9, KBPF_JIT_TAIL_RUN_DEPTH); /* movzx r11d, byte [r9 + depth] */
+	x86_rr(b, 0, 0x69, X_R11, X_R11);                             /* imul r11d, r11d, 0x101 */
+	jb_imm32(b, 0x101);
+	x86_patch8(b, fresh);
+	x86_patch8(b, odd);
+}
+
+/* A main function that tail-calls keeps a pointer to the run's tail call count in its
+ * frame (tail_ptr_off): to the count of the run that a tail call from a subprogram
+ * started (r9 even), else to its own slot (tail_cnt_off), which starts at the count
+ * carried by r9 (0, or 2 * count + 1). */
+static void emit_tail_counter(struct jit_ctx *c)
+{
+	struct jit_buf *b = &c->buf;
+	size_t value, have;
+
+	x86_rr(b, 0, 0xf6, 0, X_R9); /* test r9b, 1 */
+	jb_byte(b, 1);
+	value = x86_jfwd8(b, CC_NE);
+	x86_test_rr(b, true, X_R9, X_R9);
+	have = x86_jfwd8(b, CC_NE);
+	x86_patch8(b, value);
+	x86_mov_rr(b, false, X_R10, X_R9);
+	x86_shift_imm(b, false, SH_SHR, X_R10, 1);
+	x86_rm(b, XF_W, 0x8d, X_R9, X_RBP, c->tail_cnt_off); /* lea r9, [rbp + cnt] */
+	x86_rm(b, 0, 0x89, X_R10, X_R9, 0);                   /* mov [r9], r10d */
+	x86_patch8(b, have);
+	x86_rm(b, XF_W, 0x89, X_R9, X_RBP, c->tail_ptr_off); /* mov [rbp + ptr], r9 */
+}
+
 /* --- entries ------------------------------------------------------------------- */
 
 /* The main function has three entries, which differ in how R0 and the errno come back:
@@ -169,8 +250,9 @@ static void emit_endbr64(struct jit_buf *b)
 	jb_byte(b, 0xf3), jb_byte(b, 0x0f), jb_byte(b, 0x1e), jb_byte(b, 0xfa);
 }
 
-/* R2-R5 start zero as on the interpreter, r9 (the tail call counter) NULL: a new run.
- * Left out where nothing can read them (jit_ctx.entry_zero_args, has_tail_calls). */
+/* R2-R5 start zero as on the interpreter, r9 (the tail call state, jit_emit_prologue)
+ * 0: a new run. Left out where nothing can read them (jit_ctx.entry_zero_args; r9 is
+ * read by the prologue of a program with run-time stops, need_abort). */
 static void emit_zero_args(struct jit_ctx *c)
 {
 	struct jit_buf *b = &c->buf;
@@ -181,7 +263,7 @@ static void emit_zero_args(struct jit_ctx *c)
 		x86_mov_imm32(b, X_RCX, 0);
 		x86_mov_imm32(b, X_R8, 0);
 	}
-	if (c->has_tail_calls)
+	if (c->need_abort)
 		x86_mov_imm32(b, X_R9, 0);
 }
 
@@ -267,30 +349,18 @@ int jit_emit_prologue(struct jit_ctx *c, size_t f)
 	if (f != 0 && c->budget) {
 		/* budget - 1 and depth + 1 at once; the depth check as below, on bits 0-15 */
 		emit_budget_spend(c, (1 << JIT_BUDGET_SHIFT) - 1);
-		x86_rr(b, 0, 0x0fb7, X_R11, X_DEPTH); /* movzx r11d, r12w */
-		x86_alu_imm(b, false, ALU_CMP, X_R11, KBPF_MAX_CALL_FRAMES);
-		x86_jcc32(b, CC_AE, rel_from_here(c, c->prev.abort_depth, X86_JCC32_LEN));
+		emit_depth_check(c);
 	} else if (f != 0) {
 		/* One more frame: the interpreter allows 8 in all (main + 7 nested). */
 		x86_rr(b, 0, 0xff, 0, X_DEPTH); /* inc r12d */
-		x86_alu_imm(b, false, ALU_CMP, X_DEPTH, KBPF_MAX_CALL_FRAMES);
-		x86_jcc32(b, CC_AE, rel_from_here(c, c->prev.abort_depth, X86_JCC32_LEN));
+		emit_depth_check(c);
 	}
+	if (f == 0 && c->need_abort)
+		emit_entry_depth(c);
 	if (fn->stack)
 		x86_alu_imm(b, true, ALU_SUB, X_RSP, (int32_t)fn->stack);
-	if (f == 0 && c->has_tail_calls) {
-		/* The run's tail call counter: the caller's when a tail call entered us
-		 * (r9, the entry's 6th argument), else our own, from 0. */
-		size_t have;
-
-		x86_test_rr(b, true, X_R9, X_R9);
-		have = x86_jfwd8(b, CC_NE);
-		x86_rm(b, XF_W, 0x8d, X_R9, X_RBP, c->tail_cnt_off); /* lea r9, [rbp + cnt] */
-		x86_rm(b, 0, 0xc7, 0, X_R9, 0);                       /* mov dword [r9], 0 */
-		jb_imm32(b, 0);
-		x86_patch8(b, have);
-		x86_rm(b, XF_W, 0x89, X_R9, X_RBP, c->tail_ptr_off);  /* mov [rbp + ptr], r9 */
-	}
+	if (f == 0 && c->has_tail_calls)
+		emit_tail_counter(c);
 	for (unsigned k = 0; k < fn->npush; k++)
 		x86_push(b, fn->push[k]);
 	if (f == 0) {
@@ -298,9 +368,14 @@ int jit_emit_prologue(struct jit_ctx *c, size_t f)
 		 * a program reading a register it never wrote gives the same result. */
 		x86_mov_imm32(b, X_RAX, 0);
 		for (unsigned k = 0; k < fn->npush; k++)
-			x86_mov_imm32(b, fn->push[k], 0);
-		if (c->budget)
+			if (fn->push[k] != X_DEPTH)
+				x86_mov_imm32(b, fn->push[k], 0);
+		if (c->budget) {
 			x86_mov_imm64(b, X_DEPTH, c->budget << JIT_BUDGET_SHIFT);
+			x86_alu_rr(b, true, ALU_OR, X_DEPTH, X_R11);
+		} else if (c->need_abort) {
+			x86_mov_rr(b, true, X_DEPTH, X_R11); /* the depth emit_entry_depth found */
+		}
 	}
 	if (c->guard && fn->frame)
 		emit_guard(c, fn, false);
@@ -310,7 +385,7 @@ int jit_emit_prologue(struct jit_ctx *c, size_t f)
 /* Restore what the prologue saved and return; the main program returns R0 as its
  * entry asked (jit_emit_entries) and "no run-time stop": rdx 0 (the err half of struct
  * kbpf_jit_ret), or eax 0 (kbpf_prog_run's return). */
-static void emit_restore_and_ret(struct jit_ctx *c, const struct jit_func *fn, bool is_main)
+static void emit_restore(struct jit_ctx *c, const struct jit_func *fn)
 {
 	struct jit_buf *b = &c->buf;
 
@@ -322,6 +397,13 @@ static void emit_restore_and_ret(struct jit_ctx *c, const struct jit_func *fn, b
 		emit_leave(c);
 	else if (fn->stack)
 		x86_alu_imm(b, true, ALU_ADD, X_RSP, (int32_t)fn->stack);
+}
+
+static void emit_restore_and_ret(struct jit_ctx *c, const struct jit_func *fn, bool is_main)
+{
+	struct jit_buf *b = &c->buf;
+
+	emit_restore(c, fn);
 	if (is_main) {
 		emit_main_ret(b);
 		return;
@@ -360,9 +442,7 @@ void jit_emit_abort_stubs(struct jit_ctx *c)
 	for (int k = 0; k < 3; k++)
 		x86_patch8(b, to_common[k]);
 	c->cur.abort_err = (uint32_t)b->len;
-	if (c->budget)
-		x86_rr(b, 0, 0x0fb7, X_DEPTH, X_DEPTH); /* movzx r12d, r12w: the depth alone */
-	x86_test_rr(b, false, X_DEPTH, X_DEPTH);
+	emit_frames_up(b, X_DEPTH, X_R10); /* r12d: the frames below this run's main one */
 	to_main = x86_jfwd8(b, CC_E);
 	loop = b->len;
 	x86_rm(b, XF_W, 0x8b, X_RBP, X_RBP, c->link); /* mov rbp, [rbp + link]: the caller's frame */
@@ -1005,41 +1085,115 @@ static int emit_kfunc_call(struct jit_ctx *c, size_t i)
 	return 0;
 }
 
-/* bpf_tail_call(R1 ctx, R2 map, R3 index): kbpf_jit_tail_call finds the target and
- * runs it; this function then returns what it returned (Linux's semantics: the target
- * replaces the function that made the call, a subprogram's caller receives its R0), or
- * the run stops if the target stopped, or execution continues after a fall-through.
- * R1-R3 are already its first arguments; the fourth is the run's counter, whose
- * address sits in the main frame (a subprogram finds that frame r12 links up). */
-static int emit_tail_call(struct jit_ctx *c, size_t f)
+/* A forward jcc rel32 whose target is not emitted yet (for skips that may pass 127
+ * bytes): returns where its rel32 lies, for patch32_here. */
+static size_t jfwd32(struct jit_buf *b, enum x86_cc cc)
+{
+	x86_jcc32(b, cc, 0);
+	return b->len - 4;
+}
+
+static void patch32_here(struct jit_buf *b, size_t at)
+{
+	int32_t rel = (int32_t)(b->len - (at + 4));
+
+	if (!b->err)
+		memcpy(b->p + at, &rel, sizeof(rel));
+}
+
+/* After a call of kbpf_jit_tail_call or kbpf_jit_tail_interp (rax:rdx, struct
+ * kbpf_jit_ret): fall through on KBPF_JIT_TAIL_FALLTHROUGH, stop the run on an errno,
+ * else return the target's R0 as this function's. */
+static void emit_tail_nested_result(struct jit_ctx *c, size_t f)
 {
 	struct jit_buf *b = &c->buf;
 	size_t to_next;
 
-	if (f == 0) {
-		x86_rm(b, XF_W, 0x8b, X_RCX, X_RBP, c->tail_ptr_off); /* mov rcx, [rbp + ptr] */
-	} else {
-		size_t loop;
-
-		x86_mov_rr(b, true, X_RCX, X_RBP);
-		if (c->budget)
-			x86_rr(b, 0, 0x0fb7, X_R11, X_DEPTH); /* movzx r11d, r12w */
-		else
-			x86_mov_rr(b, false, X_R11, X_DEPTH);
-		loop = b->len;
-		x86_rm(b, XF_W, 0x8b, X_RCX, X_RCX, c->link); /* mov rcx, [rcx + link]: the caller's rbp */
-		x86_rr(b, 0, 0xff, 1, X_R11);           /* dec r11d */
-		x86_jcc8(b, CC_NE, (int8_t)((int64_t)loop - (int64_t)(b->len + X86_JCC8_LEN)));
-		x86_rm(b, XF_W, 0x8b, X_RCX, X_RCX, c->tail_ptr_off);
-	}
-	emit_host_call(c, (uintptr_t)&kbpf_jit_tail_call);
 	x86_alu_imm(b, true, ALU_CMP, X_RDX, KBPF_JIT_TAIL_FALLTHROUGH);
-	to_next = x86_jfwd8(b, CC_E);
+	to_next = jfwd32(b, CC_E);
 	x86_mov_rr(b, false, X_R11, X_RDX);
 	x86_test_rr(b, true, X_RDX, X_RDX);
 	x86_jcc32(b, CC_NE, rel_from_here(c, c->prev.abort_err, X86_JCC32_LEN));
 	emit_restore_and_ret(c, &c->funcs[f], f == 0);
-	x86_patch8(b, to_next);
+	patch32_here(b, to_next);
+}
+
+/* bpf_tail_call(R1 ctx, R2 map, R3 index) in the main function: the target replaces
+ * this function, as in Linux. kbpf_jit_tail_lookup counts the call and finds the target
+ * (R1 saved around it); a JIT-compiled one is entered with a jump to its struct entry
+ * after this function's frame is gone, so the native stack does not grow however long
+ * the chain: r9 carries the count (2 * count + 1 when it lived in this frame, else the
+ * pointer to the nested run's state), and the target's depth is this one's. A target
+ * the JIT did not take runs nested on the interpreter (kbpf_jit_tail_interp). R2-R5
+ * reach the target zero, as they reach every main function from kbpf_jit_tail_call. */
+static void emit_tail_call_main(struct jit_ctx *c)
+{
+	struct jit_buf *b = &c->buf;
+	size_t not_jit, keep;
+
+	x86_rm(b, XF_W, 0x8b, X_RCX, X_RBP, c->tail_ptr_off); /* mov rcx, [rbp + ptr] */
+	x86_push(b, X_RDI);
+	x86_push(b, X_RDI); /* twice: rsp stays 16-byte aligned at the call */
+	emit_host_call(c, (uintptr_t)&kbpf_jit_tail_lookup);
+	x86_pop(b, X_RDI);
+	x86_pop(b, X_RDI);
+	x86_test_rr(b, true, X_RAX, X_RAX);
+	not_jit = jfwd32(b, CC_E);
+	/* r9 = the count's pointer, or the count itself when it is in this frame */
+	x86_rm(b, XF_W, 0x8b, X_R9, X_RBP, c->tail_ptr_off);
+	x86_rm(b, XF_W, 0x8d, X_R10, X_RBP, c->tail_cnt_off);
+	x86_alu_rr(b, true, ALU_CMP, X_R9, X_R10);
+	keep = x86_jfwd8(b, CC_NE);
+	x86_rm(b, 0, 0x8b, X_R9, X_R10, 0);       /* mov r9d, [r10] */
+	x86_alu_rr(b, false, ALU_ADD, X_R9, X_R9); /* 2 * count + 1 */
+	x86_alu_imm(b, false, ALU_OR, X_R9, 1);
+	x86_patch8(b, keep);
+	x86_mov_imm32(b, X_RSI, 0);
+	x86_mov_imm32(b, X_RDX, 0);
+	x86_mov_imm32(b, X_RCX, 0);
+	x86_mov_imm32(b, X_R8, 0);
+	emit_restore(c, &c->funcs[0]);
+	x86_rr(b, 0, 0xff, 4, X_RAX); /* jmp rax: the target's struct entry (endbr64) */
+	patch32_here(b, not_jit);
+	/* rdx: the target for the interpreter, or NULL to fall through */
+	x86_test_rr(b, true, X_RDX, X_RDX);
+	keep = jfwd32(b, CC_E);
+	x86_mov_rr(b, true, X_RSI, X_RDX);
+	x86_rm(b, XF_W, 0x8b, X_RDX, X_RBP, c->tail_ptr_off);
+	x86_rr(b, XF_BRM, 0x0fb6, X_RCX, X_DEPTH); /* movzx ecx, r12b: the depth */
+	emit_host_call(c, (uintptr_t)&kbpf_jit_tail_interp);
+	emit_tail_nested_result(c, 0);
+	patch32_here(b, keep);
+}
+
+/* bpf_tail_call in a subprogram: kbpf_jit_tail_call runs the target as a nested run
+ * that starts at this function's depth (r8: bits 0-7 of r12), so the frames it can add
+ * are the ones the interpreter, whose target continues in the subprogram's frame, would
+ * allow; the run's count is found in the main frame, the frames below it that r12 says.
+ * The target's R0 is this subprogram's (Linux: the target replaces the subprogram). */
+static void emit_tail_call_sub(struct jit_ctx *c, size_t f)
+{
+	struct jit_buf *b = &c->buf;
+	size_t loop;
+
+	x86_mov_rr(b, true, X_RCX, X_RBP);
+	emit_frames_up(b, X_R11, X_R10);
+	loop = b->len;
+	x86_rm(b, XF_W, 0x8b, X_RCX, X_RCX, c->link); /* mov rcx, [rcx + link]: the caller's rbp */
+	x86_rr(b, 0, 0xff, 1, X_R11);                 /* dec r11d */
+	x86_jcc8(b, CC_NE, (int8_t)((int64_t)loop - (int64_t)(b->len + X86_JCC8_LEN)));
+	x86_rm(b, XF_W, 0x8b, X_RCX, X_RCX, c->tail_ptr_off);
+	x86_rr(b, XF_BRM, 0x0fb6, X_R8, X_DEPTH); /* movzx r8d, r12b */
+	emit_host_call(c, (uintptr_t)&kbpf_jit_tail_call);
+	emit_tail_nested_result(c, f);
+}
+
+static int emit_tail_call(struct jit_ctx *c, size_t f)
+{
+	if (f == 0)
+		emit_tail_call_main(c);
+	else
+		emit_tail_call_sub(c, f);
 	return 0;
 }
 
