@@ -760,7 +760,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		fn = NULL;
 	if (!fn) {
 		const char *n = kbpf_helper_linux_name(id);
-		vlog(env, "unknown func %s#%d\n", n ? n : "unknown", id);
+		vlog(env, "program of this type cannot use helper %s#%d\n", n ? n : "unknown", id);
 		return -EINVAL;
 	}
 	const char *name = fn->name ? fn->name : "unknown";
@@ -1001,11 +1001,11 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		if (err == -EFAULT)
 			return err;
 		if (err) {
-			vlog(env, "Caller passes invalid args into func#%d\n", sub);
+			vlog(env, "Caller passes invalid args into func#%d ('%s')\n", sub, subprog_name(env, sub));
 			return err;
 		}
 		if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2))
-			vlog(env, "Func#%d is global and valid. Skipping.\n", sub);
+			vlog(env, "Func#%d ('%s') is global and assumed valid.\n", sub, subprog_name(env, sub));
 		for (int i = 0; i <= 5; i++) {
 			reg_mark_not_init(env, &caller->regs[i]);
 			scratch_reg(env, i);
@@ -1093,13 +1093,13 @@ int check_return_code(struct env *env)
 	if (cur_frame(env)->in_async_callback) {
 		/* 6.1: an async callback (a timer's) returns 0 */
 		if (r0->type != KBPF_SCALAR_VALUE) {
-			vlog(env, "In async callback the register R0 is not a known value (%s)\n",
+			vlog(env, "At async callback return the register R0 is not a known value (%s)\n",
 			     reg_type_str(env, r0->type));
 			return -EINVAL;
 		}
 		if ((err = mark_precise(env, 0)))
 			return err;
-		return check_r0_range(env, r0, kbpf_tnum_const(0), "async callback");
+		return check_r0_range(env, r0, 0, 0, "async callback return");
 	}
 	if (cur_frame(env)->subprogno) {
 		/* a global function verified on its own returns a scalar to any caller */
@@ -1119,25 +1119,26 @@ int check_return_code(struct env *env)
 		vlog(env, "At program exit the register R0 is not a known value (%s)\n", reg_type_str(env, r0->type));
 		return -EINVAL;
 	}
-	return check_r0_range(env, r0,
-			      kbpf_tnum_range((uint64_t)(int64_t)env->type->ret_min, (uint64_t)(int64_t)env->type->ret_max),
-			      "program exit");
+	return check_r0_range(env, r0, env->type->ret_min, env->type->ret_max, "program exit");
 }
 
 /* Linux's check_return_code message: R0 (a scalar) must lie within range at `where`
  * ("program exit", "callback return"). */
-int check_r0_range(struct env *env, const struct reg *r0, struct tnum range, const char *where)
+int check_r0_range(struct env *env, const struct reg *r0, int min, int max, const char *where)
 {
-	char a[TNUM_STR_MAX], b[TNUM_STR_MAX];
+	struct tnum range = kbpf_tnum_range((uint64_t)(int64_t)min, (uint64_t)(int64_t)max);
 
 	if (kbpf_tnum_in(range, r0->s.var_off))
 		return 0;
-	kbpf_tnum_strn(b, sizeof(b), range);
-	if (!kbpf_tnum_is_unknown(r0->s.var_off)) {
-		kbpf_tnum_strn(a, sizeof(a), r0->s.var_off);
-		vlog(env, "At %s the register R0 has value %s should have been in %s\n", where, a, b);
-	} else {
-		vlog(env, "At %s the register R0 has unknown scalar value should have been in %s\n", where, b);
-	}
+	/* 6.12's verbose_invalid_scalar: the signed bounds that are known and the range */
+	const struct scalar *s = &r0->s;
+	vlog(env, "At %s the register R0 has", where);
+	if (s->smin_value > INT64_MIN)
+		vlog(env, " smin=%lld", (long long)s->smin_value);
+	if (s->smax_value < INT64_MAX)
+		vlog(env, " smax=%lld", (long long)s->smax_value);
+	if (s->smin_value == INT64_MIN && s->smax_value == INT64_MAX)
+		vlog(env, " unknown scalar value");
+	vlog(env, " should have been in [%d, %d]\n", min, max);
 	return -EINVAL;
 }
