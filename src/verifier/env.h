@@ -289,6 +289,8 @@ static inline void scratch_slot(struct env *env, int spi)
 }
 void vlog_insn(struct env *env, int idx);
 void vlog_insn_text(struct env *env, int idx);
+/* "mark_precise: frame%d: " what "regs=r1,r2 stack=-8,-16" (6.12's backtracking lines) */
+void vlog_precise_masks(struct env *env, int frame, const char *what, uint32_t regs, uint64_t stack);
 int check_r0_range(struct env *env, const struct reg *r0, int min, int max, const char *where);
 const char *reg_type_str(struct env *env, uint32_t type);
 void vlog_rewind(struct env *env, size_t pos);

@@ -302,6 +302,25 @@ static const char *kfunc_name_cb(void *cookie, int32_t id)
 	return kfunc_btf_name(cookie, id);
 }
 
+/* 6.12's fmt_reg_mask / fmt_stack_mask: "regs=r0,r6 stack=-8,-24" (empty lists
+ * print nothing after the '='). */
+void vlog_precise_masks(struct env *env, int frame, const char *what, uint32_t regs, uint64_t stack)
+{
+	char b[64 * 6 + 16];
+	size_t n = 0;
+	for (int i = 0; i < 32; i++)
+		if (regs & (1u << i))
+			n += (size_t)snprintf(b + n, sizeof(b) - n, "%sr%d", n ? "," : "", i);
+	b[n] = 0;
+	vlog(env, "mark_precise: frame%d: %sregs=%s ", frame, what, b);
+	n = 0;
+	for (int i = 0; i < 64; i++)
+		if (stack & (1ull << i))
+			n += (size_t)snprintf(b + n, sizeof(b) - n, "%s%d", n ? "," : "", -(i + 1) * 8);
+	b[n] = 0;
+	vlog(env, "stack=%s", b);
+}
+
 /* "%d: (%02x) " and the instruction text, as print_bpf_insn. */
 void vlog_insn_text(struct env *env, int idx)
 {
