@@ -144,7 +144,7 @@ static void test_golden_align_dubious(void)
 	/* align.c "dubious pointer arithmetic": r5 = pkt_end - pkt is an unknown
 	 * scalar; r5 <<= 2. align.c matches the prefix; the tail follows from 6.1's
 	 * update_bounds32 on var_off (0; 0xfffffffc) low half: s32_max = 0x7ffffffc,
-	 * u32_max = 0xfffffffc, printed with %d as -4. */
+	 * u32_max = 0xfffffffc (6.12 prints both in hex). */
 	struct scalar r5 = alu64k(kbpf_scalar_unknown(), BPF_LSH, 2);
 	CHECK_STR(str(&r5), "scalar(smax=0x7ffffffffffffffc,umax=0xfffffffffffffffc,smax32=0x7ffffffc,umax32=0xfffffffc,var_off=(0x0; 0xfffffffffffffffc))");
 	/* r5 += 14: both signed and unsigned adds may overflow; sync finds bounds
