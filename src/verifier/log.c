@@ -235,6 +235,13 @@ void mark_all_scratched(struct env *env)
 	env->scratched = true;
 }
 
+/* Linux's print_liveness: "_" then "r" (a path below this checkpoint read it) and
+ * "w" (written since the last checkpoint). */
+static const char *live_str(bool read, bool written)
+{
+	return read ? (written ? "_rw" : "_r") : (written ? "_w" : "");
+}
+
 void vlog_state(struct env *env, const struct frame *f, bool all)
 {
 	if (env->log_full && log_limit(env) != SIZE_MAX)
@@ -245,7 +252,7 @@ void vlog_state(struct env *env, const struct frame *f, bool all)
 		const struct reg *r = &f->regs[i];
 		if (r->type == KBPF_NOT_INIT || (!all && !(env->scratched_regs & (1u << i))))
 			continue;
-		vlog(env, " R%d%s=", i, (f->written & (1u << i)) ? "_w" : "");
+		vlog(env, " R%d%s=", i, live_str(f->live_read & (1u << i), f->written & (1u << i)));
 		print_reg(env, f, r);
 	}
 	for (int i = 0; i < f->allocated / 8; i++) {
@@ -260,7 +267,8 @@ void vlog_state(struct env *env, const struct frame *f, bool all)
 		types[8] = 0;
 		if (!valid || (!all && !(env->scratched_stack & (1ull << i))))
 			continue;
-		vlog(env, " fp%d%s=", -8 * (i + 1), (f->stack_written & (1ull << i)) ? "_w" : "");
+		vlog(env, " fp%d%s=", -8 * (i + 1),
+		     live_str(f->stack_live_read & (1ull << i), f->stack_written & (1ull << i)));
 		if (sl->type[7] == STACK_SPILL) {
 			/* 6.12: the slot bytes above the spill, then the spilled register */
 			int j = 0;
