@@ -133,6 +133,18 @@ static int check_reg_type(struct env *env, int regno, uint32_t arg)
 
 static int arg_reg_off(struct env *env, const struct reg *r, int regno, uint32_t arg)
 {
+	/* 6.12's check_func_arg_reg_off: a released object must be passed as it was
+	 * acquired, said before the generic offset checks (a dynptr on the stack
+	 * excepted) */
+	if ((arg & KBPF_ARG_OBJ_RELEASE) &&
+	    !(KBPF_ARG_BASE(arg) == KBPF_ARG_PTR_TO_DYNPTR && r->type == KBPF_PTR_TO_STACK)) {
+		if (r->off) {
+			vlog(env, "R%d must have zero offset when passed to release func or trusted arg to kfunc\n",
+			     regno);
+			return -EINVAL;
+		}
+		return check_ptr_off_reg(env, r, regno);
+	}
 	switch (r->type) {
 	case KBPF_PTR_TO_STACK:
 	case KBPF_PTR_TO_PACKET:
