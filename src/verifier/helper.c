@@ -235,8 +235,13 @@ static int check_mem_size(struct env *env, int regno, bool zero_ok, struct call_
 		vlog(env, "R%d min value is negative, either use unsigned or 'var &= const'\n", regno);
 		return -EACCES;
 	}
-	if (r->s.umin_value == 0 && (err = helper_mem(env, regno - 1, 0, zero_ok, meta)))
-		return err;
+	/* 6.12: a size that may be 0 is refused here when 0 is not allowed (6.1 let the
+	 * memory check of 0 bytes say so); the umax check below covers the rest */
+	if (r->s.umin_value == 0 && !zero_ok) {
+		vlog(env, "R%d invalid zero-sized read: u64=[%lld,%lld]\n", regno, (long long)r->s.umin_value,
+		     (long long)r->s.umax_value);
+		return -EACCES;
+	}
 	if (r->s.umax_value >= MAX_VAR_OFF) {
 		vlog(env, "R%d unbounded memory access, use 'var &= const' or 'if (var < const)'\n", regno);
 		return -EACCES;
