@@ -471,24 +471,27 @@ static void bounds_text(struct sbuf *b, const struct scalar *s, bool *first)
 	}
 }
 
-int kbpf_snum_snprint(char *buf, size_t size, int64_t v)
+static int num_snprint(char *buf, size_t size, uint64_t v, bool is_signed)
 {
 	struct sbuf b = { buf, size, 0 };
 
 	if (size)
 		buf[0] = 0;
-	sb_snum(&b, v);
+	if (is_signed)
+		sb_snum(&b, (int64_t)v);
+	else
+		sb_unum(&b, v);
 	return (int)b.len;
+}
+
+int kbpf_snum_snprint(char *buf, size_t size, int64_t v)
+{
+	return num_snprint(buf, size, (uint64_t)v, true);
 }
 
 int kbpf_unum_snprint(char *buf, size_t size, uint64_t v)
 {
-	struct sbuf b = { buf, size, 0 };
-
-	if (size)
-		buf[0] = 0;
-	sb_unum(&b, v);
-	return (int)b.len;
+	return num_snprint(buf, size, v, false);
 }
 
 int kbpf_scalar_snprint_bounds(char *buf, size_t size, const struct scalar *s, bool first)

@@ -191,6 +191,16 @@ static void test_log_format(void)
 			       "2: (61) r0 = *(u32 *)(r1 +0)          ; R0_w=scalar(smin=0,smax=umax=0xffffffff,var_off=(0x0; "
 			       "0xffffffff)) R1=ctx()\n"
 			       "3: (95) exit\n\nfrom 1 to 3: R0_w=0 R1=ctx() R10=fp0\n3: (95) exit\n");
+	/* 6.12's stack slots: a spilled register printed in full, a smaller spill after the
+	 * bytes above it; big constants in hex */
+	CHECK(tv_verify("r1 = r10\nr1 += -8\n*(u64 *)(r10 -16) = r1\nr2 = 0xffffffff ll\n"
+			"*(u32 *)(r10 -24) = r2\n*(u8 *)(r10 -32) = r2\nr0 = 0\nexit",
+			"t_plain", 2, 0) == 0);
+	CHECK_CONTAINS(tv_log, "; R1_w=fp-8 R10=fp0 fp-16_w=fp-8\n");
+	CHECK_CONTAINS(tv_log, "; R2_w=0xffffffff\n");
+	CHECK_CONTAINS(tv_log, "; R2_w=0xffffffff R10=fp0 fp-24=????0xffffffff\n");
+	/* a 1-byte spill of a bounded scalar keeps the register (6.12 too) */
+	CHECK_CONTAINS(tv_log, "; R2_w=0xffffffff R10=fp0 fp-32=???????0xffffffff\n");
 	/* level 1: a successful load leaves only the statistics */
 	CHECK(tv_verify("r0 = 0\nexit", "t_plain", 1, 0) == 0);
 	CHECK(!strncmp(tv_log, "processed 2 insns", 17));
