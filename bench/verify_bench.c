@@ -122,8 +122,12 @@ static void bench_object(const char *path, int rounds, int use_linux)
 	kbpf_linux_host_add(host);
 	kbpf_host_kconfig_set(host, "CONFIG_HZ", 250);
 	struct kbpf_object *obj = NULL;
-	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host };
+	/* the programs are loaded unverified (type 0) and verified by the timing loop */
+	static char olog[4096];
+	struct kbpf_object_open_opts oo = { .sz = sizeof(oo), .host = host, .trusted_unverified = 1,
+					    .log_buf = olog, .log_size = sizeof(olog) };
 	if (kbpf_object_open_file(path, &oo, &obj)) {
+		fprintf(stderr, "%s: %s\n", path, olog);
 		kbpf_host_free(host);
 		return;
 	}
@@ -138,8 +142,10 @@ static void bench_object(const char *path, int rounds, int use_linux)
 		types[n++] = kbpf_program_type(p);
 		kbpf_program_set_type(p, 0); /* load unverified: we time the verifier ourselves */
 	}
-	if (kbpf_object_load(obj))
+	if (kbpf_object_load(obj)) {
+		fprintf(stderr, "%s: %s\n", path, olog);
 		goto out;
+	}
 	struct kbpf_map *maps[MAX_MAPS];
 	size_t nr_maps = 0;
 	for (struct kbpf_map *m = kbpf_object_next_map(obj, NULL); m && nr_maps < MAX_MAPS;

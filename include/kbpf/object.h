@@ -59,7 +59,8 @@ struct kbpf_object_open_opts {
 	int jit;
 	/* Verifier log level for the programs load verifies (KBPF_LOG_* of
 	 * <kbpf/verifier.h>: 1 the path to the error, 2 every insn, 4 statistics); 0 keeps
-	 * only the error line. A failing program's log goes to log_buf. */
+	 * only the error line. A failing program's log goes to log_buf, and at a non-zero
+	 * level an accepted program's log too (as libbpf's kernel_log_level). */
 	unsigned log_level;
 	/* The loader's capabilities for the programs load verifies (kbpf_verify_opts.caps:
 	 * KBPF_CAP_* of <kbpf/prog_type.h>; 0: every one; KBPF_CAP_NONE: none). Without

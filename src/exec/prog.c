@@ -109,8 +109,13 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		max_ctx_offset = vo.max_ctx_offset;
 		max_tp_access = vo.max_tp_access;
 		insns = xlated;
-		ret = kbpf_insns_validate_xlated(insns, cnt, log, log_size);
+		/* the check writes its buffer even when it passes: the verifier's log of an
+		 * accepted program (log levels 2 and 4) must survive it */
+		char verr[256];
+		ret = kbpf_insns_validate_xlated(insns, cnt, verr, sizeof(verr));
 		if (ret) {
+			if (log_size)
+				snprintf(log, log_size, "%s", verr);
 			free(xlated);
 			free(xlated_idx);
 			return ret;

@@ -394,6 +394,11 @@ int kbpf_object_load(struct kbpf_object *obj)
 		} else if (obj->jit && !kbpf_prog_is_jited(p->prog)) {
 			/* not an error: the program runs, on the interpreter */
 			obj_log(&obj->log, "program '%s': %s", p->name, log[0] ? log : "JIT: not compiled");
+		} else if (obj->log_level && log[0]) {
+			/* as libbpf with a log level: an accepted program's log is kept too
+			 * (level 2's walk, level 4's statistics) */
+			obj_log(&obj->log, "program '%s': verifier log:", p->name);
+			obj_log_text(&obj->log, log);
 		}
 		free(log);
 	}

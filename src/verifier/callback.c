@@ -253,7 +253,7 @@ int callback_exit(struct env *env, int *insn_idx)
 	int err = mark_precise(env, 0);
 	if (err)
 		return err;
-	err = check_r0_range(env, r0, kbpf_tnum_range(0, 1), "callback return");
+	err = check_r0_range(env, r0, 0, 1, "callback return");
 	if (err)
 		return err;
 	struct frame *callee = st->frame[st->curframe];

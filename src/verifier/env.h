@@ -301,7 +301,9 @@ static inline void scratch_slot(struct env *env, int spi)
 }
 void vlog_insn(struct env *env, int idx);
 void vlog_insn_text(struct env *env, int idx);
-int check_r0_range(struct env *env, const struct reg *r0, struct tnum range, const char *where);
+/* "mark_precise: frame%d: " what "regs=r1,r2 stack=-8,-16" (6.12's backtracking lines) */
+void vlog_precise_masks(struct env *env, int frame, const char *what, uint32_t regs, uint64_t stack);
+int check_r0_range(struct env *env, const struct reg *r0, int min, int max, const char *where);
 const char *reg_type_str(struct env *env, uint32_t type);
 void vlog_rewind(struct env *env, size_t pos);
 /* Before the log goes to the caller: a truncated log ends with the last lines kept. */
@@ -385,6 +387,7 @@ int check_btf_func(struct env *env);
 int global_func_args(struct env *env, int sub, struct reg *regs);
 int check_global_call(struct env *env, int sub, const struct reg *regs);
 bool subprog_is_global(const struct env *env, int sub);
+const char *subprog_name(struct env *env, int sub);
 
 /* callback.c: callbacks of bpf_loop, bpf_for_each_map_elem, bpf_timer_set_callback.
  * is_sync_callback_helper: the callback runs during the call (0..N times).

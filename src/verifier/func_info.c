@@ -39,6 +39,15 @@ static const struct btf_type *proto_of(struct env *env, int sub, const char **fn
 	return p != &vbtf_void && btf_is_func_proto(p) ? p : NULL;
 }
 
+/* The subprogram's name in the program's BTF, as 6.12's messages quote it
+ * ("Func#1 ('foo') ..."). */
+const char *subprog_name(struct env *env, int sub)
+{
+	const char *fname;
+	proto_of(env, sub, &fname);
+	return fname ? fname : "";
+}
+
 /* btf_get_prog_ctx_type: a pointer to the program type's context struct. */
 static bool is_ctx_ptr(struct env *env, const struct btf_type *ptr)
 {

@@ -134,6 +134,18 @@ static int check_reg_type(struct env *env, int regno, uint32_t arg)
 
 static int arg_reg_off(struct env *env, const struct reg *r, int regno, uint32_t arg)
 {
+	/* 6.12's check_func_arg_reg_off: a released object must be passed as it was
+	 * acquired, said before the generic offset checks (a dynptr on the stack
+	 * excepted) */
+	if ((arg & KBPF_ARG_OBJ_RELEASE) &&
+	    !(KBPF_ARG_BASE(arg) == KBPF_ARG_PTR_TO_DYNPTR && r->type == KBPF_PTR_TO_STACK)) {
+		if (r->off) {
+			vlog(env, "R%d must have zero offset when passed to release func or trusted arg to kfunc\n",
+			     regno);
+			return -EINVAL;
+		}
+		return check_ptr_off_reg(env, r, regno);
+	}
 	switch (r->type) {
 	case KBPF_PTR_TO_STACK:
 	case KBPF_PTR_TO_PACKET:
@@ -224,8 +236,13 @@ static int check_mem_size(struct env *env, int regno, bool zero_ok, struct call_
 		vlog(env, "R%d min value is negative, either use unsigned or 'var &= const'\n", regno);
 		return -EACCES;
 	}
-	if (r->s.umin_value == 0 && (err = helper_mem(env, regno - 1, 0, zero_ok, meta)))
-		return err;
+	/* 6.12: a size that may be 0 is refused here when 0 is not allowed (6.1 let the
+	 * memory check of 0 bytes say so); the umax check below covers the rest */
+	if (r->s.umin_value == 0 && !zero_ok) {
+		vlog(env, "R%d invalid zero-sized read: u64=[%lld,%lld]\n", regno, (long long)r->s.umin_value,
+		     (long long)r->s.umax_value);
+		return -EACCES;
+	}
 	if (r->s.umax_value >= MAX_VAR_OFF) {
 		vlog(env, "R%d unbounded memory access, use 'var &= const' or 'if (var < const)'\n", regno);
 		return -EACCES;
@@ -761,7 +778,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		fn = NULL;
 	if (!fn) {
 		const char *n = kbpf_helper_linux_name(id);
-		vlog(env, "unknown func %s#%d\n", n ? n : "unknown", id);
+		vlog(env, "program of this type cannot use helper %s#%d\n", n ? n : "unknown", id);
 		return -EINVAL;
 	}
 	const char *name = fn->name ? fn->name : "unknown";
@@ -1002,11 +1019,11 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		if (err == -EFAULT)
 			return err;
 		if (err) {
-			vlog(env, "Caller passes invalid args into func#%d\n", sub);
+			vlog(env, "Caller passes invalid args into func#%d ('%s')\n", sub, subprog_name(env, sub));
 			return err;
 		}
 		if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2))
-			vlog(env, "Func#%d is global and valid. Skipping.\n", sub);
+			vlog(env, "Func#%d ('%s') is global and assumed valid.\n", sub, subprog_name(env, sub));
 		for (int i = 0; i <= 5; i++) {
 			reg_mark_not_init(env, &caller->regs[i]);
 			scratch_reg(env, i);
@@ -1094,13 +1111,13 @@ int check_return_code(struct env *env)
 	if (cur_frame(env)->in_async_callback) {
 		/* 6.1: an async callback (a timer's) returns 0 */
 		if (r0->type != KBPF_SCALAR_VALUE) {
-			vlog(env, "In async callback the register R0 is not a known value (%s)\n",
+			vlog(env, "At async callback return the register R0 is not a known value (%s)\n",
 			     reg_type_str(env, r0->type));
 			return -EINVAL;
 		}
 		if ((err = mark_precise(env, 0)))
 			return err;
-		return check_r0_range(env, r0, kbpf_tnum_const(0), "async callback");
+		return check_r0_range(env, r0, 0, 0, "async callback return");
 	}
 	if (cur_frame(env)->subprogno) {
 		/* a global function verified on its own returns a scalar to any caller */
@@ -1120,25 +1137,26 @@ int check_return_code(struct env *env)
 		vlog(env, "At program exit the register R0 is not a known value (%s)\n", reg_type_str(env, r0->type));
 		return -EINVAL;
 	}
-	return check_r0_range(env, r0,
-			      kbpf_tnum_range((uint64_t)(int64_t)env->type->ret_min, (uint64_t)(int64_t)env->type->ret_max),
-			      "program exit");
+	return check_r0_range(env, r0, env->type->ret_min, env->type->ret_max, "program exit");
 }
 
 /* Linux's check_return_code message: R0 (a scalar) must lie within range at `where`
  * ("program exit", "callback return"). */
-int check_r0_range(struct env *env, const struct reg *r0, struct tnum range, const char *where)
+int check_r0_range(struct env *env, const struct reg *r0, int min, int max, const char *where)
 {
-	char a[TNUM_STR_MAX], b[TNUM_STR_MAX];
+	struct tnum range = kbpf_tnum_range((uint64_t)(int64_t)min, (uint64_t)(int64_t)max);
 
 	if (kbpf_tnum_in(range, r0->s.var_off))
 		return 0;
-	kbpf_tnum_strn(b, sizeof(b), range);
-	if (!kbpf_tnum_is_unknown(r0->s.var_off)) {
-		kbpf_tnum_strn(a, sizeof(a), r0->s.var_off);
-		vlog(env, "At %s the register R0 has value %s should have been in %s\n", where, a, b);
-	} else {
-		vlog(env, "At %s the register R0 has unknown scalar value should have been in %s\n", where, b);
-	}
+	/* 6.12's verbose_invalid_scalar: the signed bounds that are known and the range */
+	const struct scalar *s = &r0->s;
+	vlog(env, "At %s the register R0 has", where);
+	if (s->smin_value > INT64_MIN)
+		vlog(env, " smin=%lld", (long long)s->smin_value);
+	if (s->smax_value < INT64_MAX)
+		vlog(env, " smax=%lld", (long long)s->smax_value);
+	if (s->smin_value == INT64_MIN && s->smax_value == INT64_MAX)
+		vlog(env, " unknown scalar value");
+	vlog(env, " should have been in [%d, %d]\n", min, max);
 	return -EINVAL;
 }

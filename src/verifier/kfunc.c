@@ -268,7 +268,8 @@ static int arg_reg_off(struct env *env, const struct reg *r, int regno, bool rel
 		return 0;
 	case KBPF_PTR_TO_BTF_ID:
 		if (release && r->off) {
-			vlog(env, "R%d must have zero offset when passed to release func\n", regno);
+			vlog(env, "R%d must have zero offset when passed to release func or trusted arg to kfunc\n",
+			     regno);
 			return -EINVAL;
 		}
 		fixed_off_ok = true;

@@ -142,48 +142,52 @@ static const char *const base_names[KBPF_REG_TYPE_MAX] = {
 	[KBPF_PTR_TO_DYNPTR] = "dynptr_ptr",
 };
 
-/* Linux's reg_type_str: prefix + base + "_or_null" (BTF pointers: "or_null_"). The
- * returned buffer is reused by the next call (Linux keeps one per env too). */
+/* Linux 6.12's reg_type_str: every prefix that applies, in its order (rdonly_,
+ * ringbuf_, percpu_, untrusted_, trusted_), the base name, then "_or_null" (BTF
+ * pointers: "or_null_", the struct name follows). The returned buffer is reused by the
+ * next call (Linux keeps one per env too). */
 const char *reg_type_str(struct env *env, uint32_t type)
 {
 	static __thread char buf[64];
 	(void)env;
 	uint32_t base = KBPF_REG_BASE(type);
-	const char *prefix = "", *postfix = "";
+	const char *postfix = "";
 	if (base >= KBPF_REG_TYPE_MAX)
 		return "?";
 	if (type & KBPF_PTR_MAYBE_NULL)
 		postfix = base == KBPF_PTR_TO_BTF_ID ? "or_null_" : "_or_null";
-	if (type & KBPF_MEM_RDONLY)
-		prefix = "rdonly_";
-	if (type & KBPF_MEM_ALLOC)
-		prefix = "alloc_";
-	if (type & KBPF_PTR_UNTRUSTED)
-		prefix = "untrusted_";
-	if (type & KBPF_MEM_PERCPU)
-		prefix = "percpu_";
-	snprintf(buf, sizeof(buf), "%s%s%s", prefix, base_names[base], postfix);
+	snprintf(buf, sizeof(buf), "%s%s%s%s%s%s%s", (type & KBPF_MEM_RDONLY) ? "rdonly_" : "",
+		 (type & KBPF_MEM_ALLOC) ? "ringbuf_" : "", (type & KBPF_MEM_PERCPU) ? "percpu_" : "",
+		 (type & KBPF_PTR_UNTRUSTED) ? "untrusted_" : "", (type & KBPF_PTR_TRUSTED) ? "trusted_" : "",
+		 base_names[base], postfix);
 	return buf;
 }
 
-static void print_reg(struct env *env, const struct reg *r)
+/* One register as 6.12's print_reg_state writes it: a constant scalar as its number;
+ * otherwise the type name, a stack pointer's frame ("fp[0]") and constant offset
+ * ("fp-8"), a BTF pointer's struct name, then "(" id, ref_obj_id, map=name,ks,vs,
+ * off (non-zero), r (packet), sz (mem), and imm or the ranges ")". */
+static void print_reg(struct env *env, const struct frame *f, const struct reg *r)
 {
 	char b[512];
 	uint32_t base = KBPF_REG_BASE(r->type);
-	if (r->type == KBPF_SCALAR_VALUE && r->precise)
-		vlog(env, "P");
-	if ((r->type == KBPF_SCALAR_VALUE || r->type == KBPF_PTR_TO_STACK) && kbpf_tnum_is_const(r->s.var_off)) {
-		if (r->type == KBPF_PTR_TO_STACK)
-			vlog(env, "fp");
-		vlog(env, "%lld", (long long)(r->s.var_off.value + r->off));
-		return;
-	}
 	if (r->type == KBPF_SCALAR_VALUE) {
+		if (r->precise)
+			vlog(env, "P");
 		kbpf_scalar_snprint(b, sizeof(b), &r->s, r->id);
 		vlog(env, "%s", b);
 		return;
 	}
 	vlog(env, "%s", reg_type_str(env, r->type));
+	if (r->type == KBPF_PTR_TO_STACK) {
+		if (f && f->frameno != r->frameno)
+			vlog(env, "[%u]", r->frameno);
+		if (kbpf_tnum_is_const(r->s.var_off)) {
+			kbpf_snum_snprint(b, sizeof(b), (int64_t)(r->s.var_off.value + (uint64_t)(int64_t)r->off));
+			vlog(env, "%s", b);
+			return;
+		}
+	}
 	if (base == KBPF_PTR_TO_BTF_ID) { /* Linux: the struct's name, "ptr_tcp_sock(" */
 		const struct btf *btf = env->host ? kbpf_host_btf(env->host) : NULL;
 		const struct btf_type *bt =
@@ -198,16 +202,27 @@ static void print_reg(struct env *env, const struct reg *r)
 		vlog(env, "%sid=%u", SEP, r->id);
 	if (r->ref_obj_id)
 		vlog(env, "%sref_obj_id=%u", SEP, r->ref_obj_id);
-	vlog(env, "%soff=%d", SEP, r->off);
-	if (base == KBPF_PTR_TO_PACKET || base == KBPF_PTR_TO_PACKET_META)
-		vlog(env, ",r=%d", r->range);
-	else if ((base == KBPF_CONST_PTR_TO_MAP || base == KBPF_PTR_TO_MAP_KEY || base == KBPF_PTR_TO_MAP_VALUE) &&
-		 r->map)
-		vlog(env, ",ks=%u,vs=%u", kbpf_map_key_size(r->map), kbpf_map_value_size(r->map));
-	else if (base == KBPF_PTR_TO_MEM)
-		vlog(env, ",mem_size=%u", r->mem_size);
+	if ((base == KBPF_CONST_PTR_TO_MAP || base == KBPF_PTR_TO_MAP_KEY || base == KBPF_PTR_TO_MAP_VALUE) &&
+	    r->map) {
+		const char *name = kbpf_map_name(r->map);
+		if (name && name[0])
+			vlog(env, "%smap=%.15s", SEP, name); /* Linux keeps BPF_OBJ_NAME_LEN - 1 */
+		vlog(env, "%sks=%u,vs=%u", SEP, kbpf_map_key_size(r->map), kbpf_map_value_size(r->map));
+	}
+	if (r->off) {
+		kbpf_snum_snprint(b, sizeof(b), r->off);
+		vlog(env, "%soff=%s", SEP, b);
+	}
+	if (base == KBPF_PTR_TO_PACKET || base == KBPF_PTR_TO_PACKET_META) {
+		kbpf_unum_snprint(b, sizeof(b), (uint64_t)(int64_t)r->range);
+		vlog(env, "%sr=%s", SEP, b);
+	}
+	if (base == KBPF_PTR_TO_MEM) {
+		kbpf_unum_snprint(b, sizeof(b), r->mem_size);
+		vlog(env, "%ssz=%s", SEP, b);
+	}
 #undef SEP
-	kbpf_scalar_snprint_bounds(b, sizeof(b), &r->s, false);
+	kbpf_scalar_snprint_bounds(b, sizeof(b), &r->s, first);
 	vlog(env, "%s)", b);
 }
 
@@ -220,6 +235,13 @@ void mark_all_scratched(struct env *env)
 	env->scratched = true;
 }
 
+/* Linux's print_liveness: "_" then "r" (a path below this checkpoint read it) and
+ * "w" (written since the last checkpoint). */
+static const char *live_str(bool read, bool written)
+{
+	return read ? (written ? "_rw" : "_r") : (written ? "_w" : "");
+}
+
 void vlog_state(struct env *env, const struct frame *f, bool all)
 {
 	if (env->log_full && log_limit(env) != SIZE_MAX)
@@ -230,8 +252,8 @@ void vlog_state(struct env *env, const struct frame *f, bool all)
 		const struct reg *r = &f->regs[i];
 		if (r->type == KBPF_NOT_INIT || (!all && !(env->scratched_regs & (1u << i))))
 			continue;
-		vlog(env, " R%d%s=", i, (f->written & (1u << i)) ? "_w" : "");
-		print_reg(env, r);
+		vlog(env, " R%d%s=", i, live_str(f->live_read & (1u << i), f->written & (1u << i)));
+		print_reg(env, f, r);
 	}
 	for (int i = 0; i < f->allocated / 8; i++) {
 		const struct stack_slot *sl = &f->stack[i];
@@ -245,14 +267,16 @@ void vlog_state(struct env *env, const struct frame *f, bool all)
 		types[8] = 0;
 		if (!valid || (!all && !(env->scratched_stack & (1ull << i))))
 			continue;
-		vlog(env, " fp%d%s=", -8 * (i + 1), (f->stack_written & (1ull << i)) ? "_w" : "");
+		vlog(env, " fp%d%s=", -8 * (i + 1),
+		     live_str(f->stack_live_read & (1ull << i), f->stack_written & (1ull << i)));
 		if (sl->type[7] == STACK_SPILL) {
-			const struct reg *r = &sl->spilled;
-			vlog(env, "%s", r->type == KBPF_SCALAR_VALUE ? "" : reg_type_str(env, r->type));
-			if (r->type == KBPF_SCALAR_VALUE && r->precise)
-				vlog(env, "P");
-			if (r->type == KBPF_SCALAR_VALUE && kbpf_tnum_is_const(r->s.var_off))
-				vlog(env, "%lld", (long long)(r->s.var_off.value + r->off));
+			/* 6.12: the slot bytes above the spill, then the spilled register */
+			int j = 0;
+			while (j < 8 && sl->type[j] != STACK_SPILL)
+				j++;
+			types[j] = 0;
+			vlog(env, "%s", types);
+			print_reg(env, f, &sl->spilled);
 		} else {
 			vlog(env, "%s", types);
 		}
@@ -284,6 +308,25 @@ static const char *helper_name_cb(void *cookie, int32_t id)
 static const char *kfunc_name_cb(void *cookie, int32_t id)
 {
 	return kfunc_btf_name(cookie, id);
+}
+
+/* 6.12's fmt_reg_mask / fmt_stack_mask: "regs=r0,r6 stack=-8,-24" (empty lists
+ * print nothing after the '='). */
+void vlog_precise_masks(struct env *env, int frame, const char *what, uint32_t regs, uint64_t stack)
+{
+	char b[64 * 6 + 16];
+	size_t n = 0;
+	for (int i = 0; i < 32; i++)
+		if (regs & (1u << i))
+			n += (size_t)snprintf(b + n, sizeof(b) - n, "%sr%d", n ? "," : "", i);
+	b[n] = 0;
+	vlog(env, "mark_precise: frame%d: %sregs=%s ", frame, what, b);
+	n = 0;
+	for (int i = 0; i < 64; i++)
+		if (stack & (1ull << i))
+			n += (size_t)snprintf(b + n, sizeof(b) - n, "%s%d", n ? "," : "", -(i + 1) * 8);
+	b[n] = 0;
+	vlog(env, "stack=%s", b);
 }
 
 /* "%d: (%02x) " and the instruction text, as print_bpf_insn. */

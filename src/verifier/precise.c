@@ -170,8 +170,9 @@ static int backtrack_insn(struct env *env, int idx, int subseq, const struct his
 	uint32_t d = 1u << in->dst_reg, s = 1u << in->src_reg;
 
 	if (env->level & KBPF_LOG_LEVEL2) {
-		/* Linux's "regs=%x stack=%llx before %d: (%02x) insn" */
-		vlog(env, "regs=%x stack=%llx before ", *regs, (unsigned long long)*stack);
+		/* 6.12: "mark_precise: frame0: regs=r1,r2 stack=-8 before 5: (bf) r1 = r2" */
+		vlog_precise_masks(env, env->cur->curframe, "", *regs, *stack);
+		vlog(env, " before ");
 		vlog_insn_text(env, idx);
 	}
 	sync_linked(e, regs, stack);
@@ -301,7 +302,8 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 		int hist = st->hist_cnt;
 		const struct hist *h = st->hist;
 		if (env->level & KBPF_LOG_LEVEL2)
-			vlog(env, "last_idx %d first_idx %d\n", last, first);
+			vlog(env, "mark_precise: frame%d: last_idx %d first_idx %d subseq_idx %d \n", frame, last,
+			     first, subseq);
 		for (int i = last;;) {
 			const struct hist *e = hist && h->idx == i ? h : NULL;
 			if (skip_first)
@@ -369,8 +371,8 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 			r->precise = true;
 		}
 		if (env->level & KBPF_LOG_LEVEL2) {
-			vlog(env, "parent %s regs=%x stack=%llx marks:", new_marks ? "didn't have" : "already had", regs,
-			     (unsigned long long)stack);
+			vlog_precise_masks(env, frame, "parent state ", regs, stack);
+			vlog(env, ": ");
 			vlog_state(env, fr, true);
 		}
 		if (!new_marks || (!regs && !stack))

@@ -382,37 +382,116 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 		*(first) = false;                                    \
 	} while (0)
 
+/* Linux 6.12 prints small numbers in decimal and the rest as hex: signed ones in
+ * [-32768, 32767], unsigned ones up to 65535 (verbose_snum/verbose_unum). */
+static bool snum_decimal(int64_t v)
+{
+	return v >= -32768 && v <= 32767;
+}
+
+static void sb_snum(struct sbuf *b, int64_t v)
+{
+	if (snum_decimal(v))
+		sb_printf(b, "%lld", (long long)v);
+	else
+		sb_printf(b, "0x%llx", (unsigned long long)v);
+}
+
+static void sb_unum(struct sbuf *b, uint64_t v)
+{
+	if (v <= 65535)
+		sb_printf(b, "%llu", (unsigned long long)v);
+	else
+		sb_printf(b, "0x%llx", (unsigned long long)v);
+}
+
+/* 6.12's print_scalar_ranges: the eight bounds in the order smin smax umin umax
+ * smin32 smax32 umin32 umax32, each left out at its type's default; a min (max)
+ * equal to a later min (max) of the same sign takes that one's name too
+ * ("smin=smin32=0"). The 32-bit signed bounds compare sign-extended when they print
+ * in decimal, zero-extended when in hex. */
+static void bounds_ranges(struct sbuf *b, const struct scalar *s, bool *first)
+{
+	struct {
+		const char *name;
+		uint64_t val;
+		bool omit;
+	} m[8] = {
+		{ "smin", (uint64_t)s->smin_value, s->smin_value == S64_MIN },
+		{ "smax", (uint64_t)s->smax_value, s->smax_value == S64_MAX },
+		{ "umin", s->umin_value, s->umin_value == 0 },
+		{ "umax", s->umax_value, s->umax_value == U64_MAX },
+		{ "smin32",
+		  snum_decimal(s->s32_min_value) ? (uint64_t)(int64_t)s->s32_min_value : (uint32_t)s->s32_min_value,
+		  s->s32_min_value == S32_MIN },
+		{ "smax32",
+		  snum_decimal(s->s32_max_value) ? (uint64_t)(int64_t)s->s32_max_value : (uint32_t)s->s32_max_value,
+		  s->s32_max_value == S32_MAX },
+		{ "umin32", s->u32_min_value, s->u32_min_value == 0 },
+		{ "umax32", s->u32_max_value, s->u32_max_value == U32_MAX },
+	};
+
+	for (int i = 0; i < 8; i++) {
+		if (m[i].omit)
+			continue;
+		bool neg = m[i].name[0] == 's' && (int64_t)m[i].val < 0;
+		sb_printf(b, "%s%s=", *first ? "" : ",", m[i].name);
+		*first = false;
+		for (int j = i + 2; j < 8; j += 2) {
+			if (m[j].omit || m[j].val != m[i].val)
+				continue;
+			if ((m[j].name[0] == 's' && (int64_t)m[j].val < 0) != neg)
+				continue;
+			m[j].omit = true;
+			sb_printf(b, "%s=", m[j].name);
+		}
+		if (m[i].name[0] == 's')
+			sb_snum(b, (int64_t)m[i].val);
+		else
+			sb_unum(b, m[i].val);
+	}
+}
+
 static void bounds_text(struct sbuf *b, const struct scalar *s, bool *first)
 {
 	if (kbpf_tnum_is_const(s->var_off)) {
 		/* A pointer whose constant offset did not fit in off. */
-		ITEM(b, first, "imm=%llx", (unsigned long long)s->var_off.value);
+		if (s->var_off.value) {
+			sb_printf(b, "%simm=", *first ? "" : ",");
+			*first = false;
+			sb_snum(b, (int64_t)s->var_off.value);
+		}
 		return;
 	}
-	/* An item is printed only if no other printed item or default implies it. */
-	if (s->smin_value != (int64_t)s->umin_value && s->smin_value != S64_MIN)
-		ITEM(b, first, "smin=%lld", (long long)s->smin_value);
-	if (s->smax_value != (int64_t)s->umax_value && s->smax_value != S64_MAX)
-		ITEM(b, first, "smax=%lld", (long long)s->smax_value);
-	if (s->umin_value != 0)
-		ITEM(b, first, "umin=%llu", (unsigned long long)s->umin_value);
-	if (s->umax_value != U64_MAX)
-		ITEM(b, first, "umax=%llu", (unsigned long long)s->umax_value);
+	bounds_ranges(b, s, first);
 	if (!kbpf_tnum_is_unknown(s->var_off)) {
 		char t[TNUM_STR_MAX];
 		kbpf_tnum_strn(t, sizeof(t), s->var_off);
 		ITEM(b, first, "var_off=%s", t);
 	}
-	/* 6.1 compares the 32-bit bounds with the 64-bit ones after C's conversions
-	 * (s32 widened to s64; u32 widened to u64) and prints u32 ones with %d. */
-	if (s->s32_min_value != s->smin_value && s->s32_min_value != S32_MIN)
-		ITEM(b, first, "s32_min=%d", (int)s->s32_min_value);
-	if (s->s32_max_value != s->smax_value && s->s32_max_value != S32_MAX)
-		ITEM(b, first, "s32_max=%d", (int)s->s32_max_value);
-	if (s->u32_min_value != s->umin_value && s->u32_min_value != 0)
-		ITEM(b, first, "u32_min=%d", (int)s->u32_min_value);
-	if (s->u32_max_value != s->umax_value && s->u32_max_value != U32_MAX)
-		ITEM(b, first, "u32_max=%d", (int)s->u32_max_value);
+}
+
+static int num_snprint(char *buf, size_t size, uint64_t v, bool is_signed)
+{
+	struct sbuf b = { buf, size, 0 };
+
+	if (size)
+		buf[0] = 0;
+	if (is_signed)
+		sb_snum(&b, (int64_t)v);
+	else
+		sb_unum(&b, v);
+	return (int)b.len;
+}
+
+int kbpf_snum_snprint(char *buf, size_t size, int64_t v)
+{
+	return num_snprint(buf, size, (uint64_t)v, true);
+}
+
+int kbpf_unum_snprint(char *buf, size_t size, uint64_t v)
+{
+	return num_snprint(buf, size, v, false);
 }
 
 int kbpf_scalar_snprint_bounds(char *buf, size_t size, const struct scalar *s, bool first)
@@ -433,9 +512,9 @@ int kbpf_scalar_snprint(char *buf, size_t size, const struct scalar *s, uint32_t
 	if (size)
 		buf[0] = 0;
 	if (kbpf_tnum_is_const(s->var_off)) {
-		/* print_verifier_state prints a constant scalar as its s64 value, even
-		 * if it has an id. */
-		sb_printf(&b, "%lld", (long long)s->var_off.value);
+		/* print_reg_state prints a constant scalar as just its number, even
+		 * if it has an id (6.12: small ones decimal, the rest hex). */
+		sb_snum(&b, (int64_t)s->var_off.value);
 		return (int)b.len;
 	}
 	sb_printf(&b, "scalar(");

@@ -183,17 +183,23 @@ void kbpf_scalar_combine_eq(struct scalar *true_src, struct scalar *true_dst, st
 
 /* --- Log text --- */
 
-/* The register value text of print_verifier_state for a scalar (after "R%d=" and the
- * caller's "P" mark): the decimal value if var_off is constant ("5", "-1"), otherwise
- * "scalar(" [id=N,] the bounds list ")" e.g. "scalar(umax=255,var_off=(0x0; 0xff))".
- * id 0 prints nothing. snprintf contract. */
+/* A scalar as Linux 6.12's print_reg_state writes it (without the caller's "P" mark):
+ * the number if var_off is constant ("5", "-1", "0xffffffff"), otherwise "scalar("
+ * [id=N,] the bounds list ")", e.g. "scalar(smin=smin32=0,smax=umax=smax32=umax32=255,
+ * var_off=(0x0; 0xff))". id 0 prints nothing. snprintf contract. */
 int kbpf_scalar_snprint(char *buf, size_t size, const struct scalar *s, uint32_t id);
 
-/* The value part of print_verifier_state's list, shared by scalars and pointers:
- * "imm=%llx" (hex, no 0x) if var_off is constant, otherwise the items that are not
- * implied, in 6.1's order: smin smax umin umax var_off s32_min s32_max u32_min
- * u32_max (u32 ones printed with %d). Each item is preceded by "," unless first is
- * true and it is the first item printed. snprintf contract. */
+/* The value part of print_reg_state's list, shared by scalars and pointers (6.12):
+ * "imm=N" if var_off is constant and non-zero (nothing for 0), otherwise the ranges
+ * (print_scalar_ranges: smin smax umin umax smin32 smax32 umin32 umax32, defaults left
+ * out, equal values merged as "smin=smin32=0") then "var_off=(v; m)" unless unknown.
+ * Each item is preceded by "," unless first is true and it is the first item printed.
+ * snprintf contract. */
 int kbpf_scalar_snprint_bounds(char *buf, size_t size, const struct scalar *s, bool first);
+
+/* Linux 6.12's verbose_snum / verbose_unum: decimal for [-32768, 32767] (unsigned:
+ * up to 65535), otherwise "0x" and the 64-bit pattern in hex. snprintf contract. */
+int kbpf_snum_snprint(char *buf, size_t size, int64_t v);
+int kbpf_unum_snprint(char *buf, size_t size, uint64_t v);
 
 #endif

@@ -157,6 +157,10 @@ bool kbpf_tnum_in(struct tnum a, struct tnum b)
 
 int kbpf_tnum_strn(char *str, size_t size, struct tnum a)
 {
+	/* Linux 6.12: a known tnum prints as its number (decimal up to 65535). */
+	if (a.mask == 0)
+		return a.value <= 65535 ? snprintf(str, size, "%" PRIu64, a.value)
+					: snprintf(str, size, "0x%" PRIx64, a.value);
 	/* "0x%" PRIx64 prints 0 as "0x0", which is the kernel's %#llx, not glibc's. */
 	return snprintf(str, size, "(0x%" PRIx64 "; 0x%" PRIx64 ")", a.value, a.mask);
 }

@@ -427,7 +427,8 @@ static int do_check_subprogs(struct env *env)
 		if (err)
 			return err;
 		if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2))
-			vlog(env, "Func#%d is safe for any args that match its prototype\n", i);
+			vlog(env, "Func#%d ('%s') is safe for any args that match its prototype\n", i,
+			     subprog_name(env, i));
 	}
 	return 0;
 }

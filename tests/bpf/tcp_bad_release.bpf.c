@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Rejected: release calls bpf_setsockopt ("unknown func bpf_setsockopt#49"). */
+/* Rejected: release calls bpf_setsockopt ("program of this type cannot use helper
+ * bpf_setsockopt#49"). */
 #include "tcp_cc.h"
 
 char _license[] SEC("license") = "GPL";

@@ -129,7 +129,7 @@ if [ -n "$bpf" ] && [ -f "$bpf/tcp_fwd_cubic.bpf.o" ]; then
   expect 0 "^0 +cubic " -- tcp-sim --cc "$bpf/tcp_fallback.bpf.o" --duration 2s
   # refusals, with Linux's messages
   expect_error 1 "no write support to tcp_sock at off [0-9]+" -- tcp-sim --cc "$bpf/tcp_bad_write.bpf.o"
-  expect_error 1 "unknown func bpf_setsockopt#49" -- tcp-sim --cc "$bpf/tcp_bad_release.bpf.o"
+  expect_error 1 "program of this type cannot use helper bpf_setsockopt#49" -- tcp-sim --cc "$bpf/tcp_bad_release.bpf.o"
   expect 1 "attach to unsupported member get_info of struct tcp_congestion_ops" -- tcp-sim --cc "$bpf/tcp_bad_get_info.bpf.o"
   expect_error 1 "bad_incomplete does not implement required ops" -- tcp-sim --cc "$bpf/tcp_bad_incomplete.bpf.o"
   expect_error 1 "flags 0x4 not within TCP_CONG_MASK" -- tcp-sim --cc "$bpf/tcp_bad_flags.bpf.o"
@@ -148,7 +148,7 @@ if [ -n "$bpf" ] && [ -f "$bpf/tcp_fwd_cubic.bpf.o" ]; then
   expect 1 "no write support to tcp_sock at off [0-9]+" -- verify "$bpf/tcp_bad_write.bpf.o"
   expect 1 "bad_write_cong_avoid: rejected as tcp_congestion_ops" -- verify "$bpf/tcp_bad_write.bpf.o"
   expect 1 "attach to unsupported member get_info of struct tcp_congestion_ops" -- verify "$bpf/tcp_bad_get_info.bpf.o"
-  expect 1 "unknown func bpf_setsockopt#49" -- verify "$bpf/tcp_bad_release.bpf.o"
+  expect 1 "program of this type cannot use helper bpf_setsockopt#49" -- verify "$bpf/tcp_bad_release.bpf.o"
 else
   echo "tests/bpf objects not built (clang): BPF CC tests skipped"
 fi

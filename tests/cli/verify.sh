@@ -33,7 +33,7 @@ expect 0 "retval: 0x4 \(4\)" -- run --jit "$cb" safe_counter
 # Linux's statistics line, at every log level that asks for it
 expect 0 "^processed [0-9]+ insns \(limit 1000000\) max_states_per_insn [0-9]+ total_states [0-9]+ peak_states [0-9]+ mark_read [0-9]+$" -- verify --log-level 4 "$obj" safe
 # level 2: every instruction with its register state
-expect 0 "R0_w=map_value_or_null\(id=[0-9]+,off=0,ks=4,vs=8,imm=0\)" -- verify --log-level 2 "$obj" safe
+expect 0 "R0_w=map_value_or_null\(id=[0-9]+,map=counters,ks=4,vs=8\)" -- verify --log-level 2 "$obj" safe
 # without PROG: the programs libbpf would load ("?socket" ones are not autoloaded)
 expect 0 "safe: safe as socket_filter" -- verify "$obj"
 expect 2 "" -- verify --log-level x "$obj"
@@ -84,7 +84,7 @@ expect_error 2 "^kbpf verify: --map: KEY '	4' is not a number" -- verify --map "
 expect_error 2 "^kbpf verify: --log-level: expected 0\.\.7, got '	1'" -- verify --log-level "	1" "$tmp/misaligned.s"
 expect_error 2 "^kbpf verify: --log-level: expected 0\.\.7, got ' 1'" -- verify --log-level " 1" "$tmp/misaligned.s"
 expect_error 2 "^kbpf run: --arg: '	5' is not a number" -- run --arg "	5" "$tmp/misaligned.s"
-expect 1 "misaligned value access off \(0x0; 0x0\)\+0\+2 size 4" -- verify --prog-flags strict_alignment --map array:4:8:1 "$tmp/misaligned.s"
+expect 1 "misaligned value access off 0\+0\+2 size 4" -- verify --prog-flags strict_alignment --map array:4:8:1 "$tmp/misaligned.s"
 expect 0 "safe as socket_filter" -- verify --prog-flags strict_align,any_align --map array:4:8:1 "$tmp/misaligned.s"
 expect 0 "safe as socket_filter" -- verify --prog-flags 3 --map array:4:8:1 "$tmp/misaligned.s"
 expect 1 "unknown prog_flags 0x100" -- verify --prog-flags 0x100 --map array:4:8:1 "$tmp/misaligned.s"

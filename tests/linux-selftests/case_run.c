@@ -61,7 +61,7 @@ static const struct bpf_func_info *case_func_info(const struct st_case *c, size_
 	return fi;
 }
 
-/* "unknown func NAME#ID" of an unprivileged load for a helper the host has: hidden from
+/* "program of this type cannot use helper NAME#ID" of an unprivileged load for a helper the host has: hidden from
  * loads without CAP_BPF as Linux hides it (bpf_spin_lock…), a verdict, not a gap. */
 static bool unpriv_hidden_helper(const struct kbpf_host *host, const struct st_case *c, const char *unknown)
 {
@@ -632,11 +632,12 @@ static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, 
 		goto out;
 	}
 	/* Linux would know the helper: kbpf has no prototype for it */
-	const char *unknown = strstr(reason, "unknown func ");
+	/* (6.12's words for 6.1's "unknown func", which the cases' errstr still says) */
+	const char *unknown = strstr(reason, "program of this type cannot use helper ");
 	if (rc && unknown && !(errstr && strstr(errstr, "unknown func")) && !unpriv_hidden_helper(host, c, unknown)) {
 		char fn[80] = "";
 
-		sscanf(unknown, "unknown func %79s", fn);
+		sscanf(unknown, "program of this type cannot use helper %79s", fn);
 		set(out, ST_SKIP, "helper", "helper %s not modelled", fn);
 		goto out;
 	}

@@ -519,7 +519,8 @@ static void run_mode(const char *mode, int jit, const char *only)
 	if (WANT("dctcp_fallback"))
 		test_dctcp_fallback(mode, jit);
 	if (WANT("rel_setsockopt"))
-		test_load_fails(mode, jit, "rel_setsockopt", "bpf_dctcp_release.o", "unknown func bpf_setsockopt");
+		test_load_fails(mode, jit, "rel_setsockopt", "bpf_dctcp_release.o",
+				"program of this type cannot use helper bpf_setsockopt");
 	if (WANT("write_sk_pacing"))
 		test_write_sk_pacing(mode, jit);
 	if (WANT("incompl_cong_ops"))

@@ -88,7 +88,7 @@ static const struct kbpf_prog_type *find_type(struct kbpf_host *host, const char
 	return t;
 }
 
-/* 6.12's ids 210, 211 have names; no type offers them: Linux's "unknown func" line. */
+/* 6.12's ids 210, 211 have names; no type offers them: 6.12's "cannot use helper" line. */
 static void test_helper_names(void)
 {
 	CHECK_STR(kbpf_helper_linux_name(210), "bpf_cgrp_storage_get");
@@ -97,7 +97,7 @@ static void test_helper_names(void)
 	struct kbpf_host *host = linux_host();
 	const struct bpf_insn prog[] = { BPF_EMIT_CALL(211), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
 	CHECK_EQ_U64(verify(host, "socket_filter", prog, N(prog), 0), (uint64_t)-EINVAL);
-	CHECK_CONTAINS(vlog_buf, "unknown func bpf_cgrp_storage_delete#211");
+	CHECK_CONTAINS(vlog_buf, "program of this type cannot use helper bpf_cgrp_storage_delete#211");
 	/* past 6.12's __BPF_FUNC_MAX_ID */
 	const struct bpf_insn past[] = { BPF_EMIT_CALL(212), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
 	CHECK_EQ_U64(verify(host, "socket_filter", past, N(past), 0), (uint64_t)-EINVAL);

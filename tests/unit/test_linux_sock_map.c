@@ -517,7 +517,7 @@ static void test_skc_casts(void)
 				      .caps = KBPF_CAP_BPF | KBPF_CAP_NET_ADMIN, .log_buf = log,
 				      .log_size = sizeof(log) };
 	CHECK_EQ_U64(kbpf_prog_verify(cast_prog, N(cast_prog), &o), (uint64_t)-EINVAL);
-	CHECK_CONTAINS(log, "unknown func bpf_skc_to_tcp_sock#137");
+	CHECK_CONTAINS(log, "program of this type cannot use helper bpf_skc_to_tcp_sock#137");
 
 	uint8_t buf[256 + 64] = { 0 };
 	struct kbpf_linux_skb skb;

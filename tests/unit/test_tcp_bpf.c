@@ -403,7 +403,7 @@ static void check_refused(const char *name, int at_load, int err, const char *ms
 static void test_refusals(void)
 {
 	check_refused("tcp_bad_write", 1, -EACCES, "no write support to tcp_sock at off ");
-	check_refused("tcp_bad_release", 1, -EACCES, "unknown func bpf_setsockopt#49");
+	check_refused("tcp_bad_release", 1, -EACCES, "program of this type cannot use helper bpf_setsockopt#49");
 	/* a rate_sample is no socket: the host's setsockopt would write it as one */
 	check_refused("tcp_bad_sockopt_arg", 1, -EACCES, "R1 is of type rate_sample but sock_common is expected");
 	/* program memory is no socket, whatever its size: the kfuncs write a whole tcp_sock */

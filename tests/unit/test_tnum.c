@@ -236,8 +236,15 @@ static void test_strn_sbin(void)
 	/* The kernel's %#llx prints 0 as 0x0. */
 	CHECK(kbpf_tnum_strn(buf, sizeof(buf), TNUM(0, 0xff)) == 11);
 	CHECK_STR(buf, "(0x0; 0xff)");
+	/* Linux 6.12: a known tnum prints as its number, decimal up to 65535. */
 	kbpf_tnum_strn(buf, sizeof(buf), kbpf_tnum_const(0));
-	CHECK_STR(buf, "(0x0; 0x0)");
+	CHECK_STR(buf, "0");
+	kbpf_tnum_strn(buf, sizeof(buf), kbpf_tnum_const(65535));
+	CHECK_STR(buf, "65535");
+	kbpf_tnum_strn(buf, sizeof(buf), kbpf_tnum_const(65536));
+	CHECK_STR(buf, "0x10000");
+	kbpf_tnum_strn(buf, sizeof(buf), kbpf_tnum_const(~0ULL));
+	CHECK_STR(buf, "0xffffffffffffffff");
 	kbpf_tnum_strn(buf, sizeof(buf), kbpf_tnum_unknown());
 	CHECK_STR(buf, "(0x0; 0xffffffffffffffff)");
 	kbpf_tnum_strn(buf, sizeof(buf), TNUM(0xffffffffffffff82ULL, 0x7c));

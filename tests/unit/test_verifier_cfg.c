@@ -104,7 +104,7 @@ static void test_stats(void)
 	CHECK_CONTAINS(tv_log, "stack depth 0\n");
 	CHECK(tv_last.insns_processed == 5);
 	CHECK(tv_verify("r0 = 0\nexit", "t_plain", 2, 0) == 0);
-	CHECK_CONTAINS(tv_log, "func#0 @0\n0: R1=ctx(off=0,imm=0) R10=fp0\n0: (b7) r0 = 0");
+	CHECK_CONTAINS(tv_log, "func#0 @0\n0: R1=ctx() R10=fp0\n0: (b7) r0 = 0");
 }
 
 int main(void)

@@ -25,8 +25,8 @@ static int tracing_access(const struct kbpf_prog_type *type, int off, int size, 
 
 /* tracing_prog_func_proto's own cases kbpf can give a meaning to (the socket casts,
  * get_func_arg… need kernel objects or trampoline data the host does not have: not
- * registered, so "unknown func"; d_path needs the host's struct path in its BTF), then
- * raw_tp_prog_func_proto's. */
+ * registered, so "program of this type cannot use helper"; d_path needs the host's
+ * struct path in its BTF), then raw_tp_prog_func_proto's. */
 static const int32_t tracing_own_set[] = {
 	ID(skb_output), ID(xdp_output), ID(sk_storage_get), ID(sk_storage_delete), ID(get_socket_cookie),
 	ID(xdp_get_buff_len), ID(d_path), ID(get_func_arg), ID(get_func_ret), ID(get_func_arg_cnt),
