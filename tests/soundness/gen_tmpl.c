@@ -23,6 +23,7 @@ const char *const snd_tmpl_names[SND_NR_TMPL] = {
 	[SND_T_LOOP_CB] = "loop_cb",         [SND_T_EACH_CB] = "each_cb",       [SND_T_SPILL_PTR] = "spill_ptr",
 	[SND_T_LINKED] = "linked",           [SND_T_HELPER_OUT] = "helper_out", [SND_T_PTR_JMP32] = "ptr_jmp32",
 	[SND_T_TAIL_CHAIN] = "tail_chain",   [SND_T_PKT_NEG] = "pkt_neg",       [SND_T_KFUNC_MEM] = "kfunc_mem",
+	[SND_T_V4] = "v4",
 };
 
 /* Functions templates append (struct snd_gen_func.kind). */
@@ -663,6 +664,98 @@ static void t_kfunc_mem(struct snd_gen *g, const struct snd_env *env)
 		emit(g, BPF_MOV64_REG(sreg(g), BPF_REG_0));
 }
 
+/* cpu v4's instructions on a value that becomes an index (issue 17): sign-extending
+ * moves and loads (of the map value, and of a spilled scalar, at every byte), signed
+ * division and modulo (also INT_MIN by -1, both widths), unconditional byte swaps; then
+ * maybe a constant added (a negative range moved up), maybe a bound check, and the use.
+ * A verifier that gets a sign extension's range wrong lets the index out. */
+static void t_v4(struct snd_gen *g)
+{
+	static const int32_t divs[] = { -1, 1, 2, 3, -7, 0, INT32_MIN, 16 };
+	static const int32_t adds[] = { 128, 32768, 0x10000, -1, 0x7fffffff, INT32_MIN };
+	int n = 1 + (int)rn(g, 3);
+
+	unknown(g, BPF_REG_2, a_mask(g));
+	for (int i = 0; i < n; i++) {
+		int is64 = pct(g, 60);
+		uint8_t cls = is64 ? BPF_ALU64 : BPF_ALU;
+		switch (rn(g, 6)) {
+		case 0: { /* movsx: 8/16/32 (32: 64-bit only) */
+			static const int16_t w[] = { 8, 16, 32 };
+			int16_t bits = w[rn(g, is64 ? 3 : 2)];
+			emit(g, BPF_RAW_INSN(cls | BPF_MOV | BPF_X, BPF_REG_2, pct(g, 70) ? BPF_REG_2 : sreg(g), bits, 0));
+			break;
+		}
+		case 1: { /* ldsx of a spilled scalar, any byte of it */
+			static const uint8_t sz[] = { BPF_B, BPF_H, BPF_W };
+			int si = (int)rn(g, 3), b = 1 << si, w = pct(g, 80) ? 8 : 4;
+			/* a 4-byte spill is read only inside it: strict programs read what they wrote */
+			emit(g, BPF_STX_MEM(w == 8 ? BPF_DW : BPF_W, BPF_REG_10, BPF_REG_2, SCRATCH_A));
+			emit(g, BPF_LDX_MEMSX(sz[si], BPF_REG_2, BPF_REG_10,
+					      (int16_t)(SCRATCH_A + (int)rn(g, (unsigned)(w / b)) * b)));
+			break;
+		}
+		case 2: { /* ldsx of the map value */
+			static const uint8_t sz[] = { BPF_B, BPF_H, BPF_W };
+			int si = (int)rn(g, 3);
+			emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_VALUE(BPF_REG_2, SND_MAP_GLOBAL, 8 * (int32_t)rn(g, 4)) });
+			emit(g, BPF_LDX_MEMSX(sz[si], BPF_REG_2, BPF_REG_2, (int16_t)(1 << si) * (int16_t)rn(g, 2)));
+			break;
+		}
+		case 3: { /* sdiv / smod by a constant or a register (0 and -1 included) */
+			uint8_t op = pct(g, 50) ? BPF_DIV : BPF_MOD;
+			int32_t d = divs[rn(g, sizeof(divs) / sizeof(divs[0]))];
+			if (d && pct(g, 50)) {
+				emit(g, BPF_RAW_INSN(cls | op | BPF_K, BPF_REG_2, 0, 1, d));
+			} else {
+				if (pct(g, 50))
+					emit(g, BPF_MOV64_IMM(BPF_REG_3, d));
+				else
+					unknown(g, BPF_REG_3, 0);
+				emit(g, BPF_RAW_INSN(cls | op | BPF_X, BPF_REG_2, BPF_REG_3, 1, 0));
+			}
+			break;
+		}
+		case 4: { /* INT_MIN in either width first, then the same */
+			if (is64)
+				emit2(g, (struct bpf_insn[]){ BPF_LD_IMM64(BPF_REG_3, (uint64_t)INT64_MIN) });
+			else
+				emit(g, BPF_MOV32_IMM(BPF_REG_3, INT32_MIN));
+			emit(g, BPF_ALU64_REG(BPF_OR, BPF_REG_2, BPF_REG_3));
+			emit(g, BPF_RAW_INSN(cls | (pct(g, 50) ? BPF_DIV : BPF_MOD) | BPF_K, BPF_REG_2, 0, 1, -1));
+			break;
+		}
+		default: { /* bswap16/32/64 (ALU64 END TO_LE) */
+			static const int32_t w[] = { 16, 32, 64 };
+			emit(g, BPF_RAW_INSN(BPF_ALU64 | BPF_END | BPF_TO_LE, BPF_REG_2, 0, 0, w[rn(g, 3)]));
+			break;
+		}
+		}
+	}
+	if (pct(g, 50))
+		emit(g, BPF_ALU64_IMM(pct(g, 70) ? BPF_ADD : BPF_AND, BPF_REG_2, adds[rn(g, sizeof(adds) / sizeof(adds[0]))]));
+	size_t j = (size_t)-1, j2 = (size_t)-1;
+	switch (rn(g, 4)) {
+	case 0:
+		break; /* none: only a range the verifier thinks inside the value passes */
+	case 1:
+		j = jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, BPF_REG_2, index_limit(g), 0));
+		break;
+	case 2:
+		j = jmp_fwd(g, BPF_JMP_IMM(BPF_JSGT, BPF_REG_2, index_limit(g), 0));
+		j2 = jmp_fwd(g, BPF_JMP_IMM(BPF_JSLT, BPF_REG_2, 0, 0));
+		break;
+	default: /* 32-bit compares: the upper half is the verifier's business */
+		j = jmp_fwd(g, BPF_JMP32_IMM(BPF_JGT, BPF_REG_2, index_limit(g), 0));
+		break;
+	}
+	use_index(g, BPF_REG_2);
+	if (j != (size_t)-1)
+		patch(g, j);
+	if (j2 != (size_t)-1)
+		patch(g, j2);
+}
+
 /* Can template t go here? */
 static int fits(const struct snd_gen *g, const struct fn_state *fs, const struct snd_env *env, int t)
 {
@@ -710,6 +803,7 @@ void snd_tmpl_emit(struct snd_gen *g, const struct fn_state *fs, const struct sn
 	case SND_T_PTR_JMP32: t_ptr_jmp32(g); break;
 	case SND_T_TAIL_CHAIN: t_tail_chain(g); break;
 	case SND_T_PKT_NEG: t_pkt_neg(g); break;
+	case SND_T_V4: t_v4(g); break;
 	default: t_kfunc_mem(g, env); break;
 	}
 	if (g->cnt != before)
