@@ -27,6 +27,7 @@
 #include <kbpf/linux.h>
 #include "spec.h"
 #include "cases.h"
+#include "../linux-selftests/name_list.h"
 
 #define LOG_SIZE (2u << 20) /* test_loader's TEST_LOADER_LOG_BUF_SZ */
 
@@ -112,40 +113,6 @@ static void run_isolated(const struct lp_case *c, int timeout_s, int verbose, st
 		break;
 	}
 	close(fds[0]);
-}
-
-static char **list_read(const char *path, size_t *nr)
-{
-	FILE *f = fopen(path, "r");
-	char line[1024], **names = NULL;
-	size_t cap = 0;
-
-	*nr = 0;
-	if (!f)
-		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (!line[0] || line[0] == '#')
-			continue;
-		if (*nr == cap) {
-			char **n = realloc(names, (cap = cap ? cap * 2 : 1024) * sizeof(*names));
-
-			if (!n)
-				break;
-			names = n;
-		}
-		names[(*nr)++] = strdup(line);
-	}
-	fclose(f);
-	return names;
-}
-
-static bool listed(char **names, size_t nr, const char *name)
-{
-	for (size_t i = 0; i < nr; i++)
-		if (!strcmp(names[i], name))
-			return true;
-	return false;
 }
 
 struct tally {
@@ -252,7 +219,7 @@ int main(int argc, char **argv)
 			printf("FAIL %s: cannot read the object's cases: %s\n", argv[i], err);
 	}
 	size_t nr_exp = 0;
-	char **exp = expected ? list_read(expected, &nr_exp) : NULL;
+	char **exp = expected ? name_list_read(expected, &nr_exp) : NULL;
 	FILE *wf = write_exp ? fopen(write_exp, "w") : NULL;
 
 	if (write_exp && !wf) {
@@ -277,7 +244,7 @@ int main(int argc, char **argv)
 			continue;
 		run_isolated(c, timeout_s, verbose, &r);
 		res[i] = r;
-		bool was = exp && listed(exp, nr_exp, c->name);
+		bool was = exp && name_list_has(exp, nr_exp, c->name);
 		if (r.rc == R_PASS) {
 			mode[m].passed++;
 			if (wf)
@@ -347,9 +314,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot write %s\n", report);
 	free(res);
 	lp_cases_free(cases, nr);
-	for (size_t k = 0; k < nr_exp; k++)
-		free(exp[k]);
-	free(exp);
+	name_list_free(exp, nr_exp);
 	if (expected)
 		return regressions ? 1 : 0;
 	return mode[0].failed + mode[1].failed ? 1 : 0;

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <kbpf/linux.h>
 #include "selftests.h"
+#include "name_list.h"
 
 #define LOG_SIZE (16u << 20) /* Linux's test_verifier log buffer */
 
@@ -179,38 +180,6 @@ static int run_all(struct kbpf_host *host, const struct st_case *cases, size_t n
 	return 0;
 }
 
-/* expected-pass.txt: one case name a line; '#' lines are comments. changed-in-6.12.txt
- * has the same shape, each name followed by " # " and why Linux 6.12 decides otherwise:
- * only the name is kept. */
-static char **expected_read(const char *path, size_t *nr)
-{
-	FILE *f = fopen(path, "r");
-	char line[512], **names = NULL;
-	size_t cap = 0;
-
-	*nr = 0;
-	if (!f)
-		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (!line[0] || line[0] == '#')
-			continue;
-		char *why = strstr(line, " # ");
-		if (why)
-			*why = 0;
-		if (*nr == cap) {
-			char **n = realloc(names, (cap = cap ? cap * 2 : 1024) * sizeof(*names));
-
-			if (!n)
-				break;
-			names = n;
-		}
-		names[(*nr)++] = strdup(line);
-	}
-	fclose(f);
-	return names;
-}
-
 static int expected_write(const char *path, const struct st_case *cases,
 			  const struct st_outcome *res, size_t nr)
 {
@@ -327,23 +296,18 @@ int main(int argc, char **argv)
 	}
 
 	size_t nr_exp = 0, nr_chg = 0;
-	char **exp = expected ? expected_read(expected, &nr_exp) : NULL;
-	char **chg = changed_path ? expected_read(changed_path, &nr_chg) : NULL;
+	char **exp = expected ? name_list_read(expected, &nr_exp) : NULL;
+	char **chg = changed_path ? name_list_read(changed_path, &nr_chg) : NULL;
 	struct reason reasons[64] = { 0 };
 	int nr_reasons = 0;
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct st_outcome *o = &res[i];
-		int listed = 0;
 
 		if (o->rc == -2)
 			continue;
-		for (size_t k = 0; k < nr_exp && !listed; k++)
-			listed = !strcmp(exp[k], cases[i].name);
-		int by_612 = 0;
-		for (size_t k = 0; k < nr_chg && !by_612; k++)
-			by_612 = !strcmp(chg[k], cases[i].name);
-		if (by_612) {
+		bool listed = name_list_has(exp, nr_exp, cases[i].name);
+		if (name_list_has(chg, nr_chg, cases[i].name)) {
 			/* 6.12 decides this case otherwise and kbpf follows 6.12: it must no
 			 * longer meet 6.1's expectation, or the list is stale */
 			if (o->rc == ST_PASS) {
@@ -406,12 +370,8 @@ int main(int argc, char **argv)
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	if (expected)
 		printf("regression floor %s: %zu listed, %d regressed\n", expected, nr_exp, regressions);
-	for (size_t k = 0; k < nr_exp; k++)
-		free(exp[k]);
-	free(exp);
-	for (size_t k = 0; k < nr_chg; k++)
-		free(chg[k]);
-	free(chg);
+	name_list_free(exp, nr_exp);
+	name_list_free(chg, nr_chg);
 	free(cases);
 	free(res);
 	free(log);
