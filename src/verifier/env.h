@@ -15,6 +15,10 @@
 
 struct btf; /* libbpf's */
 
+/* Bound on stored checkpoints (each ~2 KiB per frame plus 128 bytes per stack slot
+ * the program touched). */
+#define MAX_STORED_STATES 30000u
+
 #define MAX_REG 11
 #define FP_REG 10
 #define STACK_SLOTS (KBPF_MAX_STACK / 8)
@@ -226,6 +230,7 @@ struct env {
 	bool strict_alignment; /* BPF_F_STRICT_ALIGNMENT without BPF_F_ANY_ALIGNMENT */
 	struct kbpf_map *cgroup_storage[2]; /* the program's shared and per-CPU cgroup storage */
 	uint32_t insn_limit;  /* kbpf_verify_opts.insn_limit, else KBPF_MAX_PROCESSED_INSNS */
+	/* total_states stops at MAX_STORED_STATES: then no checkpoint is stored */
 	uint32_t total_states, peak_states, cur_states, max_states_per_insn;
 	int insn_idx, prev_insn_idx;
 	int error_insn;

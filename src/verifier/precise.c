@@ -138,6 +138,9 @@ static void give_up(struct vstate *st)
 
 enum { BT_OK = 0, BT_GIVE_UP = 1 };
 
+/* Longest history segment mark_chain_precision walks (see there). */
+#define MAX_WALK_HIST 256
+
 /* Linux 6.12's bt_sync_linked_regs: scalars linked at a conditional jump got their bounds
  * from the same compare, so precision of one needs all of them (and the compared ones). */
 static void sync_linked(const struct hist *e, uint32_t *regs, uint64_t *stack)
@@ -292,6 +295,14 @@ int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t sta
 		return 0;
 	if (frame != st->curframe) {
 		/* Registers of a caller frame: their producers are before the call. */
+		give_up(st);
+		return 0;
+	}
+	/* A segment normally ends at 40 jumps (prune.c forces a checkpoint); once no more
+	 * checkpoints can be stored (MAX_STORED_STATES) it grows with the path, and walking
+	 * it on every request is quadratic in the path's length (a loop running to the insn
+	 * limit took hours): everything precise instead, which is sound and ends such walks. */
+	if (st->hist_cnt > MAX_WALK_HIST && env->total_states >= MAX_STORED_STATES) {
 		give_up(st);
 		return 0;
 	}

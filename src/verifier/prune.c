@@ -18,9 +18,6 @@
 /* every register and slot of every frame with an id and a ref_obj_id, every reference,
  * and the lock */
 #define ID_MAP_SIZE ((2 * (MAX_REG + STACK_SLOTS) + MAX_REFS) * KBPF_MAX_CALL_FRAMES + 1)
-/* Bound on stored checkpoints (each ~2 KiB per frame plus 128 bytes per stack slot
- * the program touched). */
-#define MAX_STORED_STATES 30000u
 
 /* The ids paired so far in one states_equal: n entries used, so a comparison starts
  * by setting n = 0 instead of clearing the whole (13.4 KiB) table; tmp hands out the

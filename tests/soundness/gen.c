@@ -623,7 +623,7 @@ static void mutate(struct snd_gen *g)
 			in->off = (int16_t)(in->off + (int)rn(g, 17) - 8);
 			break;
 		case 1:
-			in->imm = pct(g, 50) ? in->imm + (int32_t)rn(g, 17) - 8 : imm(g);
+			in->imm = pct(g, 50) ? (int32_t)((uint32_t)in->imm + rn(g, 17) - 8u) : imm(g);
 			break;
 		case 2:
 			in->dst_reg = (uint8_t)rn(g, 11);
