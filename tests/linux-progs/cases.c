@@ -292,6 +292,42 @@ static const char *run_type(uint32_t type)
 	}
 }
 
+/* prog_tests/verifier.c runs a few objects with a pre_execution_cb that test_loader calls
+ * after the load and before the test run: init_test_val_map() writes key 0 of one array
+ * map with bpf_misc.h's struct test_val { .index = 7 * sizeof(int), .foo[6] = 0xabcdef12 }. */
+static const struct {
+	const char *object, *map;
+} test_val_maps[] = {
+	{ "verifier_array_access", "map_array_ro" },
+	{ "verifier_value_ptr_arith", "map_array_48b" },
+};
+
+static int pre_execution(const struct lp_case *c, const struct loaded *l, char *why, size_t ws)
+{
+	const char *base = strrchr(c->path, '/');
+	size_t len;
+
+	base = base ? base + 1 : c->path;
+	len = strcspn(base, ".");
+	for (size_t i = 0; i < sizeof(test_val_maps) / sizeof(test_val_maps[0]); i++) {
+		if (strlen(test_val_maps[i].object) != len || strncmp(base, test_val_maps[i].object, len))
+			continue;
+		struct kbpf_map *map = kbpf_object_find_map(l->obj, test_val_maps[i].map);
+		int32_t value[12] = { 7 * sizeof(int32_t) }, key = 0, err;
+
+		value[1 + 6] = (int32_t)0xabcdef12;
+		if (!map) {
+			snprintf(why, ws, "pre_execution_cb: no map '%s'", test_val_maps[i].map);
+			return -ENOENT;
+		}
+		if ((err = kbpf_map_update(map, &key, value, BPF_ANY))) {
+			snprintf(why, ws, "pre_execution_cb: updating '%s': %s", test_val_maps[i].map, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 /* One BPF_PROG_TEST_RUN-style run with 64 zero bytes: checked on the interpreter, plain
  * on the JIT. Returns 0 with *r0, or -errno with the reason in why. */
 static int test_run(const struct kbpf_program *prog, int checked, int32_t *r0, char *why, size_t ws)
@@ -424,7 +460,13 @@ void lp_case_run(const struct lp_case *c, int verbose, int *rc, char *kind, size
 	}
 	if (m->execute && !m->expect_failure) {
 		int32_t r0 = 0;
-		int err = test_run(l.prog, 1, &r0, reason, sizeof(reason));
+		int err = pre_execution(c, &l, reason, sizeof(reason));
+
+		if (err) {
+			set(rc, kind, ks, why, ws, R_FAIL, "harness", "%s", reason);
+			goto out;
+		}
+		err = test_run(l.prog, 1, &r0, reason, sizeof(reason));
 
 		if (err == -EOPNOTSUPP) {
 			set(rc, kind, ks, why, ws, R_FAIL, "run-type", "%s", reason);
@@ -444,6 +486,10 @@ void lp_case_run(const struct lp_case *c, int verbose, int *rc, char *kind, size
 		if (l.err || !l.prog || !kbpf_prog_is_jited(kbpf_program_prog(l.prog))) {
 			log_reason(log, reason, sizeof(reason));
 			set(rc, kind, ks, why, ws, R_FAIL, "jit", "load with the JIT: %s", reason);
+			goto out;
+		}
+		if ((err = pre_execution(c, &l, reason, sizeof(reason)))) {
+			set(rc, kind, ks, why, ws, R_FAIL, "harness", "%s", reason);
 			goto out;
 		}
 		err = test_run(l.prog, 0, &r0, reason, sizeof(reason));
