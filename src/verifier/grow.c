@@ -5,7 +5,8 @@
  *   - an inlined bpf_loop call becomes Linux's 19-instruction loop (loop_inline.c);
  *   - an unprivileged program's tail call gets Linux's Spectre v1 guard (do_misc_fixups);
  *   - a call of a helper whose proto has inline_load becomes R0 = that variable, as
- *     do_misc_fixups inlines bpf_jiffies64 (ld_imm64 of its address, then a load).
+ *     do_misc_fixups inlines bpf_jiffies64 (ld_imm64 of its address, then a load);
+ *   - a division or modulo by a register gets do_misc_fixups' guard (divmod.c).
  * Every jump, BPF-to-BPF call and function address that crosses a patch is moved as
  * bpf_adj_branches moves it. */
 #include <errno.h>
@@ -69,14 +70,16 @@ static void emit_load(struct bpf_insn *out, const volatile uint64_t *var)
 	memcpy(out, patch, sizeof(patch));
 }
 
-/* How many instructions old insn i becomes. */
-static int patch_len(const struct env *env, int i)
+/* How many instructions old insn i (in[i]) becomes. */
+static int patch_len(const struct env *env, const struct bpf_insn *in, int i)
 {
 	if (inline_here(env, i))
 		return LOOP_PATCH_LEN;
 	if (tail_guard_here(env, i))
 		return TAIL_GUARD_LEN;
-	return load_here(env, i) ? LOAD_PATCH_LEN : 1;
+	if (load_here(env, i))
+		return LOAD_PATCH_LEN;
+	return divmod_patch_len(&in[i]);
 }
 
 /* Relative field (off or imm) of the insn at old index i, whose target is old index t,
@@ -98,7 +101,7 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 		*out_idx = NULL;
 	int64_t grow = 0;
 	for (int i = 0; i < cnt; i++)
-		grow += patch_len(env, i) - 1;
+		grow += patch_len(env, in, i) - 1;
 	if (!grow)
 		return 0;
 	if ((int64_t)cnt + grow > KBPF_MAX_PROCESSED_INSNS) {
@@ -114,7 +117,7 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 	for (int i = 0, d = 0; i <= cnt; i++) {
 		nidx[i] = i + d;
 		if (i < cnt)
-			d += patch_len(env, i) - 1;
+			d += patch_len(env, in, i) - 1;
 	}
 	/* the spill area of each subprogram: below its depth rounded up to 8, the same for
 	 * every call in it */
@@ -134,7 +137,7 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 	for (int i = 0; i < cnt && !err; i++) {
 		struct bpf_insn insn = in[i];
 		uint8_t cls = BPF_CLASS(insn.code), op = BPF_OP(insn.code);
-		int64_t rel;
+		int64_t rel = 0;
 		bool ok = true;
 
 		if (inline_here(env, i)) {
@@ -150,6 +153,10 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 		}
 		if (tail_guard_here(env, i)) {
 			emit_tail_guard(&p[nidx[i]], env->aux[i].tail_map, insn);
+			continue;
+		}
+		if (divmod_patch_len(&insn) > 1) {
+			divmod_emit(&insn, &p[nidx[i]]);
 			continue;
 		}
 		if (insn.code == (BPF_LD | BPF_IMM | BPF_DW) && insn.src_reg == BPF_PSEUDO_FUNC) {
