@@ -246,7 +246,11 @@ static void unload(struct loaded *l)
 }
 
 /* The translated program as test_loader prints it: "N: insn" a line, calls without
- * their "#id". */
+ * their "#id". Linux's xlated program holds, in a helper call's imm, the helper's address
+ * relative to __bpf_call_base (do_misc_fixups' patch_call_imm; x86-64's JIT inlines no
+ * helper call in 6.12), and in a kfunc call's its address: the disassembler names
+ * neither ("call unknown", "call kernel-function"). kbpf keeps the ids; the harness prints
+ * what Linux's dump shows. bpf_dump_raw_ok's bpf_tail_call is named. */
 static char *xlated_text(const struct kbpf_program *prog)
 {
 	size_t cnt = 0, cap = 4096, len = 0;
@@ -259,9 +263,14 @@ static char *xlated_text(const struct kbpf_program *prog)
 	for (size_t i = 0; insns && i < cnt;) {
 		int n = kbpf_insn_disasm(insns, cnt, i, NULL, line, sizeof(line));
 		char *hash = strstr(line, "call ") ? strchr(line, '#') : NULL;
+		const struct bpf_insn *in = &insns[i];
 
 		if (hash && hash[1] >= '0' && hash[1] <= '9')
 			*hash = 0;
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == 0 && in->imm != BPF_FUNC_tail_call)
+			snprintf(line, sizeof(line), "call unknown");
+		else if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_KFUNC_CALL)
+			snprintf(line, sizeof(line), "call kernel-function");
 		size_t need = len + strlen(line) + 32;
 		if (need > cap) {
 			char *nout = realloc(out, cap = 2 * need);
