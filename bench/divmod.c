@@ -14,17 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <linux/bpf.h>
 #include <kbpf/kbpf.h>
 #include <kbpf/linux.h>
+#include "best_run.h"
 
-static double cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 #define DIVS_PER_LOOP 4
 
@@ -98,24 +92,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			uint64_t r0 = 0;
-			unsigned reps = 1;
-			double best = 1e30;
-			for (;;) { /* calibrate: a round of at least 20 ms */
-				double t0 = cpu_ns();
-				for (unsigned k = 0; k < reps; k++)
-					kbpf_prog_run(p, ctx, &r0);
-				if (cpu_ns() - t0 >= 20e6)
-					break;
-				reps *= 2;
-			}
-			for (unsigned r = 0; r < rounds; r++) {
-				double t0 = cpu_ns();
-				for (unsigned k = 0; k < reps; k++)
-					kbpf_prog_run(p, ctx, &r0);
-				double per = (cpu_ns() - t0) / reps;
-				if (per < best)
-					best = per;
-			}
+			double best = bench_best_run_ns(p, ctx, rounds, &r0);
 			if (!jit && !guarded)
 				want = r0;
 			else if (r0 != want) {
