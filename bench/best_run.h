@@ -6,6 +6,8 @@
 #define KBPF_BENCH_BEST_RUN_H
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <kbpf/kbpf.h>
 
@@ -39,6 +41,17 @@ static inline double bench_best_run_ns(const struct kbpf_prog *p, void *ctx, uns
 			best = per;
 	}
 	return best;
+}
+
+/* Their options: --rounds N, --loops L. */
+static inline void bench_args(int argc, char **argv, unsigned *rounds, int *loops)
+{
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--rounds"))
+			*rounds = (unsigned)atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--loops"))
+			*loops = atoi(argv[i + 1]);
+	}
 }
 
 #endif

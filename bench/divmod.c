@@ -26,12 +26,7 @@ int main(int argc, char **argv)
 {
 	unsigned rounds = 7;
 	int loops = 1000;
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--rounds"))
-			rounds = (unsigned)atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--loops"))
-			loops = atoi(argv[i + 1]);
-	}
+	bench_args(argc, argv, &rounds, &loops);
 	const struct bpf_insn prog[] = {
 		BPF_LDX_MEM(BPF_DW, BPF_REG_6, BPF_REG_1, 0), /* dividend */
 		BPF_LDX_MEM(BPF_DW, BPF_REG_7, BPF_REG_1, 8), /* divisor */

@@ -27,12 +27,7 @@ int main(int argc, char **argv)
 {
 	unsigned rounds = 7;
 	int loops = 1000;
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--rounds"))
-			rounds = (unsigned)atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--loops"))
-			loops = atoi(argv[i + 1]);
-	}
+	bench_args(argc, argv, &rounds, &loops);
 	/* r4 = 0 (inlined) or r4 = ctx[0] (not); then the same loop */
 	struct bpf_insn prog[] = {
 		BPF_MOV64_IMM(BPF_REG_4, 0),
