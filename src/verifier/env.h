@@ -280,12 +280,10 @@ void loop_inline_emit(struct bpf_insn *out, int32_t base, int32_t callback_rel);
  * the rounding of the depth to 8). */
 int loop_inline_extra_stack(int depth);
 
-/* divmod.c: Linux's division guards (do_misc_fixups). k_minus1: sdiv/smod by the constant
- * -1 rewritten in place (true if it was one); patch_len: how many insns in becomes (1 if
- * it is not a division by a register); emit: its patch at out. */
+/* divmod.c: Linux's division guards (do_misc_fixups): sdiv/smod by the constant -1
+ * rewritten in place (true if it was one). The guards of register divisors, which grow the
+ * program, are isa/div_guard.h's, applied by grow.c. */
 bool divmod_k_minus1(struct bpf_insn *in);
-int divmod_patch_len(const struct bpf_insn *in);
-void divmod_emit(const struct bpf_insn *in, struct bpf_insn *out);
 
 /* grow.c: the rewrites that make the program longer (Linux's optimize_bpf_loop and the
  * growing part of do_misc_fixups: inlined bpf_loop calls, unprivileged tail-call guards,

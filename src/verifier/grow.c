@@ -6,7 +6,7 @@
  *   - an unprivileged program's tail call gets Linux's Spectre v1 guard (do_misc_fixups);
  *   - a call of a helper whose proto has inline_load becomes R0 = that variable, as
  *     do_misc_fixups inlines bpf_jiffies64 (ld_imm64 of its address, then a load);
- *   - a division or modulo by a register gets do_misc_fixups' guard (divmod.c).
+ *   - a division or modulo by a register gets do_misc_fixups' guard (isa/div_guard.c).
  * Every jump, BPF-to-BPF call and function address that crosses a patch is moved as
  * bpf_adj_branches moves it. */
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include <linux/bpf.h>
 #include <kbpf/insn.h>
 #include <kbpf/map.h>
+#include "isa/div_guard.h"
 #include "verifier/env.h"
 
 /* The subprogram that holds insn i (env->sub[nr_sub].start is cnt). */
@@ -79,7 +80,7 @@ static int patch_len(const struct env *env, const struct bpf_insn *in, int i)
 		return TAIL_GUARD_LEN;
 	if (load_here(env, i))
 		return LOAD_PATCH_LEN;
-	return divmod_patch_len(&in[i]);
+	return kbpf_div_guard(&in[i], NULL);
 }
 
 /* Relative field (off or imm) of the insn at old index i, whose target is old index t,
@@ -155,8 +156,8 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 			emit_tail_guard(&p[nidx[i]], env->aux[i].tail_map, insn);
 			continue;
 		}
-		if (divmod_patch_len(&insn) > 1) {
-			divmod_emit(&insn, &p[nidx[i]]);
+		if (kbpf_div_guard(&insn, NULL) > 1) {
+			kbpf_div_guard(&insn, &p[nidx[i]]);
 			continue;
 		}
 		if (insn.code == (BPF_LD | BPF_IMM | BPF_DW) && insn.src_reg == BPF_PSEUDO_FUNC) {
