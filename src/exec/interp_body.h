@@ -329,7 +329,7 @@ static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip
 	const unsigned max_depth = KBPF_MAX_CALL_FRAMES - 1 - run->depth;
 #define MAX_DEPTH max_depth
 #endif
-	uint64_t R[MAX_BPF_REG];
+	uint64_t R[MAX_BPF_REG + 1]; /* R11: the verifier's AX (isa/validate.h) */
 	const struct kbpf_di *pc = ip->code + run->start;
 	uint32_t tail_cnt = run->tail_calls;
 	int ret;
@@ -337,7 +337,7 @@ static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip
 	R[0] = 0;
 	for (int i = 0; i < 5; i++)
 		R[1 + i] = run->args[i];
-	R[6] = R[7] = R[8] = R[9] = 0;
+	R[6] = R[7] = R[8] = R[9] = R[11] = 0;
 	R[10] = (uint64_t)(uintptr_t)stack_top;
 #if KBPF_INTERP_HARDENED
 	uint64_t budget_left = ip->prog->run_budget ? ip->prog->run_budget : UINT64_MAX;

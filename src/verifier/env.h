@@ -285,6 +285,11 @@ void loop_inline_emit(struct bpf_insn *out, int32_t base, int32_t callback_rel);
  * the rounding of the depth to 8). */
 int loop_inline_extra_stack(int depth);
 
+/* divmod.c: Linux's division guards (do_misc_fixups): sdiv/smod by the constant -1
+ * rewritten in place (true if it was one). The guards of register divisors, which grow the
+ * program, are isa/div_guard.h's, applied by grow.c. */
+bool divmod_k_minus1(struct bpf_insn *in);
+
 /* grow.c: the rewrites that make the program longer (Linux's optimize_bpf_loop and the
  * growing part of do_misc_fixups: inlined bpf_loop calls, unprivileged tail-call guards,
  * helpers that are a variable's load). After a safe walk, in (env->cnt insns, fixup_apply's

@@ -12,7 +12,8 @@
  *     after it, as 6.12's adjust_jmp_off moves them). Linux expands may_goto into four
  *     insns on its hidden AX register; kbpf's engines execute it as one insn that reads
  *     and counts down the slot whose offset the rewrite puts in imm (interp_body.h,
- *     jit_x86.c), so the translated program keeps it: ".insn 0xe5, 0, 0, OFF, SLOT".
+ *     jit_x86.c), so the translated program keeps it: ".insn 0xe5, 0, 0, OFF, SLOT";
+ *   - a division or modulo by a register gets do_misc_fixups' guard (isa/div_guard.c).
  * Every jump, BPF-to-BPF call and function address that crosses a patch is moved as
  * bpf_adj_branches moves it. */
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <linux/bpf.h>
 #include <kbpf/insn.h>
 #include <kbpf/map.h>
+#include "isa/div_guard.h"
 #include "verifier/env.h"
 
 /* The subprogram that holds insn i (env->sub[nr_sub].start is cnt). */
@@ -76,7 +78,7 @@ static void emit_load(struct bpf_insn *out, const volatile uint64_t *var)
 	memcpy(out, patch, sizeof(patch));
 }
 
-static int body_len(const struct env *env, int i);
+static int body_len(const struct env *env, const struct bpf_insn *in, int i);
 
 /* may_goto's counter store, in front of the first insn of a subprogram that has one */
 static int prologue_len(const struct env *env, int i)
@@ -85,20 +87,22 @@ static int prologue_len(const struct env *env, int i)
 	return env->sub[s].start == i && env->sub[s].has_may_goto ? 1 : 0;
 }
 
-/* How many instructions old insn i becomes. */
-static int patch_len(const struct env *env, int i)
+/* How many instructions old insn i (in[i]) becomes. */
+static int patch_len(const struct env *env, const struct bpf_insn *in, int i)
 {
-	return prologue_len(env, i) + body_len(env, i);
+	return prologue_len(env, i) + body_len(env, in, i);
 }
 
-/* How many instructions old insn i becomes, its prologue not counted. */
-static int body_len(const struct env *env, int i)
+/* How many instructions old insn i (in[i]) becomes, its prologue not counted. */
+static int body_len(const struct env *env, const struct bpf_insn *in, int i)
 {
 	if (inline_here(env, i))
 		return LOOP_PATCH_LEN;
 	if (tail_guard_here(env, i))
 		return TAIL_GUARD_LEN;
-	return load_here(env, i) ? LOAD_PATCH_LEN : 1;
+	if (load_here(env, i))
+		return LOAD_PATCH_LEN;
+	return kbpf_div_guard(&in[i], NULL);
 }
 
 /* Relative field (off or imm) of the insn at old index i, whose target is old index t,
@@ -124,7 +128,7 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 		*out_idx = NULL;
 	int64_t grow = 0;
 	for (int i = 0; i < cnt; i++)
-		grow += patch_len(env, i) - 1;
+		grow += patch_len(env, in, i) - 1;
 	if (!grow)
 		return 0;
 	if ((int64_t)cnt + grow > KBPF_MAX_PROCESSED_INSNS) {
@@ -141,7 +145,7 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 	for (int i = 0, d = 0; i <= cnt; i++) {
 		nidx[i] = i + d;
 		if (i < cnt)
-			d += patch_len(env, i) - 1;
+			d += patch_len(env, in, i) - 1;
 	}
 	/* the spill area of each subprogram: below its depth rounded up to 8, the same for
 	 * every call in it */
@@ -174,7 +178,7 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 	for (int i = 0; i < cnt && !err; i++) {
 		struct bpf_insn insn = in[i];
 		uint8_t cls = BPF_CLASS(insn.code), op = BPF_OP(insn.code);
-		int64_t rel;
+		int64_t rel = 0;
 		bool ok = true;
 		int at = nidx[i] + prologue_len(env, i); /* the insn's own patch */
 
@@ -194,6 +198,10 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 		}
 		if (tail_guard_here(env, i)) {
 			emit_tail_guard(&p[at], env->aux[i].tail_map, insn);
+			continue;
+		}
+		if (kbpf_div_guard(&insn, NULL) > 1) {
+			kbpf_div_guard(&insn, &p[at]);
 			continue;
 		}
 		if (insn.code == (BPF_LD | BPF_IMM | BPF_DW) && insn.src_reg == BPF_PSEUDO_FUNC) {
