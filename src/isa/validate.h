@@ -6,7 +6,7 @@
 #include <kbpf/insn.h>
 
 /* kbpf_insns_validate for the verifier's output, which may hold its LDX | KBPF_PROBE_MEM
- * loads. */
+ * loads and its ALU64 | MOV | X per-CPU address moves (off KBPF_ADDR_PERCPU). */
 int kbpf_insns_validate_xlated(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size);
 
 #endif

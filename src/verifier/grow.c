@@ -5,7 +5,9 @@
  *   - an inlined bpf_loop call becomes Linux's 19-instruction loop (loop_inline.c);
  *   - an unprivileged program's tail call gets Linux's Spectre v1 guard (do_misc_fixups);
  *   - a call of a helper whose proto has inline_load becomes R0 = that variable, as
- *     do_misc_fixups inlines bpf_jiffies64 (ld_imm64 of its address, then a load).
+ *     do_misc_fixups inlines bpf_jiffies64 (ld_imm64 of its address, then a load);
+ *   - a call of kbpf's bpf_get_smp_processor_id becomes the load of the CPU number
+ *     through a per-CPU move, and bpf_fastcall's dropped spills and fills go (fastcall.c).
  * Every jump, BPF-to-BPF call and function address that crosses a patch is moved as
  * bpf_adj_branches moves it. */
 #include <errno.h>
@@ -69,9 +71,15 @@ static void emit_load(struct bpf_insn *out, const volatile uint64_t *var)
 	memcpy(out, patch, sizeof(patch));
 }
 
-/* How many instructions old insn i becomes. */
+/* How many instructions old insn i becomes: a spill or fill bpf_fastcall drops
+ * (fastcall.c) none for a privileged program, a NOP (ja +0) else, as Linux removes NOPs
+ * (opt_remove_nops) only for those. */
 static int patch_len(const struct env *env, int i)
 {
+	if (env->aux[i].fastcall_drop)
+		return env->priv ? 0 : 1;
+	if (fastcall_inlines_cpu_id(env, i))
+		return FASTCALL_CPU_ID_LEN;
 	if (inline_here(env, i))
 		return LOOP_PATCH_LEN;
 	if (tail_guard_here(env, i))
@@ -97,9 +105,12 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 	if (out_idx)
 		*out_idx = NULL;
 	int64_t grow = 0;
-	for (int i = 0; i < cnt; i++)
+	bool patched = false;
+	for (int i = 0; i < cnt; i++) {
 		grow += patch_len(env, i) - 1;
-	if (!grow)
+		patched |= patch_len(env, i) != 1 || env->aux[i].fastcall_drop;
+	}
+	if (!patched)
 		return 0;
 	if ((int64_t)cnt + grow > KBPF_MAX_PROCESSED_INSNS) {
 		vlog(env, "insn %d cannot be patched: the program would be too large\n", cnt);
@@ -137,6 +148,15 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 		int64_t rel;
 		bool ok = true;
 
+		if (env->aux[i].fastcall_drop) {
+			if (!env->priv)
+				p[nidx[i]] = (struct bpf_insn)BPF_JMP_A(0);
+			continue;
+		}
+		if (fastcall_inlines_cpu_id(env, i)) {
+			fastcall_emit_cpu_id(&p[nidx[i]]);
+			continue;
+		}
 		if (inline_here(env, i)) {
 			int s = sub_of(env, i);
 			int cb = (int)env->aux[i].loop_cb_subprog;
