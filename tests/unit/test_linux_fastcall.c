@@ -112,44 +112,39 @@ static void runs(struct kbpf_host *host, const struct bpf_insn *insns, size_t cn
 	}
 }
 
-static void test_simple(void)
+/* "simple" as type: privileged, its 10 spills and fills gone (the call became 3 insns);
+ * unprivileged, NOPs in their place; 8 bytes of stack either way (Linux's "stack depth
+ * 8"); R0 the sum and the CPU slot the thread is bound to. */
+static void check_simple(const char *type, int unpriv, unsigned cpu)
 {
 	struct kbpf_host *host = linux_host();
 	struct bpf_insn *x = NULL;
-	uint32_t cnt = 0, depth = 0;
+	uint32_t cnt = 0, depth = 0, call = unpriv ? 10 : 5; /* where the inlined call starts */
 	CHECK(host);
-	/* the last slot: the inlined load reads this thread's block */
-	unsigned cpu = kbpf_nr_cpus() - 1;
 	CHECK_EQ_U64(kbpf_cpu_bind(cpu), 0);
-	xlated(host, simple, N(simple), "raw_tracepoint", 0, &cnt, &depth, &x);
-	/* 10 spills and fills gone, the call became 3 insns; 8 bytes of stack (Linux's
-	 * "stack depth 8") */
-	CHECK_EQ_U64(cnt, N(simple) - 10 + 2);
+	xlated(host, simple, N(simple), type, unpriv, &cnt, &depth, &x);
+	CHECK_EQ_U64(cnt, N(simple) + 2 - (unpriv ? 0 : 10));
 	CHECK_EQ_U64(depth, 8);
 	for (uint32_t i = 0; x && i < cnt; i++)
 		CHECK(!(x[i].code == (BPF_STX | BPF_MEM | BPF_DW) || x[i].code == (BPF_LDX | BPF_MEM | BPF_DW)));
-	CHECK(x && x[5].code == (BPF_ALU | BPF_MOV | BPF_K) && x[6].off == KBPF_ADDR_PERCPU &&
-	      x[7].code == (BPF_LDX | BPF_MEM | BPF_W));
+	for (uint32_t i = 5; unpriv && x && i < 10; i++)
+		CHECK(x[i].code == (BPF_JMP | BPF_JA) && x[i].off == 0);
+	CHECK(x && x[call].code == (BPF_ALU | BPF_MOV | BPF_K) && x[call + 1].off == KBPF_ADDR_PERCPU &&
+	      x[call + 2].code == (BPF_LDX | BPF_MEM | BPF_W));
 	free(x);
-	runs(host, simple, N(simple), "raw_tracepoint", 0, SIMPLE_SUM + cpu);
+	runs(host, simple, N(simple), type, unpriv, SIMPLE_SUM + cpu);
 	kbpf_host_free(host);
+}
+
+static void test_simple(void)
+{
+	/* the last slot: the inlined load reads this thread's block */
+	check_simple("raw_tracepoint", 0, kbpf_nr_cpus() - 1);
 }
 
 static void test_unprivileged_nops(void)
 {
-	struct kbpf_host *host = linux_host();
-	struct bpf_insn *x = NULL;
-	uint32_t cnt = 0, depth = 0;
-	CHECK(host);
-	CHECK_EQ_U64(kbpf_cpu_bind(0), 0);
-	xlated(host, simple, N(simple), "socket_filter", 1, &cnt, &depth, &x);
-	CHECK_EQ_U64(cnt, N(simple) + 2);
-	CHECK_EQ_U64(depth, 8);
-	for (uint32_t i = 5; x && i < 10; i++)
-		CHECK(x[i].code == (BPF_JMP | BPF_JA) && x[i].off == 0);
-	free(x);
-	runs(host, simple, N(simple), "socket_filter", 1, SIMPLE_SUM);
-	kbpf_host_free(host);
+	check_simple("socket_filter", 1, 0);
 }
 
 static void test_mixed_sizes_keep_pairs(void)
