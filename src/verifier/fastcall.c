@@ -37,15 +37,22 @@
 
 #define CALLER_SAVED 0x3fu /* R0-R5 */
 
-bool fastcall_inlines_cpu_id(const struct env *env, int i)
+/* The call at i is of kbpf's own bpf_get_smp_processor_id: another host's helper 8 is
+ * called as it is. */
+static bool is_cpu_id(const struct env *env, int i)
 {
 	const struct bpf_insn *in = &env->insns[i];
 
 	if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != 0 || in->imm != BPF_FUNC_get_smp_processor_id)
 		return false;
 	const struct kbpf_helper_proto *fn = helper_proto(env, in->imm);
-	/* kbpf's own function only: another host's helper 8 is called as it is */
 	return fn && fn->fn == kbpf_helper_get_smp_processor_id && !fn->run_id && !fn->inline_load;
+}
+
+bool fastcall_inlines_cpu_id(const struct env *env, int i)
+{
+	/* a call no path reached is dead code, filled with goto -1 (fixup.c) */
+	return env->aux[i].seen && is_cpu_id(env, i);
 }
 
 void fastcall_emit_cpu_id(struct bpf_insn *out)
@@ -77,7 +84,7 @@ static uint32_t clobbered(const struct env *env, int i, bool *inlined)
 	for (int a = 0; a < 5; a++)
 		if (fn->arg_type[a] != KBPF_ARG_DONTCARE)
 			mask |= 1u << (BPF_REG_1 + a);
-	*inlined = fastcall_inlines_cpu_id(env, i);
+	*inlined = is_cpu_id(env, i);
 	return mask;
 }
 
@@ -196,6 +203,8 @@ void fastcall_remove(struct env *env)
 		bool removed = false;
 
 		for (int i = s->start; !s->fastcall_off && i < env->sub[n + 1].start; i++) {
+			if (!fastcall_inlines_cpu_id(env, i))
+				continue; /* dead code: its pairs stay goto -1 (fixup.c) */
 			for (int k = 1; k <= env->aux[i].fastcall_spills; k++)
 				env->aux[i - k].fastcall_drop = env->aux[i + k].fastcall_drop = true;
 			removed |= env->aux[i].fastcall_spills > 0;

@@ -161,10 +161,31 @@ static void test_mixed_sizes_keep_pairs(void)
 	kbpf_host_free(host);
 }
 
+/* A call no path reaches stays dead code's goto -1, not the inlined load. */
+static void test_dead_call_not_inlined(void)
+{
+	static const struct bpf_insn dead[] = {
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1),
+		CPU_ID,
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_host *host = linux_host();
+	struct bpf_insn *x = NULL;
+	uint32_t cnt = 0, depth = 0;
+	CHECK(host);
+	xlated(host, dead, N(dead), "raw_tracepoint", 0, &cnt, &depth, &x);
+	CHECK_EQ_U64(cnt, N(dead));
+	CHECK(x && x[2].code == (BPF_JMP | BPF_JA) && x[2].off == -1);
+	free(x);
+	kbpf_host_free(host);
+}
+
 int main(void)
 {
 	RUN(test_simple);
 	RUN(test_unprivileged_nops);
 	RUN(test_mixed_sizes_keep_pairs);
+	RUN(test_dead_call_not_inlined);
 	return test_summary();
 }
