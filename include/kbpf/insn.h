@@ -15,6 +15,12 @@
  * verifier makes loads through untrusted BTF pointers so (docs/verifier.md). */
 #define KBPF_PROBE_MEM 0x20
 
+/* In a verified program's ALU64 | MOV | X (never the verifier's input): as the off field,
+ * dst = src + the address of the running thread's per-CPU block (Linux's internal
+ * BPF_ADDR_PERCPU, printed "r0 = &(void __percpu *)(r0)"). The verifier's inlined
+ * bpf_get_smp_processor_id loads the CPU number through it (docs/verifier.md). */
+#define KBPF_ADDR_PERCPU (-1)
+
 /* --- RFC 9669 additions missing from older uapi headers --- */
 #ifndef BPF_MEMSX
 #define BPF_MEMSX 0x80 /* sign-extending load (LDX only) */

@@ -156,7 +156,8 @@ int kbpf_interp_checked_enter(struct kbpf_interp_run *run, const struct kbpf_pro
 /* At most this many host objects returned by kfuncs are tracked per run. */
 #define CHECKED_MAX_REGIONS 4096
 
-int kbpf_interp_checked_add_object(struct kbpf_interp_run *run, uint64_t addr, uint32_t size, const char *name)
+int kbpf_interp_checked_add_object(struct kbpf_interp_run *run, uint64_t addr, uint32_t size, unsigned flags,
+				   const char *name)
 {
 	struct kbpf_interp_checked *ck = run->ck;
 	size_t n = run->opts->nr_regions;
@@ -183,7 +184,7 @@ int kbpf_interp_checked_add_object(struct kbpf_interp_run *run, uint64_t addr, u
 		ck->view.regions = r;
 		run->opts = &ck->view;
 	}
-	ck->regions[n] = (struct kbpf_mem_region){ (void *)(uintptr_t)addr, size, KBPF_MEM_READ | KBPF_MEM_WRITE, name };
+	ck->regions[n] = (struct kbpf_mem_region){ (void *)(uintptr_t)addr, size, flags, name };
 	ck->view.nr_regions = n + 1;
 	return 0;
 }

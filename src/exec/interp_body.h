@@ -425,6 +425,22 @@ L_MOVSX64_16:
 L_MOVSX64_32:
 	DST = (uint64_t)(int64_t)(int32_t)SRC;
 	NEXT();
+L_MOV_PERCPU: {
+	/* the verifier's inlined bpf_get_smp_processor_id: the thread's per-CPU block */
+	uint64_t base = kbpf_pcpu_base();
+#if KBPF_INTERP_CHECKED
+	/* ... which the program may read (the CPU number), not write */
+	if ((ret = kbpf_interp_checked_add_object(run, base, sizeof(struct kbpf_pcpu), KBPF_MEM_READ,
+						  "per-CPU data"))) {
+		kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code), "cannot track the per-CPU data: %s",
+				     strerror(-ret));
+		goto out_stop;
+	}
+	opts = run->opts;
+#endif
+	DST = SRC + base;
+	NEXT();
+}
 L_MOVSX32_8:
 	DST = (uint32_t)(int32_t)(int8_t)SRC;
 	NEXT();
@@ -524,7 +540,8 @@ L_CALL_KFUNC:
 #if KBPF_INTERP_CHECKED
 	/* the host object a kfunc returned: the program may touch it (its BTF size) */
 	if (R[0] && pc->x.kfunc->ret_obj_size &&
-	    (ret = kbpf_interp_checked_add_object(run, R[0], pc->x.kfunc->ret_obj_size, pc->x.kfunc->name))) {
+	    (ret = kbpf_interp_checked_add_object(run, R[0], pc->x.kfunc->ret_obj_size, KBPF_MEM_READ | KBPF_MEM_WRITE,
+						  pc->x.kfunc->name))) {
 		kbpf_interp_stop_msg(opts, (size_t)(pc - ip->code), "cannot track the object kfunc %s returned: %s",
 				     pc->x.kfunc->name, strerror(-ret));
 		goto out_stop;

@@ -10,6 +10,7 @@
 #include "exec/prog_internal.h"
 #include "exec/kfunc_call.h"
 #include "exec/probe_mem.h"
+#include "maps/pcpu.h"
 
 /* Every handler of the threaded-code loop, one per specialised operation.  The order of
  * each group of four is fixed (64-bit K, 64-bit X, 32-bit K, 32-bit X) so the decoder can
@@ -31,7 +32,7 @@
 #define KBPF_INTERP_HANDLERS(H)                                                          \
 	KBPF_IH_ALU_OPS(KBPF_IH_ALU_GROUP, H)                                              \
 	H(NEG64) H(NEG32)                                                                  \
-	H(MOVSX64_8) H(MOVSX64_16) H(MOVSX64_32) H(MOVSX32_8) H(MOVSX32_16)                \
+	H(MOVSX64_8) H(MOVSX64_16) H(MOVSX64_32) H(MOVSX32_8) H(MOVSX32_16) H(MOV_PERCPU)  \
 	H(ZEXT16) H(ZEXT32) H(NOP) H(SWAP16) H(SWAP32) H(SWAP64)                           \
 	KBPF_IH_JMP_CONDS(KBPF_IH_JMP_GROUP, H)                                            \
 	H(JA) H(MAY_GOTO)                                                                  \
@@ -133,7 +134,8 @@ int kbpf_interp_checked_enter(struct kbpf_interp_run *run, const struct kbpf_pro
 /* Checked mode after a kfunc returned addr, a pointer to a host object of size bytes
  * (its BTF struct): the program may read and write it from now on (the verifier
  * allowed it). Returns 0, -ENOMEM or -E2BIG (over 4096 objects in one run). */
-int kbpf_interp_checked_add_object(struct kbpf_interp_run *run, uint64_t addr, uint32_t size, const char *name);
+int kbpf_interp_checked_add_object(struct kbpf_interp_run *run, uint64_t addr, uint32_t size, unsigned flags,
+				   const char *name);
 
 /* The label tables of the loops, indexed by enum kbpf_interp_handler. */
 void kbpf_interp_labels(const void *const **fast, const void *const **checked, const void *const **hardened);

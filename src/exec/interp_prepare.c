@@ -108,6 +108,7 @@ static int decode_alu(const struct bpf_insn *in)
 		case 8: return is64 ? KBPF_IH_MOVSX64_8 : KBPF_IH_MOVSX32_8;
 		case 16: return is64 ? KBPF_IH_MOVSX64_16 : KBPF_IH_MOVSX32_16;
 		case 32: return is64 ? KBPF_IH_MOVSX64_32 : -1;
+		case KBPF_ADDR_PERCPU: return is64 ? KBPF_IH_MOV_PERCPU : -1;
 		}
 		return -1;
 	}

@@ -18,6 +18,7 @@
 #include "exec/tail_call.h"
 #include "host/host_internal.h"
 #include "isa/validate.h"
+#include "maps/pcpu.h"
 
 /* R11 (Linux's BPF_REG_AX) is the verifier's scratch register in its division guards
  * (isa/validate.h: only R11 = Rs, R11 += imm and if R11 >/== imm, set and dead within
@@ -816,6 +817,8 @@ static void emit_end(struct jit_buf *b, const struct bpf_insn *in, unsigned d)
 	}
 }
 
+static void emit_mov_percpu(struct jit_ctx *c, const struct bpf_insn *in);
+
 static int emit_alu(struct jit_ctx *c, size_t i)
 {
 	const struct bpf_insn *in = &c->insns[i];
@@ -858,6 +861,8 @@ static int emit_alu(struct jit_ctx *c, size_t i)
 			x86_rr(b, w, 0x0fbf, d, s); /* movsx r, r16 */
 		} else if (in->off == 32 && is64) {
 			x86_rr(b, XF_W, 0x63, d, s); /* movsxd */
+		} else if (in->off == KBPF_ADDR_PERCPU && is64) {
+			emit_mov_percpu(c, in);
 		} else {
 			return jit_refuse(c, i, "unsupported movsx offset %d", in->off);
 		}
@@ -933,6 +938,24 @@ static void emit_probe_load(struct jit_ctx *c, const struct bpf_insn *in)
 	x86_mov_rr(b, true, X_R11, X_RAX);
 	for (size_t k = n; k-- > 0;)
 		x86_pop(b, probe_saved[k]);
+	x86_mov_rr(b, true, jit_reg[in->dst_reg], X_R11);
+}
+
+/* ALU64 | MOV | X with off KBPF_ADDR_PERCPU: dst = src + kbpf_pcpu_base(), every other
+ * register as it was (the verifier's inlined bpf_get_smp_processor_id keeps R1-R5 for
+ * the program, as Linux's inlined sequence does: bpf_fastcall). */
+static void emit_mov_percpu(struct jit_ctx *c, const struct bpf_insn *in)
+{
+	struct jit_buf *b = &c->buf;
+	size_t n = sizeof(probe_saved);
+
+	for (size_t k = 0; k < n; k++)
+		x86_push(b, probe_saved[k]);
+	emit_host_call(c, (uintptr_t)&kbpf_pcpu_base);
+	x86_mov_rr(b, true, X_R11, X_RAX);
+	for (size_t k = n; k-- > 0;)
+		x86_pop(b, probe_saved[k]);
+	x86_alu_rr(b, true, ALU_ADD, X_R11, jit_reg[in->src_reg]);
 	x86_mov_rr(b, true, jit_reg[in->dst_reg], X_R11);
 }
 

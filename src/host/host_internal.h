@@ -77,6 +77,9 @@ void kbpf_host_kptr_dtor_release(struct kbpf_host *host);
 void kbpf_host_object_types_release(struct kbpf_host *host);
 /* Whether the host declared the struct name an object type (kbpf_host_object_type_register). */
 bool kbpf_host_is_object_type(const struct kbpf_host *host, const char *name);
+/* kbpf's bpf_get_smp_processor_id (map_helpers.c): a host whose helper 8 is this one
+ * gets it inlined by the verifier (src/verifier/fastcall.c), another function is called. */
+uint64_t kbpf_helper_get_smp_processor_id(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5);
 /* Free the struct_ops types (src/host/struct_ops_types.c). */
 void kbpf_host_struct_ops_release(struct kbpf_host *host);
 

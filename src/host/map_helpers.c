@@ -46,7 +46,7 @@ static uint64_t h_map_peek_elem(uint64_t map, uint64_t value, uint64_t r3, uint6
 	return RET_LONG(kbpf_map_peek_elem(MAP(map), PTR(value)));
 }
 
-static uint64_t h_get_smp_processor_id(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
+uint64_t kbpf_helper_get_smp_processor_id(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
 {
 	(void)r1, (void)r2, (void)r3, (void)r4, (void)r5;
 	return kbpf_cpu_id();
@@ -112,7 +112,7 @@ static const struct kbpf_helper_proto map_helpers[] = {
 	{ .name = "bpf_map_delete_elem", .fn = h_map_delete_elem, .flags = KBPF_HELPER_PKT_ACCESS,
 	  .ret_type = KBPF_RET_INTEGER,
 	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_PTR_TO_MAP_KEY) },
-	{ .name = "bpf_get_smp_processor_id", .fn = h_get_smp_processor_id, .ret_type = KBPF_RET_INTEGER },
+	{ .name = "bpf_get_smp_processor_id", .fn = kbpf_helper_get_smp_processor_id, .ret_type = KBPF_RET_INTEGER },
 	{ .name = "bpf_ringbuf_output", .fn = h_ringbuf_output, .ret_type = KBPF_RET_INTEGER,
 	  ARGS(KBPF_ARG_CONST_MAP_PTR, KBPF_ARG_PTR_TO_MEM | KBPF_ARG_MEM_RDONLY, KBPF_ARG_CONST_SIZE_OR_ZERO,
 	       KBPF_ARG_ANYTHING) },

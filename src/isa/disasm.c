@@ -178,14 +178,18 @@ static int dis_alu(struct dis *d, const struct bpf_insn *in)
 
 	bool sdiv = (op == BPF_DIV || op == BPF_MOD) && in->off == 1;
 	bool movsx = x && op == BPF_MOV && (in->off == 8 || in->off == 16 || (is64 && in->off == 32));
+	/* the verifier's per-CPU address move (Linux prints its BPF_ADDR_PERCPU so) */
+	bool percpu = x && is64 && op == BPF_MOV && in->off == KBPF_ADDR_PERCPU;
 	const char *ops = sdiv ? (op == BPF_DIV ? "s/=" : "s%=") : alu_ops[op >> 4];
 
-	if (reserved(d, in->off && !sdiv && !movsx, "off"))
+	if (reserved(d, in->off && !sdiv && !movsx && !percpu, "off"))
 		return -EINVAL;
 	if (x) {
 		if (reserved(d, in->imm, "imm"))
 			return -EINVAL;
-		if (movsx)
+		if (percpu)
+			sb_printf(&d->out, "r%d = &(void __percpu *)(r%d)", in->dst_reg, in->src_reg);
+		else if (movsx)
 			sb_printf(&d->out, "%c%d = (s%d)%c%d", w, in->dst_reg, in->off, w, in->src_reg);
 		else
 			sb_printf(&d->out, "%c%d %s %c%d", w, in->dst_reg, ops, w, in->src_reg);

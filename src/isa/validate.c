@@ -31,8 +31,9 @@ static bool valid_size(uint8_t code, bool allow_dw)
 	return sz == BPF_W || sz == BPF_H || sz == BPF_B || (allow_dw && sz == BPF_DW);
 }
 
-/* ALU and ALU64: which fields each operation may use (RFC 9669 §4). */
-static int check_alu(const struct bpf_insn *in, size_t i, char *err, size_t size)
+/* ALU and ALU64: which fields each operation may use (RFC 9669 §4); xlated: the
+ * verifier's output, which may hold its per-CPU address moves (KBPF_ADDR_PERCPU). */
+static int check_alu(const struct bpf_insn *in, size_t i, char *err, size_t size, bool xlated)
 {
 	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
 	bool is64 = cls == BPF_ALU64, x = BPF_SRC(in->code) == BPF_X;
@@ -50,7 +51,8 @@ static int check_alu(const struct bpf_insn *in, size_t i, char *err, size_t size
 			return fail(err, size, i, "BPF_END uses reserved fields");
 	} else if (op == BPF_MOV) {
 		if (x) {
-			bool sx_ok = in->off == 0 || in->off == 8 || in->off == 16 || (is64 && in->off == 32);
+			bool sx_ok = in->off == 0 || in->off == 8 || in->off == 16 || (is64 && in->off == 32) ||
+				     (is64 && xlated && in->off == KBPF_ADDR_PERCPU);
 			if (in->imm || !sx_ok)
 				return fail(err, size, i, "BPF_MOV uses reserved fields");
 		} else if (in->src_reg || in->off) {
@@ -232,6 +234,7 @@ static int check_flow(const struct bpf_insn *insns, size_t cnt, char *err, size_
 	return 0;
 }
 
+/* probe_ok: the verifier's output (KBPF_PROBE_MEM loads, KBPF_ADDR_PERCPU moves) */
 static int validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size, bool probe_ok)
 {
 	if (err && err_size)
@@ -259,7 +262,7 @@ static int validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t 
 		switch (BPF_CLASS(in->code)) {
 		case BPF_ALU:
 		case BPF_ALU64:
-			ret = check_alu(in, i, err, err_size);
+			ret = check_alu(in, i, err, err_size, probe_ok);
 			break;
 		case BPF_JMP:
 		case BPF_JMP32:

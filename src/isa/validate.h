@@ -7,7 +7,7 @@
 #include <kbpf/insn.h>
 
 /* kbpf_insns_validate for the verifier's output, which may hold its LDX | KBPF_PROBE_MEM
- * loads. */
+ * loads and its ALU64 | MOV | X per-CPU address moves (off KBPF_ADDR_PERCPU). */
 /* R11, Linux's BPF_REG_AX: the verifier's scratch register, in its division guards
  * (verifier/divmod.c) only, where it is set and dead within the patch. The forms it may
  * take, in the verifier's output only: R11 = Rs (64-bit), R11 += imm, if R11 > / == imm.

@@ -13,12 +13,14 @@
 #include <stdatomic.h>
 #include <sys/sysinfo.h>
 #include "maps/map_internal.h"
+#include "maps/pcpu.h"
 
 static pthread_once_t nr_cpus_once = PTHREAD_ONCE_INIT;
 static unsigned nr_cpus;
 static atomic_uint next_slot;
-/* slot + 1; 0 means "not assigned yet" so the thread-local needs no initialiser call */
-static _Thread_local unsigned this_slot_plus1;
+/* The thread's per-CPU block (maps/pcpu.h): its slot, once assigned (assigned == 0
+ * means "not yet", so the thread-local needs no initialiser call). */
+static _Thread_local struct kbpf_pcpu this_pcpu;
 
 static void nr_cpus_init(void)
 {
@@ -35,19 +37,27 @@ unsigned kbpf_nr_cpus(void)
 
 unsigned kbpf_cpu_id(void)
 {
-	unsigned slot = this_slot_plus1;
+	unsigned slot;
 
-	if (__builtin_expect(slot != 0, 1))
-		return slot - 1;
+	if (__builtin_expect(this_pcpu.assigned != 0, 1))
+		return this_pcpu.cpu_number;
 	slot = atomic_fetch_add_explicit(&next_slot, 1, memory_order_relaxed) % kbpf_nr_cpus();
-	this_slot_plus1 = slot + 1;
+	this_pcpu.cpu_number = slot;
+	this_pcpu.assigned = 1;
 	return slot;
+}
+
+uint64_t kbpf_pcpu_base(void)
+{
+	kbpf_cpu_id(); /* the slot is assigned before anything reads it */
+	return (uint64_t)(uintptr_t)&this_pcpu;
 }
 
 int kbpf_cpu_bind(unsigned cpu)
 {
 	if (cpu >= kbpf_nr_cpus())
 		return -EINVAL;
-	this_slot_plus1 = cpu + 1;
+	this_pcpu.cpu_number = cpu;
+	this_pcpu.assigned = 1;
 	return 0;
 }

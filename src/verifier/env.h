@@ -166,6 +166,13 @@ struct subprog {
 	bool unreliable; /* a call site did not match its prototype (Linux: static only) */
 	bool is_async_cb; /* a timer callback: runs on a stack of its own (check_max_stack_depth) */
 	bool changes_pkt_data; /* it, or a function it calls, may change packet data (helper.c) */
+	/* bpf_fastcall (fastcall.c): the patterns' spill area is [lowest spill offset,
+	 * fastcall_hi) (the largest pattern's end; kbpf's contract) and Linux's
+	 * fastcall_stack_off (the smallest's end: the depth after removal); fastcall_keep:
+	 * a pattern whose call is not inlined keeps the depth (Linux's keep_fastcall_stack);
+	 * fastcall_off: another access touched the area, nothing is removed */
+	int fastcall_lo, fastcall_hi;
+	bool fastcall_keep, fastcall_off;
 };
 
 struct insn_aux {
@@ -194,6 +201,10 @@ struct insn_aux {
 	int32_t run_id;
 	/* a load through an untrusted BTF pointer (kptr.c): made fault-tolerant (fixup.c) */
 	bool untrusted_load;
+	/* bpf_fastcall (fastcall.c): a spill or fill of a pattern; at a call, how many pairs
+	 * around it go once the walk kept the contract; drop: this insn goes (grow.c) */
+	bool fastcall_pattern, fastcall_drop;
+	uint8_t fastcall_spills;
 };
 
 struct env {
@@ -299,6 +310,19 @@ bool divmod_k_minus1(struct bpf_insn *in);
 int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out, int *out_cnt,
 	       uint32_t **out_idx);
 
+/* fastcall.c: Linux 6.12's bpf_fastcall. mark: before the walk, the spill/fill pairs
+ * around calls that keep R0-R5 (mark_fastcall_patterns); stack_access: every stack access
+ * of the walk into frame f from min_off up (check_fastcall_stack_contract); remove: after
+ * a safe walk, the pairs to drop and the depths (remove_fastcall_spills_fills);
+ * inlines_cpu_id: the call at i is kbpf's bpf_get_smp_processor_id, which grow.c inlines
+ * (FASTCALL_CPU_ID_LEN insns, emitted by fastcall_emit_cpu_id). */
+#define FASTCALL_CPU_ID_LEN 3
+void fastcall_mark(struct env *env);
+void fastcall_stack_access(struct env *env, const struct frame *f, int64_t min_off);
+void fastcall_remove(struct env *env);
+bool fastcall_inlines_cpu_id(const struct env *env, int i);
+void fastcall_emit_cpu_id(struct bpf_insn *out);
+
 /* log.c */
 void vlog(struct env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void vlog_state(struct env *env, const struct frame *f, bool all);
@@ -392,6 +416,8 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx);
 
 /* helper.c */
 int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx);
+/* the prototype of helper id for this program (its type's, else the host's), or NULL */
+const struct kbpf_helper_proto *helper_proto(const struct env *env, int32_t id);
 int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx);
 int prepare_func_exit(struct env *env, int *insn_idx);
 int check_return_code(struct env *env);

@@ -13,7 +13,9 @@
  *     insns on its hidden AX register; kbpf's engines execute it as one insn that reads
  *     and counts down the slot whose offset the rewrite puts in imm (interp_body.h,
  *     jit_x86.c), so the translated program keeps it: ".insn 0xe5, 0, 0, OFF, SLOT";
- *   - a division or modulo by a register gets do_misc_fixups' guard (isa/div_guard.c).
+ *   - a division or modulo by a register gets do_misc_fixups' guard (isa/div_guard.c);
+ *   - a call of kbpf's bpf_get_smp_processor_id becomes the load of the CPU number
+ *     through a per-CPU move, and bpf_fastcall's dropped spills and fills go (fastcall.c).
  * Every jump, BPF-to-BPF call and function address that crosses a patch is moved as
  * bpf_adj_branches moves it. */
 #include <errno.h>
@@ -93,9 +95,15 @@ static int patch_len(const struct env *env, const struct bpf_insn *in, int i)
 	return prologue_len(env, i) + body_len(env, in, i);
 }
 
-/* How many instructions old insn i (in[i]) becomes, its prologue not counted. */
+/* How many instructions old insn i (in[i]) becomes, its prologue not counted: a spill
+ * or fill bpf_fastcall drops (fastcall.c) none for a privileged program, a NOP (ja +0)
+ * else, as Linux removes NOPs (opt_remove_nops) only for those. */
 static int body_len(const struct env *env, const struct bpf_insn *in, int i)
 {
+	if (env->aux[i].fastcall_drop)
+		return env->priv ? 0 : 1;
+	if (fastcall_inlines_cpu_id(env, i))
+		return FASTCALL_CPU_ID_LEN;
 	if (inline_here(env, i))
 		return LOOP_PATCH_LEN;
 	if (tail_guard_here(env, i))
@@ -127,9 +135,12 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 	if (out_idx)
 		*out_idx = NULL;
 	int64_t grow = 0;
-	for (int i = 0; i < cnt; i++)
+	bool patched = false;
+	for (int i = 0; i < cnt; i++) {
 		grow += patch_len(env, in, i) - 1;
-	if (!grow)
+		patched |= patch_len(env, in, i) != 1 || env->aux[i].fastcall_drop;
+	}
+	if (!patched)
 		return 0;
 	if ((int64_t)cnt + grow > KBPF_MAX_PROCESSED_INSNS) {
 		vlog(env, "insn %d cannot be patched: the program would be too large\n", cnt);
@@ -185,6 +196,15 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 		if (at != nidx[i])
 			p[nidx[i]] = (struct bpf_insn)BPF_ST_MEM(BPF_DW, BPF_REG_10, mg_slot[sub_of(env, i)],
 								 BPF_MAX_LOOPS);
+		if (env->aux[i].fastcall_drop) {
+			if (!env->priv)
+				p[at] = (struct bpf_insn)BPF_JMP_A(0);
+			continue;
+		}
+		if (fastcall_inlines_cpu_id(env, i)) {
+			fastcall_emit_cpu_id(&p[at]);
+			continue;
+		}
 		if (inline_here(env, i)) {
 			int s = sub_of(env, i);
 			int cb = (int)env->aux[i].loop_cb_subprog;

@@ -653,8 +653,6 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 
 #define LINUX_FUNC_MAX_ID 212 /* __BPF_FUNC_MAX_ID in Linux 6.12 (6.1: 211) */
 
-static const struct kbpf_helper_proto *get_proto(struct env *env, int32_t id);
-
 /* Linux's bpf_helper_changes_pkt_data (6.12, with 6.13's tail call): after such a call no
  * packet pointer of any frame may be trusted. A tail call counts for the functions that
  * call it: the program it runs may change the packet and return to their caller. */
@@ -664,7 +662,7 @@ static bool helper_changes_pkt_data(struct env *env, int32_t id)
 		return true;
 	if (id < 0 || (env->type->linux_type && id >= LINUX_FUNC_MAX_ID))
 		return false;
-	const struct kbpf_helper_proto *fn = get_proto(env, id);
+	const struct kbpf_helper_proto *fn = helper_proto(env, id);
 	return fn && (fn->flags & KBPF_HELPER_CHANGES_PKT);
 }
 
@@ -750,7 +748,7 @@ static bool needs_capability(int32_t id)
 	}
 }
 
-static const struct kbpf_helper_proto *get_proto(struct env *env, int32_t id)
+const struct kbpf_helper_proto *helper_proto(const struct env *env, int32_t id)
 {
 	if (env->type->get_func_proto_member) /* knows the struct_ops member (btf_ctx.c) */
 		return env->type->get_func_proto_member(env->type, env->host, id, env->attach_member);
@@ -770,7 +768,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		vlog(env, "invalid func %s#%d\n", n ? n : "unknown", id);
 		return -EINVAL;
 	}
-	const struct kbpf_helper_proto *fn = get_proto(env, id);
+	const struct kbpf_helper_proto *fn = helper_proto(env, id);
 	if (fn && !env->priv && env->type->linux_type && needs_capability(id))
 		fn = NULL;
 	/* the proto's own tier (kbpf_helper_proto.caps): unknown to a loader without it */

@@ -509,6 +509,14 @@ int check_kfunc_call(struct env *env, const struct bpf_insn *insn, int insn_idx)
 	const struct btf *btf = host_btf(env);
 	if (!btf || insn->off)
 		return module_btf(env, insn->off); /* unreachable: Pass A refused these */
+	/* bpf_fastcall (fastcall.c): a kfunc may reach the stack through any stack pointer
+	 * argument, whatever its BTF type says; each counts as an access from its lowest
+	 * byte (more than Linux, which sees only the accesses its checks make) */
+	for (int a = BPF_REG_1; a <= BPF_REG_5; a++) {
+		const struct reg *r = &cur_regs(env)[a];
+		if (r->type == KBPF_PTR_TO_STACK)
+			fastcall_stack_access(env, env->cur->frame[r->frameno], (int64_t)r->off + r->s.smin_value);
+	}
 	uint32_t func_id = (uint32_t)insn->imm;
 	const struct btf_type *func = vbtf_type(btf, func_id);
 	const struct btf_type *proto = vbtf_type(btf, func->type);

@@ -57,6 +57,7 @@ int stack_bounds(struct env *env, int regno, int off, int size, enum stack_acces
 		min_off = r->s.smin_value + off;
 		max_off = size > 0 ? r->s.smax_value + off + size - 1 : min_off;
 	}
+	fastcall_stack_access(env, f, min_off); /* bpf_fastcall's contract (fastcall.c) */
 	int64_t min_valid = (acc != STACK_READ || env->priv) ? -KBPF_MAX_STACK : -f->allocated;
 	if (min_off < min_valid || min_off > -1 || max_off < min_valid || max_off > -1) {
 		if (kbpf_tnum_is_const(r->s.var_off)) {

@@ -603,9 +603,13 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	if (!err)
 		err = check_cfg(env);
 	if (!err)
+		fastcall_mark(env);
+	if (!err)
 		err = do_check_subprogs(env);
 	if (!err)
 		err = do_check_common(env, 0);
+	if (!err) /* before the depths are checked: they may shrink (Linux 6.12's order) */
+		fastcall_remove(env);
 	if (!err)
 		err = check_max_stack_depth(env);
 	if (!err)
