@@ -269,10 +269,22 @@ static int do_check(struct env *env, int start)
 					vlog(env, "BPF_CALL uses reserved fields\n");
 					return -EINVAL;
 				}
+				/* Linux 6.12: under the lock, no helper but bpf_spin_unlock and no
+				 * kfunc (kbpf has none of the graph API's); static subprogs may
+				 * be called (they run on the caller's state), global ones not */
 				if (env->cur->active_spin_lock &&
-				    (insn->src_reg == BPF_PSEUDO_CALL || insn->imm != BPF_FUNC_spin_unlock)) {
+				    ((insn->src_reg == 0 && insn->imm != BPF_FUNC_spin_unlock) ||
+				     insn->src_reg == BPF_PSEUDO_KFUNC_CALL)) {
 					vlog(env, "function calls are not allowed while holding a lock\n");
 					return -EINVAL;
+				}
+				if (env->cur->active_spin_lock && insn->src_reg == BPF_PSEUDO_CALL) {
+					int callee = find_subprog(env, insn_target(insn_idx, insn->imm));
+					if (callee < 0 || subprog_is_global(env, callee)) {
+						vlog(env, "global function calls are not allowed while holding a lock,\n"
+							  "use static function instead\n");
+						return -EINVAL;
+					}
 				}
 				if (insn->src_reg == BPF_PSEUDO_CALL) {
 					err = check_func_call(env, insn, &insn_idx);
@@ -306,7 +318,9 @@ static int do_check(struct env *env, int start)
 					vlog(env, "BPF_EXIT uses reserved fields\n");
 					return -EINVAL;
 				}
-				if (env->cur->active_spin_lock) {
+				/* Linux 6.12: a static subprog may return with the lock held
+				 * (its caller unlocks); the program may not end with it */
+				if (env->cur->active_spin_lock && !env->cur->curframe) {
 					vlog(env, "bpf_spin_unlock is missing\n");
 					return -EINVAL;
 				}
@@ -341,6 +355,21 @@ static int do_check(struct env *env, int start)
 			uint8_t mode = BPF_MODE(insn->code);
 			if (mode == BPF_ABS || mode == BPF_IND) {
 				err = check_ld_abs(env, insn);
+				if (!err && env->cur->curframe) {
+					/* Linux 6.12 (check_ld_abs): a load that finds no packet
+					 * bytes returns 0 from the current function (both engines
+					 * do so), and in a subprog its caller goes on: the success
+					 * path is pushed, this one takes that hidden exit */
+					if (!push_branch(env, insn_idx + 1, insn_idx, false, &err))
+						return err;
+					reg_mark_known(&cur_regs(env)[0], 0);
+					prev = insn_idx;
+					err = prepare_func_exit(env, &insn_idx);
+					if (err)
+						return err;
+					do_print_state = true;
+					continue;
+				}
 			} else if (mode == BPF_IMM) {
 				err = check_ld_imm(env, insn);
 				if (!err) {
