@@ -191,6 +191,14 @@ static void log_insn_state_only(struct env *env, int insn_idx)
 	vlog_state(env, cur_frame(env), false);
 }
 
+/* The walk returns from a subprog's frame at insn *insn_idx (an exit, or LD_ABS's
+ * hidden one) to its caller. */
+static int leave_subprog(struct env *env, int *insn_idx, int *prev)
+{
+	*prev = *insn_idx;
+	return prepare_func_exit(env, insn_idx);
+}
+
 static int do_check(struct env *env, int start)
 {
 	const struct bpf_insn *insns = env->insns;
@@ -328,9 +336,7 @@ static int do_check(struct env *env, int start)
 				if (err)
 					return err;
 				if (env->cur->curframe) {
-					prev = insn_idx;
-					err = prepare_func_exit(env, &insn_idx);
-					if (err)
+					if ((err = leave_subprog(env, &insn_idx, &prev)))
 						return err;
 					do_print_state = true;
 					continue;
@@ -363,9 +369,7 @@ static int do_check(struct env *env, int start)
 					if (!push_branch(env, insn_idx + 1, insn_idx, false, &err))
 						return err;
 					reg_mark_known(&cur_regs(env)[0], 0);
-					prev = insn_idx;
-					err = prepare_func_exit(env, &insn_idx);
-					if (err)
+					if ((err = leave_subprog(env, &insn_idx, &prev)))
 						return err;
 					do_print_state = true;
 					continue;

@@ -7,6 +7,7 @@
 #include <kbpf/kbpf.h>
 #include <kbpf/linux.h>
 #include "test_object_util.h"
+#include "test_linux_util.h"
 
 static struct kbpf_object *open_with(struct kbpf_host *host, unsigned log_level, const char *only)
 {
@@ -25,9 +26,7 @@ static struct kbpf_object *open_with(struct kbpf_host *host, unsigned log_level,
 
 static void test_raw_map_fd(void)
 {
-	struct kbpf_host *host = kbpf_host_new();
-
-	CHECK(host && !kbpf_linux_host_add(host));
+	struct kbpf_host *host = linux_host();
 	struct kbpf_object *obj = open_with(host, 0, "raw_map_fd");
 	if (obj) {
 		CHECK_EQ_U64(kbpf_object_load(obj), (uint64_t)-EBADF);
@@ -45,9 +44,7 @@ static void test_raw_map_fd(void)
 
 static void test_long_log_keeps_its_end(void)
 {
-	struct kbpf_host *host = kbpf_host_new();
-
-	CHECK(host && !kbpf_linux_host_add(host));
+	struct kbpf_host *host = linux_host();
 	struct kbpf_object *obj = open_with(host, 1, "too_large");
 	if (obj) {
 		CHECK_EQ_U64(kbpf_object_load(obj), (uint64_t)-E2BIG);
