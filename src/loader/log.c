@@ -77,6 +77,16 @@ void obj_log_text(struct obj_log *log, const char *text)
 
 	if (!n)
 		return;
+	/* a verifier log as long as the whole log: its end, as Linux's rotating log keeps
+	 * it (the reason for a refusal is its last line), with room for a summary line */
+	const size_t keep = 2 + 512;
+	if (log->len + n + keep > OBJ_LOG_MAX) {
+		size_t room = log->len + keep < OBJ_LOG_MAX ? OBJ_LOG_MAX - log->len - keep : 0;
+		text += n - room;
+		n = room;
+		if (!n)
+			return;
+	}
 	append(log, text, n);
 	if (text[n - 1] != '\n')
 		append(log, "\n", 1);

@@ -296,6 +296,26 @@ static const char *verify_type_name(struct kbpf_host *host, uint32_t linux_type)
 }
 
 
+/* An object has no file descriptors: libbpf turns each map reference into the map's fd
+ * through a relocation (kbpf: into BPF_PSEUDO_MAP_IDX*, link.c). An ld_imm64 still in
+ * the fd forms names an fd the object cannot know; Linux refuses it as no map's fd
+ * (resolve_pseudo_ldimm64), and kbpf's tables have no fds to match it against. */
+static int obj_check_map_fds(struct kbpf_object *obj, const struct kbpf_program *p)
+{
+	for (size_t i = 0; i + 1 < p->insn_cnt; i++) {
+		const struct bpf_insn *in = &p->insns[i];
+		if (in->code != (BPF_LD | BPF_IMM | BPF_DW))
+			continue;
+		if (in->src_reg == BPF_PSEUDO_MAP_FD || in->src_reg == BPF_PSEUDO_MAP_VALUE) {
+			obj_log(&obj->log, "program '%s': insn %zu: fd %d is not pointing to valid bpf_map", p->name, i,
+				in->imm);
+			return -EBADF;
+		}
+		i++;
+	}
+	return 0;
+}
+
 int kbpf_object_load(struct kbpf_object *obj)
 {
 	int ret;
@@ -343,6 +363,11 @@ int kbpf_object_load(struct kbpf_object *obj)
 		if (sa.unused) {
 			free(log);
 			continue;
+		}
+		ret = obj_check_map_fds(obj, p);
+		if (ret) {
+			free(log);
+			break;
 		}
 		const char *vtype = sops || tracing ? sa.prog_type : verify_type_name(obj->host, p->type);
 		/* a host type named as the section wins: "cgroup/connect4" (a Linux attach

@@ -258,7 +258,7 @@ static void mark_prune(struct env *env, int i)
 		env->aux[i].prune_point = true;
 }
 
-static int push_insn(struct env *env, struct cfg *c, int t, int w, int e, bool loop_ok)
+static int push_insn(struct env *env, struct cfg *c, int t, int w, int e)
 {
 	if (e == FALLTHROUGH && c->state[t] >= (DISCOVERED | FALLTHROUGH))
 		return DONE_EXPLORING;
@@ -278,7 +278,10 @@ static int push_insn(struct env *env, struct cfg *c, int t, int w, int e, bool l
 		c->stack[c->top++] = w;
 		return KEEP_EXPLORING;
 	} else if ((c->state[w] & 0xf0) == DISCOVERED) {
-		if (loop_ok && env->priv)
+		/* Linux 6.12: any back-edge of a privileged program, whatever insn it leaves
+		 * from (6.1 allowed only jumps'); the walk bounds the loop (is_state_visited,
+		 * the processed-insn limit), the call-graph check the recursion */
+		if (env->priv)
 			return DONE_EXPLORING;
 		vlog(env, "back-edge from insn %d to %d\n", t, w);
 		return -EINVAL;
@@ -292,13 +295,13 @@ static int visit_call(struct env *env, struct cfg *c, int t, bool visit_callee)
 {
 	const struct bpf_insn *in = &env->insns[t];
 	int sz = in->code == (BPF_LD | BPF_IMM | BPF_DW) ? 2 : 1;
-	int ret = push_insn(env, c, t, t + sz, FALLTHROUGH, false);
+	int ret = push_insn(env, c, t, t + sz, FALLTHROUGH);
 	if (ret)
 		return ret;
 	mark_prune(env, t + sz);
 	if (visit_callee) {
 		mark_prune(env, t);
-		ret = push_insn(env, c, t, insn_target(t, in->imm), BRANCH, is_pseudo_func(in));
+		ret = push_insn(env, c, t, insn_target(t, in->imm), BRANCH);
 	}
 	return ret;
 }
@@ -310,8 +313,7 @@ static int visit_insn(struct env *env, struct cfg *c, int t)
 	if (is_pseudo_func(in))
 		return visit_call(env, c, t, true);
 	if (cls != BPF_JMP && cls != BPF_JMP32)
-		return push_insn(env, c, t, t + (in->code == (BPF_LD | BPF_IMM | BPF_DW) ? 2 : 1), FALLTHROUGH,
-				 false);
+		return push_insn(env, c, t, t + (in->code == (BPF_LD | BPF_IMM | BPF_DW) ? 2 : 1), FALLTHROUGH);
 	switch (BPF_OP(in->code)) {
 	case BPF_EXIT:
 		return DONE_EXPLORING;
@@ -329,7 +331,7 @@ static int visit_insn(struct env *env, struct cfg *c, int t)
 		if (BPF_SRC(in->code) != BPF_K)
 			return -EINVAL;
 		int off = cls == BPF_JMP ? in->off : in->imm;
-		int ret = push_insn(env, c, t, insn_target(t, off), FALLTHROUGH, true);
+		int ret = push_insn(env, c, t, insn_target(t, off), FALLTHROUGH);
 		if (ret)
 			return ret;
 		mark_prune(env, insn_target(t, off));
@@ -339,10 +341,10 @@ static int visit_insn(struct env *env, struct cfg *c, int t)
 		mark_prune(env, t);
 		if (in->code == (BPF_JMP | KBPF_JCOND))
 			env->aux[t].may_goto = true; /* 6.12: a forced checkpoint */
-		int ret = push_insn(env, c, t, t + 1, FALLTHROUGH, true);
+		int ret = push_insn(env, c, t, t + 1, FALLTHROUGH);
 		if (ret)
 			return ret;
-		return push_insn(env, c, t, t + in->off + 1, BRANCH, true);
+		return push_insn(env, c, t, t + in->off + 1, BRANCH);
 	}
 	}
 }
@@ -398,14 +400,15 @@ static int frame_cost(int depth)
 	return (depth + 15) & ~15;
 }
 
-/* check_max_stack_depth over the static call graph from main (callbacks referenced by
- * ld_imm64 count as calls, as in Linux for synchronous callbacks; an async one's stack
- * is its own). */
-int check_max_stack_depth(struct env *env)
+/* check_max_stack_depth over the static call graph from one root (callbacks referenced
+ * by ld_imm64 count as calls, as in Linux for synchronous callbacks; an async one's stack
+ * is its own). A call cycle (recursion, which check_cfg lets through for privileged
+ * programs since 6.12) runs past the frame limit. */
+static int max_stack_depth_from(struct env *env, int root)
 {
 	const struct bpf_insn *insn = env->insns;
 	int ret_insn[KBPF_MAX_CALL_FRAMES], ret_prog[KBPF_MAX_CALL_FRAMES];
-	int depth = 0, frame = 0, idx = 0, i = env->sub[0].start;
+	int depth = 0, frame = 0, idx = root, i = env->sub[root].start;
 process:
 	if (idx && env->sub[idx].has_tail_call && depth >= 256) {
 		vlog(env, "tail_calls are not allowed when call stack of previous frames is %d bytes. Too large\n",
@@ -451,4 +454,18 @@ cont:
 	i = ret_insn[frame];
 	idx = ret_prog[frame];
 	goto cont;
+}
+
+/* Linux 6.12: main and every async callback are roots of their own stacks; each call
+ * graph below them must fit (and be free of recursion). */
+int check_max_stack_depth(struct env *env)
+{
+	for (int i = env->nr_sub - 1; i >= 0; i--) {
+		if (i && !env->sub[i].is_async_cb)
+			continue;
+		int err = max_stack_depth_from(env, i);
+		if (err)
+			return err;
+	}
+	return 0;
 }

@@ -11,13 +11,37 @@ static bool type_not_null(uint32_t t)
 	       t == KBPF_PTR_TO_MAP_KEY || t == KBPF_PTR_TO_SOCK_COMMON;
 }
 
+/* The offset half of Linux 6.12's reg_not_null: a non-NULL object's address plus the
+ * register's offset cannot be 0. Linux asks only |variable offset| < 2^29: a kernel
+ * address is far above that. A host's objects may sit at low addresses (a non-PIE
+ * program's heap starts near 4 MiB), so kbpf asks for a non-negative offset: base +
+ * off + var >= base > 0, and no wrap (user addresses are below 2^47). */
+static bool offset_keeps_not_null(const struct reg *r)
+{
+	return r->off >= 0 && r->s.smin_value >= 0 && r->s.smax_value < MAX_VAR_OFF;
+}
+
+/* Linux 6.12's reg_not_null, BTF pointers aside: a type the verifier lets the program
+ * use without a NULL check (it already trusts the address), at an offset that keeps it
+ * off 0. */
+static bool reg_not_null(const struct reg *r)
+{
+	uint32_t t = r->type;
+	if (t & KBPF_PTR_MAYBE_NULL)
+		return false;
+	t = KBPF_REG_BASE(t);
+	return (type_not_null(t) || t == KBPF_PTR_TO_XDP_SOCK || t == KBPF_PTR_TO_BUF || t == KBPF_PTR_TO_MEM ||
+		t == KBPF_CONST_PTR_TO_MAP) &&
+	       offset_keeps_not_null(r);
+}
+
 /* A non-NULL pointer compared with 0 decides JEQ/JNE, with 64-bit compares only: a
  * pointer's low 32 bits may well be 0, so JMP32 on a pointer decides nothing (Linux
  * 6.12's is_branch_taken; 6.1 decided `w0 == 0` too). */
 static int branch_taken(const struct reg *r, uint64_t val, uint8_t op, bool jmp32)
 {
 	if (reg_is_pointer(r)) {
-		if (jmp32 || !type_not_null(r->type) || val != 0)
+		if (jmp32 || !reg_not_null(r) || val != 0)
 			return -1;
 		return op == BPF_JEQ ? 0 : op == BPF_JNE ? 1 : -1;
 	}
@@ -117,6 +141,31 @@ static int note_linked(struct env *env, const struct reg *dst, const struct reg 
 	return n > 1 ? hist_note_linked(env, regs, stack) : 0;
 }
 
+/* Linux's mark_ptr_not_null_reg: a maybe-NULL pointer known non-NULL, typed as what it
+ * points to. The id stays (a null check of a copy still finds its peers). */
+static void mark_ptr_not_null_reg(struct reg *r)
+{
+	if (r->type == (KBPF_PTR_TO_MAP_VALUE | KBPF_PTR_MAYBE_NULL) && kbpf_map_inner_meta(r->map)) {
+		/* an outer map's value is an inner map, typed by the outer map's template
+		 * (its run-time map is any map that matches it) */
+		r->type = KBPF_CONST_PTR_TO_MAP;
+		r->map = kbpf_map_inner_meta(r->map);
+		r->id = 0;
+		return;
+	}
+	if (r->type == (KBPF_PTR_TO_MAP_VALUE | KBPF_PTR_MAYBE_NULL)) {
+		/* a socket map's value is the socket itself */
+		uint32_t mt = kbpf_map_type(r->map);
+		if (mt == BPF_MAP_TYPE_XSKMAP || mt == BPF_MAP_TYPE_SOCKMAP || mt == BPF_MAP_TYPE_SOCKHASH) {
+			r->type = mt == BPF_MAP_TYPE_XSKMAP ? KBPF_PTR_TO_XDP_SOCK : KBPF_PTR_TO_SOCKET;
+			r->map = NULL;
+			r->id = 0;
+			return;
+		}
+	}
+	r->type &= ~KBPF_PTR_MAYBE_NULL;
+}
+
 static void mark_or_null(struct reg *r, uint32_t id, bool is_null)
 {
 	if (!(r->type & KBPF_PTR_MAYBE_NULL) || r->id != id || !id)
@@ -134,27 +183,32 @@ static void mark_or_null(struct reg *r, uint32_t id, bool is_null)
 		r->frameno = fn;
 		return;
 	}
-	if (r->type == (KBPF_PTR_TO_MAP_VALUE | KBPF_PTR_MAYBE_NULL) && kbpf_map_inner_meta(r->map)) {
-		/* Linux's mark_ptr_not_null_reg: an outer map's value is an inner map, typed
-		 * by the outer map's template (its run-time map is any map that matches it) */
-		r->type = KBPF_CONST_PTR_TO_MAP;
-		r->map = kbpf_map_inner_meta(r->map);
-		r->id = 0;
-		return;
-	}
-	if (r->type == (KBPF_PTR_TO_MAP_VALUE | KBPF_PTR_MAYBE_NULL)) {
-		/* mark_ptr_not_null_reg: a socket map's value is the socket itself */
-		uint32_t mt = kbpf_map_type(r->map);
-		if (mt == BPF_MAP_TYPE_XSKMAP || mt == BPF_MAP_TYPE_SOCKMAP || mt == BPF_MAP_TYPE_SOCKHASH) {
-			r->type = mt == BPF_MAP_TYPE_XSKMAP ? KBPF_PTR_TO_XDP_SOCK : KBPF_PTR_TO_SOCKET;
-			r->map = NULL;
-			r->id = 0;
-			return;
-		}
-	}
-	r->type &= ~KBPF_PTR_MAYBE_NULL;
+	mark_ptr_not_null_reg(r);
 	if (!reg_may_point_to_spin_lock(r)) /* else the id names the value's lock */
 		r->id = 0;
+}
+
+/* Linux 6.12 (check_cond_jmp_op): two pointers compared equal, one of them non-NULL:
+ * the other is non-NULL too, in the branch where they are equal (JEQ taken, JNE not).
+ * Only the compared register learns it (as in Linux: its copies stay maybe-NULL until
+ * their own check). BTF pointers take no part: a non-NULL type is no promise there.
+ * Sound in any host: equal addresses, and one of them is a valid object's. */
+static void infer_not_null(const struct bpf_insn *insn, struct reg *regs, struct reg *oregs)
+{
+	uint8_t op = BPF_OP(insn->code);
+	const struct reg *dst = &regs[insn->dst_reg], *src = &regs[insn->src_reg];
+	if (BPF_SRC(insn->code) != BPF_X || BPF_CLASS(insn->code) == BPF_JMP32 || (op != BPF_JEQ && op != BPF_JNE))
+		return;
+	if (!reg_is_pointer(dst) || !reg_is_pointer(src) || KBPF_REG_BASE(dst->type) == KBPF_PTR_TO_BTF_ID ||
+	    KBPF_REG_BASE(src->type) == KBPF_PTR_TO_BTF_ID)
+		return;
+	struct reg *eq = op == BPF_JEQ ? oregs : regs;
+	bool src_nn = reg_not_null(src) && (dst->type & KBPF_PTR_MAYBE_NULL);
+	bool dst_nn = reg_not_null(dst) && (src->type & KBPF_PTR_MAYBE_NULL);
+	if (dst_nn)
+		mark_ptr_not_null_reg(&eq[insn->src_reg]);
+	if (src_nn)
+		mark_ptr_not_null_reg(&eq[insn->dst_reg]);
 }
 
 static void mark_ptr_or_null_regs(struct vstate *st, int regno, bool is_null)
@@ -414,6 +468,7 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		find_equal_scalars(this_b, dst);
 		find_equal_scalars(other, &oregs[insn->dst_reg]);
 	}
+	infer_not_null(insn, regs, oregs);
 	if (!jmp32 && BPF_SRC(insn->code) == BPF_K && insn->imm == 0 && (op == BPF_JEQ || op == BPF_JNE) &&
 	    (dst->type & KBPF_PTR_MAYBE_NULL)) {
 		mark_ptr_or_null_regs(this_b, insn->dst_reg, op == BPF_JNE);

@@ -664,10 +664,11 @@ int check_ldx_stx(struct env *env, const struct bpf_insn *insn, int idx)
 	}
 	if ((err = check_reg_read(env, insn->dst_reg)))
 		return err;
+	/* Linux 6.3+: BPF_ST may store into the context as BPF_STX does (6.1 refused it);
+	 * the store is rewritten for the run-time context like the others, so one insn
+	 * must see one pointer type on every path */
 	uint32_t dt = cur_regs(env)[insn->dst_reg].type;
-	if (KBPF_REG_BASE(dt) == KBPF_PTR_TO_CTX) {
-		vlog(env, "BPF_ST stores into R%d %s is not allowed\n", insn->dst_reg, reg_type_str(env, dt));
-		return -EACCES;
-	}
-	return check_mem_access(env, idx, insn->dst_reg, insn->off, size, true, -1, false);
+	if ((err = check_mem_access(env, idx, insn->dst_reg, insn->off, size, true, -1, false)))
+		return err;
+	return same_insn_ptr(env, idx, dt);
 }

@@ -68,15 +68,27 @@ static bool range_within(const struct scalar *o, const struct scalar *c)
 	       o->s32_max_value >= c->s32_max_value;
 }
 
-/* How states_equal compares (Linux 6.12's enum exact_level, EXACT aside): NOT_EXACT
- * trusts the explored state's liveness and precision (its walk is complete); RANGE_WITHIN
- * compares every register and slot by value, for a state whose walk is not complete: one
- * still on the path (a callback's earlier visit) or cut against one (loop_incomplete). */
-enum { NOT_EXACT, RANGE_WITHIN };
+/* How states_equal compares (Linux 6.12's enum exact_level): NOT_EXACT trusts the
+ * explored state's liveness and precision (its walk is complete); EXACT asks for the same
+ * registers and slots, ids paired (the infinite-loop check: a state on the path met again
+ * unchanged); RANGE_WITHIN compares every register and slot by value, for a state whose
+ * walk is not complete: one still on the path (a callback's earlier visit) or cut against
+ * one (loop_incomplete). */
+enum { NOT_EXACT, EXACT, RANGE_WITHIN };
+
+/* Linux 6.12's regs_exact: everything but the ids equal, the ids paired. */
+static bool regs_exact(const struct reg *o, const struct reg *c, struct idmap *map)
+{
+	struct reg a = *o, b = *c;
+	a.id = b.id = a.ref_obj_id = b.ref_obj_id = 0;
+	return reg_identical(&a, &b) && check_ids(o->id, c->id, map) && check_ids(o->ref_obj_id, c->ref_obj_id, map);
+}
 
 static bool regsafe(const struct env *env, const struct reg *o, const struct reg *c, struct idmap *map,
 		    int exact)
 {
+	if (exact == EXACT)
+		return regs_exact(o, c, map);
 	if (o->type == KBPF_NOT_INIT)
 		return exact == NOT_EXACT || c->type == KBPF_NOT_INIT;
 	if (c->type == KBPF_NOT_INIT)
@@ -348,7 +360,7 @@ int is_state_visited(struct env *env, int insn_idx)
 				goto hit;
 			if (!other_entry && sl->callback_unroll_depth == cur->callback_unroll_depth &&
 			    sl->may_goto_depth == cur->may_goto_depth &&
-			    states_maybe_looping(sl, cur) && states_equal(env, sl, cur, NOT_EXACT)) {
+			    states_maybe_looping(sl, cur) && states_equal(env, sl, cur, EXACT)) {
 				vlog(env, "infinite loop detected at insn %d\n", insn_idx);
 				return -EINVAL;
 			}

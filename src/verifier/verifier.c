@@ -191,6 +191,14 @@ static void log_insn_state_only(struct env *env, int insn_idx)
 	vlog_state(env, cur_frame(env), false);
 }
 
+/* The walk returns from a subprog's frame at insn *insn_idx (an exit, or LD_ABS's
+ * hidden one) to its caller. */
+static int leave_subprog(struct env *env, int *insn_idx, int *prev)
+{
+	*prev = *insn_idx;
+	return prepare_func_exit(env, insn_idx);
+}
+
 static int do_check(struct env *env, int start)
 {
 	const struct bpf_insn *insns = env->insns;
@@ -269,10 +277,22 @@ static int do_check(struct env *env, int start)
 					vlog(env, "BPF_CALL uses reserved fields\n");
 					return -EINVAL;
 				}
+				/* Linux 6.12: under the lock, no helper but bpf_spin_unlock and no
+				 * kfunc (kbpf has none of the graph API's); static subprogs may
+				 * be called (they run on the caller's state), global ones not */
 				if (env->cur->active_spin_lock &&
-				    (insn->src_reg == BPF_PSEUDO_CALL || insn->imm != BPF_FUNC_spin_unlock)) {
+				    ((insn->src_reg == 0 && insn->imm != BPF_FUNC_spin_unlock) ||
+				     insn->src_reg == BPF_PSEUDO_KFUNC_CALL)) {
 					vlog(env, "function calls are not allowed while holding a lock\n");
 					return -EINVAL;
+				}
+				if (env->cur->active_spin_lock && insn->src_reg == BPF_PSEUDO_CALL) {
+					int callee = find_subprog(env, insn_target(insn_idx, insn->imm));
+					if (callee < 0 || subprog_is_global(env, callee)) {
+						vlog(env, "global function calls are not allowed while holding a lock,\n"
+							  "use static function instead\n");
+						return -EINVAL;
+					}
 				}
 				if (insn->src_reg == BPF_PSEUDO_CALL) {
 					err = check_func_call(env, insn, &insn_idx);
@@ -306,7 +326,9 @@ static int do_check(struct env *env, int start)
 					vlog(env, "BPF_EXIT uses reserved fields\n");
 					return -EINVAL;
 				}
-				if (env->cur->active_spin_lock) {
+				/* Linux 6.12: a static subprog may return with the lock held
+				 * (its caller unlocks); the program may not end with it */
+				if (env->cur->active_spin_lock && !env->cur->curframe) {
 					vlog(env, "bpf_spin_unlock is missing\n");
 					return -EINVAL;
 				}
@@ -314,9 +336,7 @@ static int do_check(struct env *env, int start)
 				if (err)
 					return err;
 				if (env->cur->curframe) {
-					prev = insn_idx;
-					err = prepare_func_exit(env, &insn_idx);
-					if (err)
+					if ((err = leave_subprog(env, &insn_idx, &prev)))
 						return err;
 					do_print_state = true;
 					continue;
@@ -341,6 +361,19 @@ static int do_check(struct env *env, int start)
 			uint8_t mode = BPF_MODE(insn->code);
 			if (mode == BPF_ABS || mode == BPF_IND) {
 				err = check_ld_abs(env, insn);
+				if (!err && env->cur->curframe) {
+					/* Linux 6.12 (check_ld_abs): a load that finds no packet
+					 * bytes returns 0 from the current function (both engines
+					 * do so), and in a subprog its caller goes on: the success
+					 * path is pushed, this one takes that hidden exit */
+					if (!push_branch(env, insn_idx + 1, insn_idx, false, &err))
+						return err;
+					reg_mark_known(&cur_regs(env)[0], 0);
+					if ((err = leave_subprog(env, &insn_idx, &prev)))
+						return err;
+					do_print_state = true;
+					continue;
+				}
 			} else if (mode == BPF_IMM) {
 				err = check_ld_imm(env, insn);
 				if (!err) {

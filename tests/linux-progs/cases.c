@@ -218,9 +218,19 @@ static void load(const struct lp_case *c, struct kbpf_host *host, int log_level,
 		.caps = c->unpriv ? KBPF_CAP_NONE : KBPF_CAP_BPF | KBPF_CAP_PERFMON | KBPF_CAP_NET_ADMIN,
 	};
 	struct kbpf_program *p;
+	char btf_path[4096];
 
 	memset(l, 0, sizeof(*l));
 	log[0] = 0;
+	if (c->spec.btf_path) {
+		/* test_loader's btf_custom_path: the CO-RE target, an object run.sh builds
+		 * next to the programs (test_progs finds it in its directory) */
+		const char *slash = strrchr(c->path, '/');
+		int dir = slash ? (int)(slash - c->path) : 0;
+
+		snprintf(btf_path, sizeof(btf_path), "%.*s%s%s", dir, c->path, slash ? "/" : "", c->spec.btf_path);
+		o.btf_custom_path = btf_path;
+	}
 	l->err = kbpf_object_open_file(c->path, &o, &l->obj);
 	if (l->err)
 		return;

@@ -80,5 +80,17 @@ for n in $names; do
 		echo "NOT BUILT $n: $(grep -m1 'error' "$obj/$n.err" || head -1 "$obj/$n.err")"
 	fi
 done
+# __btf_path("btf__NAME.bpf.o"): test_loader hands that object's BTF to libbpf as the
+# CO-RE target (btf_custom_path, relative to test_progs' directory, where the Makefile
+# builds progs/btf__NAME.c); built next to the programs, the harness finds it there
+for n in $names; do
+	for b in $(sed -n 's/.*__btf_path("\([^"]*\)\.bpf\.o").*/\1/p' "$sel/progs/$n.c" | sort -u); do
+		bo=$obj/$b.bpf.o
+		if [ ! -f "$bo" ] || [ "$stamp" -nt "$bo" ]; then
+			"$clang" "${flags[@]}" -c "$sel/progs/$b.c" -o "$bo.tmp" 2>"$obj/$b.err" && mv "$bo.tmp" "$bo" &&
+				rm -f "$obj/$b.err" || echo "NOT BUILT $b (__btf_path of $n): $(head -1 "$obj/$b.err")"
+		fi
+	done
+done
 echo "$((${#objs[@]})) objects built, $notbuilt not built (counted as not applicable)"
 exec "$runner" "$@" "${objs[@]}"

@@ -375,6 +375,44 @@ static void test_bpf2bpf(void)
 	kbpf_host_free(host);
 }
 
+/* The verifier walks that return too (Linux 6.12's check_ld_abs): sub's success path
+ * returns 1 only, so a walk without the failure path would judge main's "r0 = 7" dead
+ * and turn it into a trap, which a failed load then runs. */
+static void test_bpf2bpf_failure_path(void)
+{
+	struct kbpf_host *host = linux_host();
+	struct btf_prog bp;
+	struct pkt p;
+
+	CHECK(host);
+	if (!host)
+		return;
+	CHECK(btf_prog_init(&bp, 9) == 0);
+	pkt_init(&p, 1, HEADROOM);
+	for (int fail = 0; fail <= 1; fail++) {
+		const struct bpf_insn insns[] = {
+			BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+			BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+			BPF_MOV64_IMM(BPF_REG_2, fail ? 1000 : 1),
+			BPF_CALL_REL(5),
+			BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 2),
+			BPF_MOV64_IMM(BPF_REG_0, 7),
+			BPF_EXIT_INSN(),
+			BPF_MOV64_IMM(BPF_REG_0, 1),
+			BPF_EXIT_INSN(),
+			/* sub (insn 9): 1 once the byte is loaded */
+			BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+			BPF_LD_IND(BPF_B, BPF_REG_2, 0),
+			BPF_MOV64_IMM(BPF_REG_0, 1),
+			BPF_EXIT_INSN(),
+		};
+		run_all(host, "sched_cls", insns, ARRAY_SIZE(insns), &bp, &p.skb, sizeof(p.skb), p.buf,
+			sizeof(p.buf), fail ? 7 : 1, __LINE__);
+	}
+	btf__free(bp.btf);
+	kbpf_host_free(host);
+}
+
 /* Linux's "calls: subprog call with ld_abs in main prog": a helper that moves the packet
  * (skb_vlan_push) between loads, LD_ABS in the main program only (no BTF needed). */
 static void test_calls_with_ld_abs(void)
@@ -526,6 +564,7 @@ int main(void)
 	RUN(test_out_of_bounds);
 	RUN(test_negative_offsets);
 	RUN(test_bpf2bpf);
+	RUN(test_bpf2bpf_failure_path);
 	RUN(test_calls_with_ld_abs);
 	RUN(test_own_type);
 	RUN(test_jit_blinded);

@@ -658,6 +658,30 @@ static void test_programs(void)
 		CHECK_EQ_U64(ret, want);
 		kbpf_prog_free(p);
 	}
+	/* Linux 6.3+: BPF_ST stores into the context (6.1 refused it): a verified tc
+	 * program writes skb->mark with an immediate and reads it back, on both engines */
+	const struct bpf_insn st_mark[] = {
+		BPF_ST_MEM(BPF_W, BPF_REG_1, SKB(mark), 0x1234),
+		BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, SKB(mark)),
+		BPF_EXIT_INSN(),
+	};
+	for (int jit = 0; jit < 2; jit++) {
+		char slog[512] = "";
+		struct kbpf_prog_opts opts = { .sz = sizeof(opts), .host = host, .prog_type = "sched_cls", .jit = jit,
+					       .log_buf = slog, .log_size = sizeof(slog) };
+		struct kbpf_prog *p = NULL;
+#if !defined(__x86_64__)
+		if (jit)
+			break;
+#endif
+		skb.md.mark = 0;
+		CHECK_EQ_U64(kbpf_prog_create(st_mark, sizeof(st_mark) / sizeof(st_mark[0]), &opts, &p), 0);
+		uint64_t ret = 0;
+		CHECK_EQ_U64(kbpf_prog_run(p, &skb, &ret), 0);
+		CHECK_EQ_U64(ret, 0x1234);
+		CHECK_EQ_U64(skb.md.mark, 0x1234);
+		kbpf_prog_free(p);
+	}
 	/* A prototype-only helper verifies but does not load for running. */
 	const struct bpf_insn loop_prog[] = {
 		BPF_MOV64_IMM(BPF_REG_1, 1),

@@ -138,7 +138,7 @@ static void test_ctx(void)
 		BPF_EXIT_INSN(),
 	};
 	CHECK_EQ_U64(VERIFY("fentry", "bpf_fentry_test1", write), (uint64_t)-EACCES);
-	CHECK_CONTAINS(log, "BPF_ST stores into R1 ctx is not allowed");
+	CHECK_CONTAINS(log, "invalid bpf_context access off=0 size=8");
 	const struct bpf_insn stx[] = {
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_STX_MEM(BPF_DW, BPF_REG_1, BPF_REG_0, 0),

@@ -249,9 +249,30 @@ static void test_other_host(void)
 	kbpf_host_free(h2);
 }
 
+/* A timer callback is a root of its own stack (Linux 6.12's check_max_stack_depth walks
+ * each): recursion below it is refused as below main (tests/bpf/timer_recursion.bpf.c),
+ * now that check_cfg lets a privileged program's call back-edges through. */
+static void test_recursion_in_callback(void)
+{
+	struct kbpf_host *host = manual_host();
+	struct kbpf_object_open_opts opts = {
+		.sz = sizeof(opts), .host = host, .log_buf = test_log, .log_size = sizeof(test_log),
+	};
+	struct kbpf_object *obj = NULL;
+
+	CHECK_EQ_U64(kbpf_object_open_file(bpf_obj("timer_recursion"), &opts, &obj), 0);
+	if (obj) {
+		CHECK_EQ_U64(kbpf_object_load(obj), (uint64_t)-E2BIG);
+		CHECK_CONTAINS(test_log, "the call stack of 8 frames is too deep !");
+		kbpf_object_close(obj);
+	}
+	kbpf_host_free(host);
+}
+
 int main(void)
 {
 	SKIP_WITHOUT_OBJECTS();
+	RUN(test_recursion_in_callback);
 	RUN(test_count_rearm);
 	RUN(test_errnos);
 	RUN(test_self_cancel);

@@ -252,6 +252,25 @@ static void test_verifier_rules(void)
 		BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32), UNLOCK_EXIT);
 	REJECTS("cgroup_skb", "bpf_spin_unlock is missing", LOCKED_PROLOGUE(0, 4), BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN());
+	/* Linux 6.12: a static subprog may take the lock and return holding it; the caller
+	 * unlocks (verifier_spin_lock.c test10). 6.1 refused the subprog's exit. */
+#define LOCK_IN_SUBPROG(...)                                                                           \
+	LOOKUP_KEY0(0), BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1), BPF_EXIT_INSN(),                         \
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_0), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),              \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 4), BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, \
+								    __VA_ARGS__)
+	const struct bpf_insn sub_locks[] = {
+		LOCK_IN_SUBPROG(5), UNLOCK_EXIT, BPF_EMIT_CALL(BPF_FUNC_spin_lock), BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(verify(host, "cgroup_skb", sub_locks, ARRAY_SIZE(sub_locks), maps, 4, log, sizeof(log)), 0);
+	/* ... but the program may not end holding it */
+	REJECTS("cgroup_skb", "bpf_spin_unlock is missing", LOCK_IN_SUBPROG(2), BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(), BPF_EMIT_CALL(BPF_FUNC_spin_lock), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN());
+	/* a static subprog called under the lock runs under it: no helper calls there */
+	REJECTS("cgroup_skb", "function calls are not allowed while holding a lock", LOCKED_PROLOGUE(0, 4),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 5), UNLOCK_EXIT,
+		BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32), BPF_EXIT_INSN());
 	/* 6.1: the second bpf_spin_lock is a call while holding the lock */
 	REJECTS("cgroup_skb", "function calls are not allowed while holding a lock", LOCKED_PROLOGUE(0, 4),
 		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 4),

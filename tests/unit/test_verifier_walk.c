@@ -66,7 +66,8 @@ static void test_ctx(void)
 	REJECT("r0 = *(u64 *)(r1 +64)\nexit", "invalid bpf_context access off=64 size=8");
 	REJECT("r0 = 0\n*(u64 *)(r1 +16) = r0\nexit", "invalid bpf_context access off=16 size=8");
 	ACCEPT_RUN("t_plain", 0, "r0 = 0\n*(u64 *)(r1 +8) = r0\nexit");
-	REJECT("*(u64 *)(r1 +8) = 0\nr0 = 0\nexit", "BPF_ST stores into R1 ctx is not allowed");
+	/* 6.3+: BPF_ST stores into the context too */
+	ACCEPT_RUN("t_plain", 0, "*(u64 *)(r1 +8) = 0\nr0 = 0\nexit");
 	REJECT_U("*(u64 *)(r1 +8) = r1\nr0 = 0\nexit", "R1 leaks addr into ctx");
 	REJECT("r2 = *(u64 *)(r1 +0)\nr2 &= 8\nr1 += r2\nr0 = *(u64 *)(r1 +0)\nexit", "variable ctx access var_off=");
 }
