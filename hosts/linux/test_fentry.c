@@ -193,6 +193,64 @@ TEST_FN int bpf_lsm_bpf(int cmd, union bpf_attr *attr, unsigned int size)
 	return 0;
 }
 
+/* The hooks Linux 6.12's verifier_lsm.c attaches to, with lsm_hook_defs.h's prototypes
+ * and defaults (0, or -EINVAL for the procattr hooks): file_alloc_security and
+ * file_mprotect (int: 0 or -errno), audit_rule_known (a bool hook), file_free_security
+ * (void), and three hooks Linux disables for BPF (getprocattr, setprocattr, ismaclabel).
+ * The structs are opaque here: no program reads through them. */
+struct file;
+struct vm_area_struct;
+struct audit_krule;
+struct task_struct;
+int bpf_lsm_file_alloc_security(struct file *file);
+void bpf_lsm_file_free_security(struct file *file);
+int bpf_lsm_file_mprotect(struct vm_area_struct *vma, unsigned long reqprot, unsigned long prot);
+int bpf_lsm_audit_rule_known(struct audit_krule *krule);
+int bpf_lsm_getprocattr(struct task_struct *p, const char *name, char **value);
+int bpf_lsm_setprocattr(const char *name, void *value, size_t size);
+int bpf_lsm_ismaclabel(const char *name);
+
+TEST_FN int bpf_lsm_file_alloc_security(struct file *file)
+{
+	(void)file;
+	return 0;
+}
+
+TEST_FN void bpf_lsm_file_free_security(struct file *file)
+{
+	(void)file;
+}
+
+TEST_FN int bpf_lsm_file_mprotect(struct vm_area_struct *vma, unsigned long reqprot, unsigned long prot)
+{
+	(void)vma, (void)reqprot, (void)prot;
+	return 0;
+}
+
+TEST_FN int bpf_lsm_audit_rule_known(struct audit_krule *krule)
+{
+	(void)krule;
+	return 0;
+}
+
+TEST_FN int bpf_lsm_getprocattr(struct task_struct *p, const char *name, char **value)
+{
+	(void)p, (void)name, (void)value;
+	return -EINVAL;
+}
+
+TEST_FN int bpf_lsm_setprocattr(const char *name, void *value, size_t size)
+{
+	(void)name, (void)value, (void)size;
+	return -EINVAL;
+}
+
+TEST_FN int bpf_lsm_ismaclabel(const char *name)
+{
+	(void)name;
+	return 0;
+}
+
 /* Linux's struct bpf_key (kernel/trace/bpf_trace.c): a reference to a keyring. kbpf has
  * no keyrings: the lookups find none (NULL), so a correct program never has one to put. */
 struct key;

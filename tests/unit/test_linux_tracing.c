@@ -440,6 +440,63 @@ static void test_iter(void)
 	kbpf_host_free(host);
 }
 
+/* Linux 6.12's LSM rules (bpf_lsm_verify_prog, bpf_lsm_get_retval_range): a hook returns
+ * 0 or -errno, or 0/1 for the bool hooks, compared on R0's lower 32 bits; a void hook
+ * anything; the disabled hooks and functions that are no hook refuse the program. */
+static void test_lsm(void)
+{
+	struct kbpf_host *host = tracing_host();
+	char log[4096];
+	if (!host)
+		return;
+#define RET(v) ((const struct bpf_insn[]){ BPF_MOV64_IMM(BPF_REG_0, v), BPF_EXIT_INSN() })
+#define LSM(func, v) verify(host, "lsm", func, RET(v), 2, log, sizeof(log))
+	CHECK_EQ_U64(LSM("bpf_lsm_file_alloc_security", 0), 0);
+	CHECK_EQ_U64(LSM("bpf_lsm_file_alloc_security", -4095), 0);
+	CHECK_EQ_U64(LSM("bpf_lsm_file_mprotect", -4096), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "At program exit the register R0 has smin=-4096 smax=-4096 should have been in [-4095, 0]");
+	CHECK_EQ_U64(LSM("bpf_lsm_file_mprotect", 1), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "R0 has smin=1 smax=1 should have been in [-4095, 0]");
+	CHECK_EQ_U64(LSM("bpf_lsm_bpf", 4096), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "R0 has smin=4096 smax=4096 should have been in [-4095, 0]");
+	/* a bool hook */
+	CHECK_EQ_U64(LSM("bpf_lsm_audit_rule_known", 1), 0);
+	CHECK_EQ_U64(LSM("bpf_lsm_audit_rule_known", 2), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "R0 has smin=2 smax=2 should have been in [0, 1]");
+	CHECK_EQ_U64(LSM("bpf_lsm_audit_rule_known", -1), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "R0 has smin=-1 smax=-1 should have been in [0, 1]");
+	/* a void hook: any value, or none */
+	CHECK_EQ_U64(LSM("bpf_lsm_file_free_security", 4096), 0);
+	const struct bpf_insn no_r0[] = { BPF_EXIT_INSN() };
+	CHECK_EQ_U64(VERIFY("lsm", "bpf_lsm_file_free_security", no_r0), 0);
+	/* return_32bit: only the lower 32 bits count (1 << 32 is 0 to an int hook) */
+	const struct bpf_insn upper[] = { BPF_LD_IMM64(BPF_REG_0, 1ull << 32), BPF_EXIT_INSN() };
+	CHECK_EQ_U64(VERIFY("lsm", "bpf_lsm_file_mprotect", upper), 0);
+	/* an unknown scalar is refused */
+	const struct bpf_insn unknown[] = {
+		BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(VERIFY("lsm", "bpf_lsm_file_mprotect", unknown), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "should have been in [-4095, 0]");
+	/* disabled hooks, and functions that are no hook */
+	static const char *const disabled[] = { "bpf_lsm_getprocattr", "bpf_lsm_setprocattr", "bpf_lsm_ismaclabel" };
+	for (size_t i = 0; i < 3; i++) {
+		CHECK(func_id(host, disabled[i]) != 0);
+		CHECK_EQ_U64(LSM(disabled[i], 0), (uint64_t)-EINVAL);
+		CHECK_CONTAINS(log, "points to disabled hook");
+		CHECK_CONTAINS(log, disabled[i]);
+	}
+	CHECK_EQ_U64(LSM("bpf_fentry_test1", 0), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "points to wrong type name bpf_fentry_test1");
+	/* fentry's own rule is untouched: [0, 0] on all 64 bits */
+	CHECK_EQ_U64(verify(host, "fentry", "bpf_fentry_test1", RET(0), 2, log, sizeof(log)), 0);
+	CHECK_EQ_U64(verify(host, "fentry", "bpf_fentry_test1", RET(-1), 2, log, sizeof(log)), (uint64_t)-EINVAL);
+#undef LSM
+#undef RET
+	kbpf_host_free(host);
+}
+
 int main(void)
 {
 	RUN(test_types);
@@ -448,5 +505,6 @@ int main(void)
 	RUN(test_narrow_pointer_read);
 	RUN(test_d_path);
 	RUN(test_iter);
+	RUN(test_lsm);
 	return test_summary();
 }
