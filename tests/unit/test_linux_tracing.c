@@ -257,6 +257,53 @@ static void test_run(void)
 	kbpf_host_free(host);
 }
 
+/* 6.12's bpf_fentry_test9(u32 *a), called by the test run with a pointer to 0: fexit
+ * on it runs and sees its result (0) after the pointer argument. */
+static void test_run_test9(void)
+{
+	struct kbpf_host *host = tracing_host();
+	if (!host)
+		return;
+	struct kbpf_map *map = NULL;
+	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4,
+				    .value_size = 16, .max_entries = 1 };
+	CHECK_EQ_U64(kbpf_map_create(&def, &map), 0);
+	const struct bpf_insn prog[] = {
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+		BPF_LD_MAP_FD(BPF_REG_1, 0),
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 5),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, 8), /* the return value */
+		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_0, 8),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 1), /* times run */
+		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 8),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	char log[2048] = "";
+	CHECK(func_id(host, "bpf_fentry_test9") != 0);
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .prog_type = "fexit", .license = "GPL",
+				     .maps = &map, .nr_maps = 1, .log_buf = log, .log_size = sizeof(log),
+				     .attach_btf_id = func_id(host, "bpf_fentry_test9") };
+	struct kbpf_prog *p = NULL;
+	CHECK_EQ_U64(kbpf_prog_create(prog, sizeof(prog) / sizeof(prog[0]), &po, &p), 0);
+	uint32_t retval = 0xdead, key = 0;
+	uint64_t v[2] = { 7, 0 };
+	CHECK_EQ_U64(kbpf_map_update(map, &key, v, 0), 0);
+	CHECK_EQ_U64(kbpf_linux_test_run_tracing(p, "bpf_fentry_test9", BPF_TRACE_FEXIT, &retval), 0);
+	CHECK_EQ_U64(retval, 0);
+	CHECK_EQ_U64(kbpf_map_lookup(map, &key, v), 0);
+	CHECK_EQ_U64(v[0], 0);
+	CHECK_EQ_U64(v[1], 1);
+	kbpf_prog_free(p);
+	kbpf_map_free(map);
+	kbpf_host_free(host);
+}
+
 /* A narrow read of a pointer argument is typed as the pointer (Linux's verdict) and runs
  * as the whole 8-byte load, so the register holds what it is typed as. */
 static void test_narrow_pointer_read(void)
@@ -502,6 +549,7 @@ int main(void)
 	RUN(test_types);
 	RUN(test_ctx);
 	RUN(test_run);
+	RUN(test_run_test9);
 	RUN(test_narrow_pointer_read);
 	RUN(test_d_path);
 	RUN(test_iter);
