@@ -261,6 +261,36 @@ TEST_FN int bpf_lsm_ismaclabel(const char *name)
 	return 0;
 }
 
+/* --- netfilter: the hook state a netfilter program's context points to ---
+ * Linux's struct nf_hook_state (include/linux/netfilter.h), so that this host's BTF has
+ * the struct the netfilter type types bpf_nf_ctx.state with (prog_netfilter.c; without
+ * it the field cannot be read). The devices, socket and namespace stay opaque. */
+struct net_device;
+struct net;
+struct sock;
+struct sk_buff;
+struct nf_hook_state {
+	uint8_t hook;
+	uint8_t pf;
+	struct net_device *in;
+	struct net_device *out;
+	struct sock *sk;
+	struct net *net;
+	int (*okfn)(struct net *, struct sock *, struct sk_buff *);
+};
+
+/* Linux's nf_hook_state_init: a state for hook of protocol family pf. */
+void nf_hook_state_init(struct nf_hook_state *p, unsigned int hook, uint8_t pf, struct net_device *indev,
+			struct net_device *outdev, struct sock *sk, struct net *net,
+			int (*okfn)(struct net *, struct sock *, struct sk_buff *));
+TEST_FN void nf_hook_state_init(struct nf_hook_state *p, unsigned int hook, uint8_t pf, struct net_device *indev,
+				struct net_device *outdev, struct sock *sk, struct net *net,
+				int (*okfn)(struct net *, struct sock *, struct sk_buff *))
+{
+	*p = (struct nf_hook_state){ .hook = (uint8_t)hook, .pf = pf, .in = indev, .out = outdev, .sk = sk,
+				     .net = net, .okfn = okfn };
+}
+
 /* Linux's struct bpf_key (kernel/trace/bpf_trace.c): a reference to a keyring. kbpf has
  * no keyrings: the lookups find none (NULL), so a correct program never has one to put. */
 struct key;

@@ -544,6 +544,32 @@ static void test_lsm(void)
 	kbpf_host_free(host);
 }
 
+/* The test host's struct nf_hook_state (test_fentry.c): a netfilter program reads its
+ * context's state pointer, and returning it is refused as 6.12 refuses it
+ * (verifier_netfilter_retcode test1). */
+static void test_netfilter_state(void)
+{
+	struct kbpf_host *host = tracing_host();
+	char log[4096];
+	if (!host)
+		return;
+	const struct bpf_insn ret_state[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(VERIFY("netfilter", NULL, ret_state), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "At program exit the register R0 is not a known value (");
+	CHECK_CONTAINS(log, "nf_hook_state");
+	const struct bpf_insn read_pf[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, 0),
+		BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_1, 1), /* pf */
+		BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(VERIFY("netfilter", NULL, read_pf), 0);
+	kbpf_host_free(host);
+}
+
 int main(void)
 {
 	RUN(test_types);
@@ -554,5 +580,6 @@ int main(void)
 	RUN(test_d_path);
 	RUN(test_iter);
 	RUN(test_lsm);
+	RUN(test_netfilter_state);
 	return test_summary();
 }
