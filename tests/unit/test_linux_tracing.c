@@ -165,7 +165,14 @@ static void test_ctx(void)
 	kbpf_host_free(host);
 }
 
+/* r6 = the context; r0 = element 0 of map 0 (or NULL) */
+#define CTX_MAP0_LOOKUP()                                                                              \
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),                      \
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),           \
+		BPF_LD_MAP_FD(BPF_REG_1, 0), BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem)
+
 /* A program that stores ctx[0..2] into an array map, run by the test run attached to fn. */
+
 static void run_recorder(struct kbpf_host *host, const char *type, const char *fn, int attach_type, int jit,
 			 uint32_t want_retval, const uint64_t *want)
 {
@@ -175,12 +182,7 @@ static void run_recorder(struct kbpf_host *host, const char *type, const char *f
 	CHECK_EQ_U64(kbpf_map_create(&def, &map), 0);
 	int fexit = attach_type == BPF_TRACE_FEXIT;
 	const struct bpf_insn prog[] = {
-		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
-		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
-		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
-		BPF_LD_MAP_FD(BPF_REG_1, 0),
-		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		CTX_MAP0_LOOKUP(),
 		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 8),
 		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, 0),
 		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0),
@@ -269,12 +271,7 @@ static void test_run_test9(void)
 				    .value_size = 16, .max_entries = 1 };
 	CHECK_EQ_U64(kbpf_map_create(&def, &map), 0);
 	const struct bpf_insn prog[] = {
-		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
-		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
-		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
-		BPF_LD_MAP_FD(BPF_REG_1, 0),
-		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		CTX_MAP0_LOOKUP(),
 		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 5),
 		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, 8), /* the return value */
 		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0),
