@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The attach targets of Linux 6.1's tracing test run (net/bpf/test_run.c): the host
- * functions bpf_fentry_test1..8 and bpf_modify_return_test, with Linux's prototypes and
- * results, in this library's BTF so that a fentry/fexit/fmod_ret program can name them
- * (kbpf_verify_opts.attach_btf_id); and kbpf_linux_test_run_tracing, which calls them
- * as Linux's bpf_prog_test_run_tracing does, through a trampoline that runs the program
- * attached to one of them. */
+/* The attach targets of Linux's tracing test run (net/bpf/test_run.c): the host
+ * functions bpf_fentry_test1..8 (6.1), bpf_fentry_test9 (6.12) and
+ * bpf_modify_return_test, with Linux's prototypes and results, in this library's BTF so
+ * that a fentry/fexit/fmod_ret program can name them (kbpf_verify_opts.attach_btf_id);
+ * and kbpf_linux_test_run_tracing, which calls them as Linux's bpf_prog_test_run_tracing
+ * does, through a trampoline that runs the program attached to one of them. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -30,6 +30,7 @@ int bpf_fentry_test5(uint64_t a, void *b, short c, int d, uint64_t e);
 int bpf_fentry_test6(uint64_t a, void *b, short c, int d, void *e, uint64_t f);
 int bpf_fentry_test7(struct bpf_fentry_test_t *arg);
 int bpf_fentry_test8(struct bpf_fentry_test_t *arg);
+uint32_t bpf_fentry_test9(uint32_t *a);
 int bpf_modify_return_test(int a, int *b);
 
 /* Linux's arithmetic, in its types (the narrowing to int is Linux's too). */
@@ -73,6 +74,12 @@ TEST_FN int bpf_fentry_test8(struct bpf_fentry_test_t *arg)
 	return (int)(long)arg->a;
 }
 
+/* Linux 6.12's: a u32 pointer argument (verifier_btf_ctx_access reads it). */
+TEST_FN uint32_t bpf_fentry_test9(uint32_t *a)
+{
+	return *a;
+}
+
 TEST_FN int bpf_modify_return_test(int a, int *b)
 {
 	*b += 1;
@@ -101,6 +108,7 @@ static int call_target(int idx, const uint64_t *a)
 					(void *)(uintptr_t)a[4], a[5]);
 	case 7: return bpf_fentry_test7((struct bpf_fentry_test_t *)(uintptr_t)a[0]);
 	case 8: return bpf_fentry_test8((struct bpf_fentry_test_t *)(uintptr_t)a[0]);
+	case 9: return (int)bpf_fentry_test9((uint32_t *)(uintptr_t)a[0]);
 	default: return bpf_modify_return_test((int)a[0], (int *)(uintptr_t)a[1]);
 	}
 }
@@ -108,6 +116,7 @@ static int call_target(int idx, const uint64_t *a)
 static const char *const target_names[] = {
 	"bpf_modify_return_test", "bpf_fentry_test1", "bpf_fentry_test2", "bpf_fentry_test3", "bpf_fentry_test4",
 	"bpf_fentry_test5",       "bpf_fentry_test6", "bpf_fentry_test7", "bpf_fentry_test8",
+	"bpf_fentry_test9",
 };
 
 static uint64_t run_prog(struct tramp *t, uint64_t *ctx)
@@ -156,6 +165,7 @@ int kbpf_linux_test_run_tracing(const struct kbpf_prog *prog, const char *attach
 	struct tramp t = { .prog = prog, .attached = attach_func, .kind = attach_type };
 	struct bpf_fentry_test_t arg = { 0 };
 	uint16_t side_effect = 0, ret = 0;
+	uint32_t zero = 0; /* 6.12 passes its retval, still 0 */
 	int b = 2;
 
 	switch (attach_type) {
@@ -163,7 +173,7 @@ int kbpf_linux_test_run_tracing(const struct kbpf_prog *prog, const char *attach
 	case BPF_TRACE_FEXIT:
 		if (CALL(1, 1) != 2 || CALL(2, 2, 3) != 5 || CALL(3, 4, 5, 6) != 15 || CALL(4, 7, 8, 9, 10) != 34 ||
 		    CALL(5, 11, 12, 13, 14, 15) != 65 || CALL(6, 16, 17, 18, 19, 20, 21) != 111 || CALL(7, 0) != 0 ||
-		    CALL(8, (uint64_t)(uintptr_t)&arg) != 0)
+		    CALL(8, (uint64_t)(uintptr_t)&arg) != 0 || CALL(9, (uint64_t)(uintptr_t)&zero) != 0)
 			return t.err ? t.err : -EFAULT;
 		break;
 	case BPF_MODIFY_RETURN:
@@ -191,6 +201,94 @@ TEST_FN int bpf_lsm_bpf(int cmd, union bpf_attr *attr, unsigned int size)
 {
 	(void)cmd, (void)attr, (void)size;
 	return 0;
+}
+
+/* The hooks Linux 6.12's verifier_lsm.c attaches to, with lsm_hook_defs.h's prototypes
+ * and defaults (0, or -EINVAL for the procattr hooks): file_alloc_security and
+ * file_mprotect (int: 0 or -errno), audit_rule_known (a bool hook), file_free_security
+ * (void), and three hooks Linux disables for BPF (getprocattr, setprocattr, ismaclabel).
+ * The structs are opaque here: no program reads through them. */
+struct file;
+struct vm_area_struct;
+struct audit_krule;
+struct task_struct;
+int bpf_lsm_file_alloc_security(struct file *file);
+void bpf_lsm_file_free_security(struct file *file);
+int bpf_lsm_file_mprotect(struct vm_area_struct *vma, unsigned long reqprot, unsigned long prot);
+int bpf_lsm_audit_rule_known(struct audit_krule *krule);
+int bpf_lsm_getprocattr(struct task_struct *p, const char *name, char **value);
+int bpf_lsm_setprocattr(const char *name, void *value, size_t size);
+int bpf_lsm_ismaclabel(const char *name);
+
+TEST_FN int bpf_lsm_file_alloc_security(struct file *file)
+{
+	(void)file;
+	return 0;
+}
+
+TEST_FN void bpf_lsm_file_free_security(struct file *file)
+{
+	(void)file;
+}
+
+TEST_FN int bpf_lsm_file_mprotect(struct vm_area_struct *vma, unsigned long reqprot, unsigned long prot)
+{
+	(void)vma, (void)reqprot, (void)prot;
+	return 0;
+}
+
+TEST_FN int bpf_lsm_audit_rule_known(struct audit_krule *krule)
+{
+	(void)krule;
+	return 0;
+}
+
+TEST_FN int bpf_lsm_getprocattr(struct task_struct *p, const char *name, char **value)
+{
+	(void)p, (void)name, (void)value;
+	return -EINVAL;
+}
+
+TEST_FN int bpf_lsm_setprocattr(const char *name, void *value, size_t size)
+{
+	(void)name, (void)value, (void)size;
+	return -EINVAL;
+}
+
+TEST_FN int bpf_lsm_ismaclabel(const char *name)
+{
+	(void)name;
+	return 0;
+}
+
+/* --- netfilter: the hook state a netfilter program's context points to ---
+ * Linux's struct nf_hook_state (include/linux/netfilter.h), so that this host's BTF has
+ * the struct the netfilter type types bpf_nf_ctx.state with (prog_netfilter.c; without
+ * it the field cannot be read). The devices, socket and namespace stay opaque. */
+struct net_device;
+struct net;
+struct sock;
+struct sk_buff;
+struct nf_hook_state {
+	uint8_t hook;
+	uint8_t pf;
+	struct net_device *in;
+	struct net_device *out;
+	struct sock *sk;
+	struct net *net;
+	int (*okfn)(struct net *, struct sock *, struct sk_buff *);
+};
+
+/* Linux's nf_hook_state_init: a state for hook of protocol family pf. */
+void nf_hook_state_init(struct nf_hook_state *p, unsigned int hook, uint8_t pf, struct net_device *indev,
+			struct net_device *outdev, struct sock *sk, struct net *net,
+			int (*okfn)(struct net *, struct sock *, struct sk_buff *));
+TEST_FN void nf_hook_state_init(struct nf_hook_state *p, unsigned int hook, uint8_t pf, struct net_device *indev,
+				struct net_device *outdev, struct sock *sk, struct net *net,
+				int (*okfn)(struct net *, struct sock *, struct sk_buff *))
+{
+	*p = (struct nf_hook_state){ .hook = (uint8_t)hook, .pf = pf, .in = indev, .out = outdev, .sk = sk,
+				     .net = net, .okfn = okfn };
 }
 
 /* Linux's struct bpf_key (kernel/trace/bpf_trace.c): a reference to a keyring. kbpf has

@@ -121,6 +121,11 @@ KBPF_API const char *kbpf_object_log(const struct kbpf_object *obj);
  * ("tc", "classifier", "socket", "tp/…", "fentry/…", "cgroup/skb" …; a leading '?' is
  * ignored), BPF_PROG_TYPE_UNSPEC if none matches. */
 KBPF_API uint32_t kbpf_section_prog_type(const char *sec_name);
+/* Nonzero if libbpf loads the programs of a section of this name sleepable (its
+ * SEC_SLEEPABLE sections: "fentry.s/…", "lsm.s/…", "iter.s/…", "syscall", …; a leading
+ * '?' is ignored): kbpf_object_load then adds BPF_F_SLEEPABLE to such a program's flags
+ * when its type is the section's. */
+KBPF_API int kbpf_section_sleepable(const char *sec_name);
 /* The idx-th pattern of that table (NULL past its end) and its type in *type: "socket",
  * "tc", "kprobe+" ("kprobe" or "kprobe/…"), "xdp/devmap" … */
 KBPF_API const char *kbpf_section_pattern(size_t idx, uint32_t *type);

@@ -254,6 +254,13 @@ typedef int (*kbpf_ctx_access_fn)(const struct kbpf_prog_type *type, int off, in
 typedef const struct kbpf_helper_proto *(*kbpf_func_proto_fn)(const struct kbpf_prog_type *type,
 							      const struct kbpf_host *host, int32_t id);
 
+/* The rule for R0 at a program's exit (kbpf_prog_type.attach_func). */
+struct kbpf_attach_ret {
+	int has_range;   /* nonzero: R0 must be a scalar within [min, max] */
+	int32_t min, max;
+	int is_32bit;    /* compare R0's lower 32 bits as an s32 (Linux's return_32bit) */
+};
+
 struct kbpf_prog_type {
 	size_t sz;                  /* sizeof(struct kbpf_prog_type) */
 	const char *name;           /* "socket_filter", "xdp", "tcp_congestion_ops" … */
@@ -296,6 +303,16 @@ struct kbpf_prog_type {
 	 * KBPF_ATTACH_RET_ANY (fexit: typed like an argument), KBPF_ATTACH_RET_INT (fmod_ret:
 	 * the function must return an integer of at most 8 bytes). 0: no such slot. */
 	int attach_ret;
+	/* A program attached to the host BTF function func (kbpf_verify_opts.attach_btf_id
+	 * naming a FUNC, btf_id its id): whether this type may attach there, and the rule for
+	 * R0 at exit there. *ret comes in as the type's own rule (has_ret_range, ret_min,
+	 * ret_max); return 0 to allow it (*ret possibly changed: Linux 6.12's LSM hooks
+	 * return [-MAX_ERRNO, 0] or [0, 1], checked on R0's lower 32 bits), or a negative
+	 * errno with the reason in msg (one line, no newline). A function returning void
+	 * needs no R0 for struct_ops and LSM types whatever *ret says. NULL: any function,
+	 * the type's own rule. */
+	int (*attach_func)(const struct kbpf_prog_type *type, const struct kbpf_host *host, uint32_t btf_id,
+			   const char *func, struct kbpf_attach_ret *ret, char *msg, size_t msg_size);
 };
 #define KBPF_ATTACH_RET_ANY 1
 #define KBPF_ATTACH_RET_INT 2

@@ -335,6 +335,8 @@ long obj_func_at(const struct kbpf_object *obj, size_t sec_idx, size_t insn_off)
 
 /* sec_def.c: Linux's program type for a section name (without the '?'), or UNSPEC. */
 uint32_t obj_prog_type_from_sec(const char *sec_name);
+/* sec_def.c: whether libbpf loads a section's programs sleepable (SEC_SLEEPABLE). */
+bool obj_sec_sleepable(const char *sec_name);
 
 /* maps.c: the map defined at (sec_idx, off) of .maps/maps, or the data map of sec_idx. */
 long obj_map_by_def(const struct kbpf_object *obj, size_t sec_idx, uint64_t off);

@@ -398,6 +398,10 @@ int kbpf_object_load(struct kbpf_object *obj)
 			.attach_btf_id = sa.attach_btf_id, .attach_member = sa.member,
 			.caps = obj->caps, .prog_flags = p->prog_flags,
 		};
+		/* libbpf_prepare_prog_load: a sleepable section's program (of the section's
+		 * own type) loads with BPF_F_SLEEPABLE */
+		if (obj_sec_sleepable(p->sec_name) && p->type == obj_prog_type_from_sec(sec))
+			po.prog_flags |= BPF_F_SLEEPABLE;
 		/* BTF func_info: global functions verified on their own, callbacks allowed */
 		if (obj->btf && p->nr_func_info) {
 			po.prog_btf = obj->btf;

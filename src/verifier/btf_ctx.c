@@ -70,6 +70,8 @@ int btf_ctx_init(struct env *env)
 	uint32_t id = has ? o->attach_btf_id : 0;
 
 	env->attach_member = has ? o->attach_member : NULL;
+	if (env->type && env->type->has_ret_range)
+		env->ret = (struct kbpf_attach_ret){ .has_range = 1, .min = env->type->ret_min, .max = env->type->ret_max };
 	if (!id)
 		return 0;
 	const struct btf *btf = ctx_btf(env);
@@ -105,6 +107,20 @@ int btf_ctx_init(struct env *env)
 	env->attach_proto_id = pid;
 	env->attach_ctx_size = size > 8 * CTX_MAX_ARGS ? 8 * CTX_MAX_ARGS : (uint32_t)size;
 	env->attach_name = env->attach_member ? env->attach_member : fname ? fname : "";
+	/* the type's rules for this function (Linux 6.12's bpf_lsm_verify_prog and
+	 * bpf_lsm_get_retval_range for LSM hooks) */
+	if (fname && !env->attach_member && env->type && OPTS_HAS(env->type, attach_func) && env->type->attach_func) {
+		char msg[256] = "";
+		int err = env->type->attach_func(env->type, env->host, id, fname, &env->ret, msg, sizeof(msg));
+		if (err) {
+			vlog(env, "%s\n", msg[0] ? msg : "attach target refused by the program type");
+			return err < 0 ? err : -EINVAL;
+		}
+		if (env->ret.has_range && env->ret.min > env->ret.max) {
+			vlog(env, "attach_btf_id %u: return range [%d, %d] is empty\n", id, env->ret.min, env->ret.max);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 

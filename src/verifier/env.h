@@ -268,6 +268,7 @@ struct env {
 	uint32_t attach_ctx_size;   /* bytes of the u64 argument array */
 	const char *attach_name;    /* "func '%s'" in messages: the member, or the FUNC's name */
 	const char *attach_member;  /* the struct_ops member (get_func_proto_member), or NULL */
+	struct kbpf_attach_ret ret; /* R0's rule at exit: the type's, or its attach_func's */
 	/* func_info.c: BTF func_info of the program (NULL: none, Linux's rules without it) */
 	const struct btf *prog_btf;
 	bool has_func_info;

@@ -1093,6 +1093,8 @@ int prepare_func_exit(struct env *env, int *insn_idx)
 	return 0;
 }
 
+static void r0_range_refused(struct env *env, const struct reg *r0, int min, int max, const char *where);
+
 int check_return_code(struct env *env)
 {
 	struct reg *r0 = &cur_regs(env)[0];
@@ -1125,7 +1127,7 @@ int check_return_code(struct env *env)
 		}
 		return 0;
 	}
-	if (!env->type->has_ret_range)
+	if (!env->ret.has_range)
 		return 0;
 	/* The value decides the verdict: it must not be pruned away (stricter than 6.1). */
 	if (r0->type == KBPF_SCALAR_VALUE && (err = mark_precise(env, 0)))
@@ -1134,7 +1136,14 @@ int check_return_code(struct env *env)
 		vlog(env, "At program exit the register R0 is not a known value (%s)\n", reg_type_str(env, r0->type));
 		return -EINVAL;
 	}
-	return check_r0_range(env, r0, env->type->ret_min, env->type->ret_max, "program exit");
+	if (env->ret.is_32bit) {
+		/* 6.12's retval_range_within with return_32bit: R0's s32 bounds */
+		if (r0->s.s32_min_value >= env->ret.min && r0->s.s32_max_value <= env->ret.max)
+			return 0;
+		r0_range_refused(env, r0, env->ret.min, env->ret.max, "program exit");
+		return -EINVAL;
+	}
+	return check_r0_range(env, r0, env->ret.min, env->ret.max, "program exit");
 }
 
 /* Linux's check_return_code message: R0 (a scalar) must lie within range at `where`
@@ -1145,7 +1154,13 @@ int check_r0_range(struct env *env, const struct reg *r0, int min, int max, cons
 
 	if (kbpf_tnum_in(range, r0->s.var_off))
 		return 0;
-	/* 6.12's verbose_invalid_scalar: the signed bounds that are known and the range */
+	r0_range_refused(env, r0, min, max, where);
+	return -EINVAL;
+}
+
+/* 6.12's verbose_invalid_scalar: the signed bounds that are known and the range */
+static void r0_range_refused(struct env *env, const struct reg *r0, int min, int max, const char *where)
+{
 	const struct scalar *s = &r0->s;
 	vlog(env, "At %s the register R0 has", where);
 	if (s->smin_value > INT64_MIN)
@@ -1155,5 +1170,4 @@ int check_r0_range(struct env *env, const struct reg *r0, int min, int max, cons
 	if (s->smin_value == INT64_MIN && s->smax_value == INT64_MAX)
 		vlog(env, " unknown scalar value");
 	vlog(env, " should have been in [%d, %d]\n", min, max);
-	return -EINVAL;
 }

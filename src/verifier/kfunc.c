@@ -408,6 +408,15 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 			vlog(env, "Unrecognized arg#%d type %s\n", i, vbtf_kind_str(t));
 			return -EINVAL;
 		}
+		/* 6.12: a release or KF_TRUSTED_ARGS kfunc takes no pointer that may be NULL
+		 * (NULL itself included) unless its parameter is named *__nullable. A pointer
+		 * walked from an object is maybe-NULL only in kbpf: its rule is below. */
+		bool maybe_null = (r->type & KBPF_PTR_MAYBE_NULL) && !r->btf_walked;
+		bool is_null = r->type == KBPF_SCALAR_VALUE && kbpf_tnum_equals_const(r->s.var_off, 0);
+		if ((trusted || rel) && (maybe_null || is_null) && !ends_with(param_name(btf, &args[i]), "__nullable")) {
+			vlog(env, "Possibly NULL pointer passed to trusted arg%d\n", i);
+			return -EACCES;
+		}
 		bool obj_ptr = r->type == KBPF_PTR_TO_CTX || r->type == KBPF_PTR_TO_BTF_ID || is_sock_type(r->type);
 		/* Linux's PTR_TO_BTF_ID read from an object is kbpf's maybe-NULL one: refused
 		 * here for Linux's reason (no reference) before the NULL rule's own message */

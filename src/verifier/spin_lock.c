@@ -145,8 +145,9 @@ static bool is_tracing(uint32_t linux_type)
 int check_map_prog_fields(struct env *env, const struct kbpf_map *map)
 {
 	uint32_t t = env->type->linux_type;
-	bool sleepable = env->sleepable;
 
+	/* Linux 6.12's check_map_prog_compatibility; 6.1's "sleepable progs cannot use
+	 * bpf_spin_lock yet" is gone since 6.3 (a held lock still allows no calls) */
 	if (kbpf_map_spin_lock_off(map) >= 0) {
 		if (t == BPF_PROG_TYPE_SOCKET_FILTER) {
 			vlog(env, "socket filter progs cannot use bpf_spin_lock yet\n");
@@ -154,10 +155,6 @@ int check_map_prog_fields(struct env *env, const struct kbpf_map *map)
 		}
 		if (is_tracing(t)) {
 			vlog(env, "tracing progs cannot use bpf_spin_lock yet\n");
-			return -EINVAL;
-		}
-		if (sleepable) {
-			vlog(env, "sleepable progs cannot use bpf_spin_lock yet\n");
 			return -EINVAL;
 		}
 	}

@@ -27,7 +27,9 @@ expect 0 'safe as fentry$' -- verify --type fentry/tcp_slow_start "$tmp/arg.s"
 expect 0 'safe as fexit$' -- verify --type fexit/tcp_slow_start "$tmp/arg.s"
 expect 1 "not a function of the host's BTF" -- verify --type fentry/no_such_function "$tmp/arg.s"
 # a section of an attach type the host has no rules for, and a typo: usage errors
-expect_error 2 "unknown program type 'cgroup/connect_unix'" -- verify --type cgroup/connect_unix "$tmp/r0.s"
+expect_error 2 "unknown program type 'lsm_cgroup/bpf'" -- verify --type lsm_cgroup/bpf "$tmp/r0.s"
+# the AF_UNIX sock_addr attach types have their own (6.12's return ranges)
+expect 0 'safe as cgroup/connect_unix$' -- verify --type cgroup/connect_unix "$tmp/r0.s"
 expect_error 2 "unknown program type 'bogus'" -- verify --type bogus "$tmp/r0.s"
 # --type help: each type with the SEC() names meaning it
 expect 0 '^sched_cls +.*\btc\b' -- verify --type help

@@ -347,6 +347,34 @@ static int pre_execution(const struct lp_case *c, const struct loaded *l, char *
 	return 0;
 }
 
+#ifdef KBPF_PROGS_TEST_KFUNCS
+/* A fentry/fexit/fmod_ret program's test run: the attach type and target from its
+ * section ("fentry/FUNC", "fexit.s/FUNC", …), as libbpf loads it. */
+static int tracing_test_run(const struct kbpf_program *prog, uint32_t *retval, char *why, size_t ws)
+{
+	static const struct {
+		const char *prefix;
+		int attach;
+	} kinds[] = { { "fentry", BPF_TRACE_FENTRY },   { "fexit", BPF_TRACE_FEXIT },
+		      { "fmod_ret", BPF_MODIFY_RETURN }, { "fentry.s", BPF_TRACE_FENTRY },
+		      { "fexit.s", BPF_TRACE_FEXIT },    { "fmod_ret.s", BPF_MODIFY_RETURN } };
+	const char *sec = kbpf_program_section_name(prog);
+	const char *slash = sec ? strchr(sec, '/') : NULL;
+	if (sec && sec[0] == '?')
+		sec++;
+	for (size_t i = 0; slash && i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (strlen(kinds[i].prefix) != (size_t)(slash - sec) || strncmp(sec, kinds[i].prefix, (size_t)(slash - sec)))
+			continue;
+		int err = kbpf_linux_test_run_tracing(kbpf_program_prog(prog), slash + 1, kinds[i].attach, retval);
+		if (err)
+			snprintf(why, ws, "tracing test run: %s", strerror(-err));
+		return err;
+	}
+	snprintf(why, ws, "no test run for tracing section '%s'", sec ? sec : "");
+	return -EOPNOTSUPP;
+}
+#endif
+
 /* One BPF_PROG_TEST_RUN-style run with 64 zero bytes: checked on the interpreter, plain
  * on the JIT. Returns 0 with *r0, or -errno with the reason in why. */
 static int test_run(const struct kbpf_program *prog, int checked, int32_t *r0, char *why, size_t ws)
@@ -370,6 +398,17 @@ static int test_run(const struct kbpf_program *prog, int checked, int32_t *r0, c
 		free(buf);
 		return err;
 	}
+#ifdef KBPF_PROGS_TEST_KFUNCS
+	if (type == BPF_PROG_TYPE_TRACING) {
+		/* bpf_prog_test_run_tracing: Linux's test functions called, the program run
+		 * through the trampoline of its attach target (test_fentry.c) */
+		uint32_t v = 0;
+		err = tracing_test_run(prog, &v, why, ws);
+		*r0 = (int32_t)v;
+		free(buf);
+		return err;
+	}
+#endif
 	const char *tn = run_type(type);
 	if (!tn || run_ctx_init(&rc, buf, tn, data)) {
 		snprintf(why, ws, "no test run for program type %u", type);

@@ -6,6 +6,7 @@
  * helper sets, with Linux's messages. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/bpf_perf_event.h>
 #include <kbpf/kbpf.h>
@@ -133,6 +134,45 @@ static void test_sock_addr(void)
 	kbpf_host_free(host);
 }
 
+/* Linux 6.7+'s AF_UNIX sock_addr attach types: their own return ranges (6.12's
+ * check_return_code: [1, 1] for recvmsg, getpeername, getsockname; [0, 1] for connect and
+ * sendmsg) and no inet address in the context. */
+static void test_sock_addr_unix(void)
+{
+	struct kbpf_host *host = linux_host();
+	int lo, hi;
+	if (!host)
+		return;
+	static const struct {
+		const char *type;
+		int min, max;
+	} unix_types[] = {
+		{ "cgroup/connect_unix", 0, 1 },     { "cgroup/sendmsg_unix", 0, 1 },
+		{ "cgroup/recvmsg_unix", 1, 1 },     { "cgroup/getpeername_unix", 1, 1 },
+		{ "cgroup/getsockname_unix", 1, 1 },
+	};
+	for (size_t i = 0; i < sizeof(unix_types) / sizeof(unix_types[0]); i++) {
+		const char *type = unix_types[i].type;
+		CHECK(ret_range(host, type, &lo, &hi) == 1 && lo == unix_types[i].min && hi == unix_types[i].max);
+		CHECK(ok(host, type, SA(user_ip4), 4, R, NULL) == 0);
+		CHECK(ok(host, type, SA(user_ip6[0]), 4, R, NULL) == 0);
+		CHECK(ok(host, type, SA(msg_src_ip4), 4, R, NULL) == 0);
+		CHECK(ok(host, type, SA(user_family), 4, R, NULL) == 1);
+		/* verified: a constant just outside the range is refused with 6.12's message */
+		char log[1024] = "", want[128];
+		const struct bpf_insn prog[] = { BPF_MOV64_IMM(BPF_REG_0, unix_types[i].max + 1), BPF_EXIT_INSN() };
+		struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = type, .log_buf = log,
+					      .log_size = sizeof(log) };
+		CHECK_EQ_U64(kbpf_prog_verify(prog, 2, &o), (uint64_t)-EINVAL);
+		snprintf(want, sizeof(want), "At program exit the register R0 has smin=%d smax=%d should have been in [%d, %d]",
+			 unix_types[i].max + 1, unix_types[i].max + 1, unix_types[i].min, unix_types[i].max);
+		CHECK_CONTAINS(log, want);
+		const struct bpf_insn good[] = { BPF_MOV64_IMM(BPF_REG_0, unix_types[i].max), BPF_EXIT_INSN() };
+		CHECK_EQ_U64(kbpf_prog_verify(good, 2, &o), 0);
+	}
+	kbpf_host_free(host);
+}
+
 static void test_sockopt_sysctl_device(void)
 {
 	struct kbpf_host *host = linux_host();
@@ -197,6 +237,7 @@ int main(void)
 {
 	RUN(test_cgroup_sock);
 	RUN(test_sock_addr);
+	RUN(test_sock_addr_unix);
 	RUN(test_sockopt_sysctl_device);
 	RUN(test_perf_event);
 	return test_summary();

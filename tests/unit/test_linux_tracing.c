@@ -165,7 +165,14 @@ static void test_ctx(void)
 	kbpf_host_free(host);
 }
 
+/* r6 = the context; r0 = element 0 of map 0 (or NULL) */
+#define CTX_MAP0_LOOKUP()                                                                              \
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),                      \
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),           \
+		BPF_LD_MAP_FD(BPF_REG_1, 0), BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem)
+
 /* A program that stores ctx[0..2] into an array map, run by the test run attached to fn. */
+
 static void run_recorder(struct kbpf_host *host, const char *type, const char *fn, int attach_type, int jit,
 			 uint32_t want_retval, const uint64_t *want)
 {
@@ -175,12 +182,7 @@ static void run_recorder(struct kbpf_host *host, const char *type, const char *f
 	CHECK_EQ_U64(kbpf_map_create(&def, &map), 0);
 	int fexit = attach_type == BPF_TRACE_FEXIT;
 	const struct bpf_insn prog[] = {
-		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
-		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
-		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
-		BPF_LD_MAP_FD(BPF_REG_1, 0),
-		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		CTX_MAP0_LOOKUP(),
 		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 8),
 		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, 0),
 		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0),
@@ -254,6 +256,48 @@ static void test_run(void)
 	CHECK_EQ_U64(retval, 0);
 	CHECK_EQ_U64(kbpf_linux_test_run_tracing(p, "x", BPF_TRACE_ITER, &retval), (uint64_t)-EINVAL);
 	kbpf_prog_free(p);
+	kbpf_host_free(host);
+}
+
+/* 6.12's bpf_fentry_test9(u32 *a), called by the test run with a pointer to 0: fexit
+ * on it runs and sees its result (0) after the pointer argument. */
+static void test_run_test9(void)
+{
+	struct kbpf_host *host = tracing_host();
+	if (!host)
+		return;
+	struct kbpf_map *map = NULL;
+	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4,
+				    .value_size = 16, .max_entries = 1 };
+	CHECK_EQ_U64(kbpf_map_create(&def, &map), 0);
+	const struct bpf_insn prog[] = {
+		CTX_MAP0_LOOKUP(),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 5),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, 8), /* the return value */
+		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_0, 8),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 1), /* times run */
+		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 8),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	char log[2048] = "";
+	CHECK(func_id(host, "bpf_fentry_test9") != 0);
+	struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .prog_type = "fexit", .license = "GPL",
+				     .maps = &map, .nr_maps = 1, .log_buf = log, .log_size = sizeof(log),
+				     .attach_btf_id = func_id(host, "bpf_fentry_test9") };
+	struct kbpf_prog *p = NULL;
+	CHECK_EQ_U64(kbpf_prog_create(prog, sizeof(prog) / sizeof(prog[0]), &po, &p), 0);
+	uint32_t retval = 0xdead, key = 0;
+	uint64_t v[2] = { 7, 0 };
+	CHECK_EQ_U64(kbpf_map_update(map, &key, v, 0), 0);
+	CHECK_EQ_U64(kbpf_linux_test_run_tracing(p, "bpf_fentry_test9", BPF_TRACE_FEXIT, &retval), 0);
+	CHECK_EQ_U64(retval, 0);
+	CHECK_EQ_U64(kbpf_map_lookup(map, &key, v), 0);
+	CHECK_EQ_U64(v[0], 0);
+	CHECK_EQ_U64(v[1], 1);
+	kbpf_prog_free(p);
+	kbpf_map_free(map);
 	kbpf_host_free(host);
 }
 
@@ -440,13 +484,99 @@ static void test_iter(void)
 	kbpf_host_free(host);
 }
 
+/* Linux 6.12's LSM rules (bpf_lsm_verify_prog, bpf_lsm_get_retval_range): a hook returns
+ * 0 or -errno, or 0/1 for the bool hooks, compared on R0's lower 32 bits; a void hook
+ * anything; the disabled hooks and functions that are no hook refuse the program. */
+static void test_lsm(void)
+{
+	struct kbpf_host *host = tracing_host();
+	char log[4096];
+	if (!host)
+		return;
+#define RET(v) ((const struct bpf_insn[]){ BPF_MOV64_IMM(BPF_REG_0, v), BPF_EXIT_INSN() })
+#define LSM(func, v) verify(host, "lsm", func, RET(v), 2, log, sizeof(log))
+	CHECK_EQ_U64(LSM("bpf_lsm_file_alloc_security", 0), 0);
+	CHECK_EQ_U64(LSM("bpf_lsm_file_alloc_security", -4095), 0);
+	CHECK_EQ_U64(LSM("bpf_lsm_file_mprotect", -4096), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "At program exit the register R0 has smin=-4096 smax=-4096 should have been in [-4095, 0]");
+	CHECK_EQ_U64(LSM("bpf_lsm_file_mprotect", 1), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "R0 has smin=1 smax=1 should have been in [-4095, 0]");
+	CHECK_EQ_U64(LSM("bpf_lsm_bpf", 4096), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "R0 has smin=4096 smax=4096 should have been in [-4095, 0]");
+	/* a bool hook */
+	CHECK_EQ_U64(LSM("bpf_lsm_audit_rule_known", 1), 0);
+	CHECK_EQ_U64(LSM("bpf_lsm_audit_rule_known", 2), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "R0 has smin=2 smax=2 should have been in [0, 1]");
+	CHECK_EQ_U64(LSM("bpf_lsm_audit_rule_known", -1), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "R0 has smin=-1 smax=-1 should have been in [0, 1]");
+	/* a void hook: any value, or none */
+	CHECK_EQ_U64(LSM("bpf_lsm_file_free_security", 4096), 0);
+	const struct bpf_insn no_r0[] = { BPF_EXIT_INSN() };
+	CHECK_EQ_U64(VERIFY("lsm", "bpf_lsm_file_free_security", no_r0), 0);
+	/* return_32bit: only the lower 32 bits count (1 << 32 is 0 to an int hook) */
+	const struct bpf_insn upper[] = { BPF_LD_IMM64(BPF_REG_0, 1ull << 32), BPF_EXIT_INSN() };
+	CHECK_EQ_U64(VERIFY("lsm", "bpf_lsm_file_mprotect", upper), 0);
+	/* an unknown scalar is refused */
+	const struct bpf_insn unknown[] = {
+		BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(VERIFY("lsm", "bpf_lsm_file_mprotect", unknown), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "should have been in [-4095, 0]");
+	/* disabled hooks, and functions that are no hook */
+	static const char *const disabled[] = { "bpf_lsm_getprocattr", "bpf_lsm_setprocattr", "bpf_lsm_ismaclabel" };
+	for (size_t i = 0; i < 3; i++) {
+		CHECK(func_id(host, disabled[i]) != 0);
+		CHECK_EQ_U64(LSM(disabled[i], 0), (uint64_t)-EINVAL);
+		CHECK_CONTAINS(log, "points to disabled hook");
+		CHECK_CONTAINS(log, disabled[i]);
+	}
+	CHECK_EQ_U64(LSM("bpf_fentry_test1", 0), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "points to wrong type name bpf_fentry_test1");
+	/* fentry's own rule is untouched: [0, 0] on all 64 bits */
+	CHECK_EQ_U64(verify(host, "fentry", "bpf_fentry_test1", RET(0), 2, log, sizeof(log)), 0);
+	CHECK_EQ_U64(verify(host, "fentry", "bpf_fentry_test1", RET(-1), 2, log, sizeof(log)), (uint64_t)-EINVAL);
+#undef LSM
+#undef RET
+	kbpf_host_free(host);
+}
+
+/* The test host's struct nf_hook_state (test_fentry.c): a netfilter program reads its
+ * context's state pointer, and returning it is refused as 6.12 refuses it
+ * (verifier_netfilter_retcode test1). */
+static void test_netfilter_state(void)
+{
+	struct kbpf_host *host = tracing_host();
+	char log[4096];
+	if (!host)
+		return;
+	const struct bpf_insn ret_state[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(VERIFY("netfilter", NULL, ret_state), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(log, "At program exit the register R0 is not a known value (");
+	CHECK_CONTAINS(log, "nf_hook_state");
+	const struct bpf_insn read_pf[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, 0),
+		BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_1, 1), /* pf */
+		BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(VERIFY("netfilter", NULL, read_pf), 0);
+	kbpf_host_free(host);
+}
+
 int main(void)
 {
 	RUN(test_types);
 	RUN(test_ctx);
 	RUN(test_run);
+	RUN(test_run_test9);
 	RUN(test_narrow_pointer_read);
 	RUN(test_d_path);
 	RUN(test_iter);
+	RUN(test_lsm);
+	RUN(test_netfilter_state);
 	return test_summary();
 }

@@ -287,6 +287,17 @@ static void test_verifier_rules(void)
 		UNLOCK_EXIT);
 	REJECTS("socket_filter", "socket filter progs cannot use bpf_spin_lock yet", LOCKED_PROLOGUE(0, 4),
 		UNLOCK_EXIT);
+	/* Linux 6.12 (since 6.3): a sleepable program may use the lock (6.1 refused it:
+	 * "sleepable progs cannot use bpf_spin_lock yet"); syscall programs load sleepable */
+	{
+		struct kbpf_prog_opts so = { .sz = sizeof(so), .host = host, .prog_type = "syscall", .license = "GPL",
+					     .maps = maps, .nr_maps = 4, .log_buf = log, .log_size = sizeof(log),
+					     .prog_flags = BPF_F_SLEEPABLE };
+		struct kbpf_prog *sp = NULL;
+		log[0] = 0;
+		CHECK_EQ_U64(kbpf_prog_create(good, ARRAY_SIZE(good), &so, &sp), 0);
+		kbpf_prog_free(sp);
+	}
 	/* a lock taken through one lookup's pointer, released through another's (the
 	 * same element at run time, but the verifier cannot know) */
 	REJECTS("cgroup_skb", "bpf_spin_unlock of different lock", LOOKUP_KEY0(0),

@@ -169,7 +169,15 @@ static void test_acquire_release(void)
 		ACQUIRE(), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0), K("bpf_kfunc_call_test_release"),
 		BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),
 	};
-	verify(nonull, N(nonull), NULL, "arg#0 pointer type STRUCT prog_test_ref_kfunc must point to scalar");
+	/* Linux 6.12: a release kfunc's pointer may not be NULL (6.1: "arg#0 pointer type
+	 * STRUCT prog_test_ref_kfunc must point to scalar") */
+	verify(nonull, N(nonull), NULL, "Possibly NULL pointer passed to trusted arg0");
+	/* nor NULL itself */
+	struct bpf_insn null_arg[] = {
+		BPF_MOV64_IMM(BPF_REG_1, 0), K("bpf_kfunc_call_test_release"), BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(null_arg, N(null_arg), NULL, "Possibly NULL pointer passed to trusted arg0");
 	/* reading through it without a NULL check */
 	struct bpf_insn rd[] = { ACQUIRE(), BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, 0), BPF_EXIT_INSN() };
 	verify(rd, N(rd), NULL, "R0 invalid mem access 'ptr_or_null_'");

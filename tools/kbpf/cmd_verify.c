@@ -375,6 +375,10 @@ static int verify_object(const char *path, const char *prog_name, const struct v
 				tname = sec;
 		}
 		struct verify_args pa = *a;
+		/* a sleepable section's program is loaded sleepable, as kbpf_object_load does */
+		const char *psec = kbpf_program_section_name(progs[i]);
+		if (kbpf_section_sleepable(psec) && types[i] == kbpf_section_prog_type(psec))
+			pa.prog_flags |= BPF_F_SLEEPABLE;
 		if (!a->type && types[i] == BPF_PROG_TYPE_STRUCT_OPS) {
 			/* typed by the host struct member it fills, as kbpf_object_load does */
 			size_t before = olog ? strlen(olog) : 0;

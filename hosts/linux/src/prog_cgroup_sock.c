@@ -11,6 +11,17 @@
  * running one passes the uapi struct itself, with sk a real pointer). */
 #include "linux_internal.h"
 
+/* Linux 6.7+'s AF_UNIX attach types (stable uapi numbers; 6.1's <linux/bpf.h> lacks them).
+ * Their programs see no IPv4/IPv6 address (sock_addr_is_valid_access: user_ip4, user_ip6
+ * and msg_src_ip* belong to the inet attach types only). */
+enum {
+	CGROUP_UNIX_CONNECT = 49,
+	CGROUP_UNIX_SENDMSG = 50,
+	CGROUP_UNIX_RECVMSG = 51,
+	CGROUP_UNIX_GETPEERNAME = 52,
+	CGROUP_UNIX_GETSOCKNAME = 53,
+};
+
 /* A type's helper sets and the attach type its rules depend on. desc comes first: the
  * generic kbpf_linux_get_func_proto reads priv as a struct linux_type_desc. */
 struct cg_sock_desc {
@@ -166,7 +177,12 @@ static const struct cg_sock_desc
 	sendmsg4 = { { SOCK_ADDR_SETS }, BPF_CGROUP_UDP4_SENDMSG },
 	sendmsg6 = { { SOCK_ADDR_SETS }, BPF_CGROUP_UDP6_SENDMSG },
 	recvmsg4 = { { SOCK_ADDR_SETS }, BPF_CGROUP_UDP4_RECVMSG },
-	recvmsg6 = { { SOCK_ADDR_SETS }, BPF_CGROUP_UDP6_RECVMSG };
+	recvmsg6 = { { SOCK_ADDR_SETS }, BPF_CGROUP_UDP6_RECVMSG },
+	connect_unix = { { SOCK_ADDR_SETS }, CGROUP_UNIX_CONNECT },
+	sendmsg_unix = { { SOCK_ADDR_SETS }, CGROUP_UNIX_SENDMSG },
+	recvmsg_unix = { { SOCK_ADDR_SETS }, CGROUP_UNIX_RECVMSG },
+	getpeername_unix = { { SOCK_ADDR_SETS }, CGROUP_UNIX_GETPEERNAME },
+	getsockname_unix = { { SOCK_ADDR_SETS }, CGROUP_UNIX_GETSOCKNAME };
 
 #define NET_ADMIN (KBPF_CAP_BPF | KBPF_CAP_NET_ADMIN) /* Linux: is_net_admin_prog_type */
 #define CG_SOCK(name_, desc_)                                                                                 \
@@ -174,8 +190,8 @@ static const struct cg_sock_desc
 	  .ctx_size = sizeof(struct bpf_sock), .ctx_btf_name = "bpf_sock", .is_valid_access = cg_sock_access,    \
 	  .get_func_proto = kbpf_linux_get_func_proto, .has_ret_range = 1, .ret_min = 0, .ret_max = 1,                  \
 	  .priv = (void *)&desc_, .load_caps = NET_ADMIN }
-/* check_return_code: [1, 1] for recvmsg, getpeername and getsockname; [0, 3] for bind
- * (bit 1: bypass the kernel's port checks); [0, 1] otherwise. */
+/* check_return_code: [1, 1] for recvmsg, getpeername and getsockname (inet and, 6.12,
+ * unix); [0, 3] for bind (bit 1: bypass the kernel's port checks); [0, 1] otherwise. */
 #define SOCK_ADDR(name_, desc_, min_, max_)                                                                  \
 	{ .sz = sizeof(struct kbpf_prog_type), .name = name_, .linux_type = BPF_PROG_TYPE_CGROUP_SOCK_ADDR,     \
 	  .ctx_size = sizeof(struct bpf_sock_addr), .ctx_btf_name = "bpf_sock_addr",                            \
@@ -201,6 +217,11 @@ const struct kbpf_prog_type kbpf_linux_cgroup_sock_types[] = {
 	SOCK_ADDR("cgroup/sendmsg6", sendmsg6, 0, 1),
 	SOCK_ADDR("cgroup/recvmsg4", recvmsg4, 1, 1),
 	SOCK_ADDR("cgroup/recvmsg6", recvmsg6, 1, 1),
+	SOCK_ADDR("cgroup/connect_unix", connect_unix, 0, 1),
+	SOCK_ADDR("cgroup/sendmsg_unix", sendmsg_unix, 0, 1),
+	SOCK_ADDR("cgroup/recvmsg_unix", recvmsg_unix, 1, 1),
+	SOCK_ADDR("cgroup/getpeername_unix", getpeername_unix, 1, 1),
+	SOCK_ADDR("cgroup/getsockname_unix", getsockname_unix, 1, 1),
 };
 const size_t kbpf_linux_nr_cgroup_sock_types =
 	sizeof(kbpf_linux_cgroup_sock_types) / sizeof(kbpf_linux_cgroup_sock_types[0]);

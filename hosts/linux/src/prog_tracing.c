@@ -9,6 +9,9 @@
  * ("Tracing programs must provide btf_id"). Writes through the struct pointers it reads
  * are refused ("only read is supported"): host memory is read-only to tracing. The LSM
  * type (BPF_PROG_TYPE_LSM, BPF_LSM_MAC) is the same kind of program on an LSM hook. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <bpf/btf.h>
 #include "linux_internal.h"
 
@@ -70,16 +73,62 @@ static const int32_t lsm_own_set[] = { ID(sk_storage_get), ID(sk_storage_delete)
 static const struct linux_type_desc lsm_desc = { SETS(lsm_own_set, tracing_own_set, raw_tp_set,
 						      kbpf_linux_tracing_set, kbpf_linux_base_set) };
 
+/* Linux 6.12's kernel/bpf/bpf_lsm.c, without the "bpf_lsm_" prefix: the hooks no BPF
+ * program may attach to (bpf_lsm_disabled_hooks), and those returning a bool
+ * (bool_lsm_hooks). */
+static const char *const lsm_disabled_hooks[] = {
+	"vm_enough_memory",  "inode_need_killpriv", "inode_getsecurity", "inode_listsecurity",
+	"inode_copy_up_xattr", "getselfattr",      "getprocattr",       "setprocattr",
+	"key_getsecurity",   "audit_rule_match",    "xfrm_decode_session", "ismaclabel",
+};
+static const char *const lsm_bool_hooks[] = { "xfrm_state_pol_flow_match", "audit_rule_known",
+					      "inode_xattr_skipcap" };
+
+static bool name_in(const char *name, const char *const *set, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, set[i]))
+			return true;
+	return false;
+}
+
+/* bpf_lsm_verify_prog and bpf_lsm_get_retval_range: an LSM program attaches to a hook,
+ * a host function bpf_lsm_<hook> (kbpf's hooks are the host's functions of that name),
+ * never to a disabled one; it returns 0 or -errno ([-MAX_ERRNO, 0]), or 0/1 on the bool
+ * hooks, compared on R0's lower 32 bits (the hook returns an int). A void hook takes no
+ * return value (check_return_code returns before this rule). */
+static int lsm_attach_func(const struct kbpf_prog_type *type, const struct kbpf_host *host, uint32_t btf_id,
+			   const char *func, struct kbpf_attach_ret *ret, char *msg, size_t msg_size)
+{
+	static const char prefix[] = "bpf_lsm_";
+	const size_t plen = sizeof(prefix) - 1;
+	(void)type, (void)host;
+	if (strncmp(func, prefix, plen) || !func[plen]) {
+		snprintf(msg, msg_size, "attach_btf_id %u points to wrong type name %s", btf_id, func);
+		return -EINVAL;
+	}
+	const char *hook = func + plen;
+	if (name_in(hook, lsm_disabled_hooks, sizeof(lsm_disabled_hooks) / sizeof(lsm_disabled_hooks[0]))) {
+		snprintf(msg, msg_size, "attach_btf_id %u points to disabled hook %s", btf_id, func);
+		return -EINVAL;
+	}
+	bool is_bool = name_in(hook, lsm_bool_hooks, sizeof(lsm_bool_hooks) / sizeof(lsm_bool_hooks[0]));
+	*ret = (struct kbpf_attach_ret){ .has_range = 1, .min = is_bool ? 0 : -4095, .max = is_bool ? 1 : 0,
+					 .is_32bit = 1 };
+	return 0;
+}
+
 const struct kbpf_prog_type kbpf_linux_tracing_types[] = {
 	TRACING("fentry", 1, 0),
 	TRACING("fexit", 1, KBPF_ATTACH_RET_ANY),
 	TRACING("fmod_ret", 0, KBPF_ATTACH_RET_INT),
 	/* BPF_PROG_TYPE_LSM, BPF_LSM_MAC: attached to an LSM hook (bpf_lsm_<hook>), whose
-	 * arguments and return value (the slot after them) are the context; any return
-	 * value (the hook's verdict); a void hook needs none (btf_ctx_void_return). */
+	 * arguments and return value (the slot after them) are the context; the hook's
+	 * verdict in 6.12's range (lsm_attach_func); a void hook needs none
+	 * (btf_ctx_void_return). */
 	{ .sz = sizeof(struct kbpf_prog_type), .name = "lsm", .linux_type = BPF_PROG_TYPE_LSM,
 	  .ctx_size = KBPF_LINUX_RAW_TP_CTX_SIZE, .is_valid_access = tracing_access,
 	  .get_func_proto = tracing_func_proto, .priv = (void *)&lsm_desc, .load_caps = PERFMON,
-	  .attach_ret = KBPF_ATTACH_RET_ANY },
+	  .attach_ret = KBPF_ATTACH_RET_ANY, .attach_func = lsm_attach_func },
 };
 const size_t kbpf_linux_nr_tracing_types = sizeof(kbpf_linux_tracing_types) / sizeof(kbpf_linux_tracing_types[0]);

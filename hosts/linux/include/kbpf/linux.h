@@ -225,9 +225,9 @@ int kbpf_linux_raw_tp_writable_run(const struct kbpf_prog *prog, void *buf, size
  * kbpf_host_kfunc_set_register's / kbpf_host_var_register's error, the reason in log_buf. */
 int kbpf_linux_host_add_test_kfuncs(struct kbpf_host *host, char *log_buf, size_t log_size);
 
-/* BPF_PROG_TEST_RUN of a fentry, fexit or fmod_ret program (Linux 6.1's
+/* BPF_PROG_TEST_RUN of a fentry, fexit or fmod_ret program (Linux's
  * bpf_prog_test_run_tracing), attached to the host function attach_func: the calls
- * Linux's test run makes, to bpf_fentry_test1..8 (attach_type BPF_TRACE_FENTRY or
+ * Linux's test run makes, to bpf_fentry_test1..9 (6.12; attach_type BPF_TRACE_FENTRY or
  * BPF_TRACE_FEXIT) or bpf_modify_return_test (BPF_MODIFY_RETURN), each through a
  * trampoline that runs prog with the call's u64 argument array when the function is
  * attach_func (before it; after it, with the return value in the slot after the
