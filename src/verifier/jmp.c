@@ -87,34 +87,47 @@ static void find_equal_scalars(struct vstate *st, const struct reg *known)
 	}
 }
 
-/* Linux 6.12's collect_linked_regs, for precision backtracking (precise.c): the current
- * frame's scalars and spilled scalars that share an id with a compared scalar get their
- * bounds from this compare, noted on the jump's history entry before the other branch
- * is copied (so both share it). Linked copies in caller frames are refined too, but a
- * walk that reaches them crosses a call and gives up (every scalar precise). */
+/* Linux 6.12's collect_linked_regs: the scalars and spilled scalars of every frame that
+ * share id, at most HIST_LINKED_MAX of them over the compare's operands; the others lose
+ * the id (they are not refined by this compare, nor linked any more). */
+static void collect_linked(struct vstate *st, uint32_t id, uint16_t *l, int *n)
+{
+	for (int f = st->curframe; f >= 0; f--) {
+		struct frame *fr = st->frame[f];
+		for (int i = 0; i < FP_REG; i++) {
+			struct reg *r = &fr->regs[i];
+			if (r->type != KBPF_SCALAR_VALUE || r->id != id)
+				continue;
+			if (*n < HIST_LINKED_MAX)
+				l[(*n)++] = HIST_LINK(f, 1, i);
+			else
+				r->id = 0;
+		}
+		for (int i = 0; i < fr->allocated / 8 && i < 64; i++) {
+			struct reg *r = &fr->stack[i].spilled;
+			if (fr->stack[i].type[7] != STACK_SPILL || r->type != KBPF_SCALAR_VALUE || r->id != id)
+				continue;
+			if (*n < HIST_LINKED_MAX)
+				l[(*n)++] = HIST_LINK(f, 0, i);
+			else
+				r->id = 0;
+		}
+	}
+}
+
+/* For precision backtracking (precise.c): the scalars that get their bounds from this
+ * compare, noted on the jump's history entry before the other branch is copied (so both
+ * share it). */
 static int note_linked(struct env *env, const struct reg *dst, const struct reg *src)
 {
-	uint32_t a = dst->type == KBPF_SCALAR_VALUE ? dst->id : 0;
-	uint32_t b = src && src->type == KBPF_SCALAR_VALUE ? src->id : 0;
-	const struct frame *fr = cur_frame(env);
-	uint16_t regs = 0;
-	uint64_t stack = 0;
+	uint16_t l[HIST_LINKED_MAX];
 	int n = 0;
 
-	if (!a && !b)
-		return 0;
-	for (int i = 0; i < FP_REG; i++) {
-		const struct reg *r = &fr->regs[i];
-		if (r->type == KBPF_SCALAR_VALUE && r->id && (r->id == a || r->id == b))
-			regs |= (uint16_t)(1u << i), n++;
-	}
-	for (int i = 0; i < fr->allocated / 8 && i < 64; i++) {
-		const struct reg *r = &fr->stack[i].spilled;
-		if (fr->stack[i].type[7] == STACK_SPILL && r->type == KBPF_SCALAR_VALUE && r->id &&
-		    (r->id == a || r->id == b))
-			stack |= 1ull << i, n++;
-	}
-	return n > 1 ? hist_note_linked(env, regs, stack) : 0;
+	if (src && src->type == KBPF_SCALAR_VALUE && src->id)
+		collect_linked(env->cur, src->id, l, &n);
+	if (dst->type == KBPF_SCALAR_VALUE && dst->id)
+		collect_linked(env->cur, dst->id, l, &n);
+	return n > 1 ? hist_note_linked(env, l, n) : 0;
 }
 
 static void mark_or_null(struct reg *r, uint32_t id, bool is_null)
@@ -310,6 +323,11 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		return -EINVAL;
 	}
 
+	/* 6.12's INSN_F_{DST,SRC}_REG_STACK: an operand that is a stack pointer is no scalar
+	 * for precision backtracking to follow */
+	if ((err = hist_note_flags(env, (dst->type == KBPF_PTR_TO_STACK ? HIST_DST_STACK : 0) |
+						 (src && src->type == KBPF_PTR_TO_STACK ? HIST_SRC_STACK : 0))))
+		return err;
 	if (BPF_SRC(insn->code) == BPF_K)
 		pred = branch_taken(dst, (uint64_t)(int64_t)insn->imm, op, jmp32);
 	else if (src->type == KBPF_SCALAR_VALUE && jmp32 && kbpf_tnum_subreg_is_const(src->s.var_off))
