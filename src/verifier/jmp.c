@@ -52,11 +52,10 @@ static int pkt_branch_taken(const struct reg *dst, const struct reg *src, uint8_
 	return -1;
 }
 
-/* A scalar precise in the current state has its dependencies marked in the checkpoints
- * (precise.c skips its walk). A refinement that makes r depend on another scalar
- * (the other operand of a compare, the compared copy of a linked scalar) keeps the mark
- * only if that one is precise too; else the next request walks, through the jump and
- * its linked-scalars note. */
+/* A refinement that makes r depend on another scalar (the other operand of a compare,
+ * the compared copy of a linked scalar) keeps its precision mark only if that one is
+ * precise too. (The current state's marks decide nothing since precise.c walks for every
+ * request, as 6.12; kept so a mark never claims more than it did.) */
 static void keep_precise(struct reg *r, bool other_precise)
 {
 	r->precise = r->precise && other_precise;

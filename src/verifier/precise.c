@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Precision tracking (Linux 6.1 mark_chain_precision, backtrack_insn): scalars start
+/* Precision tracking (Linux 6.12's __mark_chain_precision, backtrack_insn): scalars start
  * imprecise after a checkpoint; when a scalar's exact value decides safety (pointer
  * arithmetic, a decided branch, a size argument…), the instructions that produced it are
- * walked backwards through this path's segments and the registers and stack slots it
- * came from are marked precise in every checkpoint on the way. states_equal ignores
- * imprecise scalars of a finished checkpoint. Unprivileged loads keep every scalar
- * precise. Where the walk cannot follow (calls, exits, LD_ABS, stores through a scalar),
- * it gives up and marks every scalar of every ancestor precise. From Linux 6.12: spills
- * and fills of scalars are followed through the slot they noted in the history, whatever
- * the base register (INSN_F_STACK_ACCESS), and scalars linked by id at a conditional
- * jump are made precise together (bt_sync_linked_regs); docs/verifier.md. */
+ * walked backwards through this path's segments, across calls, returns and callbacks, and
+ * the registers and stack slots (of any frame) it came from are marked precise in every
+ * checkpoint on the way. states_equal ignores imprecise scalars of a finished checkpoint.
+ * Unprivileged loads keep every scalar precise. Spills and fills of scalars are followed
+ * through the slot they noted in the history, whatever the base register, and scalars
+ * linked by id at a conditional jump are made precise together; where the walk cannot
+ * follow (LD_ABS results, stores through a scalar, a missing producer) it gives up and
+ * marks every scalar of every checkpoint above precise; docs/verifier.md. */
 #include <errno.h>
 #include <stdlib.h>
 #include "verifier/env.h"
