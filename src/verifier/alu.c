@@ -513,8 +513,11 @@ int check_alu(struct env *env, const struct bpf_insn *insn)
 		if (BPF_SRC(insn->code) == BPF_X) {
 			struct reg *src = &regs[insn->src_reg];
 			if (alu64) {
-				/* Scalar linking: both copies share an id for find_equal_scalars. */
-				if (src->type == KBPF_SCALAR_VALUE && !src->id)
+				/* Scalar linking: both copies share an id for find_equal_scalars;
+				 * 6.12 (assign_scalar_id_before_mov): not for a constant, which
+				 * no compare can refine (and an id would keep pruning from
+				 * matching equal constants that come from different registers) */
+				if (src->type == KBPF_SCALAR_VALUE && !src->id && !kbpf_tnum_is_const(src->s.var_off))
 					src->id = ++env->id_gen;
 				*dst = *src;
 			} else {

@@ -125,11 +125,11 @@ struct vstate {
 		int idx, prev;
 		int refs;
 		bool jump;      /* a non-sequential step into idx (else only a note of idx) */
-		uint32_t flags; /* HIST_STACK_ACCESS | spi << 3 | frameno (Linux 6.12's insn flags) */
-		/* the current frame's scalars linked by id at a conditional jump (Linux 6.12's
-		 * linked_regs): precision of one is precision of all */
-		uint16_t lregs;
-		uint64_t lstack;
+		/* the scalars linked by id at a conditional jump (Linux 6.12's linked_regs,
+		 * HIST_LINK_*): precision of one is precision of all */
+		uint8_t nlinked;
+		uint16_t linked[6];
+		uint32_t flags; /* HIST_* (Linux 6.12's insn flags) */
 		struct hist *up;
 	} *hist;
 	int hist_cnt;
@@ -452,11 +452,26 @@ int mark_precise(struct env *env, int regno);
 int mark_chain_precision(struct env *env, int frame, uint32_t reg_mask, uint64_t stack_mask);
 int push_hist(struct vstate *st, int idx, int prev);
 /* Notes for backtracking on the current insn's history entry (made, or merged into the
- * one its arrival made): a stack access that saved or restored a spilled scalar of slot
- * spi of frame frameno, or the current frame's scalars linked at a conditional jump. */
-#define HIST_STACK_ACCESS 0x4u
+ * one its arrival made), Linux 6.12's insn flags: a stack access that saved or restored a
+ * spilled scalar of slot spi of frame frameno (any base register); a conditional jump
+ * whose dst / src is a stack pointer; the scalars linked at a conditional jump, at most
+ * HIST_LINKED_MAX, each frameno << 7 | is_reg << 6 | regno or spi. */
+#define HIST_FRAME_MASK 0x7u
+#define HIST_STACK_ACCESS 0x8u
+#define HIST_SPI_SHIFT 4
+#define HIST_DST_STACK 0x400u
+#define HIST_SRC_STACK 0x800u
+#define HIST_LINKED_MAX 6
+#define HIST_LINK(frame, is_reg, n) ((uint16_t)((frame) << 7 | (is_reg) << 6 | (n)))
+#define HIST_LINK_FRAME(l) ((int)((l) >> 7) & 7)
+#define HIST_LINK_IS_REG(l) (((l) >> 6) & 1)
+#define HIST_LINK_IDX(l) ((int)(l) & 63)
 int hist_note_stack(struct env *env, uint32_t frameno, int spi);
-int hist_note_linked(struct env *env, uint16_t regs, uint64_t stack);
+int hist_note_flags(struct env *env, uint32_t flags);
+int hist_note_linked(struct env *env, const uint16_t *linked, int n);
+/* prune.c's hit: the precise scalars of the covering state sl (all, or only those read
+ * below it) made precise in the current path's checkpoints (Linux 6.12). */
+int propagate_precision(struct env *env, const struct vstate *sl, bool all);
 /* The history list's references (precise.c): drop one (frees what no state holds), drop
  * the newest step of st, forget st's whole segment. */
 void hist_put(struct hist *h);

@@ -373,7 +373,12 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 		if (kbpf_map_type(meta->map) == BPF_MAP_TYPE_BLOOM_FILTER && meta->func_id == BPF_FUNC_map_peek_elem)
 			at = KBPF_ARG_PTR_TO_MAP_VALUE;
 	}
-	if (!(reg_is_null(r) && (at & KBPF_ARG_MAYBE_NULL))) {
+	if (reg_is_null(r) && (at & KBPF_ARG_MAYBE_NULL)) {
+		/* 6.12: a NULL for a may-be-NULL argument, no type check: the verdict rests
+		 * on its value */
+		if ((err = mark_precise(env, regno)))
+			return err;
+	} else {
 		if ((err = check_reg_type(env, regno, at)))
 			return err;
 		/* the object bpf_kptr_xchg stores must be the kptr's type (Linux matches only a

@@ -76,11 +76,10 @@ static int pkt_branch_taken(const struct reg *dst, const struct reg *src, uint8_
 	return -1;
 }
 
-/* A scalar precise in the current state has its dependencies marked in the checkpoints
- * (precise.c skips its walk). A refinement that makes r depend on another scalar
- * (the other operand of a compare, the compared copy of a linked scalar) keeps the mark
- * only if that one is precise too; else the next request walks, through the jump and
- * its linked-scalars note. */
+/* A refinement that makes r depend on another scalar (the other operand of a compare,
+ * the compared copy of a linked scalar) keeps its precision mark only if that one is
+ * precise too. (The current state's marks decide nothing since precise.c walks for every
+ * request, as 6.12; kept so a mark never claims more than it did.) */
 static void keep_precise(struct reg *r, bool other_precise)
 {
 	r->precise = r->precise && other_precise;
@@ -111,34 +110,47 @@ static void find_equal_scalars(struct vstate *st, const struct reg *known)
 	}
 }
 
-/* Linux 6.12's collect_linked_regs, for precision backtracking (precise.c): the current
- * frame's scalars and spilled scalars that share an id with a compared scalar get their
- * bounds from this compare, noted on the jump's history entry before the other branch
- * is copied (so both share it). Linked copies in caller frames are refined too, but a
- * walk that reaches them crosses a call and gives up (every scalar precise). */
+/* Linux 6.12's collect_linked_regs: the scalars and spilled scalars of every frame that
+ * share id, at most HIST_LINKED_MAX of them over the compare's operands; the others lose
+ * the id (they are not refined by this compare, nor linked any more). */
+static void collect_linked(struct vstate *st, uint32_t id, uint16_t *l, int *n)
+{
+	for (int f = st->curframe; f >= 0; f--) {
+		struct frame *fr = st->frame[f];
+		for (int i = 0; i < FP_REG; i++) {
+			struct reg *r = &fr->regs[i];
+			if (r->type != KBPF_SCALAR_VALUE || r->id != id)
+				continue;
+			if (*n < HIST_LINKED_MAX)
+				l[(*n)++] = HIST_LINK(f, 1, i);
+			else
+				r->id = 0;
+		}
+		for (int i = 0; i < fr->allocated / 8 && i < 64; i++) {
+			struct reg *r = &fr->stack[i].spilled;
+			if (fr->stack[i].type[7] != STACK_SPILL || r->type != KBPF_SCALAR_VALUE || r->id != id)
+				continue;
+			if (*n < HIST_LINKED_MAX)
+				l[(*n)++] = HIST_LINK(f, 0, i);
+			else
+				r->id = 0;
+		}
+	}
+}
+
+/* For precision backtracking (precise.c): the scalars that get their bounds from this
+ * compare, noted on the jump's history entry before the other branch is copied (so both
+ * share it). */
 static int note_linked(struct env *env, const struct reg *dst, const struct reg *src)
 {
-	uint32_t a = dst->type == KBPF_SCALAR_VALUE ? dst->id : 0;
-	uint32_t b = src && src->type == KBPF_SCALAR_VALUE ? src->id : 0;
-	const struct frame *fr = cur_frame(env);
-	uint16_t regs = 0;
-	uint64_t stack = 0;
+	uint16_t l[HIST_LINKED_MAX];
 	int n = 0;
 
-	if (!a && !b)
-		return 0;
-	for (int i = 0; i < FP_REG; i++) {
-		const struct reg *r = &fr->regs[i];
-		if (r->type == KBPF_SCALAR_VALUE && r->id && (r->id == a || r->id == b))
-			regs |= (uint16_t)(1u << i), n++;
-	}
-	for (int i = 0; i < fr->allocated / 8 && i < 64; i++) {
-		const struct reg *r = &fr->stack[i].spilled;
-		if (fr->stack[i].type[7] == STACK_SPILL && r->type == KBPF_SCALAR_VALUE && r->id &&
-		    (r->id == a || r->id == b))
-			stack |= 1ull << i, n++;
-	}
-	return n > 1 ? hist_note_linked(env, regs, stack) : 0;
+	if (src && src->type == KBPF_SCALAR_VALUE && src->id)
+		collect_linked(env->cur, src->id, l, &n);
+	if (dst->type == KBPF_SCALAR_VALUE && dst->id)
+		collect_linked(env->cur, dst->id, l, &n);
+	return n > 1 ? hist_note_linked(env, l, n) : 0;
 }
 
 /* Linux's mark_ptr_not_null_reg: a maybe-NULL pointer known non-NULL, typed as what it
@@ -394,6 +406,11 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		return -EINVAL;
 	}
 
+	/* 6.12's INSN_F_{DST,SRC}_REG_STACK: an operand that is a stack pointer is no scalar
+	 * for precision backtracking to follow */
+	if ((err = hist_note_flags(env, (dst->type == KBPF_PTR_TO_STACK ? HIST_DST_STACK : 0) |
+						 (src && src->type == KBPF_PTR_TO_STACK ? HIST_SRC_STACK : 0))))
+		return err;
 	if (BPF_SRC(insn->code) == BPF_K)
 		pred = branch_taken(dst, (uint64_t)(int64_t)insn->imm, op, jmp32);
 	else if (src->type == KBPF_SCALAR_VALUE && jmp32 && kbpf_tnum_subreg_is_const(src->s.var_off))

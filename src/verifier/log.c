@@ -292,6 +292,10 @@ void vlog_state(struct env *env, const struct frame *f, bool all)
 		vlog(env, " async_cb");
 	vlog(env, "\n");
 out:
+	/* 6.12's print_verifier_state: only a print of the scratched part cleans them
+	 * (after "from A to B: <all>", "B: <scratched>" follows) */
+	if (all)
+		return;
 	env->scratched_regs = 0;
 	env->scratched_stack = 0;
 	env->scratched = false;

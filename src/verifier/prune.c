@@ -185,9 +185,27 @@ void mark_stack_slot_read(struct env *env, struct vstate *st, int frameno, int s
 		env->longest_mark_read_walk = walk;
 }
 
+/* 6.12's scalar_reg_for_stack: a slot that reads as a scalar register: a 64-bit spilled
+ * scalar, or (as unbound) eight misc bytes (uninitialized ones count where reading them
+ * is allowed). */
+static const struct reg *scalar_for_slot(const struct env *env, const struct stack_slot *sl,
+					 const struct reg *unbound)
+{
+	bool spill = true, misc = true;
+	for (int b = 0; b < 8; b++) {
+		spill = spill && sl->type[b] == STACK_SPILL;
+		misc = misc && (sl->type[b] == STACK_MISC || (sl->type[b] == STACK_INVALID && env->priv));
+	}
+	if (spill && sl->spilled.type == KBPF_SCALAR_VALUE)
+		return &sl->spilled;
+	return misc ? unbound : NULL;
+}
+
 static bool stacksafe(struct env *env, const struct frame *o, const struct frame *c, struct idmap *map,
 		      int exact)
 {
+	struct reg unbound;
+	reg_mark_unknown(NULL, &unbound); /* imprecise, no id */
 	for (int i = 0; i < o->allocated; i++) {
 		int spi = i / 8;
 		if (exact != NOT_EXACT && (i >= c->allocated || o->stack[spi].type[i % 8] != c->stack[spi].type[i % 8]))
@@ -203,6 +221,16 @@ static bool stacksafe(struct env *env, const struct frame *o, const struct frame
 			continue;
 		if (i >= c->allocated)
 			return false;
+		/* 6.12: a 64-bit spilled scalar and a slot of misc bytes (an unknown scalar
+		 * when read) are compared as registers, either way round */
+		const struct reg *osr = scalar_for_slot(env, &o->stack[spi], &unbound);
+		const struct reg *csr = scalar_for_slot(env, &c->stack[spi], &unbound);
+		if (osr && csr) {
+			if (!regsafe(env, osr, csr, map, exact))
+				return false;
+			i += 7;
+			continue;
+		}
 		uint8_t ct = c->stack[spi].type[i % 8];
 		if (ot == STACK_MISC && ct == STACK_ZERO)
 			continue;
@@ -384,24 +412,11 @@ hit:
 				for (int i = 0; i < sl->frame[f]->allocated / 8; i++)
 					if (sl->frame[f]->stack_live_read & (1ull << i))
 						mark_stack_slot_read(env, cur, f, i);
-			/* What was precise in the covering state must be in this path too. */
-			for (int f = 0; f <= sl->curframe; f++) {
-				const struct frame *of = sl->frame[f];
-				uint32_t rm = 0;
-				uint64_t sm = 0;
-				for (int i = 0; i < FP_REG; i++)
-					if (of->regs[i].type == KBPF_SCALAR_VALUE && of->regs[i].precise)
-						rm |= 1u << i;
-				for (int i = 0; i < of->allocated / 8; i++)
-					if (of->stack[i].type[7] == STACK_SPILL &&
-					    of->stack[i].spilled.type == KBPF_SCALAR_VALUE && of->stack[i].spilled.precise)
-						sm |= 1ull << i;
-				if ((rm || sm) && env->priv) {
-					int err = mark_chain_precision(env, f, rm, sm);
-					if (err)
-						return err;
-				}
-			}
+			/* What was precise in the covering state must be in this path too: what
+			 * paths below it read, or everything when its marks may be incomplete. */
+			int err = propagate_precision(env, sl, sl->branches || sl->loop_incomplete);
+			if (err)
+				return err;
 			return 1;
 		}
 miss:

@@ -12,13 +12,6 @@ static struct frame *reg_frame(struct env *env, const struct reg *r)
 	return env->cur->frame[r->frameno];
 }
 
-static bool reg_bounded(const struct reg *r)
-{
-	return r->type == KBPF_SCALAR_VALUE &&
-	       !(r->s.smin_value == INT64_MIN && r->s.smax_value == INT64_MAX && r->s.umin_value == 0 &&
-		 r->s.umax_value == UINT64_MAX);
-}
-
 static bool reg_is_null(const struct reg *r)
 {
 	return r->type == KBPF_SCALAR_VALUE && kbpf_tnum_equals_const(r->s.var_off, 0);
@@ -74,14 +67,24 @@ int stack_bounds(struct env *env, int regno, int off, int size, enum stack_acces
 	return update_depth(env, f, (int)min_off);
 }
 
-static void save_spill(struct stack_slot *sl, const struct reg *r, int size)
+/* The bytes above a narrow spill (6.12 mark_stack_slot_misc): zeroes stay zero,
+ * uninitialized ones uninitialized. */
+static void mark_misc(struct env *env, uint8_t *t)
+{
+	(void)env;
+	if (*t == STACK_ZERO || *t == STACK_INVALID)
+		return;
+	*t = STACK_MISC;
+}
+
+static void save_spill(struct env *env, struct stack_slot *sl, const struct reg *r, int size)
 {
 	int i;
 	sl->spilled = *r;
 	for (i = 8; i > 8 - size; i--)
 		sl->type[i - 1] = STACK_SPILL;
 	for (; i; i--)
-		scrub(&sl->type[i - 1]);
+		mark_misc(env, &sl->type[i - 1]);
 }
 
 static int write_fixed(struct env *env, struct frame *f, int off, int size, int value_regno,
@@ -100,26 +103,26 @@ static int write_fixed(struct env *env, struct frame *f, int off, int size, int 
 		vlog(env, "attempt to corrupt spilled pointer on stack\n");
 		return -EACCES;
 	}
-	if (r && !(off % 8) && reg_bounded(r) && !reg_is_null(r) && env->priv) {
-		bool forced = insn->dst_reg != FP_REG && (!r->precise || r->precise_forced);
-		if (insn->dst_reg != FP_REG) {
-			int err = mark_precise(env, value_regno);
-			if (err)
-				return err;
-		}
-		save_spill(sl, r, size);
-		sl->spilled.precise_forced = forced;
-		/* A narrowing spill breaks the link with the register's copies. */
-		if (64 - __builtin_clzll(r->s.umax_value | 1) > 8 * size && r->s.umax_value)
+	if (r && !(off % 8) && r->type == KBPF_SCALAR_VALUE && env->priv) {
+		/* Linux 6.12: every scalar is spilled as a register (6.1: only bounded, non-zero
+		 * ones), a narrow one too; the spill keeps the link to the register's copies
+		 * (an id given here) unless the value does not fit the spill's size */
+		bool fits = 64 - __builtin_clzll(r->s.umax_value | 1) <= 8 * size || !r->s.umax_value;
+		struct reg *rw = &cur->regs[value_regno];
+		if (fits && !rw->id && !kbpf_tnum_is_const(rw->s.var_off))
+			rw->id = ++env->id_gen;
+		save_spill(env, sl, r, size);
+		if (!fits)
 			sl->spilled.id = 0;
 		/* precision backtracking follows the slot, whatever the base (precise.c) */
 		return hist_note_stack(env, f->frameno, spi);
-	} else if (!r && !(off % 8) && BPF_CLASS(insn->code) == BPF_ST && insn->imm != 0 && env->priv) {
+	} else if (!r && !(off % 8) && BPF_CLASS(insn->code) == BPF_ST && env->priv) {
+		/* 6.12: an immediate, 0 too, is a spilled constant */
 		struct reg k;
 		memset(&k, 0, sizeof(k));
 		k.type = KBPF_SCALAR_VALUE;
 		kbpf_scalar_mark_known(&k.s, (uint64_t)(int64_t)insn->imm);
-		save_spill(sl, &k, size);
+		save_spill(env, sl, &k, size);
 		return hist_note_stack(env, f->frameno, spi);
 	} else if (r && reg_is_pointer(r)) {
 		if (size != 8) {
@@ -130,7 +133,7 @@ static int write_fixed(struct env *env, struct frame *f, int off, int size, int 
 			vlog(env, "cannot spill pointers to stack into stack frame of the caller\n");
 			return -EINVAL;
 		}
-		save_spill(sl, r, size);
+		save_spill(env, sl, r, size);
 	} else {
 		uint8_t type = STACK_MISC;
 		bool was_spill = sl->type[7] == STACK_SPILL;
@@ -213,10 +216,10 @@ static void mark_stack_read(struct env *env, struct frame *f, int min_off, int m
 	}
 	struct reg *d = &cur_regs(env)[dst];
 	if (zeros == max_off - min_off) {
+		/* 6.12: a constant 0, its precision not tracked (the zeroed bytes are
+		 * compared exactly when pruning) */
 		reg_mark_unknown(env, d);
 		kbpf_scalar_mark_known(&d->s, 0);
-		d->precise = true;
-		d->precise_forced = true; /* only to stop backtracking here (6.1) */
 	} else {
 		reg_mark_unknown(env, d);
 	}
@@ -243,19 +246,37 @@ static int read_fixed(struct env *env, struct frame *f, int off, int size, int d
 			}
 			if (dst < 0)
 				return 0;
-			if (!(off % 8) && size == spill_size) {
-				cur_regs(env)[dst] = *r;
+			if (size <= spill_size && !(off % 8)) {
+				/* 6.12: a fill of the spill's low bytes is the register, narrowed
+				 * (coerced by the caller); a value wider than the fill loses the
+				 * link to its copies */
+				struct reg *d = &cur_regs(env)[dst];
+				*d = *r;
+				if (64 - __builtin_clzll(r->s.umax_value | 1) > 8 * size && r->s.umax_value)
+					d->id = 0;
 				return hist_note_stack(env, f->frameno, spi);
-			} else {
-				for (int i = 0; i < size; i++) {
-					uint8_t t = st[(slot - i) % 8];
-					if (t == STACK_SPILL || t == STACK_MISC || (t == STACK_INVALID && env->priv))
-						continue;
+			}
+			int spills = 0, zeros = 0;
+			for (int i = 0; i < size; i++) {
+				uint8_t t = st[(slot - i) % 8];
+				if (t == STACK_SPILL)
+					spills++;
+				else if (t == STACK_ZERO)
+					zeros++;
+				else if (!(t == STACK_MISC || (t == STACK_INVALID && env->priv))) {
 					vlog(env, "invalid read from stack off %d+%d size %d\n", off, i, size);
 					return -EACCES;
 				}
-				reg_mark_unknown(env, &cur_regs(env)[dst]);
 			}
+			struct reg *d = &cur_regs(env)[dst];
+			reg_mark_unknown(env, d);
+			if (spills == size && kbpf_tnum_equals_const(r->s.var_off, 0)) {
+				/* bytes of a spilled 0: a fill of that register (6.12) */
+				kbpf_scalar_mark_known(&d->s, 0);
+				return hist_note_stack(env, f->frameno, spi);
+			}
+			if (zeros == size)
+				kbpf_scalar_mark_known(&d->s, 0); /* zeroed bytes: not a fill */
 			return 0;
 		}
 		if (dst >= 0) {

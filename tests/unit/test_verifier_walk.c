@@ -191,7 +191,10 @@ static void test_log_format(void)
 			       "1: (15) if r1 == 0x0 goto pc+1        ; R1=ctx()\n"
 			       "2: (61) r0 = *(u32 *)(r1 +0)          ; R0_w=scalar(smin=0,smax=umax=0xffffffff,var_off=(0x0; "
 			       "0xffffffff)) R1=ctx()\n"
-			       "3: (95) exit\n\nfrom 1 to 3: R0_w=0 R1=ctx() R10=fp0\n3: (95) exit\n");
+			       "3: (95) exit\n\nfrom 1 to 3: R0_w=0 R1=ctx() R10=fp0\n"
+			       /* 6.12: the exit scratched everything; printing the popped state
+				* in full does not clean it, the insn's state line follows */
+			       "3: R0_w=0 R1=ctx() R10=fp0\n3: (95) exit\n");
 	/* 6.12's stack slots: a spilled register printed in full, a smaller spill after the
 	 * bytes above it; big constants in hex */
 	CHECK(tv_verify("r1 = r10\nr1 += -8\n*(u64 *)(r10 -16) = r1\nr2 = 0xffffffff ll\n"
@@ -230,6 +233,25 @@ static void test_ptr_to_long_after_uninit_mem(void)
 	       "misaligned stack access off 0+-20+0 size 8");
 }
 
+/* Linux 6.12's precision walk follows a static subprogram's result back into it and its
+ * argument out to the caller (6.1 gave up at the exit: every scalar precise), and does
+ * not mark the current state (no "P" on the insn after the request). */
+static void test_precision_subprog(void)
+{
+	CHECK(tv_verify("*(u32 *)(r10 -4) = 0\nr2 = r10\nr2 += -4\nr1 = map[idx:1]\n"
+			"call bpf_map_lookup_elem#1\nif r0 == 0x0 goto out\nr7 = r0\nr6 = 3\nr1 = r6\n"
+			"call f\nr7 += r0\nr0 = *(u8 *)(r7 +0)\nout:\nr0 = 0\nexit\nf:\nr0 = r1\nexit",
+			"t_plain", 2, 0) == 0);
+	CHECK_CONTAINS(tv_log, "mark_precise: frame0: regs=r0 stack= before 16: (95) exit\n"
+			       "mark_precise: frame1: regs=r0 stack= before 15: (bf) r0 = r1\n"
+			       "mark_precise: frame1: regs=r1 stack= before 10: (85) call pc+4\n"
+			       "mark_precise: frame0: parent state regs=r1 stack=: ");
+	CHECK_CONTAINS(tv_log, "mark_precise: frame0: regs=r1 stack= before 9: (bf) r1 = r6\n"
+			       "mark_precise: frame0: regs=r6 stack= before 8: (b7) r6 = 3\n");
+	CHECK(!strstr(tv_log, "falling back to forcing all scalars precise"));
+	CHECK(!strstr(tv_log, "R0_w=P3"));
+}
+
 int main(void)
 {
 	tv_setup();
@@ -244,6 +266,7 @@ int main(void)
 	RUN(test_exit_codes);
 	RUN(test_unpriv_sanitation);
 	RUN(test_log_format);
+	RUN(test_precision_subprog);
 	tv_teardown();
 	return test_summary();
 }
