@@ -412,7 +412,7 @@ static int adjust_reg(struct env *env, const struct bpf_insn *insn)
 			if (err)
 				return err;
 		}
-		if (!env->priv && (op == BPF_ADD || op == BPF_SUB) && !kbpf_scalar_bounds_invalid(&src->s, alu32)) {
+		if (!env->priv && (op == BPF_ADD || op == BPF_SUB)) {
 			/* The same insn may not do pointer arithmetic on another path. */
 			if (update_alu_state(&env->aux[env->insn_idx], ALU_NON_POINTER, 0))
 				return sanitize_err(env, insn, REASON_PATHS, false);
@@ -464,7 +464,7 @@ static int check_movsx(struct env *env, const struct bpf_insn *insn, struct reg 
 	return 0;
 }
 
-int check_alu(struct env *env, const struct bpf_insn *insn)
+static int check_alu_op(struct env *env, const struct bpf_insn *insn)
 {
 	struct reg *regs = cur_regs(env);
 	uint8_t op = BPF_OP(insn->code);
@@ -570,4 +570,12 @@ int check_alu(struct env *env, const struct bpf_insn *insn)
 	if ((err = check_reg_write_mark(env, insn->dst_reg, false)))
 		return err;
 	return adjust_reg(env, insn);
+}
+
+int check_alu(struct env *env, const struct bpf_insn *insn)
+{
+	int err = check_alu_op(env, insn);
+
+	/* 6.12: every ALU insn ends with the check of its destination's bounds */
+	return err ? err : reg_bounds_sanity_check(env, &cur_regs(env)[insn->dst_reg], "alu");
 }
