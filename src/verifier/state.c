@@ -154,8 +154,9 @@ int reg_bounds_sanity_check(struct env *env, struct reg *r, const char *ctx)
 
 	if (!why)
 		return 0;
+	/* Linux's %#llx: the kernel's printf writes 0 as "0x0" */
 	vlog(env,
-	     "REG INVARIANTS VIOLATION (%s): %s u64=[%#llx, %#llx] s64=[%#llx, %#llx] u32=[%#x, %#x] s32=[%#x, %#x] var_off=(%#llx, %#llx)\n",
+	     "REG INVARIANTS VIOLATION (%s): %s u64=[0x%llx, 0x%llx] s64=[0x%llx, 0x%llx] u32=[0x%x, 0x%x] s32=[0x%x, 0x%x] var_off=(0x%llx, 0x%llx)\n",
 	     ctx, why, (unsigned long long)s->umin_value, (unsigned long long)s->umax_value,
 	     (unsigned long long)s->smin_value, (unsigned long long)s->smax_value, s->u32_min_value,
 	     s->u32_max_value, (unsigned)s->s32_min_value, (unsigned)s->s32_max_value,
