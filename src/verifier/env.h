@@ -329,7 +329,12 @@ void reg_mark_known(struct reg *r, uint64_t v);
  * update: "alu", "ldx", "true_reg1", "retval"...): 0 if they are consistent; else the
  * "REG INVARIANTS VIOLATION" line, then -EFAULT with BPF_F_TEST_REG_INVARIANTS, or
  * (without) r's eight bounds forgotten and 0. */
-int reg_bounds_sanity_check(struct env *env, struct reg *r, const char *ctx);
+int reg_bounds_violation(struct env *env, struct reg *r, const char *ctx, const char *why);
+static inline int reg_bounds_sanity_check(struct env *env, struct reg *r, const char *ctx)
+{
+	const char *why = kbpf_scalar_invariant_violation(&r->s);
+	return why ? reg_bounds_violation(env, r, ctx, why) : 0;
+}
 bool reg_is_pointer(const struct reg *r);
 bool reg_is_pkt(const struct reg *r);
 /* 0, or -ENOMEM (the frame is unchanged); slots it adds are STACK_INVALID. */

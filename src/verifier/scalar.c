@@ -4,6 +4,7 @@
  * 64-bit views, narrowing loads, and the log text. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "verifier/bounds_math.h"
 #include "verifier/scalar.h"
 
@@ -241,10 +242,15 @@ void kbpf_scalar_bounds_sync(struct scalar *s)
 	/* Bounds from bits, then signed<->unsigned, then bits from bounds, then once
 	 * more bounds from the (possibly) improved bits. */
 	kbpf_scalar_update_bounds(s);
-	/* three rounds: each can feed the next (6.12 runs the same three) */
-	kbpf_scalar_deduce_bounds(s);
-	kbpf_scalar_deduce_bounds(s);
-	kbpf_scalar_deduce_bounds(s);
+	/* 6.12 runs three rounds, each can feed the next; a round that changes nothing
+	 * has reached the fixed point (the rounds are a function of the state alone), so
+	 * the rest are skipped with the same result */
+	for (int round = 0; round < 3; round++) {
+		struct scalar before = *s;
+		kbpf_scalar_deduce_bounds(s);
+		if (!memcmp(&before, s, sizeof(before)))
+			break;
+	}
 	kbpf_scalar_bound_offset(s);
 	kbpf_scalar_update_bounds(s);
 }
@@ -376,26 +382,6 @@ void kbpf_scalar_coerce_subreg_to_size_sx(struct scalar *s, int size)
 	s->u32_min_value = 0;
 	s->u32_max_value = UINT32_MAX;
 	s->var_off = kbpf_tnum_subreg(kbpf_tnum_unknown());
-}
-
-const char *kbpf_scalar_invariant_violation(const struct scalar *s)
-{
-	if (s->umin_value > s->umax_value || s->smin_value > s->smax_value ||
-	    s->u32_min_value > s->u32_max_value || s->s32_min_value > s->s32_max_value)
-		return "range bounds violation";
-	if (kbpf_tnum_is_const(s->var_off)) {
-		uint64_t v = s->var_off.value;
-		if (s->umin_value != v || s->umax_value != v || s->smin_value != (int64_t)v ||
-		    s->smax_value != (int64_t)v)
-			return "const tnum out of sync with range bounds";
-	}
-	if (kbpf_tnum_subreg_is_const(s->var_off)) {
-		uint32_t v = (uint32_t)s->var_off.value;
-		if (s->u32_min_value != v || s->u32_max_value != v || s->s32_min_value != (int32_t)v ||
-		    s->s32_max_value != (int32_t)v)
-			return "const subreg tnum out of sync with range bounds";
-	}
-	return NULL;
 }
 
 /* ------------------------------------------------------------------ log text */

@@ -119,7 +119,26 @@ void kbpf_scalar_coerce_subreg_to_size_sx(struct scalar *s, int size);
  * low half that a 32-bit bound disagrees with ("const subreg tnum out of sync with range
  * bounds"). Only a state no value satisfies (a dead branch, or a bug in a transfer
  * function) is inconsistent. */
-const char *kbpf_scalar_invariant_violation(const struct scalar *s);
+/* (inline: on the per-insn path, after every ALU op, load and compare) */
+static inline const char *kbpf_scalar_invariant_violation(const struct scalar *s)
+{
+	if (s->umin_value > s->umax_value || s->smin_value > s->smax_value ||
+	    s->u32_min_value > s->u32_max_value || s->s32_min_value > s->s32_max_value)
+		return "range bounds violation";
+	if (kbpf_tnum_is_const(s->var_off)) {
+		uint64_t v = s->var_off.value;
+		if (s->umin_value != v || s->umax_value != v || s->smin_value != (int64_t)v ||
+		    s->smax_value != (int64_t)v)
+			return "const tnum out of sync with range bounds";
+	}
+	if (kbpf_tnum_subreg_is_const(s->var_off)) {
+		uint32_t v = (uint32_t)s->var_off.value;
+		if (s->u32_min_value != v || s->u32_max_value != v || s->s32_min_value != (int32_t)v ||
+		    s->s32_max_value != (int32_t)v)
+			return "const subreg tnum out of sync with range bounds";
+	}
+	return NULL;
+}
 
 /* --- ALU --- */
 

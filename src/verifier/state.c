@@ -147,13 +147,10 @@ struct frame *frame_new(int callsite, uint32_t frameno, uint32_t subprogno)
 	return f;
 }
 
-int reg_bounds_sanity_check(struct env *env, struct reg *r, const char *ctx)
+int reg_bounds_violation(struct env *env, struct reg *r, const char *ctx, const char *why)
 {
-	const char *why = kbpf_scalar_invariant_violation(&r->s);
 	const struct scalar *s = &r->s;
 
-	if (!why)
-		return 0;
 	/* Linux's %#llx: the kernel's printf writes 0 as "0x0" */
 	vlog(env,
 	     "REG INVARIANTS VIOLATION (%s): %s u64=[0x%llx, 0x%llx] s64=[0x%llx, 0x%llx] u32=[0x%x, 0x%x] s32=[0x%x, 0x%x] var_off=(0x%llx, 0x%llx)\n",
