@@ -522,8 +522,15 @@ static int check_alu_op(struct env *env, const struct bpf_insn *insn)
 					vlog(env, "R%d partial copy of pointer\n", insn->src_reg);
 					return -EACCES;
 				} else if (src->type == KBPF_SCALAR_VALUE) {
+					/* 6.12: a source with a zero upper half is the same 64-bit value
+					 * after w = w, so both share an id (a compare of one then bounds
+					 * the other); otherwise dst's id is cleared */
+					bool u32 = src->s.umax_value <= UINT32_MAX;
+					if (u32 && !src->id && !kbpf_tnum_is_const(src->s.var_off))
+						src->id = ++env->id_gen;
 					*dst = *src;
-					dst->id = 0;
+					if (!u32)
+						dst->id = 0;
 				} else {
 					reg_mark_unknown(env, dst);
 				}
