@@ -18,6 +18,7 @@
 #include <linux/bpf.h>
 #include "test.h"
 #include "verifier/scalar.h"
+#include "scalar_oracle.h"
 
 #define WINDOW 64    /* a generated set spans at most this many values */
 #define MAX_MEMBERS 40 /* members enumerated per state (evenly spread if more) */
@@ -33,13 +34,6 @@ static uint64_t rnd(void)
 	return rng;
 }
 
-static bool contains(const struct scalar *s, uint64_t x)
-{
-	uint32_t x32 = (uint32_t)x;
-	return kbpf_tnum_in(s->var_off, kbpf_tnum_const(x)) && s->umin_value <= x && x <= s->umax_value &&
-	       s->smin_value <= (int64_t)x && (int64_t)x <= s->smax_value && s->u32_min_value <= x32 &&
-	       x32 <= s->u32_max_value && s->s32_min_value <= (int32_t)x32 && (int32_t)x32 <= s->s32_max_value;
-}
 
 static const uint64_t centers[] = {
 	0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 0x100000000ULL, 0x17fffffffULL, 0x180000000ULL,
@@ -161,61 +155,7 @@ static bool gen(struct scalar *s, uint64_t *mem, int *nmem)
 	return true;
 }
 
-static uint64_t concrete_alu(uint8_t op, bool alu32, uint64_t d, uint64_t s)
-{
-	if (alu32) {
-		uint32_t a = (uint32_t)d, b = (uint32_t)s;
-		switch (op) {
-		case BPF_ADD: return (uint32_t)(a + b);
-		case BPF_SUB: return (uint32_t)(a - b);
-		case BPF_MUL: return (uint32_t)(a * b);
-		case BPF_AND: return a & b;
-		case BPF_OR: return a | b;
-		case BPF_XOR: return a ^ b;
-		case BPF_LSH: return (uint32_t)(a << (b & 31));
-		case BPF_RSH: return a >> (b & 31);
-		default: return (uint32_t)((int32_t)a >> (b & 31)); /* ARSH (gcc/clang: arithmetic) */
-		}
-	}
-	switch (op) {
-	case BPF_ADD: return d + s;
-	case BPF_SUB: return d - s;
-	case BPF_MUL: return d * s;
-	case BPF_AND: return d & s;
-	case BPF_OR: return d | s;
-	case BPF_XOR: return d ^ s;
-	case BPF_LSH: return d << (s & 63);
-	case BPF_RSH: return d >> (s & 63);
-	default: return (uint64_t)((int64_t)d >> (s & 63));
-	}
-}
 
-static bool concrete_cmp(uint8_t op, bool jmp32, uint64_t a, uint64_t b)
-{
-	if (jmp32) {
-		a = (uint32_t)a, b = (uint32_t)b;
-		int32_t sa = (int32_t)a, sb = (int32_t)b;
-		switch (op) {
-		case BPF_JSGT: return sa > sb;
-		case BPF_JSGE: return sa >= sb;
-		case BPF_JSLT: return sa < sb;
-		case BPF_JSLE: return sa <= sb;
-		}
-	}
-	switch (op) {
-	case BPF_JEQ: return a == b;
-	case BPF_JNE: return a != b;
-	case BPF_JSET: return a & b;
-	case BPF_JGT: return a > b;
-	case BPF_JGE: return a >= b;
-	case BPF_JLT: return a < b;
-	case BPF_JLE: return a <= b;
-	case BPF_JSGT: return (int64_t)a > (int64_t)b;
-	case BPF_JSGE: return (int64_t)a >= (int64_t)b;
-	case BPF_JSLT: return (int64_t)a < (int64_t)b;
-	default: return (int64_t)a <= (int64_t)b; /* JSLE */
-	}
-}
 
 static int budget = 10;
 
