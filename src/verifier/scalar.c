@@ -242,6 +242,10 @@ void kbpf_scalar_bounds_sync(struct scalar *s)
 	/* Bounds from bits, then signed<->unsigned, then bits from bounds, then once
 	 * more bounds from the (possibly) improved bits. */
 	kbpf_scalar_update_bounds(s);
+	/* a constant whose eight bounds are that constant: every step below leaves it as
+	 * it is (each intersects [v, v] with [v, v]) */
+	if (kbpf_tnum_is_const(s->var_off) && !kbpf_scalar_invariant_violation(s))
+		return;
 	/* 6.12 runs three rounds, each can feed the next; a round that changes nothing
 	 * has reached the fixed point (the rounds are a function of the state alone), so
 	 * the rest are skipped with the same result */

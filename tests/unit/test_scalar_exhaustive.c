@@ -15,6 +15,7 @@
  * so they are not only the tightest ones. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <linux/bpf.h>
 #include "test.h"
 #include "verifier/scalar.h"
@@ -192,6 +193,15 @@ static void test_sync_exhaustive(void)
 		 * single deduction keeps every member */
 		if (n > 0 && kbpf_scalar_invariant_violation(&s))
 			report("synced state violates invariants", 0, false, &s, &s, mem[0], mem[0], &s);
+		/* the steps bounds_sync skips for a constant leave every constant as it is */
+		for (int i = 0; i < n; i++) {
+			struct scalar k = kbpf_scalar_known(mem[i]), c = k;
+			kbpf_scalar_deduce_bounds(&c);
+			kbpf_scalar_bound_offset(&c);
+			kbpf_scalar_update_bounds(&c);
+			if (memcmp(&c, &k, sizeof(k)))
+				report("a constant changed in the sync", 0, false, &k, &k, mem[i], mem[i], &c);
+		}
 		struct scalar c[4] = { s, s, s, s };
 		kbpf_scalar_bounds_sync(&c[0]);
 		kbpf_scalar_deduce_bounds32(&c[1]);
