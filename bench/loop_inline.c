@@ -13,18 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <bpf/btf.h>
 #include <linux/bpf.h>
 #include <kbpf/kbpf.h>
 #include <kbpf/linux.h>
+#include "best_run.h"
 
-static double cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 #define LD_FUNC(dst, rel) \
 	BPF_RAW_INSN(BPF_LD | BPF_IMM | BPF_DW, dst, BPF_PSEUDO_FUNC, 0, rel), BPF_RAW_INSN(0, 0, 0, 0, 0)
@@ -33,12 +27,7 @@ int main(int argc, char **argv)
 {
 	unsigned rounds = 7;
 	int loops = 1000;
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--rounds"))
-			rounds = (unsigned)atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--loops"))
-			loops = atoi(argv[i + 1]);
-	}
+	bench_args(argc, argv, &rounds, &loops);
 	/* r4 = 0 (inlined) or r4 = ctx[0] (not); then the same loop */
 	struct bpf_insn prog[] = {
 		BPF_MOV64_IMM(BPF_REG_4, 0),
@@ -98,24 +87,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			uint64_t ctx[8] = { 0 }, r0 = 0;
-			unsigned reps = 1;
-			double best = 1e30;
-			for (;;) { /* calibrate: a round of at least 20 ms */
-				double t0 = cpu_ns();
-				for (unsigned k = 0; k < reps; k++)
-					kbpf_prog_run(p, ctx, &r0);
-				if (cpu_ns() - t0 >= 20e6)
-					break;
-				reps *= 2;
-			}
-			for (unsigned r = 0; r < rounds; r++) {
-				double t0 = cpu_ns();
-				for (unsigned k = 0; k < reps; k++)
-					kbpf_prog_run(p, ctx, &r0);
-				double per = (cpu_ns() - t0) / reps;
-				if (per < best)
-					best = per;
-			}
+			double best = bench_best_run_ns(p, ctx, rounds, &r0);
 			if (r0 != 2ull * (uint64_t)loops) {
 				fprintf(stderr, "kbpf-bench-loop: R0 %llu, expected %d\n", (unsigned long long)r0, 2 * loops);
 				return 1;

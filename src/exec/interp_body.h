@@ -329,7 +329,7 @@ static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip
 	const unsigned max_depth = KBPF_MAX_CALL_FRAMES - 1 - run->depth;
 #define MAX_DEPTH max_depth
 #endif
-	uint64_t R[MAX_BPF_REG];
+	uint64_t R[MAX_BPF_REG + 1]; /* R11: the verifier's AX (isa/validate.h) */
 	const struct kbpf_di *pc = ip->code + run->start;
 	uint32_t tail_cnt = run->tail_calls;
 	int ret;
@@ -337,7 +337,7 @@ static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip
 	R[0] = 0;
 	for (int i = 0; i < 5; i++)
 		R[1 + i] = run->args[i];
-	R[6] = R[7] = R[8] = R[9] = 0;
+	R[6] = R[7] = R[8] = R[9] = R[11] = 0;
 	R[10] = (uint64_t)(uintptr_t)stack_top;
 #if KBPF_INTERP_HARDENED
 	uint64_t budget_left = ip->prog->run_budget ? ip->prog->run_budget : UINT64_MAX;
@@ -466,6 +466,20 @@ L_JA:
 	BACKEDGE();
 	pc = pc->x.target;
 	DISPATCH();
+	/* may_goto with its counter in this frame's slot imm below r10 (verifier/grow.c):
+	 * falls through while the budget lasts, then jumps */
+L_MAY_GOTO: {
+	BACKEDGE();
+	const uint64_t a = R[BPF_REG_10] + IMM64;
+	MEMCHK(a, 8, KBPF_MEM_READ | KBPF_MEM_WRITE, BPF_REG_10);
+	const uint64_t n = kbpf_ld64(a);
+	if (!n) {
+		pc = pc->x.target;
+		DISPATCH();
+	}
+	kbpf_st64(a, n - 1);
+	NEXT();
+}
 
 	/* --- memory --- */
 	LDX(LDX_B, 1, kbpf_ld8(a))

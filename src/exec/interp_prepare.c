@@ -11,6 +11,8 @@
 #include <sys/random.h>
 #include "btf/core.h" /* KBPF_CORE_POISON_HELPER */
 #include "exec/interp_internal.h"
+#include "isa/div_guard.h"
+#include "isa/validate.h"
 #include "exec/tail_call.h"
 #include "host/host_internal.h"
 
@@ -223,6 +225,14 @@ static int decode_one(const struct kbpf_prog *prog, struct kbpf_interp *ip, size
 			h = KBPF_IH_JA;
 			has_target = true;
 			target = (int64_t)i + 1 + (cls == BPF_JMP ? in->off : in->imm);
+		} else if (op == KBPF_JCOND && cls == BPF_JMP) {
+			/* its counter slot comes from the verifier's rewrite (grow.c) */
+			if (in->imm >= 0)
+				return decode_fail(err, err_size, i,
+						   "may_goto without its counter slot: only a verified program can run it");
+			h = KBPF_IH_MAY_GOTO;
+			has_target = true;
+			target = (int64_t)i + 1 + in->off;
 		} else if (op == BPF_EXIT && cls == BPF_JMP) {
 			h = KBPF_IH_EXIT;
 		} else if (op == BPF_CALL && cls == BPF_JMP) {
@@ -335,6 +345,34 @@ static uint64_t interp_guard_canary(const struct kbpf_interp *ip)
 	return c;
 }
 
+/* The verifier's signed division guards (isa/div_guard.h): in the fast (and hardened)
+ * loop the guard's first insn, `r11 = rS`, jumps straight to the guard's division, whose
+ * handler gives the guard's results for the divisors 0 and -1 itself (kbpf_sdiv64…
+ * in interp_body.h), 2 dispatches where the guard takes 4. R11, which only the guard
+ * reads, is dead after it; jumps into the guard's middle, its own, run it as written, and
+ * checked runs (the hc labels) step through all of it. The insn's x is free: a move has
+ * none. */
+static void signed_div_guards(const struct kbpf_prog *prog, struct kbpf_interp *ip, const void *const *fast)
+{
+	const struct bpf_insn *in = prog->insns;
+	struct bpf_insn g[KBPF_DIV_GUARD_MAX];
+
+	for (size_t i = 0; i < prog->insn_cnt; i++) {
+		if (in[i].code != (BPF_ALU64 | BPF_MOV | BPF_X) || in[i].dst_reg != KBPF_REG_AX)
+			continue;
+		for (size_t k = i + 6; k <= i + 7 && k < prog->insn_cnt; k++) {
+			if (in[k].off != 1)
+				continue;
+			size_t len = (size_t)kbpf_div_guard(&in[k], g);
+			if (len > 1 && i + len <= prog->insn_cnt && !memcmp(g, &in[i], len * sizeof(g[0]))) {
+				ip->code[i].h = fast[KBPF_IH_JA];
+				ip->code[i].x.target = &ip->code[k];
+				break;
+			}
+		}
+	}
+}
+
 int kbpf_interp_prepare(struct kbpf_prog *prog, char *err, size_t err_size)
 {
 	const void *const *fast, *const *checked, *const *hardened;
@@ -377,6 +415,7 @@ int kbpf_interp_prepare(struct kbpf_prog *prog, char *err, size_t err_size)
 			ip->code[i].hc = checked[KBPF_IH_FELL_OFF];
 		}
 	}
+	signed_div_guards(prog, ip, fast);
 	/* Validation forbids falling off the end; the sentinel makes it a clean stop anyway. */
 	ip->code[n].h = fast[KBPF_IH_FELL_OFF];
 	ip->code[n].hc = checked[KBPF_IH_FELL_OFF];

@@ -127,7 +127,7 @@ void jit_unwind_register(const struct jit_ctx *c, struct kbpf_jit *jit);
 void jit_unwind_deregister(struct kbpf_jit *jit);
 
 /* The native register holding each BPF register (Linux's x86-64 mapping). */
-extern const uint8_t jit_reg[11];
+extern const uint8_t jit_reg[12];
 
 /* jit_x86.c: code for one function's entry and exit, one instruction, the stubs.
  * Failures are -EOPNOTSUPP/-EINVAL with the reason in ctx->err. */

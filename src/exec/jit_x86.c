@@ -4,8 +4,9 @@
  *
  * Registers are Linux's mapping: R0 rax, R1-R5 rdi rsi rdx rcx r8 (the SysV argument
  * registers, so a helper call is just a call), R6-R9 rbx r13 r14 r15 (callee-saved, so
- * they survive helper calls), R10 rbp. r9, r10, r11 are scratch within one
- * instruction; r12 counts BPF-to-BPF call depth when the program has calls.
+ * they survive helper calls), R10 rbp, R11 (the verifier's AX) r9. r9, r10, r11 are
+ * scratch within one instruction (r9 never in one that names R11); r12 counts
+ * BPF-to-BPF call depth when the program has calls.
  * Semantics follow RFC 9669 exactly as the interpreter (interp_body.h) implements it. */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,8 +17,12 @@
 #include "exec/probe_mem.h"
 #include "exec/tail_call.h"
 #include "host/host_internal.h"
+#include "isa/validate.h"
 
-const uint8_t jit_reg[11] = { X_RAX, X_RDI, X_RSI, X_RDX, X_RCX, X_R8, X_RBX, X_R13, X_R14, X_R15, X_RBP };
+/* R11 (Linux's BPF_REG_AX) is the verifier's scratch register in its division guards
+ * (isa/validate.h: only R11 = Rs, R11 += imm and if R11 >/== imm, set and dead within
+ * one guard); r9, which none of those forms' emitters touches, holds it. */
+const uint8_t jit_reg[12] = { X_RAX, X_RDI, X_RSI, X_RDX, X_RCX, X_R8, X_RBX, X_R13, X_R14, X_R15, X_RBP, X_R9 };
 
 #define X_DEPTH X_R12 /* BPF-to-BPF call depth: 0 in the main program */
 
@@ -1348,11 +1353,32 @@ static int emit_dead_stop(struct jit_ctx *c, size_t i)
 	return 0;
 }
 
+/* may_goto with its counter at [rbp + imm] (verifier/grow.c gives the slot): count down
+ * while above 0, else jump. sub sets CF when the counter was 0 and adc puts the borrow
+ * back, so a spent counter stays 0 and CF says "jump", the jcc last as emit_jump needs. */
+static int emit_may_goto(struct jit_ctx *c, size_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	struct jit_buf *b = &c->buf;
+
+	if (in->imm >= 0)
+		return jit_refuse(c, i, "may_goto without its counter slot: only a verified program can run it");
+	x86_rm(b, XF_W, 0x83, 5, X_RBP, in->imm); /* sub qword [rbp + slot], 1 */
+	jb_byte(b, 1);
+	x86_rm(b, XF_W, 0x83, 2, X_RBP, in->imm); /* adc qword [rbp + slot], 0 */
+	jb_byte(b, 0);
+	emit_jump(c, i, CC_B, c->prev.start[i + 1 + in->off]);
+	return 0;
+}
+
 static int emit_one(struct jit_ctx *c, size_t f, size_t i)
 {
 	const struct bpf_insn *in = &c->insns[i];
 	uint8_t op = BPF_OP(in->code);
 
+	if ((in->dst_reg > BPF_REG_10 || in->src_reg > BPF_REG_10) &&
+	    !kbpf_insn_ax_form(in))
+		return jit_refuse(c, i, "R%d outside the verifier's guard forms", in->dst_reg > BPF_REG_10 ? in->dst_reg : in->src_reg);
 	switch (BPF_CLASS(in->code)) {
 	case BPF_ALU:
 	case BPF_ALU64:
@@ -1372,6 +1398,8 @@ static int emit_one(struct jit_ctx *c, size_t f, size_t i)
 		}
 		if (op == BPF_CALL && BPF_CLASS(in->code) == BPF_JMP)
 			return emit_call(c, f, i);
+		if (op == KBPF_JCOND && BPF_CLASS(in->code) == BPF_JMP)
+			return emit_may_goto(c, i);
 		return emit_cond_jump(c, i);
 	case BPF_LD:
 		if (in->code == KBPF_LDDW_CODE) {

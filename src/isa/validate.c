@@ -94,7 +94,15 @@ static int check_jmp(const struct bpf_insn *in, size_t i, char *err, size_t size
 		if (x || in->src_reg || in->dst_reg || in->imm)
 			return fail(err, size, i, "BPF_EXIT uses reserved fields");
 		return 0;
-	case 0xe0:
+	case KBPF_JCOND:
+		/* may_goto: imm 0 as written; a verified program's has its counter slot there
+		 * (a multiple of 8 within the frame, below r10) */
+		if (cls != BPF_JMP || x)
+			return fail(err, size, i, "unknown opcode %02x", in->code);
+		if (in->src_reg != KBPF_MAY_GOTO || in->dst_reg || !in->off ||
+		    (in->imm && (in->imm > -8 || in->imm < -KBPF_STACK_SIZE || (in->imm & 7))))
+			return fail(err, size, i, "invalid may_goto off %d imm %d", in->off, in->imm);
+		return 0;
 	case 0xf0:
 		return fail(err, size, i, "unknown opcode %02x", in->code);
 	default:
@@ -243,7 +251,8 @@ static int validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t 
 		const struct bpf_insn *in = &insns[i];
 		int ret;
 
-		if (in->dst_reg > BPF_REG_10)
+		bool ax_ok = probe_ok && kbpf_insn_ax_form(in); /* the verifier's output: R11 too */
+		if (in->dst_reg > BPF_REG_10 && !ax_ok)
 			return fail(err, err_size, i, "R%d is invalid", in->dst_reg);
 		if (in->src_reg > BPF_REG_10)
 			return fail(err, err_size, i, "R%d is invalid", in->src_reg);
@@ -271,6 +280,21 @@ static int validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t 
 			return ret;
 	}
 	return check_flow(insns, cnt, err, err_size);
+}
+
+bool kbpf_insn_ax_form(const struct bpf_insn *in)
+{
+	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
+
+	if (in->dst_reg != KBPF_REG_AX || in->src_reg > BPF_REG_10)
+		return false;
+	if (in->code == (BPF_ALU64 | BPF_MOV | BPF_X))
+		return in->off == 0 && in->imm == 0;
+	if ((cls == BPF_ALU || cls == BPF_ALU64) && op == BPF_ADD && BPF_SRC(in->code) == BPF_K)
+		return in->src_reg == 0 && in->off == 0;
+	if ((cls == BPF_JMP || cls == BPF_JMP32) && (op == BPF_JGT || op == BPF_JEQ) && BPF_SRC(in->code) == BPF_K)
+		return in->src_reg == 0;
+	return false;
 }
 
 int kbpf_insns_validate(const struct bpf_insn *insns, size_t cnt, char *err, size_t err_size)

@@ -107,6 +107,10 @@ int fixup_apply(struct env *env, struct bpf_insn *out)
 	for (int i = 0; i < env->cnt; i++)
 		if (env->aux[i].run_id && out[i].code == (BPF_JMP | BPF_CALL) && out[i].src_reg == 0)
 			out[i].imm = env->aux[i].run_id;
+	/* sdiv/smod by the constant -1: a negation / wX = 0 (divmod.c) */
+	for (int i = 0; i < env->cnt; i++)
+		if (env->aux[i].seen)
+			divmod_k_minus1(&out[i]);
 	/* Dead code: instructions no path reached become "goto -1" (Linux's
 	 * sanitize_dead_code), so nothing unverified is left to run or to JIT, and what
 	 * the structural check refuses there (a write to R10) is gone. An ld_imm64 is

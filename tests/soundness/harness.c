@@ -795,11 +795,16 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 		.sz = sizeof(po), .trusted_unverified = 1, .host = env->host, .name = "sound", .log_buf = env->log,
 		.log_size = env->log_size, .maps = env->maps, .nr_maps = SND_NR_MAPS, .jit = 1,
 	};
-	ret = kbpf_prog_create(vo.xlated_prog, vo.xlated_cnt, &po, &prog);
+	/* R11 (the division guards' scratch register) is the verifier's: a program created
+	 * unverified may not name it */
+	bool ax = false;
+	for (uint32_t i = 0; i < vo.xlated_cnt && !ax; i++)
+		ax = vo.xlated_prog[i].dst_reg > BPF_REG_10 && vo.xlated_prog[i].code != (BPF_LD | BPF_IMM | BPF_DW);
+	ret = ax ? -EINVAL : kbpf_prog_create(vo.xlated_prog, vo.xlated_cnt, &po, &prog);
 	free(vo.xlated_prog);
-	if (ret && has_ld_abs(c)) {
-		/* LD_ABS needs the type's packet hook, which only a create with the type takes:
-		 * from the program itself, verified a second time (such programs are rare) */
+	if (ret && (has_ld_abs(c) || ax)) {
+		/* LD_ABS needs the type's packet hook, and R11 the verifier, which only a create
+		 * with the type gives: from the program itself, verified a second time */
 		po.prog_type = snd_type_names[c->type];
 		po.license = "GPL";
 		po.unprivileged = c->unprivileged;

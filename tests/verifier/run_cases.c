@@ -102,22 +102,49 @@ static void run_ctx_free(struct run_ctx *rc)
 	free(rc->buf);
 }
 
-/* Run an accepted program once in checked mode: every load and store is checked against
- * the stack, the context and the packet, so a verified program must run clean. */
+/* Run an accepted program as kbpf_prog_create makes it for its type (verified again,
+ * with the verifier's rewrites: may_goto's counter, division guards, bpf_loop inlined)
+ * once on each engine: in checked mode, where every load and store is checked against
+ * the stack, the context and the packet, so a verified program must run clean; then on
+ * the fast interpreter and the JIT, which must return the same value. */
+static int run_engine(struct kbpf_host *host, const struct vcase *c, const struct bpf_insn *insns, size_t cnt,
+		      struct kbpf_map *const *maps, const struct case_funcs *funcs, int engine, char *why,
+		      size_t why_size);
+
 static int run_checked(struct kbpf_host *host, const struct vcase *c, const struct bpf_insn *insns,
-		       size_t cnt, struct kbpf_map *const *maps, char *why, size_t why_size)
+		       size_t cnt, struct kbpf_map *const *maps, const struct case_funcs *funcs, char *why,
+		       size_t why_size)
+{
+	static const char *const names[] = { "checked run", "interpreter", "JIT" };
+	for (int e = 0; e < 3; e++) {
+		char one[512] = "";
+		int ret = run_engine(host, c, insns, cnt, maps, funcs, e, one, sizeof(one));
+		if (ret) {
+			snprintf(why, why_size, "%s: %s", names[e], one);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int run_engine(struct kbpf_host *host, const struct vcase *c, const struct bpf_insn *insns, size_t cnt,
+		      struct kbpf_map *const *maps, const struct case_funcs *funcs, int engine, char *why,
+		      size_t why_size)
 {
 	const struct kbpf_prog_type *pt = kbpf_host_prog_type_find(host, c->type);
 	char log[512] = "", err[512] = "";
 	struct kbpf_prog_opts popts = {
-		.sz = sizeof(popts), .trusted_unverified = 1, .host = host, .name = c->name, .log_buf = log,
-		.log_size = sizeof(log), .maps = maps, .nr_maps = (size_t)c->nr_maps,
+		.sz = sizeof(popts), .host = host, .name = c->name, .log_buf = log, .log_size = sizeof(log),
+		.maps = maps, .nr_maps = (size_t)c->nr_maps, .jit = engine == 2, .prog_type = c->type,
+		.license = c->license, .unprivileged = c->unpriv, .prog_btf = funcs->btf,
+		.func_info = funcs->info, .nr_func_info = (uint32_t)funcs->nr,
+		.prog_flags = c->state_freq ? BPF_F_TEST_STATE_FREQ : 0,
 	};
 	struct kbpf_prog *prog = NULL;
 	struct run_ctx rc;
 	struct kbpf_mem_region regions[2];
 	struct kbpf_run_opts ropts = {
-		.sz = sizeof(ropts), .flags = KBPF_RUN_CHECKED, .regions = regions,
+		.sz = sizeof(ropts), .flags = engine == 0 ? KBPF_RUN_CHECKED : 0, .regions = regions,
 		.max_insns = 100000000, .err = err, .err_size = sizeof(err),
 	};
 	int ret = -1;
@@ -210,7 +237,7 @@ static int run_case(struct kbpf_host *host, const struct vcase *c, char *log, in
 
 			snprintf(why, why_size, "rejected (%s): %.300s", strerror(-rc), tail);
 		} else if (c->has_retval) {
-			result = run_checked(host, c, insns, cnt, maps, why, why_size) == 0;
+			result = run_checked(host, c, insns, cnt, maps, &funcs, why, why_size) == 0;
 		} else {
 			result = 1;
 		}
