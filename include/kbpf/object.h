@@ -149,8 +149,8 @@ KBPF_API uint32_t kbpf_program_type(const struct kbpf_program *prog);
 /* -EBUSY once the object is loaded. */
 KBPF_API int kbpf_program_set_type(struct kbpf_program *prog, uint32_t type);
 /* Linux's load flags for the program (libbpf's bpf_program__flags/__set_flags):
- * BPF_F_STRICT_ALIGNMENT, BPF_F_ANY_ALIGNMENT, BPF_F_TEST_STATE_FREQ, BPF_F_SLEEPABLE
- * (kbpf_verify_opts.prog_flags). Default 0. Set: -EBUSY once the object is loaded; an
+ * BPF_F_STRICT_ALIGNMENT, BPF_F_ANY_ALIGNMENT, BPF_F_TEST_STATE_FREQ, BPF_F_SLEEPABLE,
+ * BPF_F_TEST_REG_INVARIANTS (kbpf_verify_opts.prog_flags). Default 0. Set: -EBUSY once the object is loaded; an
  * unknown bit fails the program's load with -EINVAL. */
 KBPF_API uint32_t kbpf_program_flags(const struct kbpf_program *prog);
 KBPF_API int kbpf_program_set_flags(struct kbpf_program *prog, uint32_t flags);

@@ -82,7 +82,8 @@ struct kbpf_prog_opts {
 	 * every one unless unprivileged; KBPF_CAP_NONE: none). */
 	unsigned caps;
 	/* Linux's load flags for verification (kbpf_verify_opts.prog_flags:
-	 * BPF_F_STRICT_ALIGNMENT, BPF_F_ANY_ALIGNMENT, BPF_F_TEST_STATE_FREQ, BPF_F_SLEEPABLE). */
+	 * BPF_F_STRICT_ALIGNMENT, BPF_F_ANY_ALIGNMENT, BPF_F_TEST_STATE_FREQ, BPF_F_SLEEPABLE,
+	 * BPF_F_TEST_REG_INVARIANTS). */
 	uint32_t prog_flags;
 	/* Nonzero: with no prog_type, create the program unverified. Such a program is
 	 * not checked at all: it can read and write any host memory and call any of the

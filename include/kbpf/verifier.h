@@ -17,6 +17,12 @@
 #include <kbpf/host.h>
 #include <kbpf/prog_type.h>
 
+/* Linux 6.7's BPF_PROG_LOAD flag (older <linux/bpf.h> lack it): inconsistent register
+ * bounds fail the load (kbpf_verify_opts.prog_flags). */
+#ifndef BPF_F_TEST_REG_INVARIANTS
+#define BPF_F_TEST_REG_INVARIANTS (1U << 7)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -118,8 +124,10 @@ struct kbpf_verify_opts {
 	/* Linux's BPF_PROG_LOAD prog_flags that concern the verifier (<linux/bpf.h>):
 	 * BPF_F_STRICT_ALIGNMENT (every access naturally aligned, packets as if at
 	 * NET_IP_ALIGN 2: "misaligned ... access"), BPF_F_ANY_ALIGNMENT (cancels it),
-	 * BPF_F_TEST_STATE_FREQ (= test_state_freq), BPF_F_SLEEPABLE (= sleepable). Any
-	 * other bit: -EINVAL. */
+	 * BPF_F_TEST_STATE_FREQ (= test_state_freq), BPF_F_SLEEPABLE (= sleepable),
+	 * BPF_F_TEST_REG_INVARIANTS (a register whose bounds contradict themselves after an
+	 * update fails the load, -EFAULT, "REG INVARIANTS VIOLATION"; without it such bounds
+	 * are forgotten and the log warns, as Linux 6.12). Any other bit: -EINVAL. */
 	uint32_t prog_flags;
 	/* out: Linux's max_tp_access, the end of the furthest byte the program reads or
 	 * writes through the writable buffer of a raw_tp_writable context (a

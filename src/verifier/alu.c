@@ -412,7 +412,7 @@ static int adjust_reg(struct env *env, const struct bpf_insn *insn)
 			if (err)
 				return err;
 		}
-		if (!env->priv && (op == BPF_ADD || op == BPF_SUB) && !kbpf_scalar_bounds_invalid(&src->s, alu32)) {
+		if (!env->priv && (op == BPF_ADD || op == BPF_SUB)) {
 			/* The same insn may not do pointer arithmetic on another path. */
 			if (update_alu_state(&env->aux[env->insn_idx], ALU_NON_POINTER, 0))
 				return sanitize_err(env, insn, REASON_PATHS, false);
@@ -464,7 +464,7 @@ static int check_movsx(struct env *env, const struct bpf_insn *insn, struct reg 
 	return 0;
 }
 
-int check_alu(struct env *env, const struct bpf_insn *insn)
+static int check_alu_op(struct env *env, const struct bpf_insn *insn)
 {
 	struct reg *regs = cur_regs(env);
 	uint8_t op = BPF_OP(insn->code);
@@ -525,8 +525,15 @@ int check_alu(struct env *env, const struct bpf_insn *insn)
 					vlog(env, "R%d partial copy of pointer\n", insn->src_reg);
 					return -EACCES;
 				} else if (src->type == KBPF_SCALAR_VALUE) {
+					/* 6.12: a source with a zero upper half is the same 64-bit value
+					 * after w = w, so both share an id (a compare of one then bounds
+					 * the other); otherwise dst's id is cleared */
+					bool u32 = src->s.umax_value <= UINT32_MAX;
+					if (u32 && !src->id && !kbpf_tnum_is_const(src->s.var_off))
+						src->id = ++env->id_gen;
 					*dst = *src;
-					dst->id = 0;
+					if (!u32)
+						dst->id = 0;
 				} else {
 					reg_mark_unknown(env, dst);
 				}
@@ -573,4 +580,12 @@ int check_alu(struct env *env, const struct bpf_insn *insn)
 	if ((err = check_reg_write_mark(env, insn->dst_reg, false)))
 		return err;
 	return adjust_reg(env, insn);
+}
+
+int check_alu(struct env *env, const struct bpf_insn *insn)
+{
+	int err = check_alu_op(env, insn);
+
+	/* 6.12: every ALU insn ends with the check of its destination's bounds */
+	return err ? err : reg_bounds_sanity_check(env, &cur_regs(env)[insn->dst_reg], "alu");
 }

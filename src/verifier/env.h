@@ -242,6 +242,7 @@ struct env {
 	uint32_t insn_processed, prev_insn_processed;
 	uint32_t jmps_processed, prev_jmps_processed;
 	bool test_state_freq; /* Linux's BPF_F_TEST_STATE_FREQ (kbpf_verify_opts) */
+	bool test_reg_invariants; /* BPF_F_TEST_REG_INVARIANTS: inconsistent bounds fail the load */
 	bool sleepable;        /* kbpf_verify_opts.sleepable or BPF_F_SLEEPABLE */
 	bool strict_alignment; /* BPF_F_STRICT_ALIGNMENT without BPF_F_ANY_ALIGNMENT */
 	struct kbpf_map *cgroup_storage[2]; /* the program's shared and per-CPU cgroup storage */
@@ -359,6 +360,16 @@ void frame_free(struct frame *f);
 void reg_mark_unknown(struct env *env, struct reg *r);
 void reg_mark_not_init(struct env *env, struct reg *r);
 void reg_mark_known(struct reg *r, uint64_t v);
+/* Linux 6.12's reg_bounds_sanity_check after an update of r's bounds (ctx names the
+ * update: "alu", "ldx", "true_reg1", "retval"...): 0 if they are consistent; else the
+ * "REG INVARIANTS VIOLATION" line, then -EFAULT with BPF_F_TEST_REG_INVARIANTS, or
+ * (without) r's eight bounds forgotten and 0. */
+int reg_bounds_violation(struct env *env, struct reg *r, const char *ctx, const char *why);
+static inline int reg_bounds_sanity_check(struct env *env, struct reg *r, const char *ctx)
+{
+	const char *why = kbpf_scalar_invariant_violation(&r->s);
+	return why ? reg_bounds_violation(env, r, ctx, why) : 0;
+}
 bool reg_is_pointer(const struct reg *r);
 bool reg_is_pkt(const struct reg *r);
 /* 0, or -ENOMEM (the frame is unchanged); slots it adds are STACK_INVALID. */

@@ -981,6 +981,8 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		r0->s.smin_value = -4095;
 		r0->s.s32_min_value = -4095;
 		kbpf_scalar_bounds_sync(&r0->s);
+		if ((err = reg_bounds_sanity_check(env, r0, "retval")))
+			return err;
 	}
 	if (id == BPF_FUNC_tail_call && meta.map) {
 		/* 6.1 record_func_map: one insn, one prog array, for unprivileged loads */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Conditional jumps (Linux 6.1 check_cond_jmp_op): decided branches, both-branch
+/* Conditional jumps (Linux 6.12 check_cond_jmp_op): decided branches, both-branch
  * refinement of scalars, linked scalars, null checks and packet ranges. */
 #include <errno.h>
 #include "verifier/env.h"
@@ -341,6 +341,22 @@ static bool match_pkt(const struct bpf_insn *insn, const struct reg *dst, const 
 	return true;
 }
 
+/* Both sides of an undecided compare of two scalars narrowed, then each register's
+ * bounds checked (6.12's reg_set_min_max). t1/t2 are dst/src on the taken branch, f1/f2
+ * on the fall-through; a pair is one register when dst == src. */
+static int refine_scalars(struct env *env, struct reg *t1, struct reg *t2, struct reg *f1, struct reg *f2,
+			  uint8_t op, bool jmp32)
+{
+	int err;
+
+	kbpf_scalar_refine_cond(&t1->s, &t2->s, &f1->s, &f2->s, op, jmp32);
+	if ((err = reg_bounds_sanity_check(env, t1, "true_reg1")) ||
+	    (err = reg_bounds_sanity_check(env, t2, "true_reg2")) ||
+	    (err = reg_bounds_sanity_check(env, f1, "false_reg1")))
+		return err;
+	return reg_bounds_sanity_check(env, f2, "false_reg2");
+}
+
 /* Linux 6.9+'s may_goto: at run time a per-frame counter (BPF_MAX_LOOPS, set at the
  * subprogram's entry) decides: while it lasts the insn falls through (and counts), then
  * it jumps. Both ways are possible at every visit: the jump is walked now, the
@@ -463,23 +479,21 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 			bool both = dst->precise && src->precise;
 			keep_precise(dst, both), keep_precise(src, both);
 			keep_precise(&oregs[insn->dst_reg], both), keep_precise(&oregs[insn->src_reg], both);
-			if (kbpf_tnum_is_const(src->s.var_off) || (jmp32 && kbpf_tnum_subreg_is_const(src->s.var_off)))
-				kbpf_scalar_set_min_max(&oregs[insn->dst_reg].s, &dst->s, src->s.var_off.value,
-						   (uint32_t)src->s.var_off.value, op, jmp32);
-			else if (kbpf_tnum_is_const(dst->s.var_off) || (jmp32 && kbpf_tnum_subreg_is_const(dst->s.var_off)))
-				kbpf_scalar_set_min_max_inv(&oregs[insn->src_reg].s, &src->s, dst->s.var_off.value,
-						       (uint32_t)dst->s.var_off.value, op, jmp32);
-			else if (!jmp32 && (op == BPF_JEQ || op == BPF_JNE))
-				kbpf_scalar_combine_eq(&oregs[insn->src_reg].s, &oregs[insn->dst_reg].s, &src->s, &dst->s,
-						  op);
+			if ((err = refine_scalars(env, &oregs[insn->dst_reg], &oregs[insn->src_reg], dst, src, op, jmp32)))
+				return err;
 			if (src->id) {
 				find_equal_scalars(this_b, src);
 				find_equal_scalars(other, &oregs[insn->src_reg]);
 			}
 		}
 	} else if (dst->type == KBPF_SCALAR_VALUE) {
-		kbpf_scalar_set_min_max(&oregs[insn->dst_reg].s, &dst->s, (uint64_t)(int64_t)insn->imm, (uint32_t)insn->imm,
-				   op, jmp32);
+		/* 6.12 compares with a scalar register holding imm (env->fake_reg), one copy
+		 * per side */
+		struct reg kt = { .type = KBPF_SCALAR_VALUE }, kf;
+		kbpf_scalar_mark_known(&kt.s, (uint64_t)(int64_t)insn->imm);
+		kf = kt;
+		if ((err = refine_scalars(env, &oregs[insn->dst_reg], &kt, dst, &kf, op, jmp32)))
+			return err;
 	}
 	if (dst->type == KBPF_SCALAR_VALUE && dst->id) {
 		find_equal_scalars(this_b, dst);

@@ -640,9 +640,11 @@ int check_ldx_stx(struct env *env, const struct bpf_insn *insn, int idx)
 		if ((err = check_reg_write_mark(env, insn->dst_reg, false)))
 			return err;
 		uint32_t st = cur_regs(env)[insn->src_reg].type;
-		if ((err = check_mem_access(env, idx, insn->src_reg, insn->off, size, false, insn->dst_reg, false)))
+		if ((err = check_mem_access(env, idx, insn->src_reg, insn->off, size, false, insn->dst_reg, false)) ||
+		    (err = same_insn_ptr(env, idx, st)))
 			return err;
-		return same_insn_ptr(env, idx, st);
+		/* 6.12 check_load_mem: the loaded register's bounds checked */
+		return reg_bounds_sanity_check(env, &cur_regs(env)[insn->dst_reg], "ldx");
 	}
 	if (cls == BPF_STX) {
 		if (BPF_MODE(insn->code) == BPF_ATOMIC)

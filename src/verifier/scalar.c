@@ -4,6 +4,7 @@
  * 64-bit views, narrowing loads, and the log text. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "verifier/bounds_math.h"
 #include "verifier/scalar.h"
 
@@ -105,55 +106,118 @@ void kbpf_scalar_update_bounds(struct scalar *s)
 
 void kbpf_scalar_deduce_bounds32(struct scalar *s)
 {
-	/* If the signed range does not cross the sign boundary, signed and unsigned
-	 * order agree on it: combine the two as unsigned (this also works for an
-	 * all-negative range). */
-	if (s->s32_min_value >= 0 || s->s32_max_value < 0) {
-		uint32_t lo = u32_max((uint32_t)s->s32_min_value, s->u32_min_value);
-		uint32_t hi = u32_min((uint32_t)s->s32_max_value, s->u32_max_value);
-		s->s32_min_value = (int32_t)lo;
-		s->u32_min_value = lo;
-		s->s32_max_value = (int32_t)hi;
-		s->u32_max_value = hi;
-		return;
+	/* 64 -> 32: when the upper halves of a 64-bit range's ends are equal, its low
+	 * halves are themselves a range (as u32, and as s32 if ordered so). */
+	if ((s->umin_value >> 32) == (s->umax_value >> 32)) {
+		s->u32_min_value = u32_max(s->u32_min_value, (uint32_t)s->umin_value);
+		s->u32_max_value = u32_min(s->u32_max_value, (uint32_t)s->umax_value);
+		if ((int32_t)s->umin_value <= (int32_t)s->umax_value) {
+			s->s32_min_value = s32_max(s->s32_min_value, (int32_t)s->umin_value);
+			s->s32_max_value = s32_min(s->s32_max_value, (int32_t)s->umax_value);
+		}
 	}
-	/* The signed range crosses zero; the unsigned one may tell the sign. */
-	if ((int32_t)s->u32_max_value >= 0) {
-		/* All non-negative: smin is no help, smax (>= 0 here) is. */
-		uint32_t hi = u32_min((uint32_t)s->s32_max_value, s->u32_max_value);
+	if (((uint64_t)s->smin_value >> 32) == ((uint64_t)s->smax_value >> 32)) {
+		if ((uint32_t)s->smin_value <= (uint32_t)s->smax_value) {
+			s->u32_min_value = u32_max(s->u32_min_value, (uint32_t)s->smin_value);
+			s->u32_max_value = u32_min(s->u32_max_value, (uint32_t)s->smax_value);
+		}
+		if ((int32_t)s->smin_value <= (int32_t)s->smax_value) {
+			s->s32_min_value = s32_max(s->s32_min_value, (int32_t)s->smin_value);
+			s->s32_max_value = s32_min(s->s32_max_value, (int32_t)s->smax_value);
+		}
+	}
+	/* Upper halves of the ends one apart (mod 2^32) with the low halves going from
+	 * negative to non-negative as s32: every member's low half is in [min32, max32]
+	 * read as s32 (the range crosses 0 in s32 exactly once). */
+	if ((uint32_t)(s->umin_value >> 32) + 1 == (uint32_t)(s->umax_value >> 32) &&
+	    (int32_t)s->umin_value < 0 && (int32_t)s->umax_value >= 0) {
+		s->s32_min_value = s32_max(s->s32_min_value, (int32_t)s->umin_value);
+		s->s32_max_value = s32_min(s->s32_max_value, (int32_t)s->umax_value);
+	}
+	if ((uint32_t)((uint64_t)s->smin_value >> 32) + 1 == (uint32_t)((uint64_t)s->smax_value >> 32) &&
+	    (int32_t)s->smin_value < 0 && (int32_t)s->smax_value >= 0) {
+		s->s32_min_value = s32_max(s->s32_min_value, (int32_t)s->smin_value);
+		s->s32_max_value = s32_min(s->s32_max_value, (int32_t)s->smax_value);
+	}
+	/* u32 -> s32 when the u32 range does not cross the s32 sign boundary. */
+	if ((int32_t)s->u32_min_value <= (int32_t)s->u32_max_value) {
+		s->s32_min_value = s32_max(s->s32_min_value, (int32_t)s->u32_min_value);
+		s->s32_max_value = s32_min(s->s32_max_value, (int32_t)s->u32_max_value);
+	}
+	/* s32 -> u32 when the s32 range does not cross the u32 wrap point; else, if the
+	 * u32 range meets only one of the s32 range's two pieces, that piece. */
+	if ((uint32_t)s->s32_min_value <= (uint32_t)s->s32_max_value) {
+		s->u32_min_value = u32_max((uint32_t)s->s32_min_value, s->u32_min_value);
+		s->u32_max_value = u32_min((uint32_t)s->s32_max_value, s->u32_max_value);
+	} else if (s->u32_max_value < (uint32_t)s->s32_min_value) {
+		/* only the non-negative piece [0, s32_max] */
 		s->s32_min_value = (int32_t)s->u32_min_value;
-		s->s32_max_value = (int32_t)hi;
-		s->u32_max_value = hi;
-	} else if ((int32_t)s->u32_min_value < 0) {
-		/* All negative: smax is no help, smin (< 0 here) is. */
-		uint32_t lo = u32_max((uint32_t)s->s32_min_value, s->u32_min_value);
-		s->s32_min_value = (int32_t)lo;
-		s->u32_min_value = lo;
+		s->u32_max_value = u32_min(s->u32_max_value, (uint32_t)s->s32_max_value);
+	} else if ((uint32_t)s->s32_max_value < s->u32_min_value) {
+		/* only the negative piece [s32_min, -1] */
 		s->s32_max_value = (int32_t)s->u32_max_value;
+		s->u32_min_value = u32_max(s->u32_min_value, (uint32_t)s->s32_min_value);
 	}
 }
 
 void kbpf_scalar_deduce_bounds64(struct scalar *s)
 {
-	if (s->smin_value >= 0 || s->smax_value < 0) {
-		uint64_t lo = u64_max((uint64_t)s->smin_value, s->umin_value);
-		uint64_t hi = u64_min((uint64_t)s->smax_value, s->umax_value);
-		s->smin_value = (int64_t)lo;
-		s->umin_value = lo;
-		s->smax_value = (int64_t)hi;
-		s->umax_value = hi;
-		return;
+	/* u64 -> s64 when the u64 range does not cross the sign boundary. */
+	if ((int64_t)s->umin_value <= (int64_t)s->umax_value) {
+		s->smin_value = s64_max(s->smin_value, (int64_t)s->umin_value);
+		s->smax_value = s64_min(s->smax_value, (int64_t)s->umax_value);
 	}
-	if ((int64_t)s->umax_value >= 0) {
-		uint64_t hi = u64_min((uint64_t)s->smax_value, s->umax_value);
+	/* s64 -> u64 when the s64 range does not cross the u64 wrap point; else the one
+	 * piece of it the u64 range meets, if only one. */
+	if ((uint64_t)s->smin_value <= (uint64_t)s->smax_value) {
+		s->umin_value = u64_max((uint64_t)s->smin_value, s->umin_value);
+		s->umax_value = u64_min((uint64_t)s->smax_value, s->umax_value);
+	} else if (s->umax_value < (uint64_t)s->smin_value) {
 		s->smin_value = (int64_t)s->umin_value;
-		s->smax_value = (int64_t)hi;
-		s->umax_value = hi;
-	} else if ((int64_t)s->umin_value < 0) {
-		uint64_t lo = u64_max((uint64_t)s->smin_value, s->umin_value);
-		s->smin_value = (int64_t)lo;
-		s->umin_value = lo;
+		s->umax_value = u64_min(s->umax_value, (uint64_t)s->smax_value);
+	} else if ((uint64_t)s->smax_value < s->umin_value) {
 		s->smax_value = (int64_t)s->umax_value;
+		s->umin_value = u64_max(s->umin_value, (uint64_t)s->smin_value);
+	}
+}
+
+void kbpf_scalar_deduce_mixed_bounds(struct scalar *s)
+{
+	/* 32 -> 64: splice the 32-bit bounds into the low halves of the 64-bit ones
+	 * (keeping their upper halves), and intersect. */
+	const uint64_t hi = ~0xffffffffULL;
+	uint64_t umin, umax;
+	int64_t smin, smax;
+
+	umin = (s->umin_value & hi) | s->u32_min_value;
+	umax = (s->umax_value & hi) | s->u32_max_value;
+	s->umin_value = u64_max(s->umin_value, umin);
+	s->umax_value = u64_min(s->umax_value, umax);
+	smin = (int64_t)(((uint64_t)s->smin_value & hi) | s->u32_min_value);
+	smax = (int64_t)(((uint64_t)s->smax_value & hi) | s->u32_max_value);
+	s->smin_value = s64_max(s->smin_value, smin);
+	s->smax_value = s64_min(s->smax_value, smax);
+	/* the s32 bounds too, when they also form a u32 range */
+	if ((uint32_t)s->s32_min_value <= (uint32_t)s->s32_max_value) {
+		umin = (s->umin_value & hi) | (uint32_t)s->s32_min_value;
+		umax = (s->umax_value & hi) | (uint32_t)s->s32_max_value;
+		s->umin_value = u64_max(s->umin_value, umin);
+		s->umax_value = u64_min(s->umax_value, umax);
+		smin = (int64_t)(((uint64_t)s->smin_value & hi) | (uint32_t)s->s32_min_value);
+		smax = (int64_t)(((uint64_t)s->smax_value & hi) | (uint32_t)s->s32_max_value);
+		s->smin_value = s64_max(s->smin_value, smin);
+		s->smax_value = s64_min(s->smax_value, smax);
+	}
+	/* In [S32_MIN, S32_MAX] as s64 the upper half is all ones or all zeros; all
+	 * ones needs a negative low half, so a non-negative s32 range makes the value
+	 * exactly its low half (the case after a sign-extending load). */
+	if (s->s32_min_value >= 0 && s->smin_value >= S32_MIN && s->smax_value <= S32_MAX) {
+		s->smin_value = s->s32_min_value;
+		s->smax_value = s->s32_max_value;
+		s->umin_value = (uint64_t)s->s32_min_value;
+		s->umax_value = (uint64_t)s->s32_max_value;
+		s->var_off = kbpf_tnum_intersect(s->var_off, kbpf_tnum_range((uint64_t)s->smin_value,
+									  (uint64_t)s->smax_value));
 	}
 }
 
@@ -161,6 +225,7 @@ void kbpf_scalar_deduce_bounds(struct scalar *s)
 {
 	kbpf_scalar_deduce_bounds32(s);
 	kbpf_scalar_deduce_bounds64(s);
+	kbpf_scalar_deduce_mixed_bounds(s);
 }
 
 void kbpf_scalar_bound_offset(struct scalar *s)
@@ -177,7 +242,19 @@ void kbpf_scalar_bounds_sync(struct scalar *s)
 	/* Bounds from bits, then signed<->unsigned, then bits from bounds, then once
 	 * more bounds from the (possibly) improved bits. */
 	kbpf_scalar_update_bounds(s);
-	kbpf_scalar_deduce_bounds(s);
+	/* a constant whose eight bounds are that constant: every step below leaves it as
+	 * it is (each intersects [v, v] with [v, v]) */
+	if (kbpf_tnum_is_const(s->var_off) && !kbpf_scalar_invariant_violation(s))
+		return;
+	/* 6.12 runs three rounds, each can feed the next; a round that changes nothing
+	 * has reached the fixed point (the rounds are a function of the state alone), so
+	 * the rest are skipped with the same result */
+	for (int round = 0; round < 3; round++) {
+		struct scalar before = *s;
+		kbpf_scalar_deduce_bounds(s);
+		if (!memcmp(&before, s, sizeof(before)))
+			break;
+	}
 	kbpf_scalar_bound_offset(s);
 	kbpf_scalar_update_bounds(s);
 }
@@ -204,37 +281,6 @@ void kbpf_scalar_zext_32_to_64(struct scalar *s)
 	kbpf_scalar_assign_32_into_64(s);
 }
 
-void kbpf_scalar_combine_32_into_64(struct scalar *s)
-{
-	if (kbpf_tnum_equals_const(kbpf_tnum_clear_subreg(s->var_off), 0)) {
-		/* Upper half known zero (after zext, or <<32 >>32): the 32-bit bounds are
-		 * the 64-bit ones. */
-		kbpf_scalar_assign_32_into_64(s);
-	} else {
-		/* The old 64-bit bounds may contradict the low half learnt from a JMP32
-		 * compare; forget them and let the tnum speak. */
-		kbpf_scalar_mark_unbounded64(s);
-	}
-	kbpf_scalar_bounds_sync(s);
-}
-
-void kbpf_scalar_combine_64_into_32(struct scalar *s)
-{
-	kbpf_scalar_mark_unbounded32(s);
-	/* A 64-bit range inside the s32 (u32) range is also the range of the low half
-	 * read as s32 (u32). */
-	if (s->smin_value >= S32_MIN && s->smin_value <= S32_MAX &&
-	    s->smax_value >= S32_MIN && s->smax_value <= S32_MAX) {
-		s->s32_min_value = (int32_t)s->smin_value;
-		s->s32_max_value = (int32_t)s->smax_value;
-	}
-	if (s->umin_value <= U32_MAX && s->umax_value <= U32_MAX) {
-		s->u32_min_value = (uint32_t)s->umin_value;
-		s->u32_max_value = (uint32_t)s->umax_value;
-	}
-	kbpf_scalar_bounds_sync(s);
-}
-
 void kbpf_scalar_coerce_to_size(struct scalar *s, int size)
 {
 	if (size <= 0 || size >= 8)
@@ -252,10 +298,11 @@ void kbpf_scalar_coerce_to_size(struct scalar *s, int size)
 	}
 	s->smin_value = (int64_t)s->umin_value;
 	s->smax_value = (int64_t)s->umax_value;
-	/* Below 4 bytes the low half is truncated too; 6.1 leaves size 4 alone. */
-	if (size >= 4)
-		return;
-	kbpf_scalar_combine_64_into_32(s);
+	/* Below 4 bytes the low half is truncated too: its old bounds say nothing; the
+	 * sync re-derives them from the 64-bit ones (6.12; 6.1 left size 4 unsynced). */
+	if (size < 4)
+		kbpf_scalar_mark_unbounded32(s);
+	kbpf_scalar_bounds_sync(s);
 }
 
 static int64_t sext64(uint64_t v, int size)
@@ -339,19 +386,6 @@ void kbpf_scalar_coerce_subreg_to_size_sx(struct scalar *s, int size)
 	s->u32_min_value = 0;
 	s->u32_max_value = UINT32_MAX;
 	s->var_off = kbpf_tnum_subreg(kbpf_tnum_unknown());
-}
-
-bool kbpf_scalar_bounds_invalid(const struct scalar *s, bool alu32)
-{
-	if (alu32) {
-		bool known = kbpf_tnum_subreg_is_const(s->var_off);
-		return (known && (s->s32_min_value != s->s32_max_value ||
-				  s->u32_min_value != s->u32_max_value)) ||
-		       s->s32_min_value > s->s32_max_value || s->u32_min_value > s->u32_max_value;
-	}
-	bool known = kbpf_tnum_is_const(s->var_off);
-	return (known && (s->smin_value != s->smax_value || s->umin_value != s->umax_value)) ||
-	       s->smin_value > s->smax_value || s->umin_value > s->umax_value;
 }
 
 /* ------------------------------------------------------------------ log text */

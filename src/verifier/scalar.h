@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The verifier's scalar abstract domain: what is known about a 64-bit register
- * value (or a pointer's variable offset), with Linux 6.1's transfer functions.
+ * value (or a pointer's variable offset), with Linux 6.12's transfer functions.
  *
  * A value is described five ways at once, and a concrete x is a member only if it
  * satisfies all of them:
@@ -10,7 +10,7 @@
  * Keeping both signednesses and both widths is what lets JMP32 and ALU32 code be
  * verified; kbpf_scalar_bounds_sync() makes the five descriptions agree.
  *
- * Everything here is Linux 6.1's arithmetic (kernel/bpf/verifier.c), restated: the
+ * Everything here is Linux 6.12's arithmetic (kernel/bpf/verifier.c), restated: the
  * function named in each contract is the one whose result ours reproduces.  The
  * parts of a register that are not the value (type, id, precise, liveness,
  * subreg_def) belong to the caller; where Linux's function also touches them, the
@@ -73,16 +73,21 @@ void kbpf_scalar_update_bounds32(struct scalar *s);
 void kbpf_scalar_update_bounds64(struct scalar *s);
 void kbpf_scalar_update_bounds(struct scalar *s);
 
-/* Share what the signed and unsigned bounds know (6.1: __reg32_deduce_bounds,
- * __reg64_deduce_bounds, __reg_deduce_bounds = 32 then 64). */
+/* Share what the four ranges know (6.12): deduce_bounds32 tightens the 32-bit ranges
+ * from the 64-bit ones and u32 <-> s32 (__reg32_deduce_bounds), deduce_bounds64 u64 <->
+ * s64 (__reg64_deduce_bounds), deduce_mixed_bounds the 64-bit ranges from the 32-bit
+ * ones (__reg_deduce_mixed_bounds); deduce_bounds is the three in that order
+ * (__reg_deduce_bounds). A signed range that wraps in the unsigned order (or the
+ * reverse) tightens the other only where the other meets just one of its two pieces. */
 void kbpf_scalar_deduce_bounds32(struct scalar *s);
 void kbpf_scalar_deduce_bounds64(struct scalar *s);
+void kbpf_scalar_deduce_mixed_bounds(struct scalar *s);
 void kbpf_scalar_deduce_bounds(struct scalar *s);
 
 /* Tighten var_off from the unsigned bounds, both widths (6.1: __reg_bound_offset). */
 void kbpf_scalar_bound_offset(struct scalar *s);
 
-/* update; deduce; bound_offset; update (6.1: reg_bounds_sync). */
+/* update; deduce three times; bound_offset; update (6.12: reg_bounds_sync). */
 void kbpf_scalar_bounds_sync(struct scalar *s);
 
 /* The 64-bit bounds from the 32-bit ones, for a value known to be its low half
@@ -93,18 +98,9 @@ void kbpf_scalar_assign_32_into_64(struct scalar *s);
  * ones (6.1: zext_32_to_64). Does not sync; callers sync after it. */
 void kbpf_scalar_zext_32_to_64(struct scalar *s);
 
-/* After a JMP32 refinement: carry the 32-bit knowledge into the 64-bit bounds if the
- * upper half is known zero, else forget the 64-bit bounds; then sync
- * (6.1: __reg_combine_32_into_64). */
-void kbpf_scalar_combine_32_into_64(struct scalar *s);
-
-/* After a JMP refinement: recompute the 32-bit bounds from the 64-bit ones where
- * those fit in 32 bits; then sync (6.1: __reg_combine_64_into_32). */
-void kbpf_scalar_combine_64_into_32(struct scalar *s);
-
 /* After a load of size bytes (1, 2 or 4) into a scalar: truncate the value to that
- * size (6.1: coerce_reg_to_size; for size 4 the 32-bit bounds are left as they
- * were, as 6.1 does). size >= 8 leaves s unchanged. */
+ * size, then sync (6.12: coerce_reg_to_size; below 4 bytes the old 32-bit bounds are
+ * dropped first). size >= 8 leaves s unchanged. */
 void kbpf_scalar_coerce_to_size(struct scalar *s, int size);
 
 /* After a sign-extending load or a 64-bit movsx of size bytes (1, 2 or 4): the value
@@ -117,20 +113,39 @@ void kbpf_scalar_coerce_to_size_sx(struct scalar *s, int size);
  * low size bytes (1 or 2) (6.12: coerce_subreg_to_size_sx); the caller zero-extends. */
 void kbpf_scalar_coerce_subreg_to_size_sx(struct scalar *s, int size);
 
-/* True if s's bounds contradict themselves (min > max, or var_off constant with
- * min != max) in the width the op uses; such a source comes from a dead branch and
- * makes an ALU result unknown (the check at the top of 6.1's
- * adjust_scalar_min_max_vals). A caller sanitising unprivileged ADD/SUB does so only
- * when this is false, as Linux does. */
-bool kbpf_scalar_bounds_invalid(const struct scalar *s, bool alu32);
+/* NULL if s is consistent, else why not (6.12's reg_bounds_sanity_check, its message
+ * texts): a min above its max ("range bounds violation"), a constant var_off that a
+ * 64-bit bound disagrees with ("const tnum out of sync with range bounds"), or a constant
+ * low half that a 32-bit bound disagrees with ("const subreg tnum out of sync with range
+ * bounds"). Only a state no value satisfies (a dead branch, or a bug in a transfer
+ * function) is inconsistent. */
+/* (inline: on the per-insn path, after every ALU op, load and compare) */
+static inline const char *kbpf_scalar_invariant_violation(const struct scalar *s)
+{
+	if (s->umin_value > s->umax_value || s->smin_value > s->smax_value ||
+	    s->u32_min_value > s->u32_max_value || s->s32_min_value > s->s32_max_value)
+		return "range bounds violation";
+	if (kbpf_tnum_is_const(s->var_off)) {
+		uint64_t v = s->var_off.value;
+		if (s->umin_value != v || s->umax_value != v || s->smin_value != (int64_t)v ||
+		    s->smax_value != (int64_t)v)
+			return "const tnum out of sync with range bounds";
+	}
+	if (kbpf_tnum_subreg_is_const(s->var_off)) {
+		uint32_t v = (uint32_t)s->var_off.value;
+		if (s->u32_min_value != v || s->u32_max_value != v || s->s32_min_value != (int32_t)v ||
+		    s->s32_max_value != (int32_t)v)
+			return "const subreg tnum out of sync with range bounds";
+	}
+	return NULL;
+}
 
 /* --- ALU --- */
 
 /* dst = dst <op> src for an ALU (alu32) or ALU64 insn; op = BPF_OP(code).
  * Covers every opcode check_alu_op lets through on two scalars:
- *  - ADD SUB MUL DIV OR AND LSH RSH MOD XOR ARSH: 6.1's adjust_scalar_min_max_vals
- *    (DIV and MOD, and shifts by a possible >= width amount, give unknown; an
- *    inconsistent src, or a non-constant src for anything but ADD/SUB/AND, gives a
+ *  - ADD SUB MUL DIV OR AND LSH RSH MOD XOR ARSH: 6.12's adjust_scalar_min_max_vals
+ *    (DIV and MOD, and shifts by anything but a constant below the width, give a
  *    64-bit unknown with no zero-extension even for ALU32);
  *  - MOV: dst = src (mov32 then zero-extends and syncs). For MOV K pass
  *    kbpf_scalar_known(sign-extended imm); mov32 then yields known((u32)imm) as Linux;
@@ -142,9 +157,10 @@ void kbpf_scalar_alu(struct scalar *dst, const struct scalar *src, uint8_t op, b
 
 /* --- Conditional jumps --- */
 
-/* Is "if (reg <op> val)" decided? 1 always taken, 0 never, -1 unknown (6.1:
- * is_branch32_taken / is_branch64_taken for a scalar reg). For jmp32 only the low 32
- * bits of val are used. Pointer registers are the caller's (6.1's null rule). */
+/* Is "if (reg <op> val)" decided? 1 always taken, 0 never, -1 unknown:
+ * kbpf_scalar_branch_taken_regs with the constant val in a register, as 6.12 compares
+ * a K operand. For jmp32 only the low 32 bits of val are used. Pointer registers are
+ * the caller's (the null rule). */
 int kbpf_scalar_branch_taken(const struct scalar *reg, uint64_t val, uint8_t op, bool jmp32);
 
 /* Is "if (a <op> b)" decided, for two scalars neither of which need be constant? 1, 0
@@ -157,29 +173,27 @@ int kbpf_scalar_branch_taken_regs(const struct scalar *a, const struct scalar *b
  * (6.1: flip_opcode). */
 uint8_t kbpf_scalar_flip_jmp_op(uint8_t op);
 
-/* Refine a register compared with a constant: true_reg (the state on the taken
+/* "if (a <op> b)" not decided, two scalars: true1/true2 are a/b on the taken branch,
+ * false1/false2 on the fall-through; each pair is narrowed by the condition (the
+ * fall-through's by its negation), both registers of a pair, then synced (6.12:
+ * reg_set_min_max, regs_refine_cond_op). JEQ intersects the two; JNE moves an end of
+ * one range off a constant other; JSET true sets the bit of a single-bit constant,
+ * JSET false clears a constant's bits; the orders bound each by the other. The caller
+ * checks the four results (kbpf_scalar_invariant_violation). The two sides are
+ * distinct; the registers of a pair are one when a register is compared with itself. */
+void kbpf_scalar_refine_cond(struct scalar *true1, struct scalar *true2, struct scalar *false1,
+			     struct scalar *false2, uint8_t op, bool jmp32);
+
+/* The same for a register compared with a constant: true_reg (the state on the taken
  * branch) and false_reg (fall-through) start as the same value and are narrowed by
- * "reg <op> val" being true / false; val32 is the constant's low half, used for jmp32
- * (6.1: reg_set_min_max on scalars). Linux keeps id on the JEQ/JNE side (ours has
- * none to touch). true_reg and false_reg must be distinct. */
+ * "reg <op> val" being true / false; val32 is the constant's low half, used for jmp32.
+ * true_reg and false_reg must be distinct. */
 void kbpf_scalar_set_min_max(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
 			uint32_t val32, uint8_t op, bool jmp32);
 
-/* The same when the constant is on the left: "val <op> reg" (6.1:
- * reg_set_min_max_inv). */
+/* The same when the constant is on the left: "val <op> reg". */
 void kbpf_scalar_set_min_max_inv(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
 			    uint32_t val32, uint8_t op, bool jmp32);
-
-/* Two registers known equal: both become the intersection of the 64-bit bounds and
- * var_off, then sync (6.1: __reg_combine_min_max; the 32-bit bounds are each kept
- * and re-derived by the sync). */
-void kbpf_scalar_combine_min_max(struct scalar *a, struct scalar *b);
-
-/* "if (dst <op> src)" with neither side constant, JMP (not JMP32): JEQ combines the
- * taken-branch copies, JNE the fall-through ones, other ops do nothing (6.1:
- * reg_combine_min_max). */
-void kbpf_scalar_combine_eq(struct scalar *true_src, struct scalar *true_dst, struct scalar *false_src,
-		       struct scalar *false_dst, uint8_t op);
 
 /* --- Log text --- */
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ALU transfer functions of the scalar domain: 6.1's adjust_scalar_min_max_vals and
+/* ALU transfer functions of the scalar domain: 6.12's adjust_scalar_min_max_vals and
  * the scalar parts of check_alu_op (see scalar.h). */
 #include <linux/bpf.h>
 #include "verifier/bounds_math.h"
@@ -160,6 +160,31 @@ static void mul64(struct scalar *d, const struct scalar *s)
 	}
 }
 
+/* The bitwise ops compute the unsigned result first; it is also the signed one when
+ * it does not cross the sign boundary, else the signed bounds are unknown (6.12; 6.1
+ * gave up on the signed bounds whenever an operand could be negative). */
+static void signed_from_unsigned32(struct scalar *d)
+{
+	if ((int32_t)d->u32_min_value <= (int32_t)d->u32_max_value) {
+		d->s32_min_value = (int32_t)d->u32_min_value;
+		d->s32_max_value = (int32_t)d->u32_max_value;
+	} else {
+		d->s32_min_value = S32_MIN;
+		d->s32_max_value = S32_MAX;
+	}
+}
+
+static void signed_from_unsigned64(struct scalar *d)
+{
+	if ((int64_t)d->umin_value <= (int64_t)d->umax_value) {
+		d->smin_value = (int64_t)d->umin_value;
+		d->smax_value = (int64_t)d->umax_value;
+	} else {
+		d->smin_value = S64_MIN;
+		d->smax_value = S64_MAX;
+	}
+}
+
 static void and32(struct scalar *d, const struct scalar *s)
 {
 	bool src_known = kbpf_tnum_subreg_is_const(s->var_off);
@@ -174,13 +199,7 @@ static void and32(struct scalar *d, const struct scalar *s)
 	 * operand's maximum. */
 	d->u32_min_value = (uint32_t)v.value;
 	d->u32_max_value = u32_min(d->u32_max_value, s->u32_max_value);
-	if (d->s32_min_value < 0 || s->s32_min_value < 0) {
-		d->s32_min_value = S32_MIN;
-		d->s32_max_value = S32_MAX;
-	} else {
-		d->s32_min_value = (int32_t)d->u32_min_value;
-		d->s32_max_value = (int32_t)d->u32_max_value;
-	}
+	signed_from_unsigned32(d);
 }
 
 static void and64(struct scalar *d, const struct scalar *s)
@@ -191,13 +210,7 @@ static void and64(struct scalar *d, const struct scalar *s)
 	}
 	d->umin_value = d->var_off.value;
 	d->umax_value = u64_min(d->umax_value, s->umax_value);
-	if (d->smin_value < 0 || s->smin_value < 0) {
-		d->smin_value = S64_MIN;
-		d->smax_value = S64_MAX;
-	} else {
-		d->smin_value = (int64_t)d->umin_value;
-		d->smax_value = (int64_t)d->umax_value;
-	}
+	signed_from_unsigned64(d);
 	kbpf_scalar_update_bounds(d);
 }
 
@@ -215,13 +228,7 @@ static void or32(struct scalar *d, const struct scalar *s)
 	 * possibly-set bit. */
 	d->u32_min_value = u32_max(d->u32_min_value, s->u32_min_value);
 	d->u32_max_value = (uint32_t)(v.value | v.mask);
-	if (d->s32_min_value < 0 || s->s32_min_value < 0) {
-		d->s32_min_value = S32_MIN;
-		d->s32_max_value = S32_MAX;
-	} else {
-		d->s32_min_value = (int32_t)d->u32_min_value;
-		d->s32_max_value = (int32_t)d->u32_max_value;
-	}
+	signed_from_unsigned32(d);
 }
 
 static void or64(struct scalar *d, const struct scalar *s)
@@ -232,13 +239,7 @@ static void or64(struct scalar *d, const struct scalar *s)
 	}
 	d->umin_value = u64_max(d->umin_value, s->umin_value);
 	d->umax_value = d->var_off.value | d->var_off.mask;
-	if (d->smin_value < 0 || s->smin_value < 0) {
-		d->smin_value = S64_MIN;
-		d->smax_value = S64_MAX;
-	} else {
-		d->smin_value = (int64_t)d->umin_value;
-		d->smax_value = (int64_t)d->umax_value;
-	}
+	signed_from_unsigned64(d);
 	kbpf_scalar_update_bounds(d);
 }
 
@@ -254,13 +255,7 @@ static void xor32(struct scalar *d, const struct scalar *s)
 	}
 	d->u32_min_value = (uint32_t)v.value;
 	d->u32_max_value = (uint32_t)(v.value | v.mask);
-	if (d->s32_min_value >= 0 && s->s32_min_value >= 0) {
-		d->s32_min_value = (int32_t)d->u32_min_value;
-		d->s32_max_value = (int32_t)d->u32_max_value;
-	} else {
-		d->s32_min_value = S32_MIN;
-		d->s32_max_value = S32_MAX;
-	}
+	signed_from_unsigned32(d);
 }
 
 static void xor64(struct scalar *d, const struct scalar *s)
@@ -271,13 +266,7 @@ static void xor64(struct scalar *d, const struct scalar *s)
 	}
 	d->umin_value = d->var_off.value;
 	d->umax_value = d->var_off.value | d->var_off.mask;
-	if (d->smin_value >= 0 && s->smin_value >= 0) {
-		d->smin_value = (int64_t)d->umin_value;
-		d->smax_value = (int64_t)d->umax_value;
-	} else {
-		d->smin_value = S64_MIN;
-		d->smax_value = S64_MAX;
-	}
+	signed_from_unsigned64(d);
 	kbpf_scalar_update_bounds(d);
 }
 
@@ -392,11 +381,45 @@ static void arsh64(struct scalar *d, const struct scalar *s)
 	kbpf_scalar_update_bounds(d);
 }
 
+/* Which ops give a tracked result (6.12: is_safe_to_compute_dst_reg_range): ADD SUB MUL
+ * AND OR XOR always; shifts only by a constant (var_off and both ranges agreeing, in the
+ * op's width) below the width (a larger or "negative" count is undefined in the ISA;
+ * the 64-bit umax is compared even for ALU32, as Linux does); DIV and MOD never. 6.1
+ * needed a constant source for all but ADD SUB AND, and made a source whose bounds
+ * contradicted themselves taint dst; 6.12 dropped that, the invariant check catches
+ * such a state. */
+static bool safe_to_compute(const struct scalar *src, uint8_t op, bool alu32)
+{
+	bool is_const;
+
+	switch (op) {
+	case BPF_ADD:
+	case BPF_SUB:
+	case BPF_MUL:
+	case BPF_AND:
+	case BPF_OR:
+	case BPF_XOR:
+		return true;
+	case BPF_LSH:
+	case BPF_RSH:
+	case BPF_ARSH:
+		if (alu32)
+			is_const = kbpf_tnum_subreg_is_const(src->var_off) &&
+				   src->s32_min_value == src->s32_max_value &&
+				   src->u32_min_value == src->u32_max_value;
+		else
+			is_const = kbpf_tnum_is_const(src->var_off) && src->smin_value == src->smax_value &&
+				   src->umin_value == src->umax_value;
+		return is_const && src->umax_value < (alu32 ? 32u : 64u);
+	default:
+		return false;
+	}
+}
+
 void kbpf_scalar_alu(struct scalar *dst, const struct scalar *srcp, uint8_t op, bool alu32)
 {
-	/* By value, as 6.1 passes it: "r1 += r1" must read the old r1. */
+	/* By value, as Linux passes it: "r1 += r1" must read the old r1. */
 	const struct scalar src = *srcp;
-	const uint64_t bitness = alu32 ? 32 : 64;
 
 	switch (op) {
 	case BPF_MOV:
@@ -414,14 +437,8 @@ void kbpf_scalar_alu(struct scalar *dst, const struct scalar *srcp, uint8_t op, 
 		return;
 	}
 
-	/* A source from a dead branch may carry contradictory bounds: taint dst. */
-	if (kbpf_scalar_bounds_invalid(&src, alu32)) {
-		kbpf_scalar_mark_unknown(dst);
-		return;
-	}
-	bool src_known = alu32 ? kbpf_tnum_subreg_is_const(src.var_off) : kbpf_tnum_is_const(src.var_off);
-	if (!src_known && op != BPF_ADD && op != BPF_SUB && op != BPF_AND) {
-		/* 6.1 returns here, before the zero-extension: a 64-bit unknown. */
+	if (!safe_to_compute(&src, op, alu32)) {
+		/* 6.12 returns here, before the zero-extension: a 64-bit unknown. */
 		kbpf_scalar_mark_unknown(dst);
 		return;
 	}
@@ -460,22 +477,12 @@ void kbpf_scalar_alu(struct scalar *dst, const struct scalar *srcp, uint8_t op, 
 	case BPF_LSH:
 	case BPF_RSH:
 	case BPF_ARSH:
-		/* A shift by the width or more (or by a "negative" amount) is undefined
-		 * in the ISA. 6.1 compares the source's 64-bit umax even for ALU32. */
-		if (src.umax_value >= bitness) {
-			kbpf_scalar_mark_unknown(dst);
-			break;
-		}
 		if (op == BPF_LSH)
 			alu32 ? lsh32(dst, &src) : lsh64(dst, &src);
 		else if (op == BPF_RSH)
 			alu32 ? rsh32(dst, &src) : rsh64(dst, &src);
 		else
 			alu32 ? arsh32(dst, &src) : arsh64(dst, &src);
-		break;
-	default:
-		/* DIV, MOD (and anything check_alu_op would have refused). */
-		kbpf_scalar_mark_unknown(dst);
 		break;
 	}
 

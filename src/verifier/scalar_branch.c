@@ -1,160 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Conditional jumps in the scalar domain: deciding a branch and refining both sides
- * (6.1's is_branch_taken, reg_set_min_max, reg_combine_min_max; see scalar.h). */
+ * (6.12's is_scalar_branch_taken, regs_refine_cond_op, reg_set_min_max; see
+ * scalar.h). */
 #include <linux/bpf.h>
 #include "verifier/bounds_math.h"
 #include "verifier/scalar.h"
 
 /* ------------------------------------------------------------------ jumps */
-
-static int branch32_taken(const struct scalar *reg, uint32_t val, uint8_t op)
-{
-	struct tnum sub = kbpf_tnum_subreg(reg->var_off);
-	int32_t sval = (int32_t)val;
-
-	switch (op) {
-	case BPF_JEQ:
-		if (kbpf_tnum_is_const(sub))
-			return sub.value == val;
-		break;
-	case BPF_JNE:
-		if (kbpf_tnum_is_const(sub))
-			return sub.value != val;
-		break;
-	case BPF_JSET:
-		/* Taken if a known-1 bit is tested; not taken if no tested bit may be 1. */
-		if ((~sub.mask & sub.value) & val)
-			return 1;
-		if (!((sub.mask | sub.value) & val))
-			return 0;
-		break;
-	case BPF_JGT:
-		if (reg->u32_min_value > val)
-			return 1;
-		if (reg->u32_max_value <= val)
-			return 0;
-		break;
-	case BPF_JSGT:
-		if (reg->s32_min_value > sval)
-			return 1;
-		if (reg->s32_max_value <= sval)
-			return 0;
-		break;
-	case BPF_JLT:
-		if (reg->u32_max_value < val)
-			return 1;
-		if (reg->u32_min_value >= val)
-			return 0;
-		break;
-	case BPF_JSLT:
-		if (reg->s32_max_value < sval)
-			return 1;
-		if (reg->s32_min_value >= sval)
-			return 0;
-		break;
-	case BPF_JGE:
-		if (reg->u32_min_value >= val)
-			return 1;
-		if (reg->u32_max_value < val)
-			return 0;
-		break;
-	case BPF_JSGE:
-		if (reg->s32_min_value >= sval)
-			return 1;
-		if (reg->s32_max_value < sval)
-			return 0;
-		break;
-	case BPF_JLE:
-		if (reg->u32_max_value <= val)
-			return 1;
-		if (reg->u32_min_value > val)
-			return 0;
-		break;
-	case BPF_JSLE:
-		if (reg->s32_max_value <= sval)
-			return 1;
-		if (reg->s32_min_value > sval)
-			return 0;
-		break;
-	}
-	return -1;
-}
-
-static int branch64_taken(const struct scalar *reg, uint64_t val, uint8_t op)
-{
-	int64_t sval = (int64_t)val;
-
-	switch (op) {
-	case BPF_JEQ:
-		if (kbpf_tnum_is_const(reg->var_off))
-			return reg->var_off.value == val;
-		break;
-	case BPF_JNE:
-		if (kbpf_tnum_is_const(reg->var_off))
-			return reg->var_off.value != val;
-		break;
-	case BPF_JSET:
-		if ((~reg->var_off.mask & reg->var_off.value) & val)
-			return 1;
-		if (!((reg->var_off.mask | reg->var_off.value) & val))
-			return 0;
-		break;
-	case BPF_JGT:
-		if (reg->umin_value > val)
-			return 1;
-		if (reg->umax_value <= val)
-			return 0;
-		break;
-	case BPF_JSGT:
-		if (reg->smin_value > sval)
-			return 1;
-		if (reg->smax_value <= sval)
-			return 0;
-		break;
-	case BPF_JLT:
-		if (reg->umax_value < val)
-			return 1;
-		if (reg->umin_value >= val)
-			return 0;
-		break;
-	case BPF_JSLT:
-		if (reg->smax_value < sval)
-			return 1;
-		if (reg->smin_value >= sval)
-			return 0;
-		break;
-	case BPF_JGE:
-		if (reg->umin_value >= val)
-			return 1;
-		if (reg->umax_value < val)
-			return 0;
-		break;
-	case BPF_JSGE:
-		if (reg->smin_value >= sval)
-			return 1;
-		if (reg->smax_value < sval)
-			return 0;
-		break;
-	case BPF_JLE:
-		if (reg->umax_value <= val)
-			return 1;
-		if (reg->umin_value > val)
-			return 0;
-		break;
-	case BPF_JSLE:
-		if (reg->smax_value <= sval)
-			return 1;
-		if (reg->smin_value > sval)
-			return 0;
-		break;
-	}
-	return -1;
-}
-
-int kbpf_scalar_branch_taken(const struct scalar *reg, uint64_t val, uint8_t op, bool jmp32)
-{
-	return jmp32 ? branch32_taken(reg, (uint32_t)val, op) : branch64_taken(reg, val, op);
-}
 
 /* The known bits of both agree wherever both are known (6.12: tnum_overlap). */
 static bool tnum_overlap(struct tnum a, struct tnum b)
@@ -233,6 +85,13 @@ int kbpf_scalar_branch_taken_regs(const struct scalar *a, const struct scalar *b
 	return -1;
 }
 
+int kbpf_scalar_branch_taken(const struct scalar *reg, uint64_t val, uint8_t op, bool jmp32)
+{
+	/* 6.12 compares with a register holding the constant (env->fake_reg) */
+	struct scalar k = kbpf_scalar_known(val);
+	return kbpf_scalar_branch_taken_regs(reg, &k, op, jmp32);
+}
+
 uint8_t kbpf_scalar_flip_jmp_op(uint8_t op)
 {
 	switch (op) {
@@ -257,158 +116,199 @@ static bool is_power_of_2(uint64_t n)
 	return n && !(n & (n - 1));
 }
 
-void kbpf_scalar_set_min_max(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
-			uint32_t val32, uint8_t op, bool jmp32)
-{
-	struct tnum false_32off = kbpf_tnum_subreg(false_reg->var_off);
-	struct tnum false_64off = false_reg->var_off;
-	struct tnum true_32off = kbpf_tnum_subreg(true_reg->var_off);
-	struct tnum true_64off = true_reg->var_off;
-	int64_t sval = (int64_t)val;
-	int32_t sval32 = (int32_t)val32;
+/* The condition that holds on the fall-through side ("not op"); JSET's is
+ * KBPF_JSET_NOT (6.12: rev_opcode, which writes it BPF_JSET | BPF_X). */
+#define KBPF_JSET_NOT (BPF_JSET | BPF_X)
 
-	/* The +1/-1 below wrap only when the branch is decided (e.g. "x > U64_MAX"),
-	 * in which case the side they narrow is dead; 6.1 wraps the same way. */
+static uint8_t rev_op(uint8_t op)
+{
+	switch (op) {
+	case BPF_JEQ: return BPF_JNE;
+	case BPF_JNE: return BPF_JEQ;
+	case BPF_JSET: return KBPF_JSET_NOT;
+	case KBPF_JSET_NOT: return BPF_JSET;
+	case BPF_JGE: return BPF_JLT;
+	case BPF_JGT: return BPF_JLE;
+	case BPF_JLE: return BPF_JGT;
+	case BPF_JLT: return BPF_JGE;
+	case BPF_JSGE: return BPF_JSLT;
+	case BPF_JSGT: return BPF_JSLE;
+	case BPF_JSLE: return BPF_JSGT;
+	case BPF_JSLT: return BPF_JSGE;
+	}
+	return 0;
+}
+
+/* Narrow a and b, known to satisfy "a <op> b" (6.12: regs_refine_cond_op). The caller
+ * syncs both. Every narrowing is an intersection with what the condition implies, so
+ * it keeps each pair of values that satisfies it; the +1/-1 wrap only where the
+ * condition cannot hold (such a side was decided and is not refined), and a wrapped
+ * bound only widens. */
+static void refine(struct scalar *a, struct scalar *b, uint8_t op, bool jmp32)
+{
+	struct scalar *t;
+	struct tnum tn;
+	uint64_t val;
+
+	/* GE/GT (signed too) are LE/LT with the operands swapped */
+	switch (op) {
+	case BPF_JGE:
+	case BPF_JGT:
+	case BPF_JSGE:
+	case BPF_JSGT:
+		op = kbpf_scalar_flip_jmp_op(op);
+		t = a, a = b, b = t;
+		break;
+	}
+
 	switch (op) {
 	case BPF_JEQ:
+		/* equal: both are in the intersection */
 		if (jmp32) {
-			kbpf_scalar_mark_known32(true_reg, val32);
-			true_32off = kbpf_tnum_subreg(true_reg->var_off);
+			a->u32_min_value = b->u32_min_value = u32_max(a->u32_min_value, b->u32_min_value);
+			a->u32_max_value = b->u32_max_value = u32_min(a->u32_max_value, b->u32_max_value);
+			a->s32_min_value = b->s32_min_value = s32_max(a->s32_min_value, b->s32_min_value);
+			a->s32_max_value = b->s32_max_value = s32_min(a->s32_max_value, b->s32_max_value);
+			tn = kbpf_tnum_intersect(kbpf_tnum_subreg(a->var_off), kbpf_tnum_subreg(b->var_off));
+			a->var_off = kbpf_tnum_with_subreg(a->var_off, tn);
+			b->var_off = kbpf_tnum_with_subreg(b->var_off, tn);
 		} else {
-			kbpf_scalar_mark_known(true_reg, val);
-			true_64off = true_reg->var_off;
+			a->umin_value = b->umin_value = u64_max(a->umin_value, b->umin_value);
+			a->umax_value = b->umax_value = u64_min(a->umax_value, b->umax_value);
+			a->smin_value = b->smin_value = s64_max(a->smin_value, b->smin_value);
+			a->smax_value = b->smax_value = s64_min(a->smax_value, b->smax_value);
+			a->var_off = b->var_off = kbpf_tnum_intersect(a->var_off, b->var_off);
 		}
 		break;
 	case BPF_JNE:
+		/* not equal to a constant that is an end of the other's range: that end
+		 * moves in by one */
+		if (!scalar_is_const(b, jmp32))
+			t = a, a = b, b = t;
+		if (!scalar_is_const(b, jmp32))
+			break;
+		val = b->var_off.value;
 		if (jmp32) {
-			kbpf_scalar_mark_known32(false_reg, val32);
-			false_32off = kbpf_tnum_subreg(false_reg->var_off);
+			if (a->u32_min_value == (uint32_t)val)
+				a->u32_min_value++;
+			if (a->u32_max_value == (uint32_t)val)
+				a->u32_max_value--;
+			if (a->s32_min_value == (int32_t)(uint32_t)val)
+				a->s32_min_value = s32_add(a->s32_min_value, 1);
+			if (a->s32_max_value == (int32_t)(uint32_t)val)
+				a->s32_max_value = s32_sub(a->s32_max_value, 1);
 		} else {
-			kbpf_scalar_mark_known(false_reg, val);
-			false_64off = false_reg->var_off;
+			if (a->umin_value == val)
+				a->umin_value++;
+			if (a->umax_value == val)
+				a->umax_value--;
+			if (a->smin_value == (int64_t)val)
+				a->smin_value = s64_add(a->smin_value, 1);
+			if (a->smax_value == (int64_t)val)
+				a->smax_value = s64_sub(a->smax_value, 1);
 		}
 		break;
 	case BPF_JSET:
-		/* Forget the ranges before narrowing the tnum, so a dead branch cannot
-		 * leave bounds that contradict it. */
-		kbpf_scalar_mark_unbounded(false_reg);
+		/* a bit of a single-bit constant tested set: that bit is 1 */
+		if (!scalar_is_const(b, jmp32))
+			t = a, a = b, b = t;
+		if (!scalar_is_const(b, jmp32))
+			break;
+		val = jmp32 ? (uint32_t)b->var_off.value : b->var_off.value;
+		if (!is_power_of_2(val))
+			break;
 		if (jmp32) {
-			false_32off = kbpf_tnum_and(false_32off, kbpf_tnum_const(~val32));
-			if (is_power_of_2(val32))
-				true_32off = kbpf_tnum_or(true_32off, kbpf_tnum_const(val32));
+			tn = kbpf_tnum_or(kbpf_tnum_subreg(a->var_off), kbpf_tnum_const(val));
+			a->var_off = kbpf_tnum_with_subreg(a->var_off, tn);
 		} else {
-			false_64off = kbpf_tnum_and(false_64off, kbpf_tnum_const(~val));
-			if (is_power_of_2(val))
-				true_64off = kbpf_tnum_or(true_64off, kbpf_tnum_const(val));
+			a->var_off = kbpf_tnum_or(a->var_off, kbpf_tnum_const(val));
 		}
 		break;
-	case BPF_JGE:
-	case BPF_JGT:
+	case KBPF_JSET_NOT:
+		/* no bit of the constant set: those bits are 0. The ranges are forgotten
+		 * first so a dead side cannot keep bounds that contradict the bits. */
+		if (!scalar_is_const(b, jmp32))
+			t = a, a = b, b = t;
+		if (!scalar_is_const(b, jmp32))
+			break;
+		val = jmp32 ? (uint32_t)b->var_off.value : b->var_off.value;
+		kbpf_scalar_mark_unbounded(a);
 		if (jmp32) {
-			uint32_t false_umax = op == BPF_JGT ? val32 : val32 - 1;
-			uint32_t true_umin = op == BPF_JGT ? val32 + 1 : val32;
-
-			false_reg->u32_max_value = u32_min(false_reg->u32_max_value, false_umax);
-			true_reg->u32_min_value = u32_max(true_reg->u32_min_value, true_umin);
+			tn = kbpf_tnum_and(kbpf_tnum_subreg(a->var_off), kbpf_tnum_const(~val));
+			a->var_off = kbpf_tnum_with_subreg(a->var_off, tn);
 		} else {
-			uint64_t false_umax = op == BPF_JGT ? val : val - 1;
-			uint64_t true_umin = op == BPF_JGT ? val + 1 : val;
-
-			false_reg->umax_value = u64_min(false_reg->umax_value, false_umax);
-			true_reg->umin_value = u64_max(true_reg->umin_value, true_umin);
-		}
-		break;
-	case BPF_JSGE:
-	case BPF_JSGT:
-		if (jmp32) {
-			int32_t false_smax = op == BPF_JSGT ? sval32 : s32_sub(sval32, 1);
-			int32_t true_smin = op == BPF_JSGT ? s32_add(sval32, 1) : sval32;
-
-			false_reg->s32_max_value = s32_min(false_reg->s32_max_value, false_smax);
-			true_reg->s32_min_value = s32_max(true_reg->s32_min_value, true_smin);
-		} else {
-			int64_t false_smax = op == BPF_JSGT ? sval : s64_sub(sval, 1);
-			int64_t true_smin = op == BPF_JSGT ? s64_add(sval, 1) : sval;
-
-			false_reg->smax_value = s64_min(false_reg->smax_value, false_smax);
-			true_reg->smin_value = s64_max(true_reg->smin_value, true_smin);
+			a->var_off = kbpf_tnum_and(a->var_off, kbpf_tnum_const(~val));
 		}
 		break;
 	case BPF_JLE:
+		if (jmp32) {
+			a->u32_max_value = u32_min(a->u32_max_value, b->u32_max_value);
+			b->u32_min_value = u32_max(a->u32_min_value, b->u32_min_value);
+		} else {
+			a->umax_value = u64_min(a->umax_value, b->umax_value);
+			b->umin_value = u64_max(a->umin_value, b->umin_value);
+		}
+		break;
 	case BPF_JLT:
 		if (jmp32) {
-			uint32_t false_umin = op == BPF_JLT ? val32 : val32 + 1;
-			uint32_t true_umax = op == BPF_JLT ? val32 - 1 : val32;
-
-			false_reg->u32_min_value = u32_max(false_reg->u32_min_value, false_umin);
-			true_reg->u32_max_value = u32_min(true_reg->u32_max_value, true_umax);
+			a->u32_max_value = u32_min(a->u32_max_value, b->u32_max_value - 1);
+			b->u32_min_value = u32_max(a->u32_min_value + 1, b->u32_min_value);
 		} else {
-			uint64_t false_umin = op == BPF_JLT ? val : val + 1;
-			uint64_t true_umax = op == BPF_JLT ? val - 1 : val;
-
-			false_reg->umin_value = u64_max(false_reg->umin_value, false_umin);
-			true_reg->umax_value = u64_min(true_reg->umax_value, true_umax);
+			a->umax_value = u64_min(a->umax_value, b->umax_value - 1);
+			b->umin_value = u64_max(a->umin_value + 1, b->umin_value);
 		}
 		break;
 	case BPF_JSLE:
-	case BPF_JSLT:
 		if (jmp32) {
-			int32_t false_smin = op == BPF_JSLT ? sval32 : s32_add(sval32, 1);
-			int32_t true_smax = op == BPF_JSLT ? s32_sub(sval32, 1) : sval32;
-
-			false_reg->s32_min_value = s32_max(false_reg->s32_min_value, false_smin);
-			true_reg->s32_max_value = s32_min(true_reg->s32_max_value, true_smax);
+			a->s32_max_value = s32_min(a->s32_max_value, b->s32_max_value);
+			b->s32_min_value = s32_max(a->s32_min_value, b->s32_min_value);
 		} else {
-			int64_t false_smin = op == BPF_JSLT ? sval : s64_add(sval, 1);
-			int64_t true_smax = op == BPF_JSLT ? s64_sub(sval, 1) : sval;
-
-			false_reg->smin_value = s64_max(false_reg->smin_value, false_smin);
-			true_reg->smax_value = s64_min(true_reg->smax_value, true_smax);
+			a->smax_value = s64_min(a->smax_value, b->smax_value);
+			b->smin_value = s64_max(a->smin_value, b->smin_value);
 		}
 		break;
-	default:
-		return;
+	case BPF_JSLT:
+		if (jmp32) {
+			a->s32_max_value = s32_min(a->s32_max_value, s32_sub(b->s32_max_value, 1));
+			b->s32_min_value = s32_max(s32_add(a->s32_min_value, 1), b->s32_min_value);
+		} else {
+			a->smax_value = s64_min(a->smax_value, s64_sub(b->smax_value, 1));
+			b->smin_value = s64_max(s64_add(a->smin_value, 1), b->smin_value);
+		}
+		break;
 	}
+}
 
-	if (jmp32) {
-		false_reg->var_off = kbpf_tnum_with_subreg(false_64off, false_32off);
-		true_reg->var_off = kbpf_tnum_with_subreg(true_64off, true_32off);
-		kbpf_scalar_combine_32_into_64(false_reg);
-		kbpf_scalar_combine_32_into_64(true_reg);
-	} else {
-		false_reg->var_off = false_64off;
-		true_reg->var_off = true_64off;
-		kbpf_scalar_combine_64_into_32(false_reg);
-		kbpf_scalar_combine_64_into_32(true_reg);
-	}
+void kbpf_scalar_refine_cond(struct scalar *true1, struct scalar *true2, struct scalar *false1,
+			     struct scalar *false2, uint8_t op, bool jmp32)
+{
+	uint8_t rev = rev_op(op);
+
+	/* 0: not a comparison (BPF_JA's opcode, which cannot get here) */
+	if (!rev)
+		return;
+	refine(false1, false2, rev, jmp32);
+	kbpf_scalar_bounds_sync(false1);
+	kbpf_scalar_bounds_sync(false2);
+	refine(true1, true2, op, jmp32);
+	kbpf_scalar_bounds_sync(true1);
+	kbpf_scalar_bounds_sync(true2);
+}
+
+void kbpf_scalar_set_min_max(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
+			     uint32_t val32, uint8_t op, bool jmp32)
+{
+	/* the constant as 6.12's fake register: val, or for jmp32 any value whose low
+	 * half is val32 */
+	struct scalar kt = kbpf_scalar_known(jmp32 ? val32 : val), kf = kt;
+
+	kbpf_scalar_refine_cond(true_reg, &kt, false_reg, &kf, op, jmp32);
 }
 
 void kbpf_scalar_set_min_max_inv(struct scalar *true_reg, struct scalar *false_reg, uint64_t val,
-			    uint32_t val32, uint8_t op, bool jmp32)
+				 uint32_t val32, uint8_t op, bool jmp32)
 {
-	op = kbpf_scalar_flip_jmp_op(op);
-	/* 0 means "not a comparison" (BPF_JA's opcode, which cannot get here). */
-	if (op)
-		kbpf_scalar_set_min_max(true_reg, false_reg, val, val32, op, jmp32);
-}
+	struct scalar kt = kbpf_scalar_known(jmp32 ? val32 : val), kf = kt;
 
-void kbpf_scalar_combine_min_max(struct scalar *a, struct scalar *b)
-{
-	a->umin_value = b->umin_value = u64_max(a->umin_value, b->umin_value);
-	a->umax_value = b->umax_value = u64_min(a->umax_value, b->umax_value);
-	a->smin_value = b->smin_value = s64_max(a->smin_value, b->smin_value);
-	a->smax_value = b->smax_value = s64_min(a->smax_value, b->smax_value);
-	a->var_off = b->var_off = kbpf_tnum_intersect(a->var_off, b->var_off);
-	kbpf_scalar_bounds_sync(a);
-	kbpf_scalar_bounds_sync(b);
+	kbpf_scalar_refine_cond(&kt, true_reg, &kf, false_reg, op, jmp32);
 }
-
-void kbpf_scalar_combine_eq(struct scalar *true_src, struct scalar *true_dst, struct scalar *false_src,
-		       struct scalar *false_dst, uint8_t op)
-{
-	if (op == BPF_JEQ)
-		kbpf_scalar_combine_min_max(true_src, true_dst);
-	else if (op == BPF_JNE)
-		kbpf_scalar_combine_min_max(false_src, false_dst);
-}
-

@@ -4,6 +4,7 @@
  * variable offsets, and helper access to stack memory. */
 #include <errno.h>
 #include <string.h>
+#include "verifier/bounds_math.h"
 #include "verifier/env.h"
 #include "verifier/stack.h"
 
@@ -48,7 +49,10 @@ int stack_bounds(struct env *env, int regno, int off, int size, enum stack_acces
 			return -EACCES;
 		}
 		min_off = r->s.smin_value + off;
-		max_off = size > 0 ? r->s.smax_value + off + size - 1 : min_off;
+		/* Linux checks the exclusive end smax + off + size against 0, so a
+		 * zero-sized access (a helper's size argument may be 0) is out of bounds
+		 * once smax + off > 0 (max_off is inclusive here) */
+		max_off = size > 0 ? r->s.smax_value + off + size - 1 : s64_max(min_off, r->s.smax_value + off - 1);
 	}
 	fastcall_stack_access(env, f, min_off); /* bpf_fastcall's contract (fastcall.c) */
 	int64_t min_valid = (acc != STACK_READ || env->priv) ? -KBPF_MAX_STACK : -f->allocated;

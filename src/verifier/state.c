@@ -148,6 +148,24 @@ struct frame *frame_new(int callsite, uint32_t frameno, uint32_t subprogno)
 	return f;
 }
 
+int reg_bounds_violation(struct env *env, struct reg *r, const char *ctx, const char *why)
+{
+	const struct scalar *s = &r->s;
+
+	/* Linux's %#llx: the kernel's printf writes 0 as "0x0" */
+	vlog(env,
+	     "REG INVARIANTS VIOLATION (%s): %s u64=[0x%llx, 0x%llx] s64=[0x%llx, 0x%llx] u32=[0x%x, 0x%x] s32=[0x%x, 0x%x] var_off=(0x%llx, 0x%llx)\n",
+	     ctx, why, (unsigned long long)s->umin_value, (unsigned long long)s->umax_value,
+	     (unsigned long long)s->smin_value, (unsigned long long)s->smax_value, s->u32_min_value,
+	     s->u32_max_value, (unsigned)s->s32_min_value, (unsigned)s->s32_max_value,
+	     (unsigned long long)s->var_off.value, (unsigned long long)s->var_off.mask);
+	if (env->test_reg_invariants)
+		return -EFAULT;
+	/* the bounds say nothing any more; var_off (and the type) stay */
+	kbpf_scalar_mark_unbounded(&r->s);
+	return 0;
+}
+
 bool reg_is_pointer(const struct reg *r)
 {
 	return r->type != KBPF_SCALAR_VALUE && r->type != KBPF_NOT_INIT;

@@ -578,7 +578,7 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	uint32_t prog_flags = OPTS_HAS(opts, prog_flags)
 				      ? opts->prog_flags : 0;
 	if (prog_flags & ~(uint32_t)(BPF_F_STRICT_ALIGNMENT | BPF_F_ANY_ALIGNMENT | BPF_F_TEST_STATE_FREQ |
-				     BPF_F_SLEEPABLE)) {
+				     BPF_F_SLEEPABLE | BPF_F_TEST_REG_INVARIANTS)) {
 		if (opts->log_buf && opts->log_size)
 			snprintf(opts->log_buf, opts->log_size, "unknown prog_flags 0x%x\n", prog_flags);
 		return -EINVAL; /* Linux's bpf_prog_load refuses them before the verifier */
@@ -608,6 +608,7 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	env->caps = caps;
 	env->test_state_freq = (OPTS_HAS(opts, test_state_freq) && opts->test_state_freq) ||
 			       (prog_flags & BPF_F_TEST_STATE_FREQ);
+	env->test_reg_invariants = prog_flags & BPF_F_TEST_REG_INVARIANTS;
 	env->sleepable = (OPTS_HAS(opts, sleepable) && opts->sleepable) ||
 			 (prog_flags & BPF_F_SLEEPABLE);
 	/* Linux: strict if asked for, or on machines without efficient unaligned access

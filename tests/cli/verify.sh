@@ -89,6 +89,25 @@ expect 0 "safe as socket_filter" -- verify --prog-flags strict_align,any_align -
 expect 0 "safe as socket_filter" -- verify --prog-flags 3 --map array:4:8:1 "$tmp/misaligned.s"
 expect 1 "unknown prog_flags 0x100" -- verify --prog-flags 0x100 --map array:4:8:1 "$tmp/misaligned.s"
 expect 2 "--prog-flags: expected strict_alignment" -- verify --prog-flags bogus "$tmp/misaligned.s"
+# BPF_F_TEST_REG_INVARIANTS: bounds that contradict themselves (the taken side of
+# "{0, 16} == [4, 11]") fail the load; without it the log (level 2) warns and goes on
+cat >"$tmp/invariants.s" <<'EOF'
+call bpf_get_prandom_u32#7
+r6 = r0
+r6 &= 16
+call bpf_get_prandom_u32#7
+r7 = r0
+r7 &= 7
+r7 += 4
+if r6 == r7 goto +2
+r0 = 0
+exit
+r0 = 1
+exit
+EOF
+expect 1 "REG INVARIANTS VIOLATION \\(true_reg1\\): range bounds violation u64=\\[0x0, 0x0\\]" -- verify --prog-flags test_reg_invariants "$tmp/invariants.s"
+expect 1 "rejected as socket_filter \\(Bad address\\)" -- verify --prog-flags 0x80 "$tmp/invariants.s"
+expect 0 "REG INVARIANTS VIOLATION \\(true_reg2\\)" -- verify --log-level 2 "$tmp/invariants.s"
 # kbpf prog load: the verifier's last lines and exit 1, or what was loaded
 expect 1 "7: \(79\) r0 = \*\(u64 \*\)\(r0 \+0\)" -- prog load "$obj" null_deref
 expect 1 "R0 invalid mem access 'map_value_or_null'" -- prog load "$obj" null_deref

@@ -17,6 +17,7 @@
 #include <linux/bpf.h>
 #include "test.h"
 #include "verifier/scalar.h"
+#include "scalar_oracle.h"
 
 static char sbuf[256];
 
@@ -58,15 +59,6 @@ static struct scalar load(int size)
 	return s;
 }
 
-/* Is x a member of s (all five descriptions)? */
-static bool contains(const struct scalar *s, uint64_t x)
-{
-	uint32_t x32 = (uint32_t)x;
-	return kbpf_tnum_in(s->var_off, kbpf_tnum_const(x)) && s->umin_value <= x && x <= s->umax_value &&
-	       s->smin_value <= (int64_t)x && (int64_t)x <= s->smax_value && s->u32_min_value <= x32 &&
-	       x32 <= s->u32_max_value && s->s32_min_value <= (int32_t)x32 &&
-	       (int32_t)x32 <= s->s32_max_value;
-}
 
 /* ------------------------------------------------------------------ golden (6.1 logs) */
 
@@ -220,18 +212,17 @@ static void test_golden_by_hand(void)
 	CHECK_STR(str(&t), "scalar(smin=umin=6,umax=0x7fffffffffffffff,var_off=(0x0; 0x7fffffffffffffff))");
 	CHECK_STR(str(&f), "scalar(smax=5)");
 
-	/* if w1 < 10 (JMP32) with r1 unknown. Taken: u32_max = 9; the upper half
-	 * is unknown so combine_32_into_64 forgets the 64-bit bounds; deduce32
-	 * (u32_max as s32 >= 0) gives s32 [0, 9]; bound_offset gives the low half
-	 * (0; 0xf), so var_off (0; 0xffffffff0000000f), and update64 gives
-	 * smax 0x7fffffff0000000f, umax 0xffffffff0000000f. */
+	/* if w1 < 10 (JMP32) with r1 unknown. Taken: u32_max = 9; deduce32 (u32 range
+	 * not crossing the s32 sign) gives s32 [0, 9]; 6.12's mixed deduction splices
+	 * 9 into the low halves of umax and smax: 0xffffffff00000009 and
+	 * 0x7fffffff00000009; bound_offset gives var_off (0; 0xffffffff0000000f). */
 	t = kbpf_scalar_unknown();
 	f = t;
 	kbpf_scalar_set_min_max(&t, &f, 10, 10, BPF_JLT, true);
-	CHECK_STR(str(&t), "scalar(smax=0x7fffffff0000000f,umax=0xffffffff0000000f,smin32=0,smax32=umax32=9,var_off=(0x0; 0xffffffff0000000f))");
+	CHECK_STR(str(&t), "scalar(smax=0x7fffffff00000009,umax=0xffffffff00000009,smin32=0,smax32=umax32=9,var_off=(0x0; 0xffffffff0000000f))");
 	/* Fall-through: u32_min = 10; deduce32 learns nothing (u32 range crosses
-	 * the s32 sign); bound_offset range(10, U32_MAX) is unknown. */
-	CHECK_STR(str(&f), "scalar(umin32=10)");
+	 * the s32 sign); the splice gives umin 10 and smin S64_MIN + 10. */
+	CHECK_STR(str(&f), "scalar(smin=0x800000000000000a,umin=umin32=10)");
 
 	/* Constants print as their number, with or without id (6.12's verbose_snum:
 	 * decimal in [-32768, 32767], else the 64-bit pattern in hex). */
@@ -424,35 +415,61 @@ static void test_32_64_moves(void)
 	kbpf_scalar_bounds_sync(&s);
 	CHECK_STR(str(&s), "0x80000000");
 
-	/* combine_32_into_64 with a known-zero upper half: 64 = 32 bounds. */
+	/* 6.12's mixed deduction: the 32-bit bounds spliced into the low halves of
+	 * the 64-bit ones. [0x1'00000000, 0x3'80000000] with s32 in [1, S32_MAX] gives
+	 * [0x1'00000001, 0x3'7fffffff] (the example of __reg_deduce_mixed_bounds). */
 	s = kbpf_scalar_unknown();
-	s.var_off = TNUM(0, 0xff);
-	s.u32_min_value = 3;
-	s.u32_max_value = 200;
-	s.s32_min_value = 3;
-	s.s32_max_value = 200;
-	kbpf_scalar_combine_32_into_64(&s);
-	CHECK(s.umin_value == 3 && s.umax_value == 200 && s.smin_value == 3 && s.smax_value == 200);
-	/* With an unknown upper half the old 64-bit bounds are forgotten. */
+	s.umin_value = 0x100000000ULL;
+	s.umax_value = 0x380000000ULL;
+	s.s32_min_value = 1;
+	kbpf_scalar_bounds_sync(&s);
+	CHECK(s.umin_value == 0x100000001ULL && s.umax_value == 0x37fffffffULL);
+	/* after a sign-extending load the upper half is all ones or all zeros; a
+	 * non-negative low half rules out the ones */
 	s = kbpf_scalar_unknown();
-	s.var_off = TNUM(0, 0xff000000ffULL);
-	s.umin_value = 0x100;
-	s.umax_value = 0x200;
-	kbpf_scalar_combine_32_into_64(&s);
-	CHECK(s.umin_value == 0 && s.umax_value == 0xff000000ffULL);
+	s.smin_value = INT32_MIN;
+	s.smax_value = INT32_MAX;
+	s.s32_min_value = 0;
+	s.s32_max_value = 100;
+	kbpf_scalar_bounds_sync(&s);
+	CHECK_STR(str(&s), "scalar(smin=smin32=0,smax=umax=smax32=umax32=100,var_off=(0x0; 0x7f))");
 
-	/* combine_64_into_32: ranges that fit 32 bits carry over, each kind alone. */
+	/* 64 -> 32: equal upper halves make the low halves a range, whatever the upper
+	 * half is */
 	s = kbpf_scalar_unknown();
-	s.smin_value = -5;
-	s.smax_value = 5;
-	kbpf_scalar_combine_64_into_32(&s);
-	CHECK(s.s32_min_value == -5 && s.s32_max_value == 5);
-	CHECK(s.u32_min_value == 0 && s.u32_max_value == UINT32_MAX);
+	s.umin_value = 0x10000000aULL;
+	s.umax_value = 0x10000000fULL;
+	kbpf_scalar_deduce_bounds32(&s);
+	CHECK(s.u32_min_value == 10 && s.u32_max_value == 15 && s.s32_min_value == 10 && s.s32_max_value == 15);
+	/* upper halves one apart, low halves crossing 0 as s32: an s32 range */
 	s = kbpf_scalar_unknown();
-	s.umin_value = 7;
-	s.umax_value = 0x100000000ULL;
-	kbpf_scalar_combine_64_into_32(&s);
+	s.smin_value = (int64_t)0xfffffff0fffffff0ULL;
+	s.smax_value = (int64_t)0xfffffff100000010ULL;
+	kbpf_scalar_deduce_bounds32(&s);
+	CHECK(s.s32_min_value == -16 && s.s32_max_value == 16);
 	CHECK(s.u32_min_value == 0 && s.u32_max_value == UINT32_MAX);
+	/* u64 range meeting only the non-negative piece of a wrapping s64 range */
+	s = kbpf_scalar_unknown();
+	s.smin_value = -128;
+	s.smax_value = 127;
+	s.umax_value = 0xffffffffffffff00ULL;
+	kbpf_scalar_deduce_bounds64(&s);
+	CHECK(s.smin_value == 0 && s.umax_value == 127);
+	/* ... and only the negative piece */
+	s = kbpf_scalar_unknown();
+	s.smin_value = -655;
+	s.smax_value = 0x7ffffeee;
+	s.umin_value = 0xfffffffffffffcf1ULL;
+	s.umax_value = 0xffffffffffffff6eULL;
+	kbpf_scalar_deduce_bounds64(&s);
+	CHECK(s.smax_value == -146 && s.umin_value == (uint64_t)-655);
+	/* a range meeting both pieces: nothing learnt */
+	s = kbpf_scalar_unknown();
+	s.smin_value = -128;
+	s.smax_value = 127;
+	s.umax_value = 0xffffffffffffff80ULL;
+	kbpf_scalar_deduce_bounds64(&s);
+	CHECK(s.smin_value == -128 && s.smax_value == 127 && s.umin_value == 0);
 }
 
 static void test_coerce(void)
@@ -471,11 +488,12 @@ static void test_coerce(void)
 	kbpf_scalar_coerce_to_size(&s, 1);
 	CHECK(s.umin_value == 0 && s.umax_value == 0xff);
 	CHECK(s.u32_max_value == 0xff && s.s32_min_value == 0);
-	/* Size 4 leaves the 32-bit bounds as they were (6.1). */
+	/* Size 4 keeps the 32-bit bounds and syncs them (6.12; 6.1 left them as
+	 * they were). */
 	s = kbpf_scalar_known(0x1234567800000007ULL);
 	s.s32_min_value = -1;
 	kbpf_scalar_coerce_to_size(&s, 4);
-	CHECK(s.s32_min_value == -1 && s.umax_value == 7);
+	CHECK(s.s32_min_value == 7 && s.umax_value == 7);
 	/* Size 8: nothing. */
 	s = kbpf_scalar_unknown();
 	kbpf_scalar_coerce_to_size(&s, 8);
@@ -575,12 +593,12 @@ static void test_alu_const_folding(void)
 static void test_alu_unknown_results(void)
 {
 	struct scalar byte = load(1), r;
-	/* DIV and MOD are not tracked: 64-bit unknown, or [0, U32_MAX] after ALU32's
-	 * zero-extension. */
+	/* DIV and MOD are not tracked: a 64-bit unknown, even for ALU32 (6.12 returns
+	 * before the zero-extension; 6.1 zero-extended). */
 	r = alu(byte, BPF_DIV, k(3), false);
 	CHECK_STR(str(&r), "scalar()");
 	r = alu(byte, BPF_MOD, k(3), true);
-	CHECK_STR(str(&r), "scalar(smin=0,smax=umax=0xffffffff,var_off=(0x0; 0xffffffff))");
+	CHECK_STR(str(&r), "scalar()");
 	/* Even two constants. */
 	r = alu(kbpf_scalar_known(6), BPF_DIV, k(3), false);
 	CHECK_STR(str(&r), "scalar()");
@@ -589,14 +607,17 @@ static void test_alu_unknown_results(void)
 	CHECK_STR(str(&r), "scalar()");
 	r = alu(kbpf_scalar_known(5), BPF_END, k(16), true);
 	CHECK_STR(str(&r), "scalar()");
-	/* A non-constant src for MUL/OR/XOR/shifts: 64-bit unknown, no zext even
-	 * for ALU32 (6.1 returns before zext_32_to_64). */
-	r = alu(byte, BPF_OR, byte, true);
-	CHECK_STR(str(&r), "scalar()");
+	/* A non-constant shift count: 64-bit unknown, no zext even for ALU32 (6.12
+	 * returns before zext_32_to_64). */
 	r = alu(byte, BPF_LSH, byte, false);
 	CHECK_STR(str(&r), "scalar()");
-	r = alu(byte, BPF_MUL, byte, true);
+	r = alu(byte, BPF_RSH, byte, true);
 	CHECK_STR(str(&r), "scalar()");
+	/* 6.12 tracks MUL, OR, XOR with a variable src (6.1 gave unknown) */
+	r = alu(byte, BPF_OR, byte, true);
+	CHECK_STR(str(&r), "scalar(smin=smin32=0,smax=umax=smax32=umax32=255,var_off=(0x0; 0xff))");
+	r = alu(byte, BPF_MUL, byte, true);
+	CHECK_STR(str(&r), "scalar(smin=smin32=0,smax=umax=smax32=umax32=0xfe01,var_off=(0x0; 0xffff))");
 	/* ...but ADD, SUB, AND with a variable src are tracked. */
 	r = alu(byte, BPF_ADD, byte, false);
 	CHECK_STR(str(&r), "scalar(smin=smin32=0,smax=umax=smax32=umax32=510,var_off=(0x0; 0x1ff))");
@@ -607,36 +628,37 @@ static void test_alu_unknown_results(void)
 	struct scalar hi_unknown = kbpf_scalar_unknown();
 	kbpf_scalar_mark_known32(&hi_unknown, 3);
 	kbpf_scalar_bounds_sync(&hi_unknown);
-	/* ...but the shift check reads the src's 64-bit umax (>= 32 here): unknown,
-	 * and since that path breaks (not returns), zero-extended. */
+	/* ...but the shift check reads the src's 64-bit umax (>= 32 here): a 64-bit
+	 * unknown. */
 	r = alu(byte, BPF_LSH, hi_unknown, true);
-	CHECK_STR(str(&r), "scalar(smin=0,smax=umax=0xffffffff,var_off=(0x0; 0xffffffff))");
+	CHECK_STR(str(&r), "scalar()");
 	r = alu(byte, BPF_OR, hi_unknown, true);
 	CHECK_STR(str(&r), "scalar(smin=umin=smin32=umin32=3,smax=umax=smax32=umax32=255,var_off=(0x3; 0xfc))");
 
-	/* A shift by the width or more makes dst unknown (zext for ALU32). Linux
-	 * rejects such K shifts before; a register src gets here. */
+	/* A shift by the width or more makes dst a 64-bit unknown. Linux rejects such
+	 * K shifts before; a register src gets here. */
 	r = alu(byte, BPF_LSH, kbpf_scalar_known(64), false);
 	CHECK_STR(str(&r), "scalar()");
 	r = alu(byte, BPF_RSH, kbpf_scalar_known(32), true);
-	CHECK_STR(str(&r), "scalar(smin=0,smax=umax=0xffffffff,var_off=(0x0; 0xffffffff))");
+	CHECK_STR(str(&r), "scalar()");
 	r = alu(byte, BPF_ARSH, kbpf_scalar_known((uint64_t)-1), false);
 	CHECK_STR(str(&r), "scalar()");
 
-	/* An inconsistent src (from a dead branch) taints dst: 64-bit unknown. */
+	/* 6.12 no longer taints dst with an inconsistent src; the register-invariant
+	 * check names such states. */
 	struct scalar bad = kbpf_scalar_known(5);
+	CHECK(kbpf_scalar_invariant_violation(&bad) == NULL);
 	bad.umax_value = 6;
-	r = alu(kbpf_scalar_known(1), BPF_ADD, bad, false);
-	CHECK_STR(str(&r), "scalar()");
-	CHECK(kbpf_scalar_bounds_invalid(&bad, false));
-	CHECK(!kbpf_scalar_bounds_invalid(&bad, true));
+	CHECK_STR(kbpf_scalar_invariant_violation(&bad), "const tnum out of sync with range bounds");
 	bad = kbpf_scalar_unknown();
 	bad.u32_min_value = 9;
 	bad.u32_max_value = 8;
-	CHECK(kbpf_scalar_bounds_invalid(&bad, true));
-	CHECK(!kbpf_scalar_bounds_invalid(&bad, false));
-	r = alu(kbpf_scalar_known(1), BPF_ADD, bad, true);
-	CHECK_STR(str(&r), "scalar()");
+	CHECK_STR(kbpf_scalar_invariant_violation(&bad), "range bounds violation");
+	bad = kbpf_scalar_unknown();
+	bad.var_off = TNUM(7, 0xffffffff00000000ULL);
+	CHECK_STR(kbpf_scalar_invariant_violation(&bad), "const subreg tnum out of sync with range bounds");
+	kbpf_scalar_bounds_sync(&bad);
+	CHECK(kbpf_scalar_invariant_violation(&bad) == NULL);
 }
 
 static void test_alu_bounds(void)
@@ -711,7 +733,9 @@ static void test_alu_bounds(void)
 	CHECK(r.smin_value == -(3LL << 32) && r.smax_value == 4LL << 32);
 	r = alu(r, BPF_ARSH, k(32), false);
 	CHECK(r.smin_value == -3 && r.smax_value == 4);
-	CHECK_STR(str(&r), "scalar(smin=-3,smax=4)");
+	/* 6.12's deduce32: the upper halves of smin/smax are -1 and 0 and the low
+	 * halves go from negative to non-negative: s32 [-3, 4] */
+	CHECK_STR(str(&r), "scalar(smin=smin32=-3,smax=smax32=4)");
 	/* LSH64 that may shift the top bit out: u64 unbounded. */
 	r = alu(kbpf_scalar_known(0), BPF_ADD, big, false);
 	r = alu(r, BPF_LSH, k(33), false);
@@ -747,9 +771,9 @@ static void test_alu_bounds(void)
 	kbpf_scalar_bounds_sync(&sgn);
 	r = alu(sgn, BPF_ARSH, k(60), false);
 	/* ARSH64 shifts smin/smax (S64_MIN..0 -> -8..0); the 32-bit bounds come back
-	 * only from var_off, whose low half may have bit 31 set: s32 [S32_MIN,
-	 * 0x7ffffff8]. */
-	CHECK_STR(str(&r), "scalar(smin=-8,smax=0,umax=0xfffffffffffffff8,smax32=0x7ffffff8,umax32=0xfffffff8,var_off=(0x0; 0xfffffffffffffff8))");
+	 * from var_off and (6.12) from the s64 range, whose upper halves are -1 and 0
+	 * around a low half going from negative to 0: s32 [-8, 0]. */
+	CHECK_STR(str(&r), "scalar(smin=smin32=-8,smax=smax32=0,umax=0xfffffffffffffff8,umax32=0xfffffff8,var_off=(0x0; 0xfffffffffffffff8))");
 
 	/* Bounds that the tnum alone would not give (6.1's range arithmetic). */
 	struct scalar mid = byte, dead = byte;
@@ -812,8 +836,10 @@ static void test_branch_taken(void)
 	CHECK(kbpf_scalar_branch_taken(&byte, 0, BPF_JSLT, false) == 0);
 	CHECK(kbpf_scalar_branch_taken(&byte, 0, BPF_JSGE, false) == 1);
 	CHECK(kbpf_scalar_branch_taken(&byte, 255, BPF_JSLE, false) == 1);
-	/* JEQ/JNE only on constants. */
-	CHECK(kbpf_scalar_branch_taken(&byte, 300, BPF_JEQ, false) == -1);
+	/* JEQ/JNE: decided by disjoint ranges too (6.12; 6.1 only on constants). */
+	CHECK(kbpf_scalar_branch_taken(&byte, 300, BPF_JEQ, false) == 0);
+	CHECK(kbpf_scalar_branch_taken(&byte, 300, BPF_JNE, false) == 1);
+	CHECK(kbpf_scalar_branch_taken(&byte, 200, BPF_JEQ, false) == -1);
 	struct scalar c = kbpf_scalar_known(7);
 	CHECK(kbpf_scalar_branch_taken(&c, 7, BPF_JEQ, false) == 1);
 	CHECK(kbpf_scalar_branch_taken(&c, 8, BPF_JEQ, false) == 0);
@@ -923,22 +949,27 @@ static void test_set_min_max(void)
 	kbpf_scalar_set_min_max(&t, &f, (uint64_t)INT64_MAX, (uint32_t)INT64_MAX, BPF_JSGT, false);
 	CHECK(f.smax_value == INT64_MAX);
 
-	/* Register == register: both become the intersection. */
+	/* Register == register: both become the intersection (6.12 intersects the
+	 * 32-bit bounds too, and the sync brings them in line). */
 	struct scalar a = byte, b = alu64k(load(2), BPF_ADD, 200);
 	struct scalar ta = a, tb = b, fa = a, fb = b;
-	kbpf_scalar_combine_eq(&ta, &tb, &fa, &fb, BPF_JEQ);
-	/* 64-bit bounds and var_off intersect ([200, 255]; bound_offset gives
-	 * (0xc0; 0x3f)); the 32-bit bounds are each register's own [0, 255] and are
-	 * only re-derived from var_off (192): 6.1 does not intersect them. */
-	CHECK_STR(str(&ta), "scalar(smin=umin=200,smax=umax=smax32=umax32=255,smin32=umin32=192,var_off=(0xc0; 0x3f))");
+	kbpf_scalar_refine_cond(&ta, &tb, &fa, &fb, BPF_JEQ, false);
+	CHECK_STR(str(&ta), "scalar(smin=umin=smin32=umin32=200,smax=umax=smax32=umax32=255,var_off=(0xc0; 0x3f))");
 	CHECK(ta.umin_value == tb.umin_value && ta.umax_value == tb.umax_value);
 	CHECK(memcmp(&fa, &a, sizeof(a)) == 0 && memcmp(&fb, &b, sizeof(b)) == 0);
 	ta = a, tb = b, fa = a, fb = b;
-	kbpf_scalar_combine_eq(&ta, &tb, &fa, &fb, BPF_JNE);
+	kbpf_scalar_refine_cond(&ta, &tb, &fa, &fb, BPF_JNE, false);
 	CHECK(fa.umin_value == 200 && memcmp(&ta, &a, sizeof(a)) == 0);
+	/* a > b: a's min above b's min, b's max below a's max (both registers) */
 	ta = a, tb = b, fa = a, fb = b;
-	kbpf_scalar_combine_eq(&ta, &tb, &fa, &fb, BPF_JGT);
-	CHECK(memcmp(&ta, &a, sizeof(a)) == 0 && memcmp(&fb, &b, sizeof(b)) == 0);
+	kbpf_scalar_refine_cond(&ta, &tb, &fa, &fb, BPF_JGT, false);
+	CHECK(ta.umin_value == 201 && tb.umax_value == 254);
+	CHECK(fa.umax_value == 255 && fb.umin_value == 200);
+	/* a != const at an end of a's range moves that end (6.12) */
+	ta = fa = byte;
+	kbpf_scalar_set_min_max(&ta, &fa, 0, 0, BPF_JNE, false);
+	CHECK(ta.umin_value == 1 && ta.umax_value == 255);
+	CHECK_STR(str(&fa), "0");
 }
 
 /* Each comparison against 100 on a byte [0, 255], both widths: the exact ranges of
@@ -1132,55 +1163,6 @@ static uint64_t sample(const struct scalar *s, uint64_t x0)
 	return x0;
 }
 
-/* The machine's result of an ALU insn (RFC 9669; DIV/MOD by 0 as Linux patches
- * them: x/0 = 0, x%0 = x). Shift counts are masked like the interpreter does; the
- * domain makes such shifts unknown anyway. */
-static uint64_t concrete_alu(uint8_t op, bool alu32, uint64_t d, uint64_t s)
-{
-	if (alu32) {
-		uint32_t a = (uint32_t)d, b = (uint32_t)s, r;
-		switch (op) {
-		case BPF_ADD: r = a + b; break;
-		case BPF_SUB: r = a - b; break;
-		case BPF_MUL: r = a * b; break;
-		case BPF_DIV: r = b ? a / b : 0; break;
-		case BPF_MOD: r = b ? a % b : a; break;
-		case BPF_OR: r = a | b; break;
-		case BPF_AND: r = a & b; break;
-		case BPF_XOR: r = a ^ b; break;
-		case BPF_LSH: r = a << (b & 31); break;
-		case BPF_RSH: r = a >> (b & 31); break;
-		case BPF_ARSH: {
-			unsigned k = b & 31;
-			r = (a >> 31) && k ? (a >> k) | (~0U << (32 - k)) : a >> k;
-			break;
-		}
-		case BPF_NEG: r = 0 - a; break;
-		case BPF_MOV: r = b; break;
-		default: return __builtin_bswap64(d); /* END: anything goes */
-		}
-		return r;
-	}
-	switch (op) {
-	case BPF_ADD: return d + s;
-	case BPF_SUB: return d - s;
-	case BPF_MUL: return d * s;
-	case BPF_DIV: return s ? d / s : 0;
-	case BPF_MOD: return s ? d % s : d;
-	case BPF_OR: return d | s;
-	case BPF_AND: return d & s;
-	case BPF_XOR: return d ^ s;
-	case BPF_LSH: return d << (s & 63);
-	case BPF_RSH: return d >> (s & 63);
-	case BPF_ARSH: {
-		unsigned k = s & 63;
-		return (d >> 63) && k ? (d >> k) | (~0ULL << (64 - k)) : d >> k;
-	}
-	case BPF_NEG: return 0 - d;
-	case BPF_MOV: return s;
-	default: return __builtin_bswap64(d);
-	}
-}
 
 static const uint8_t alu_ops[] = { BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_OR, BPF_AND, BPF_LSH,
 				   BPF_RSH, BPF_NEG, BPF_MOD, BPF_XOR, BPF_MOV, BPF_ARSH, BPF_END };
@@ -1240,40 +1222,6 @@ static void test_random_alu_soundness(void)
 	CHECK(tracked > 10000); /* the test exercises the tracking paths, not just "unknown" */
 }
 
-static bool concrete_cmp(uint8_t op, bool jmp32, uint64_t a, uint64_t b)
-{
-	if (jmp32) {
-		uint32_t x = (uint32_t)a, y = (uint32_t)b;
-		switch (op) {
-		case BPF_JEQ: return x == y;
-		case BPF_JNE: return x != y;
-		case BPF_JSET: return x & y;
-		case BPF_JGT: return x > y;
-		case BPF_JGE: return x >= y;
-		case BPF_JLT: return x < y;
-		case BPF_JLE: return x <= y;
-		case BPF_JSGT: return (int32_t)x > (int32_t)y;
-		case BPF_JSGE: return (int32_t)x >= (int32_t)y;
-		case BPF_JSLT: return (int32_t)x < (int32_t)y;
-		case BPF_JSLE: return (int32_t)x <= (int32_t)y;
-		}
-		return false;
-	}
-	switch (op) {
-	case BPF_JEQ: return a == b;
-	case BPF_JNE: return a != b;
-	case BPF_JSET: return a & b;
-	case BPF_JGT: return a > b;
-	case BPF_JGE: return a >= b;
-	case BPF_JLT: return a < b;
-	case BPF_JLE: return a <= b;
-	case BPF_JSGT: return (int64_t)a > (int64_t)b;
-	case BPF_JSGE: return (int64_t)a >= (int64_t)b;
-	case BPF_JSLT: return (int64_t)a < (int64_t)b;
-	case BPF_JSLE: return (int64_t)a <= (int64_t)b;
-	}
-	return false;
-}
 
 static const uint8_t jmp_ops[] = { BPF_JEQ, BPF_JGT, BPF_JGE, BPF_JSET, BPF_JNE, BPF_JSGT,
 				   BPF_JSGE, BPF_JLT, BPF_JLE, BPF_JSLT, BPF_JSLE };
@@ -1336,21 +1284,38 @@ static void test_random_branch_soundness(void)
 			}
 		}
 
-		/* Two variable registers compared for (in)equality (JMP only). */
-		if (!jmp32 && (op == BPF_JEQ || op == BPF_JNE)) {
-			uint64_t y0 = rnd() % 2 ? x0 : interesting();
-			struct scalar other = rnd_state(y0);
-			struct scalar ts = other, td = reg, fs = other, fd = reg;
-			kbpf_scalar_combine_eq(&ts, &td, &fs, &fd, op);
-			for (int n = 0; n < 12; n++) {
-				uint64_t x = n ? sample(&reg, x0) : x0;
-				uint64_t y = rnd() % 2 && contains(&other, x) ? x : sample(&other, y0);
-				bool taken = concrete_cmp(op, false, x, y);
-				const struct scalar *sd = taken ? &td : &fd, *ss = taken ? &ts : &fs;
-				if (!contains(sd, x) || !contains(ss, y)) {
-					bad++;
-					report_jmp("reg_combine_min_max", op, false, &reg, y, x, taken, sd);
-				}
+		/* Two variable registers, every op and width (6.12's range-vs-range
+		 * decision and refinement of both). */
+		uint64_t y0 = rnd() % 2 ? x0 : interesting();
+		struct scalar other = rnd_state(y0);
+		struct scalar ta = reg, tb = other, fa = reg, fb = other;
+		int pr = kbpf_scalar_branch_taken_regs(&reg, &other, op, jmp32);
+		kbpf_scalar_refine_cond(&ta, &tb, &fa, &fb, op, jmp32);
+		for (int n = 0; n < 12; n++) {
+			uint64_t x = n ? sample(&reg, x0) : x0;
+			uint64_t y = rnd() % 2 && contains(&other, x) ? x : n ? sample(&other, y0) : y0;
+			bool taken = concrete_cmp(op, jmp32, x, y);
+			if ((pr == 1 && !taken) || (pr == 0 && taken)) {
+				bad++;
+				report_jmp("is_branch_taken regs", op, jmp32, &reg, y, x, taken, &other);
+			}
+			if (pr >= 0)
+				continue; /* a decided compare is not refined */
+			const struct scalar *sa = taken ? &ta : &fa, *sb = taken ? &tb : &fb;
+			if (!contains(sa, x) || !contains(sb, y)) {
+				bad++;
+				report_jmp("regs_refine_cond_op", op, jmp32, &reg, y, x, taken, contains(sa, x) ? sb : sa);
+			}
+		}
+		/* a register compared with itself */
+		ta = fa = reg;
+		if (kbpf_scalar_branch_taken_regs(&reg, &reg, op, jmp32) < 0) {
+			kbpf_scalar_refine_cond(&ta, &ta, &fa, &fa, op, jmp32);
+			uint64_t x = sample(&reg, x0);
+			bool taken = concrete_cmp(op, jmp32, x, x);
+			if (!contains(taken ? &ta : &fa, x)) {
+				bad++;
+				report_jmp("refine self", op, jmp32, &reg, x, x, taken, taken ? &ta : &fa);
 			}
 		}
 	}
@@ -1368,11 +1333,15 @@ static void test_random_sync_soundness(void)
 		bad += !contains(&s, x0);
 		uint64_t x = sample(&s, x0);
 
+		/* each deduction alone keeps every member */
 		struct scalar c = s;
-		kbpf_scalar_combine_64_into_32(&c);
+		kbpf_scalar_deduce_bounds32(&c);
 		bad += !contains(&c, x);
 		c = s;
-		kbpf_scalar_combine_32_into_64(&c);
+		kbpf_scalar_deduce_bounds64(&c);
+		bad += !contains(&c, x);
+		c = s;
+		kbpf_scalar_deduce_mixed_bounds(&c);
 		bad += !contains(&c, x);
 		/* zext: the member becomes its low half. */
 		c = s;

@@ -133,9 +133,12 @@ static int parse_header(struct vcase *c, char *line, const char *file, int linen
 	} else if (!strcmp(key, "unpriv")) {
 		c->unpriv = !strcmp(val, "yes");
 	} else if (!strcmp(key, "flags")) {
-		if (strcmp(val, "test_state_freq"))
+		if (!strcmp(val, "test_state_freq"))
+			c->state_freq = 1;
+		else if (!strcmp(val, "test_reg_invariants"))
+			c->reg_invariants = 1;
+		else
 			goto bad;
-		c->state_freq = 1;
 	} else if (!strcmp(key, "result")) {
 		if (!strcmp(val, "accept"))
 			c->accept = 1;

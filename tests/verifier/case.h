@@ -24,6 +24,7 @@ struct vcase {
 	char license[64];     /* default GPL */
 	int unpriv;
 	int state_freq;       /* flags: test_state_freq (Linux's BPF_F_TEST_STATE_FREQ) */
+	int reg_invariants;   /* flags: test_reg_invariants (BPF_F_TEST_REG_INVARIANTS) */
 	int accept;           /* 1 accept, 0 reject */
 	char errors[CASE_MAX_ERRORS][256]; /* substrings, in order */
 	int nr_errors;

@@ -15,6 +15,9 @@
 #include <sys/syscall.h>
 #include <linux/bpf.h>
 #include <linux/capability.h>
+#ifndef BPF_F_TEST_REG_INVARIANTS
+#define BPF_F_TEST_REG_INVARIANTS (1U << 7) /* Linux 6.7; older <linux/bpf.h> lack it */
+#endif
 
 #include <kbpf/isa.h>
 #include "case.h"
@@ -130,6 +133,8 @@ static int prog_load(const struct vcase *c, int type, const struct bpf_insn *ins
 	a.prog_type = type;
 	if (c->state_freq)
 		a.prog_flags = BPF_F_TEST_STATE_FREQ;
+	if (c->reg_invariants)
+		a.prog_flags |= BPF_F_TEST_REG_INVARIANTS;
 	a.insns = (uint64_t)(uintptr_t)insns;
 	a.insn_cnt = cnt;
 	a.license = (uint64_t)(uintptr_t)c->license;

@@ -61,9 +61,10 @@ int cli_parse_caps(const char *s, unsigned *caps);
 		      "                    sys_admin, sys_boot, all, none, comma-separated; -NAME drops one\n" \
 		      "                    (--cap -sys_boot: no destructive kfuncs, as Linux without CAP_SYS_BOOT)\n" \
 		      "  --prog-flags LIST Linux's load flags: strict_alignment, any_alignment, test_state_freq,\n" \
-		      "                    sleepable (comma-separated), or a number\n"
+		      "                    sleepable, test_reg_invariants (comma-separated), or a number\n"
 /* --prog-flags LIST: comma-separated BPF_F_* load flag names (strict_alignment,
- * any_alignment, test_state_freq, sleepable; "strict_align", "any_align" too) or a
+ * any_alignment, test_state_freq, sleepable, test_reg_invariants; "strict_align",
+ * "any_align" too) or a
  * number. Returns 0 and *flags for kbpf_verify_opts.prog_flags, or -EINVAL. */
 int cli_parse_prog_flags(const char *s, uint32_t *flags);
 

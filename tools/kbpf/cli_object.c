@@ -38,7 +38,7 @@ int cli_host_option(const char *cmd, int opt, const char *arg, struct cli_host_o
 	if (opt == CLI_OPT_PROG_FLAGS) {
 		if (cli_parse_prog_flags(arg, &o->prog_flags))
 			return cli_error(EXIT_USAGE, cmd, "--prog-flags: expected strict_alignment, any_alignment, "
-					 "test_state_freq, sleepable (comma-separated) or a number, got '%s'", arg);
+					 "test_state_freq, sleepable, test_reg_invariants (comma-separated) or a number, got '%s'", arg);
 		return 0;
 	}
 	if (opt == CLI_OPT_CAP) {

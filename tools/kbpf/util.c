@@ -221,6 +221,7 @@ int cli_parse_prog_flags(const char *s, uint32_t *flags)
 		{ "strict_alignment", BPF_F_STRICT_ALIGNMENT }, { "strict_align", BPF_F_STRICT_ALIGNMENT },
 		{ "any_alignment", BPF_F_ANY_ALIGNMENT },	{ "any_align", BPF_F_ANY_ALIGNMENT },
 		{ "test_state_freq", BPF_F_TEST_STATE_FREQ },	{ "sleepable", BPF_F_SLEEPABLE },
+		{ "test_reg_invariants", BPF_F_TEST_REG_INVARIANTS },
 	};
 	uint64_t v;
 	uint32_t set = 0;
