@@ -24,6 +24,8 @@
 
 #define LOG_SIZE (16u << 20) /* Linux's test_verifier log buffer */
 
+const char *st_linux = "6.1";
+
 /* Linux gives a test an unprivileged ("/u") run only for these types. */
 static int runs_unpriv(const struct bpf_test *t)
 {
@@ -188,9 +190,9 @@ static int expected_write(const char *path, const struct st_case *cases,
 	if (!f)
 		return -errno;
 	fprintf(f, "# SPDX-License-Identifier: Apache-2.0\n");
-	fprintf(f, "# Linux 6.1 verifier selftests that pass on kbpf: the regression floor of\n"
-		   "# linux.verifier_selftests (tests/linux-selftests/README.md). Regenerate with\n"
-		   "# kbpf-linux-selftests --write-expected.\n");
+	fprintf(f, "# Linux %s verifier selftests that pass on kbpf: the regression floor of\n"
+		   "# linux.verifier_selftests%s (tests/linux-selftests/README.md). Regenerate with\n"
+		   "# kbpf-linux-selftests --write-expected.\n", st_linux, ST_LINUX_612() ? "_612" : "");
 	for (size_t i = 0; i < nr; i++)
 		if (res[i].rc == ST_PASS)
 			fprintf(f, "%s\n", cases[i].name);
@@ -252,6 +254,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: no test table\n", table);
 		return 1;
 	}
+	const char *ver = dlsym(so, KBPF_SELFTEST_LINUX_SYM);
+	if (ver)
+		st_linux = ver;
 	size_t total = 0, nr = 0;
 	for (int f = 0; f < *nr_files; f++)
 		total += 2 * (size_t)files[f].nr;
@@ -301,11 +306,15 @@ int main(int argc, char **argv)
 	struct reason reasons[64] = { 0 };
 	int nr_reasons = 0;
 
+	int mode_n[2] = { 0 }, mode_pass[2] = { 0 }; /* [0] privileged, [1] unprivileged */
+
 	for (size_t i = 0; i < nr; i++) {
 		const struct st_outcome *o = &res[i];
 
 		if (o->rc == -2)
 			continue;
+		mode_n[cases[i].unpriv]++;
+		mode_pass[cases[i].unpriv] += o->rc == ST_PASS;
 		bool listed = name_list_has(exp, nr_exp, cases[i].name);
 		if (name_list_has(chg, nr_chg, cases[i].name)) {
 			/* 6.12 decides this case otherwise and kbpf follows 6.12: it must no
@@ -367,6 +376,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot write %s\n", write_exp);
 	if (changed_path)
 		printf("%d decided as Linux 6.12 decides, not as 6.1 (%s)\n", changed, changed_path);
+	for (int u = 0; u < 2; u++)
+		if (mode_n[u])
+			printf("%s: %d of %d cases pass (%.1f%%)\n", u ? "unprivileged" : "privileged", mode_pass[u],
+			       mode_n[u], 100.0 * mode_pass[u] / mode_n[u]);
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	if (expected)
 		printf("regression floor %s: %zu listed, %d regressed\n", expected, nr_exp, regressions);
