@@ -292,6 +292,9 @@ void vlog_state(struct env *env, const struct frame *f, bool all)
 		vlog(env, " async_cb");
 	vlog(env, "\n");
 out:
+	if (all)
+		return; /* 6.12: a full print (a "from X to Y:" line, mark_precise's parent
+			 * states) leaves the scratch marks for the instruction's own line */
 	env->scratched_regs = 0;
 	env->scratched_stack = 0;
 	env->scratched = false;

@@ -141,7 +141,13 @@ static void test_ctx_arg(void)
 		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8),
 		K("bpf_kfunc_call_test_pass_ctx"), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),
 	};
-	verify(bad, N(bad), NULL, "arg#0 expected pointer to ctx, but got PTR");
+	/* 6.12 names the register's type (6.1: "but got PTR", the argument's BTF kind) */
+	verify(bad, N(bad), NULL, "arg#0 expected pointer to ctx, but got fp");
+	struct bpf_insn scalar[] = {
+		BPF_MOV64_IMM(BPF_REG_1, 7), K("bpf_kfunc_call_test_pass_ctx"), BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(scalar, N(scalar), NULL, "arg#0 expected pointer to ctx, but got scalar");
 	struct bpf_insn mod[] = {
 		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 4), K("bpf_kfunc_call_test_pass_ctx"), BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
@@ -164,12 +170,19 @@ static void test_acquire_release(void)
 	/* leak */
 	struct bpf_insn leak[] = { ACQUIRE(), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
 	verify(leak, N(leak), NULL, "Unreleased reference id=");
-	/* no NULL check: a maybe-NULL pointer is memory, and this struct is not scalar-only */
+	/* no NULL check: 6.12 refuses a maybe-NULL argument of a released (or trusted)
+	 * parameter before its type (6.1: memory, and the struct is not scalar-only) */
 	struct bpf_insn nonull[] = {
 		ACQUIRE(), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0), K("bpf_kfunc_call_test_release"),
 		BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),
 	};
-	verify(nonull, N(nonull), NULL, "arg#0 pointer type STRUCT prog_test_ref_kfunc must point to scalar");
+	verify(nonull, N(nonull), NULL, "Possibly NULL pointer passed to trusted arg0");
+	/* and a NULL constant likewise */
+	struct bpf_insn null[] = {
+		BPF_MOV64_IMM(BPF_REG_1, 0), K("bpf_kfunc_call_test_release"), BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(null, N(null), NULL, "Possibly NULL pointer passed to trusted arg0");
 	/* reading through it without a NULL check */
 	struct bpf_insn rd[] = { ACQUIRE(), BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, 0), BPF_EXIT_INSN() };
 	verify(rd, N(rd), NULL, "R0 invalid mem access 'ptr_or_null_'");
