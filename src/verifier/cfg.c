@@ -254,7 +254,7 @@ static void mark_prune(struct env *env, int i)
 		env->aux[i].prune_point = true;
 }
 
-static int push_insn(struct env *env, struct cfg *c, int t, int w, int e, bool loop_ok)
+static int push_insn(struct env *env, struct cfg *c, int t, int w, int e)
 {
 	if (e == FALLTHROUGH && c->state[t] >= (DISCOVERED | FALLTHROUGH))
 		return DONE_EXPLORING;
@@ -274,7 +274,12 @@ static int push_insn(struct env *env, struct cfg *c, int t, int w, int e, bool l
 		c->stack[c->top++] = w;
 		return KEEP_EXPLORING;
 	} else if ((c->state[w] & 0xf0) == DISCOVERED) {
-		if (loop_ok && env->priv)
+		/* 6.12: any back-edge of a privileged program, a bpf-to-bpf call's too (6.1:
+		 * only jumps' and callback references'): do_check walks a loop until its
+		 * state repeats and a recursion until "the call stack of 9 frames is too
+		 * deep"; check_max_stack_depth's walk of the static call graph stops one that
+		 * the walk never reaches */
+		if (env->priv)
 			return DONE_EXPLORING;
 		vlog(env, "back-edge from insn %d to %d\n", t, w);
 		return -EINVAL;
@@ -288,13 +293,13 @@ static int visit_call(struct env *env, struct cfg *c, int t, bool visit_callee)
 {
 	const struct bpf_insn *in = &env->insns[t];
 	int sz = in->code == (BPF_LD | BPF_IMM | BPF_DW) ? 2 : 1;
-	int ret = push_insn(env, c, t, t + sz, FALLTHROUGH, false);
+	int ret = push_insn(env, c, t, t + sz, FALLTHROUGH);
 	if (ret)
 		return ret;
 	mark_prune(env, t + sz);
 	if (visit_callee) {
 		mark_prune(env, t);
-		ret = push_insn(env, c, t, insn_target(t, in->imm), BRANCH, is_pseudo_func(in));
+		ret = push_insn(env, c, t, insn_target(t, in->imm), BRANCH);
 	}
 	return ret;
 }
@@ -306,8 +311,7 @@ static int visit_insn(struct env *env, struct cfg *c, int t)
 	if (is_pseudo_func(in))
 		return visit_call(env, c, t, true);
 	if (cls != BPF_JMP && cls != BPF_JMP32)
-		return push_insn(env, c, t, t + (in->code == (BPF_LD | BPF_IMM | BPF_DW) ? 2 : 1), FALLTHROUGH,
-				 false);
+		return push_insn(env, c, t, t + (in->code == (BPF_LD | BPF_IMM | BPF_DW) ? 2 : 1), FALLTHROUGH);
 	switch (BPF_OP(in->code)) {
 	case BPF_EXIT:
 		return DONE_EXPLORING;
@@ -325,7 +329,7 @@ static int visit_insn(struct env *env, struct cfg *c, int t)
 		if (BPF_SRC(in->code) != BPF_K)
 			return -EINVAL;
 		int off = cls == BPF_JMP ? in->off : in->imm;
-		int ret = push_insn(env, c, t, insn_target(t, off), FALLTHROUGH, true);
+		int ret = push_insn(env, c, t, insn_target(t, off), FALLTHROUGH);
 		if (ret)
 			return ret;
 		mark_prune(env, insn_target(t, off));
@@ -333,10 +337,10 @@ static int visit_insn(struct env *env, struct cfg *c, int t)
 	}
 	default: {
 		mark_prune(env, t);
-		int ret = push_insn(env, c, t, t + 1, FALLTHROUGH, true);
+		int ret = push_insn(env, c, t, t + 1, FALLTHROUGH);
 		if (ret)
 			return ret;
-		return push_insn(env, c, t, t + in->off + 1, BRANCH, true);
+		return push_insn(env, c, t, t + in->off + 1, BRANCH);
 	}
 	}
 }
