@@ -58,8 +58,9 @@ static void test_subprogs(void)
 	REJECT("r0 = 0\ncall f\nif r0 > 0x0 goto +2\nexit\nf: r0 = 0\nexit", "jump out of range from insn 2 to 5");
 	/* fall-through from main into a subprog */
 	REJECT("call f\nr0 = 0\nf: r0 = 0\nexit", "last insn is not an exit or jmp");
-	/* recursion */
-	REJECT("call f\nexit\nf: call f\nexit", "back-edge from insn 2 to 2");
+	/* recursion: Linux 6.12's check_cfg lets the privileged call's back-edge through and
+	 * the walk stops at the frame limit (6.1: "back-edge from insn 2 to 2") */
+	REJECT("call f\nexit\nf: call f\nexit", "the call stack of 9 frames is too deep");
 	/* callee's R0 comes back, uninitialised R0 is caught in the caller */
 	REJECT("call f\nexit\nf: exit", "R0 !read_ok");
 	/* returning a stack pointer */
