@@ -179,6 +179,14 @@ void bpf_kfunc_call_test_destructive(void)
 {
 }
 
+/* 6.12's bpf_testmod kfunc for calls.c's "PTR_TO_BTF_ID with negative offset" (6.1's
+ * version of that case loaded a member pointer instead): a call that must be refused. */
+void bpf_kfunc_call_test_offset(struct prog_test_ref_kfunc *p)
+{
+	(void)p;
+	warn_once(__func__);
+}
+
 /* Linux's per-CPU counter of running tracing programs (kernel/bpf/syscall.c), which
  * kfunc_call_test_subprog.c reads through a typed __ksym and bpf_per_cpu_ptr. No
  * program type here counts into it: it stays 0 (a tc program sees 0 in Linux too). */
@@ -212,6 +220,7 @@ static const struct kbpf_kfunc test_kfuncs[] = {
 	KBPF_KFUNC(bpf_kfunc_call_test_mem_len_fail2, 0),
 	KBPF_KFUNC(bpf_kfunc_call_test_ref, KF_TRUSTED_ARGS),
 	KBPF_KFUNC(bpf_kfunc_call_test_destructive, KF_DESTRUCTIVE),
+	KBPF_KFUNC(bpf_kfunc_call_test_offset, 0), /* 6.12's bpf_testmod set, no flags */
 };
 
 /* Linux's bpf_prog_test_dtor_kfunc: what a map holding a referenced kptr of these types

@@ -104,6 +104,9 @@ KBPF_TEST_KFUNC void bpf_kfunc_call_test_mem_len_pass1(void *mem, int mem__sz);
 KBPF_TEST_KFUNC void bpf_kfunc_call_test_mem_len_fail1(void *mem, int len);
 KBPF_TEST_KFUNC void bpf_kfunc_call_test_mem_len_fail2(uint64_t *mem, int len);
 KBPF_TEST_KFUNC void bpf_kfunc_call_test_ref(struct prog_test_ref_kfunc *p);
+/* 6.12's bpf_testmod: takes an object; never meant to run (the verifier refuses its calls
+ * in the selftests) */
+KBPF_TEST_KFUNC void bpf_kfunc_call_test_offset(struct prog_test_ref_kfunc *p);
 KBPF_TEST_KFUNC void bpf_kfunc_call_test_destructive(void);
 
 /* The one static object the acquire kfuncs hand out ({a 42, b 108, next itself, cnt 1}),

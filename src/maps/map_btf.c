@@ -161,7 +161,7 @@ static const struct btf_type *sized_type(const struct btf *btf, uint32_t id, lon
  * (offset, referenced-ness, the pointee in the value's BTF as k->btf_id), 0 when it is no
  * kptr, or -EINVAL. Unlike Linux 6.1, which fails the whole search on any misaligned
  * member and on any pointer type tag it does not know (and then quietly ignores the
- * failure), only a field tagged "kptr" / "kptr_ref" can be wrong here. */
+ * failure), only a field tagged "kptr" / "kptr_untrusted" / "kptr_ref" can be wrong here. */
 static int kptr_at(const struct btf *btf, const struct btf_type *ft, uint32_t off, struct kbpf_map_kptr *k,
 		   char *log, size_t log_size)
 {
@@ -171,7 +171,9 @@ static int kptr_at(const struct btf *btf, const struct btf_type *ft, uint32_t of
 
 	if (!tname)
 		return 0;
-	if (!strcmp(tname, "kptr"))
+	/* "kptr_untrusted" is Linux 6.12's name of an unreferenced kptr; its "kptr" is a
+	 * referenced one, 6.1's "kptr_ref", but kbpf still reads "kptr" as 6.1 does */
+	if (!strcmp(tname, "kptr") || !strcmp(tname, "kptr_untrusted"))
 		referenced = 0;
 	else if (!strcmp(tname, "kptr_ref"))
 		referenced = 1;

@@ -421,6 +421,13 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 		/* Linux's PTR_TO_BTF_ID read from an object is kbpf's maybe-NULL one: refused
 		 * here for Linux's reason (no reference) before the NULL rule's own message */
 		bool walked = r->btf_walked && r->type == (KBPF_PTR_TO_BTF_ID | KBPF_PTR_MAYBE_NULL);
+		/* 6.12 (check_kfunc_args): a trusted or released argument may not be NULL,
+		 * checked before its type (6.1 went on to the type's message) */
+		bool null_const = r->type == KBPF_SCALAR_VALUE && kbpf_tnum_is_const(r->s.var_off) && !r->s.var_off.value;
+		if ((trusted || rel) && (null_const || ((r->type & KBPF_PTR_MAYBE_NULL) && !walked))) {
+			vlog(env, "Possibly NULL pointer passed to trusted arg%d\n", i);
+			return -EACCES;
+		}
 		if (trusted && (obj_ptr || walked) && r->type != KBPF_PTR_TO_CTX && !r->ref_obj_id) {
 			vlog(env, "R%d must be referenced\n", regno);
 			return -EINVAL;
@@ -447,7 +454,8 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 		} else if (is_struct(ref_t) && ctx_name && !strcmp(ref_tname, ctx_name)) {
 			/* btf_get_prog_ctx_type: the program type's context struct */
 			if (r->type != KBPF_PTR_TO_CTX) {
-				vlog(env, "arg#%d expected pointer to ctx, but got %s\n", i, vbtf_kind_str(t));
+				/* 6.12 names the register's type (6.1: the argument's BTF kind) */
+				vlog(env, "arg#%d expected pointer to ctx, but got %s\n", i, reg_type_str(env, r->type));
 				return -EINVAL;
 			}
 		} else if (r->type == KBPF_PTR_TO_BTF_ID || (is_sock_type(r->type) && r->type == KBPF_REG_BASE(r->type))) {

@@ -185,18 +185,28 @@ static int write_var(struct env *env, struct frame *f, int regno, int off, int s
 			return -EINVAL;
 		}
 	}
+	bool zero_used = false;
 	for (int i = min_off; i < max_off; i++) {
 		int slot = -i - 1, spi = slot / 8;
 		struct stack_slot *sl = &f->stack[spi];
 		uint8_t *t = &sl->type[slot % 8];
 		if (sl->type[7] == STACK_SPILL) {
+			/* 6.12: a zero written over a spilled scalar 0 keeps the spill */
+			if (zero && sl->spilled.type == KBPF_SCALAR_VALUE && kbpf_tnum_equals_const(sl->spilled.s.var_off, 0)) {
+				zero_used = true;
+				continue;
+			}
 			/* Erase the spill: the slot's other bytes become misc. */
 			reg_mark_not_init(env, &sl->spilled);
 			for (int b = 0; b < 8; b++)
 				scrub(&sl->type[b]);
 		}
+		zero_used |= *t == STACK_ZERO && zero;
 		*t = (*t == STACK_ZERO && zero) ? STACK_ZERO : STACK_MISC;
 	}
+	/* the zeroes kept rest on the stored register being 0 (6.12 marks it precise) */
+	if (zero_used && val)
+		return mark_precise(env, value_regno);
 	return 0;
 }
 

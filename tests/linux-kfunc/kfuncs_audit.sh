@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# `kbpf kfuncs --host linux-test-kfuncs.so`: the audit lists Linux's 24 test kfuncs with
-# their prototypes and flags for sched_cls and syscall, and none for xdp.
+# `kbpf kfuncs --host linux-test-kfuncs.so`: the audit lists Linux's 25 test kfuncs (6.1's
+# 24 and 6.12's bpf_testmod bpf_kfunc_call_test_offset) with their prototypes and flags for sched_cls and syscall, and none for xdp.
 # usage: kfuncs_audit.sh KBPF PLUGIN
 set -u
 kbpf=$1 plugin=$2
@@ -15,7 +15,7 @@ check "test1 prototype" '^uint64_t bpf_kfunc_call_test1\(struct sock \*sk, uint3
 check "acquire flags" '^struct prog_test_ref_kfunc \*bpf_kfunc_call_test_acquire\(.*\); /\* KF_ACQUIRE \| KF_RET_NULL, ' "$out"
 check "destructive flag" 'bpf_kfunc_call_test_destructive\(void\); /\* KF_DESTRUCTIVE, ' "$out"
 n=$(grep -c '^[^/].*bpf_kfunc_call_' <<<"$out")
-check "24 kfuncs for sched_cls (got $n)" '^24$' "$n"
+check "25 kfuncs for sched_cls (got $n)" '^25$' "$n"
 out=$("$kbpf" kfuncs --host "$plugin" --type syscall 2>&1)
 check "syscall has them" 'bpf_kfunc_call_test_mem_len_pass1\(void \*mem, int mem__sz\)' "$out"
 out=$("$kbpf" kfuncs --host "$plugin" --type xdp 2>&1)

@@ -23,6 +23,7 @@
 
 #define F_NEEDS_EFFICIENT_UNALIGNED_ACCESS (1 << 0)
 #define F_LOAD_WITH_STRICT_ALIGNMENT (1 << 1)
+#define F_NEEDS_JIT_ENABLED (1 << 2) /* 6.12: skipped where the JIT is off (kbpf has one) */
 
 struct kfunc_btf_id_pair {
 	const char *kfunc;
@@ -103,5 +104,7 @@ struct bpf_test_file {
 /* The generated table exports these two symbols. */
 #define KBPF_SELFTEST_FILES_SYM "kbpf_selftest_files"
 #define KBPF_SELFTEST_NR_FILES_SYM "kbpf_selftest_nr_files"
+/* and the Linux version they come from ("6.12"; absent: "6.1") */
+#define KBPF_SELFTEST_LINUX_SYM "kbpf_selftest_linux"
 
 #endif /* KBPF_SELFTEST_BPF_TEST_H */

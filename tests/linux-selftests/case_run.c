@@ -607,10 +607,14 @@ static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, 
 		.log_buf = log, .log_size = log_size, .prog_name = t->descr,
 		/* test_verifier's program flags: its own two flags become the alignment
 		 * ones, and flags above them are passed as they are (BPF_F_TEST_STATE_FREQ,
-		 * BPF_F_SLEEPABLE: the ones its cases use) */
+		 * BPF_F_SLEEPABLE: the ones its cases use). 6.12's third, F_NEEDS_JIT_ENABLED
+		 * (kbpf has a JIT), shares its bit with BPF_F_TEST_RND_HI32, which Linux's
+		 * runner sets on every load anyway and kbpf does not model (no upper-half
+		 * randomisation), as it does not model 6.12's BPF_F_TEST_REG_INVARIANTS yet:
+		 * neither is passed on. */
 		.prog_flags = ((t->flags & F_LOAD_WITH_STRICT_ALIGNMENT) ? BPF_F_STRICT_ALIGNMENT : 0) |
 			      ((t->flags & F_NEEDS_EFFICIENT_UNALIGNED_ACCESS) ? BPF_F_ANY_ALIGNMENT : 0) |
-			      (t->flags & ~3u),
+			      (t->flags & ~(3u | F_NEEDS_JIT_ENABLED)),
 		.attach_btf_id = attach_btf_id,
 	};
 	vo.xlated_alloc = xlated;

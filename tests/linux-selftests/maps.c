@@ -51,10 +51,11 @@ static const struct map_kind kinds[] = {
  * bpf_spin_lock { int val; }, [3] struct val { int cnt; struct bpf_spin_lock l; },
  * [4] struct bpf_timer {} (16 bytes), [5] struct timer { struct bpf_timer t; }, then the
  * kptr types: [6] struct prog_test_ref_kfunc {}, [7] struct prog_test_member {}, type
- * tags [8] "kptr" and [9] "kptr_ref" on 6, [10] "kptr_ref" on 7, pointers [11..13] to
- * them, and [14] struct btf_ptr of the three (offsets 0, 8, 16): the map's kptr types
- * are looked up by name in the host's BTF, as Linux looks them up in vmlinux. NULL on
- * failure. */
+ * tags [8] on 6, [9] on 6, [10] on 7, pointers [11..13] to them, and [14] struct btf_ptr
+ * of the three (offsets 0, 8, 16): the map's kptr types are looked up by name in the
+ * host's BTF, as Linux looks them up in vmlinux. The tags are each version's names of an
+ * unreferenced, a referenced, a referenced kptr: 6.1's "kptr", "kptr_ref", "kptr_ref";
+ * 6.12's "kptr_untrusted", "kptr", "kptr" (6.12 renamed them). NULL on failure. */
 static struct btf *test_btf(void)
 {
 	struct btf *btf = btf__new_empty();
@@ -73,9 +74,10 @@ static struct btf *test_btf(void)
 	err |= btf__add_field(btf, "t", 4, 0, 0);
 	err |= btf__add_struct(btf, "prog_test_ref_kfunc", 0) != 6;
 	err |= btf__add_struct(btf, "prog_test_member", 0) != 7;
-	err |= btf__add_type_tag(btf, "kptr", 6) != 8;
-	err |= btf__add_type_tag(btf, "kptr_ref", 6) != 9;
-	err |= btf__add_type_tag(btf, "kptr_ref", 7) != 10;
+	const char *unref = ST_LINUX_612() ? "kptr_untrusted" : "kptr", *ref = ST_LINUX_612() ? "kptr" : "kptr_ref";
+	err |= btf__add_type_tag(btf, unref, 6) != 8;
+	err |= btf__add_type_tag(btf, ref, 6) != 9;
+	err |= btf__add_type_tag(btf, ref, 7) != 10;
 	err |= btf__add_ptr(btf, 8) != 11;
 	err |= btf__add_ptr(btf, 9) != 12;
 	err |= btf__add_ptr(btf, 10) != 13;

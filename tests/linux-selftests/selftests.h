@@ -3,10 +3,17 @@
 #ifndef KBPF_SELFTESTS_H
 #define KBPF_SELFTESTS_H
 #include <stddef.h>
+#include <string.h>
 #include <kbpf/host.h>
 #include <kbpf/map.h>
 #include <kbpf/prog.h>
 #include "bpf_test.h"
+
+/* The Linux version the table's files come from ("6.1", "6.12": the table's
+ * kbpf_selftest_linux, gen-table.sh), for the rules that differ between the two
+ * test_verifier.c versions (the map_kptr BTF). main.c sets it. */
+extern const char *st_linux;
+#define ST_LINUX_612() (st_linux && !strcmp(st_linux, "6.12"))
 
 /* One verdict to check: a test, privileged or (Linux's "/u") unprivileged. */
 struct st_case {

@@ -128,6 +128,39 @@ static void test_create(void)
 	CHECK_EQ_U64(make_map(BPF_MAP_TYPE_ARRAY, BPF_F_RDONLY_PROG, 8, p, o, 1, host, &m), -EACCES);
 }
 
+/* Linux 6.12's name of an unreferenced kptr, "kptr_untrusted": the same field as 6.1's
+ * "kptr". */
+static void test_create_untrusted_tag(void)
+{
+	struct btf *b = btf__new_empty();
+	struct kbpf_map *m = NULL;
+	int err = 0;
+
+	CHECK(b);
+	if (!b)
+		return;
+	err |= btf__add_int(b, "int", 4, BTF_INT_SIGNED) != 1;
+	err |= btf__add_struct(b, "prog_test_ref_kfunc", 0) != 2;
+	err |= btf__add_type_tag(b, "kptr_untrusted", 2) != 3;
+	err |= btf__add_ptr(b, 3) != 4;
+	err |= btf__add_struct(b, "val", 16) != 5;
+	err |= btf__add_field(b, "u", 1, 0, 0);
+	err |= btf__add_field(b, "p", 4, 64, 0);
+	CHECK(!err);
+	struct kbpf_map_def def = {
+		.sz = sizeof(def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = 16, .max_entries = 1,
+		.name = "untrusted", .btf = b, .btf_key_type_id = 1, .btf_value_type_id = 5, .host = host,
+		.log_buf = log_buf, .log_size = sizeof(log_buf),
+	};
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), 0);
+	btf__free(b);
+	CHECK_EQ_U64(kbpf_map_kptr_cnt(m), 1);
+	const struct kbpf_map_kptr *k = kbpf_map_kptr_at(m, 8);
+	CHECK(k && !k->referenced);
+	CHECK_STR(k ? k->type_name : NULL, "prog_test_ref_kfunc");
+	kbpf_map_free(m);
+}
+
 /* Maps of maps: no template with kptrs, and no inner map with kptrs in a slot whose
  * template has none (a program would write its slots as plain bytes). */
 static void test_map_in_map(void)
@@ -607,6 +640,7 @@ int main(void)
 	}
 	patch_kfuncs();
 	RUN(test_create);
+	RUN(test_create_untrusted_tag);
 	RUN(test_create_errors);
 	RUN(test_map_in_map);
 	RUN(test_dtor_register);

@@ -141,7 +141,13 @@ static void test_ctx_arg(void)
 		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8),
 		K("bpf_kfunc_call_test_pass_ctx"), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),
 	};
-	verify(bad, N(bad), NULL, "arg#0 expected pointer to ctx, but got PTR");
+	/* 6.12 names the register's type (6.1: "but got PTR", the argument's BTF kind) */
+	verify(bad, N(bad), NULL, "arg#0 expected pointer to ctx, but got fp");
+	struct bpf_insn scalar[] = {
+		BPF_MOV64_IMM(BPF_REG_1, 7), K("bpf_kfunc_call_test_pass_ctx"), BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(scalar, N(scalar), NULL, "arg#0 expected pointer to ctx, but got scalar");
 	struct bpf_insn mod[] = {
 		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 4), K("bpf_kfunc_call_test_pass_ctx"), BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
@@ -164,7 +170,8 @@ static void test_acquire_release(void)
 	/* leak */
 	struct bpf_insn leak[] = { ACQUIRE(), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
 	verify(leak, N(leak), NULL, "Unreleased reference id=");
-	/* no NULL check: a maybe-NULL pointer is memory, and this struct is not scalar-only */
+	/* no NULL check: 6.12 refuses a maybe-NULL argument of a released (or trusted)
+	 * parameter before its type (6.1: memory, and the struct is not scalar-only) */
 	struct bpf_insn nonull[] = {
 		ACQUIRE(), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0), K("bpf_kfunc_call_test_release"),
 		BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),
