@@ -164,6 +164,8 @@ struct subprog {
 	uint32_t btf_id;
 	uint8_t linkage;
 	bool unreliable; /* a call site did not match its prototype (Linux: static only) */
+	/* a global function: a walk reached a call of it; it was verified (verifier.c) */
+	bool called, verified;
 	bool is_async_cb; /* a timer callback: runs on a stack of its own (check_max_stack_depth) */
 	bool changes_pkt_data; /* it, or a function it calls, may change packet data (helper.c) */
 	/* bpf_fastcall (fastcall.c): the patterns' spill area is [lowest spill offset,

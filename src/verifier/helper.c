@@ -1022,6 +1022,7 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		int err = check_global_call(env, sub, caller->regs);
 		if (err == -EFAULT)
 			return err;
+		env->sub[sub].called = true; /* verified after main (6.12): reached, so it runs */
 		if (err) {
 			vlog(env, "Caller passes invalid args into func#%d ('%s')\n", sub, subprog_name(env, sub));
 			return err;

@@ -449,20 +449,29 @@ static int do_check_common(struct env *env, int sub)
 	return err;
 }
 
-/* Linux's do_check_subprogs: every global function, once, before main. */
+/* Linux 6.12's do_check_subprogs (lazy since 6.8): after main, every global function a
+ * walk reached a call of, once, until no new one is reached. One no walk reaches is
+ * never verified: no path calls it, and its instructions, never seen, become the dead
+ * code filler (fixup.c), a stop if ever run. */
 static int do_check_subprogs(struct env *env)
 {
-	for (int i = 1; env->has_func_info && i < env->nr_sub; i++) {
-		if (!subprog_is_global(env, i))
-			continue;
-		env->insn_idx = env->sub[i].start;
-		int err = do_check_common(env, i);
-		if (err)
-			return err;
-		if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2))
-			vlog(env, "Func#%d ('%s') is safe for any args that match its prototype\n", i,
-			     subprog_name(env, i));
-	}
+	int new_cnt;
+	do {
+		new_cnt = 0;
+		for (int i = 1; env->has_func_info && i < env->nr_sub; i++) {
+			if (!subprog_is_global(env, i) || !env->sub[i].called || env->sub[i].verified)
+				continue;
+			env->insn_idx = env->sub[i].start;
+			int err = do_check_common(env, i);
+			if (err)
+				return err;
+			if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2))
+				vlog(env, "Func#%d ('%s') is safe for any args that match its prototype\n", i,
+				     subprog_name(env, i));
+			env->sub[i].verified = true;
+			new_cnt++;
+		}
+	} while (new_cnt);
 	return 0;
 }
 
@@ -639,9 +648,9 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	if (!err)
 		fastcall_mark(env);
 	if (!err)
-		err = do_check_subprogs(env);
-	if (!err)
 		err = do_check_common(env, 0);
+	if (!err)
+		err = do_check_subprogs(env);
 	if (!err) /* before the depths are checked: they may shrink (Linux 6.12's order) */
 		fastcall_remove(env);
 	if (!err)
