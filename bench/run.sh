@@ -87,6 +87,37 @@ trap 'rm -f "$table" "$tcp" "$harden"' EXIT
 } >"$harden"
 cat "$harden"
 
+# Verification speed (bench/verify_bench.c): kbpf's verifier beside the live kernel's on the
+# benchmark programs and Linux's bpf_cubic.o / bpf_dctcp.o (issue 17, item 6).
+verify=$(mktemp)
+trap 'rm -f "$table" "$tcp" "$harden" "$verify"' EXIT
+{
+	echo
+	echo "## Verification speed"
+	echo
+	echo "kbpf's verifier against the running kernel's, program by program: kbpf's time is"
+	echo "\`kbpf_prog_verify()\` on the object's linked, relocated instructions (a host with Linux's and"
+	echo "the TCP host's types and the bench's own BTF, as \`kbpf verify\` has), the kernel's is the"
+	echo "\"verification time\" its log prints at level 4 when libbpf loads the same object (as veristat"
+	echo "does; without root the Linux columns are absent); the least of 20 rounds each, µs. The first"
+	echo "row, the smallest program (\`r0 = 0; exit\`), is each verifier's fixed cost per program."
+	echo "\"processed\" is each verifier's own count of instructions walked. Goal (issue 17): every"
+	echo "program in at most Linux's time and processed count, a fixed cost under 20 µs."
+	echo "Command: \`build-bench/bench/kbpf-bench-verify --rounds 20 OBJ...\`."
+	echo
+	objs=$(ls "$build"/bench/programs/*.bpf.o 2>/dev/null | grep -v '/empty\.' || true)
+	if cmake --build "$build" --target kbpf-bench-verify -j"$(nproc 2>/dev/null || echo 2)" >/dev/null 2>&1; then
+		"$root/scripts/linux-tcp-objects" "$build/linux-tcp-objects" --only bpf_cubic,bpf_dctcp --quiet >/dev/null 2>&1 &&
+			objs="$objs $build/linux-tcp-objects/bpf_cubic.o $build/linux-tcp-objects/bpf_dctcp.o"
+		# shellcheck disable=SC2086
+		"$build/bench/kbpf-bench-verify" --rounds 20 $objs 2>/dev/null | sed -n '/^|/,$p' ||
+			echo "(kbpf-bench-verify failed)"
+	else
+		echo "(not measured: kbpf-bench-verify could not be built here)"
+	fi
+} >"$verify"
+cat "$verify"
+
 first_line() { "$@" 2>/dev/null | head -n 1 || true; }
 cpu=$(LC_ALL=C lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
 [ -n "$cpu" ] || cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1)
@@ -173,5 +204,6 @@ EOF
 	cat "$table"
 	cat "$tcp"
 	cat "$harden"
+	cat "$verify"
 } >"$out"
 echo "run.sh: wrote $out" >&2

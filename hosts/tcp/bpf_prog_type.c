@@ -9,11 +9,10 @@
 #include <bpf/btf.h>
 #include "tcp_host_internal.h"
 
+/* Asked on every context and socket access the verifier checks: the host's index. */
 static int host_struct_id(const struct kbpf_host *host, const char *name)
 {
-	const struct btf *btf = kbpf_host_btf(host);
-
-	return btf ? btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT) : -1;
+	return kbpf_host_btf_find(host, name, BTF_KIND_STRUCT);
 }
 
 /* bpf_tcp_ca_is_valid_access: after btf_ctx_access, a struct sock * argument is a

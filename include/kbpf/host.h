@@ -67,6 +67,12 @@ KBPF_API int kbpf_host_btf_load_self(struct kbpf_host *host);
 KBPF_API int kbpf_host_btf_load_file(struct kbpf_host *host, const char *path);
 /* The host's BTF (a libbpf struct btf, owned by the host), or NULL if none loaded. */
 KBPF_API const struct btf *kbpf_host_btf(const struct kbpf_host *host);
+/* The lowest id of a type of the host's BTF with this name and BTF_KIND_* kind, as
+ * btf__find_by_name_kind gives it but from a hash index built when the BTF is loaded
+ * (libbpf walks every type): for lookups on hot paths, e.g. a program type's ctx or
+ * btf_struct_access callbacks, which run for every access the verifier checks.
+ * Thread-safe. Returns the id, -ENOENT (no such type, or no host BTF) or -EINVAL. */
+KBPF_API int32_t kbpf_host_btf_find(const struct kbpf_host *host, const char *name, uint32_t kind);
 
 /* --- Host object types (src/host/object_types.c) ---
  * Declare the struct `name` of the host's BTF (no "struct ") an object only the host hands

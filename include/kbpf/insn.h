@@ -26,6 +26,13 @@
 #define BPF_XCHG (0xe0 | BPF_FETCH)
 #endif
 
+/* may_goto (Linux 6.9+; libbpf's can_loop / cond_break): BPF_JMP | KBPF_JCOND | BPF_K with
+ * src_reg KBPF_MAY_GOTO, dst_reg and imm 0: "goto +off once the loop budget is spent",
+ * else fall through (docs/verifier.md "may_goto"). Linux's uapi names are BPF_JCOND and
+ * BPF_MAY_GOTO, which Debian 12's headers lack. */
+#define KBPF_JCOND 0xe0
+#define KBPF_MAY_GOTO 0
+
 /* Number of instructions an LDDW (BPF_LD | BPF_IMM | BPF_DW) occupies. */
 #define KBPF_LDDW_CODE (BPF_LD | BPF_IMM | BPF_DW)
 

@@ -466,6 +466,20 @@ L_JA:
 	BACKEDGE();
 	pc = pc->x.target;
 	DISPATCH();
+	/* may_goto with its counter in this frame's slot imm below r10 (verifier/grow.c):
+	 * falls through while the budget lasts, then jumps */
+L_MAY_GOTO: {
+	BACKEDGE();
+	const uint64_t a = R[BPF_REG_10] + IMM64;
+	MEMCHK(a, 8, KBPF_MEM_READ | KBPF_MEM_WRITE, BPF_REG_10);
+	const uint64_t n = kbpf_ld64(a);
+	if (!n) {
+		pc = pc->x.target;
+		DISPATCH();
+	}
+	kbpf_st64(a, n - 1);
+	NEXT();
+}
 
 	/* --- memory --- */
 	LDX(LDX_B, 1, kbpf_ld8(a))

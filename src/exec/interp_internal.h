@@ -34,7 +34,7 @@
 	H(MOVSX64_8) H(MOVSX64_16) H(MOVSX64_32) H(MOVSX32_8) H(MOVSX32_16)                \
 	H(ZEXT16) H(ZEXT32) H(NOP) H(SWAP16) H(SWAP32) H(SWAP64)                           \
 	KBPF_IH_JMP_CONDS(KBPF_IH_JMP_GROUP, H)                                            \
-	H(JA)                                                                              \
+	H(JA) H(MAY_GOTO)                                                                  \
 	H(LDX_B) H(LDX_H) H(LDX_W) H(LDX_DW) H(LDXSX_B) H(LDXSX_H) H(LDXSX_W)              \
 	H(LDX_PROBE_B) H(LDX_PROBE_H) H(LDX_PROBE_W) H(LDX_PROBE_DW)                       \
 	H(ST_B) H(ST_H) H(ST_W) H(ST_DW) H(STX_B) H(STX_H) H(STX_W) H(STX_DW)              \

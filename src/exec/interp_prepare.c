@@ -223,6 +223,14 @@ static int decode_one(const struct kbpf_prog *prog, struct kbpf_interp *ip, size
 			h = KBPF_IH_JA;
 			has_target = true;
 			target = (int64_t)i + 1 + (cls == BPF_JMP ? in->off : in->imm);
+		} else if (op == KBPF_JCOND && cls == BPF_JMP) {
+			/* its counter slot comes from the verifier's rewrite (grow.c) */
+			if (in->imm >= 0)
+				return decode_fail(err, err_size, i,
+						   "may_goto without its counter slot: only a verified program can run it");
+			h = KBPF_IH_MAY_GOTO;
+			has_target = true;
+			target = (int64_t)i + 1 + in->off;
 		} else if (op == BPF_EXIT && cls == BPF_JMP) {
 			h = KBPF_IH_EXIT;
 		} else if (op == BPF_CALL && cls == BPF_JMP) {

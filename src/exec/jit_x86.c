@@ -1348,6 +1348,24 @@ static int emit_dead_stop(struct jit_ctx *c, size_t i)
 	return 0;
 }
 
+/* may_goto with its counter at [rbp + imm] (verifier/grow.c gives the slot): count down
+ * while above 0, else jump. sub sets CF when the counter was 0 and adc puts the borrow
+ * back, so a spent counter stays 0 and CF says "jump", the jcc last as emit_jump needs. */
+static int emit_may_goto(struct jit_ctx *c, size_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	struct jit_buf *b = &c->buf;
+
+	if (in->imm >= 0)
+		return jit_refuse(c, i, "may_goto without its counter slot: only a verified program can run it");
+	x86_rm(b, XF_W, 0x83, 5, X_RBP, in->imm); /* sub qword [rbp + slot], 1 */
+	jb_byte(b, 1);
+	x86_rm(b, XF_W, 0x83, 2, X_RBP, in->imm); /* adc qword [rbp + slot], 0 */
+	jb_byte(b, 0);
+	emit_jump(c, i, CC_B, c->prev.start[i + 1 + in->off]);
+	return 0;
+}
+
 static int emit_one(struct jit_ctx *c, size_t f, size_t i)
 {
 	const struct bpf_insn *in = &c->insns[i];
@@ -1372,6 +1390,8 @@ static int emit_one(struct jit_ctx *c, size_t f, size_t i)
 		}
 		if (op == BPF_CALL && BPF_CLASS(in->code) == BPF_JMP)
 			return emit_call(c, f, i);
+		if (op == KBPF_JCOND && BPF_CLASS(in->code) == BPF_JMP)
+			return emit_may_goto(c, i);
 		return emit_cond_jump(c, i);
 	case BPF_LD:
 		if (in->code == KBPF_LDDW_CODE) {

@@ -5,6 +5,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "btf/btf_check.h"
+#include "btf/name_index.h"
 #include "host/host_internal.h"
 
 /* libbpf returns NULL and sets errno (libbpf 1.x "strict" mode). The file is input
@@ -40,8 +41,9 @@ int kbpf_host_btf_load_file(struct kbpf_host *host, const char *path)
 	ret = parse_btf(path, &btf);
 	if (ret)
 		return ret;
-	btf__free(host->btf);
+	kbpf_host_btf_release(host);
 	host->btf = btf;
+	host->btf_index = kbpf_btf_name_index_new(btf);
 	return 0;
 }
 
@@ -55,8 +57,22 @@ const struct btf *kbpf_host_btf(const struct kbpf_host *host)
 	return host ? host->btf : NULL;
 }
 
+int32_t kbpf_host_btf_find(const struct kbpf_host *host, const char *name, uint32_t kind)
+{
+	if (!host || !name)
+		return -EINVAL;
+	if (!host->btf)
+		return -ENOENT;
+	if (host->btf_index)
+		return kbpf_btf_name_index_find(host->btf_index, name, kind);
+	int32_t id = btf__find_by_name_kind(host->btf, name, kind);
+	return id > 0 ? id : -ENOENT;
+}
+
 void kbpf_host_btf_release(struct kbpf_host *host)
 {
+	kbpf_btf_name_index_free(host->btf_index);
+	host->btf_index = NULL;
 	btf__free(host->btf);
 	host->btf = NULL;
 }

@@ -36,6 +36,7 @@ struct kbpf_host {
 	struct kbpf_helper_entry *helpers; /* sorted by id */
 	size_t nr_helpers, cap_helpers;
 	struct btf *btf;                   /* host BTF (host_btf.c), or NULL */
+	struct kbpf_btf_name_index *btf_index; /* its names (NULL: out of memory at load) */
 	struct kbpf_kconfig_entry *kconfig; /* src/host/kconfig.c */
 	size_t nr_kconfig;
 	struct kbpf_prog_type **prog_types; /* src/host/prog_type.c; heap copies, so the

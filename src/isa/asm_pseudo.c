@@ -558,6 +558,19 @@ static bool parse_goto(struct ps *ps, bool is_long)
 	return emit(ps->a, BPF_JMP | BPF_JA, 0, 0, 0, 0) && add_fix(ps->a, FIX_OFF, &t, slot);
 }
 
+/* "may_goto pc+3" / "may_goto LABEL": BPF_JMP | BPF_JCOND, src_reg BPF_MAY_GOTO (0) */
+static bool parse_may_goto(struct ps *ps)
+{
+	struct target t;
+
+	if (!parse_target(ps, &t))
+		return false;
+	if (!t.name && (t.rel < INT16_MIN || t.rel > INT16_MAX))
+		return fail(ps->a, "jump offset %" PRId64 " out of range for a 16-bit offset", t.rel);
+	size_t slot = ps->a->cnt;
+	return emit(ps->a, BPF_JMP | KBPF_JCOND, 0, 0, 0, 0) && add_fix(ps->a, FIX_OFF, &t, slot);
+}
+
 /* "if r1 > 0x2 goto pc+3", "if w1 s< w2 goto LBB4" */
 static bool parse_if(struct ps *ps)
 {
@@ -1119,6 +1132,8 @@ static bool parse_stmt(struct ps *ps)
 
 	if (eat_word(ps, "exit"))
 		return parse_exit(ps);
+	if (eat_word(ps, "may_goto"))
+		return parse_may_goto(ps);
 	if (eat_word(ps, "gotol"))
 		return parse_goto(ps, true);
 	if (eat_word(ps, "goto"))

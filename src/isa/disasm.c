@@ -395,6 +395,16 @@ static int dis_jmp(struct dis *d, const struct bpf_insn *in)
 		sb_printf(&d->out, is32 ? "gotol " : "goto ");
 		return put_target(d, is32 ? in->imm : in->off) ? -EINVAL : 1;
 	}
+	if (op == KBPF_JCOND) {
+		/* may_goto (Linux 6.9+). The verifier's rewrite gives it its counter slot in imm:
+		 * that form prints as ".insn", which keeps the bytes. */
+		if (is32 || x || in->src_reg != KBPF_MAY_GOTO)
+			return invalid_code(d, in->code);
+		if (reserved(d, in->dst_reg, "register") || reserved(d, in->imm, "imm"))
+			return -EINVAL;
+		sb_printf(&d->out, "may_goto ");
+		return put_target(d, in->off) ? -EINVAL : 1;
+	}
 	if (!jmp_ops[op >> 4])
 		return invalid_code(d, in->code);
 	if (x) {

@@ -94,7 +94,15 @@ static int check_jmp(const struct bpf_insn *in, size_t i, char *err, size_t size
 		if (x || in->src_reg || in->dst_reg || in->imm)
 			return fail(err, size, i, "BPF_EXIT uses reserved fields");
 		return 0;
-	case 0xe0:
+	case KBPF_JCOND:
+		/* may_goto: imm 0 as written; a verified program's has its counter slot there
+		 * (a multiple of 8 within the frame, below r10) */
+		if (cls != BPF_JMP || x)
+			return fail(err, size, i, "unknown opcode %02x", in->code);
+		if (in->src_reg != KBPF_MAY_GOTO || in->dst_reg || !in->off ||
+		    (in->imm && (in->imm > -8 || in->imm < -KBPF_STACK_SIZE || (in->imm & 7))))
+			return fail(err, size, i, "invalid may_goto off %d imm %d", in->off, in->imm);
+		return 0;
 	case 0xf0:
 		return fail(err, size, i, "unknown opcode %02x", in->code);
 	default:

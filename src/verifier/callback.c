@@ -181,7 +181,7 @@ int push_callback(struct env *env, int32_t helper_id, int insn_idx, uint32_t sub
 
 /* 6.12 find_prev_entry: the nearest checkpoint above st at insn_idx with st's frames
  * (an earlier visit of the same call, still being walked). */
-static struct vstate *prev_visit(struct vstate *st, int insn_idx)
+struct vstate *find_prev_entry(struct vstate *st, int insn_idx)
 {
 	for (struct vstate *p = st->parent; p; p = p->parent) {
 		if (p->insn_idx != insn_idx || p->curframe != st->curframe)
@@ -210,7 +210,7 @@ static void widen_reg(struct env *env, const struct reg *old, struct reg *cur)
 	reg_mark_unknown(env, cur);
 }
 
-static void widen_imprecise_scalars(struct env *env, const struct vstate *old, struct vstate *cur)
+void widen_imprecise_scalars(struct env *env, const struct vstate *old, struct vstate *cur)
 {
 	static const uint8_t zero_slot[8] = { STACK_ZERO, STACK_ZERO, STACK_ZERO, STACK_ZERO,
 					      STACK_ZERO, STACK_ZERO, STACK_ZERO, STACK_ZERO };
@@ -270,7 +270,7 @@ int callback_exit(struct env *env, int *insn_idx)
 	}
 	frame_free(callee);
 	st->frame[st->curframe--] = NULL;
-	const struct vstate *prev = prev_visit(st, *insn_idx);
+	const struct vstate *prev = find_prev_entry(st, *insn_idx);
 	if (prev)
 		widen_imprecise_scalars(env, prev, st);
 	return 0;

@@ -97,6 +97,8 @@ int check_subprogs(struct env *env)
 			env->sub[cur].has_tail_call = true;
 		if (BPF_CLASS(code) == BPF_LD && (BPF_MODE(code) == BPF_ABS || BPF_MODE(code) == BPF_IND))
 			env->sub[cur].has_ld_abs = true;
+		if (code == (BPF_JMP | KBPF_JCOND))
+			env->sub[cur].has_may_goto = true;
 		if ((BPF_CLASS(code) == BPF_JMP || BPF_CLASS(code) == BPF_JMP32) && BPF_OP(code) != BPF_EXIT &&
 		    BPF_OP(code) != BPF_CALL) {
 			int t = insn_target(i, code == (BPF_JMP32 | BPF_JA) ? insn[i].imm : insn[i].off);
@@ -136,7 +138,9 @@ static bool opcode_known(uint8_t code)
 		return true;
 	case BPF_JMP:
 	case BPF_JMP32:
-		if (op == 0xe0 || op == 0xf0)
+		if (op == KBPF_JCOND) /* may_goto: 6.12's table has BPF_JMP | BPF_JCOND | BPF_K */
+			return cls == BPF_JMP && BPF_SRC(code) == BPF_K;
+		if (op == 0xf0)
 			return false;
 		if (op == BPF_JA)
 			return BPF_SRC(code) == BPF_K;
@@ -333,6 +337,8 @@ static int visit_insn(struct env *env, struct cfg *c, int t)
 	}
 	default: {
 		mark_prune(env, t);
+		if (in->code == (BPF_JMP | KBPF_JCOND))
+			env->aux[t].may_goto = true; /* 6.12: a forced checkpoint */
 		int ret = push_insn(env, c, t, t + 1, FALLTHROUGH, true);
 		if (ret)
 			return ret;

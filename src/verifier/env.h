@@ -22,6 +22,8 @@ struct btf; /* libbpf's */
 #define MAX_REG 11
 #define FP_REG 10
 #define STACK_SLOTS (KBPF_MAX_STACK / 8)
+/* bpf_loop's bound on nr_loops, and may_goto's loop budget (Linux's BPF_MAX_LOOPS) */
+#define BPF_MAX_LOOPS (8 * 1024 * 1024)
 #define MAX_REFS 64
 #define MAX_SUBPROGS 256
 #define MAX_JMP_SEQ 8192
@@ -138,6 +140,8 @@ struct vstate {
 	 * that its liveness and precision may never be complete, so it is compared by
 	 * value only, and the topmost such state (loop_hdr, NULL: unknown) */
 	uint32_t callback_unroll_depth;
+	/* may_goto fall-throughs taken on the way here (Linux 6.9+, jmp.c and prune.c) */
+	uint32_t may_goto_depth;
 	uint32_t dfs_depth;
 	bool loop_incomplete;
 	struct vstate *loop_hdr;
@@ -155,7 +159,7 @@ struct branch {
 struct subprog {
 	int start;
 	int stack_depth;
-	bool has_tail_call, has_ld_abs;
+	bool has_tail_call, has_ld_abs, has_may_goto;
 	/* func_info (func_info.c): the BTF FUNC, its linkage (BTF_FUNC_STATIC/GLOBAL) */
 	uint32_t btf_id;
 	uint8_t linkage;
@@ -170,6 +174,7 @@ struct insn_aux {
 	uint8_t cfg;         /* check_cfg DFS marks */
 	bool prune_point, jmp_point;
 	bool calls_callback; /* a helper that calls a callback synchronously (check_cfg) */
+	bool may_goto;       /* a may_goto insn: a forced checkpoint (check_cfg) */
 	int map_idx;         /* ld_imm64: maps table index */
 	uint32_t alu_state, alu_limit; /* unprivileged pointer-ALU sanitation seen here */
 	struct kbpf_map *tail_map;    /* tail call: the prog array seen here */
@@ -404,6 +409,11 @@ bool is_callback_helper(int32_t id);
 bool is_sync_callback_helper(int32_t id);
 int push_callback(struct env *env, int32_t helper_id, int insn_idx, uint32_t subprogno);
 int callback_exit(struct env *env, int *insn_idx);
+/* 6.12's find_prev_entry and widen_imprecise_scalars, for callbacks and may_goto: the
+ * nearest state above st at insn_idx with st's frames; widening cur's imprecise scalars
+ * that changed since old (loop counters converge instead of taking a visit per value). */
+struct vstate *find_prev_entry(struct vstate *st, int insn_idx);
+void widen_imprecise_scalars(struct env *env, const struct vstate *old, struct vstate *cur);
 
 /* precise.c */
 int mark_precise(struct env *env, int regno);

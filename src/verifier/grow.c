@@ -5,7 +5,14 @@
  *   - an inlined bpf_loop call becomes Linux's 19-instruction loop (loop_inline.c);
  *   - an unprivileged program's tail call gets Linux's Spectre v1 guard (do_misc_fixups);
  *   - a call of a helper whose proto has inline_load becomes R0 = that variable, as
- *     do_misc_fixups inlines bpf_jiffies64 (ld_imm64 of its address, then a load).
+ *     do_misc_fixups inlines bpf_jiffies64 (ld_imm64 of its address, then a load);
+ *   - may_goto gets its counter: a stack slot below the subprogram's depth (and below
+ *     an inlined bpf_loop's spills), set to BPF_MAX_LOOPS by a store that becomes the
+ *     subprogram's first insn (calls enter there, jumps to the old first insn land
+ *     after it, as 6.12's adjust_jmp_off moves them). Linux expands may_goto into four
+ *     insns on its hidden AX register; kbpf's engines execute it as one insn that reads
+ *     and counts down the slot whose offset the rewrite puts in imm (interp_body.h,
+ *     jit_x86.c), so the translated program keeps it: ".insn 0xe5, 0, 0, OFF, SLOT".
  * Every jump, BPF-to-BPF call and function address that crosses a patch is moved as
  * bpf_adj_branches moves it. */
 #include <errno.h>
@@ -69,8 +76,23 @@ static void emit_load(struct bpf_insn *out, const volatile uint64_t *var)
 	memcpy(out, patch, sizeof(patch));
 }
 
+static int body_len(const struct env *env, int i);
+
+/* may_goto's counter store, in front of the first insn of a subprogram that has one */
+static int prologue_len(const struct env *env, int i)
+{
+	int s = sub_of(env, i);
+	return env->sub[s].start == i && env->sub[s].has_may_goto ? 1 : 0;
+}
+
 /* How many instructions old insn i becomes. */
 static int patch_len(const struct env *env, int i)
+{
+	return prologue_len(env, i) + body_len(env, i);
+}
+
+/* How many instructions old insn i becomes, its prologue not counted. */
+static int body_len(const struct env *env, int i)
 {
 	if (inline_here(env, i))
 		return LOOP_PATCH_LEN;
@@ -80,12 +102,16 @@ static int patch_len(const struct env *env, int i)
 }
 
 /* Relative field (off or imm) of the insn at old index i, whose target is old index t,
- * in the new program; false if it does not fit (Linux: -ERANGE). */
-static bool move_rel(const int *nidx, int cnt, int i, int64_t t, int64_t lo, int64_t hi, int64_t *rel)
+ * in the new program; false if it does not fit (Linux: -ERANGE). from: where insn i is in
+ * the new program (after its prologue); skip: the target's prologue is jumped over (a
+ * jump; calls and function addresses enter at the prologue). */
+static bool move_rel(const struct env *env, const int *nidx, int cnt, int i, int64_t t, bool skip, int64_t lo,
+		     int64_t hi, int64_t *rel)
 {
 	if (t < 0 || t > cnt)
 		return false; /* not in a verified program */
-	*rel = (int64_t)nidx[t] - nidx[i] - 1;
+	int to = nidx[t] + (skip && t < cnt ? prologue_len(env, (int)t) : 0);
+	*rel = (int64_t)to - (nidx[i] + prologue_len(env, i)) - 1;
 	return *rel >= lo && *rel <= hi;
 }
 
@@ -107,8 +133,9 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 	}
 	/* nidx[i]: where old insn i (a patched call: its patch) starts; nidx[cnt] the end */
 	int *nidx = malloc(((size_t)cnt + 1) * sizeof(*nidx));
-	int32_t base[MAX_SUBPROGS + 1];
+	int32_t base[MAX_SUBPROGS + 1], mg_slot[MAX_SUBPROGS + 1];
 	int extra[MAX_SUBPROGS + 1];
+	bool has_loop[MAX_SUBPROGS + 1] = { false };
 	if (!nidx)
 		return -ENOMEM;
 	for (int i = 0, d = 0; i <= cnt; i++) {
@@ -118,10 +145,23 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 	}
 	/* the spill area of each subprogram: below its depth rounded up to 8, the same for
 	 * every call in it */
+	for (int i = 0; i < cnt; i++)
+		if (inline_here(env, i))
+			has_loop[sub_of(env, i)] = true;
 	for (int s = 0; s < env->nr_sub; s++) {
 		int depth = env->sub[s].stack_depth;
 		extra[s] = loop_inline_extra_stack(depth);
 		base[s] = -(depth + extra[s]);
+		/* may_goto's counter: the next 8 bytes down, in the frame kbpf's engines give
+		 * every subprogram (Linux's JIT would let the frame grow past 512) */
+		int below = has_loop[s] ? depth + extra[s] : (depth + 7) & ~7;
+		mg_slot[s] = -(below + 8);
+		if (env->sub[s].has_may_goto && below + 8 > KBPF_MAX_STACK) {
+			vlog(env, "may_goto's counter does not fit: subprogram %d uses %d of the %d stack bytes\n", s,
+			     below, KBPF_MAX_STACK);
+			free(nidx);
+			return -E2BIG;
+		}
 	}
 	int new_cnt = nidx[cnt];
 	struct bpf_insn *p = calloc((size_t)new_cnt, sizeof(*p));
@@ -136,37 +176,46 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 		uint8_t cls = BPF_CLASS(insn.code), op = BPF_OP(insn.code);
 		int64_t rel;
 		bool ok = true;
+		int at = nidx[i] + prologue_len(env, i); /* the insn's own patch */
 
+		if (at != nidx[i])
+			p[nidx[i]] = (struct bpf_insn)BPF_ST_MEM(BPF_DW, BPF_REG_10, mg_slot[sub_of(env, i)],
+								 BPF_MAX_LOOPS);
 		if (inline_here(env, i)) {
 			int s = sub_of(env, i);
 			int cb = (int)env->aux[i].loop_cb_subprog;
-			loop_inline_emit(&p[nidx[i]], base[s], nidx[env->sub[cb].start] - (nidx[i] + LOOP_CALL_OFF) - 1);
+			loop_inline_emit(&p[at], base[s], nidx[env->sub[cb].start] - (at + LOOP_CALL_OFF) - 1);
 			patched_sub[s] = true;
 			continue;
 		}
 		if (load_here(env, i)) {
-			emit_load(&p[nidx[i]], env->aux[i].inline_load);
+			emit_load(&p[at], env->aux[i].inline_load);
 			continue;
 		}
 		if (tail_guard_here(env, i)) {
-			emit_tail_guard(&p[nidx[i]], env->aux[i].tail_map, insn);
+			emit_tail_guard(&p[at], env->aux[i].tail_map, insn);
 			continue;
 		}
 		if (insn.code == (BPF_LD | BPF_IMM | BPF_DW) && insn.src_reg == BPF_PSEUDO_FUNC) {
-			ok = move_rel(nidx, cnt, i, (int64_t)i + insn.imm + 1, INT32_MIN, INT32_MAX, &rel);
+			ok = move_rel(env, nidx, cnt, i, (int64_t)i + insn.imm + 1, false, INT32_MIN, INT32_MAX, &rel);
 			insn.imm = (int32_t)rel;
 		} else if ((cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_EXIT) {
 			if (op == BPF_CALL) {
 				if (insn.src_reg == BPF_PSEUDO_CALL) {
-					ok = move_rel(nidx, cnt, i, (int64_t)i + insn.imm + 1, INT32_MIN, INT32_MAX, &rel);
+					ok = move_rel(env, nidx, cnt, i, (int64_t)i + insn.imm + 1, false, INT32_MIN,
+						      INT32_MAX, &rel);
 					insn.imm = (int32_t)rel;
 				}
 			} else if (cls == BPF_JMP32 && op == BPF_JA) { /* gotol: the offset is imm */
-				ok = move_rel(nidx, cnt, i, (int64_t)i + insn.imm + 1, INT32_MIN, INT32_MAX, &rel);
+				ok = move_rel(env, nidx, cnt, i, (int64_t)i + insn.imm + 1, true, INT32_MIN, INT32_MAX,
+					      &rel);
 				insn.imm = (int32_t)rel;
 			} else {
-				ok = move_rel(nidx, cnt, i, (int64_t)i + insn.off + 1, INT16_MIN, INT16_MAX, &rel);
+				ok = move_rel(env, nidx, cnt, i, (int64_t)i + insn.off + 1, true, INT16_MIN, INT16_MAX,
+					      &rel);
 				insn.off = (int16_t)rel;
+				if (insn.code == (BPF_JMP | KBPF_JCOND))
+					insn.imm = mg_slot[sub_of(env, i)];
 			}
 		}
 		if (!ok) {
@@ -175,13 +224,15 @@ int grow_apply(struct env *env, const struct bpf_insn *in, struct bpf_insn **out
 			err = -ENOMEM;
 			break;
 		}
-		p[nidx[i]] = insn;
+		p[at] = insn;
 	}
 	if (err)
 		goto out;
 	for (int s = 0; s < env->nr_sub; s++) {
 		if (patched_sub[s])
 			env->sub[s].stack_depth += extra[s];
+		if (env->sub[s].has_may_goto)
+			env->sub[s].stack_depth = -mg_slot[s];
 		env->sub[s].start = nidx[env->sub[s].start];
 	}
 	env->sub[env->nr_sub].start = new_cnt;

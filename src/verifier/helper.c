@@ -281,7 +281,7 @@ static int check_arg_btf_id(struct env *env, int regno, const struct kbpf_helper
 	uint32_t want = fn->arg_btf_id[arg];
 
 	if (!want && fn->arg_btf_name[arg] && btf) {
-		int id = btf__find_by_name_kind(btf, fn->arg_btf_name[arg], BTF_KIND_STRUCT);
+		int id = kbpf_host_btf_find(env->host, fn->arg_btf_name[arg], BTF_KIND_STRUCT);
 		if (id <= 0) {
 			/* the host has no such struct: no pointer can be one */
 			const struct btf_type *a = btf__type_by_id(btf, r->btf_id);
@@ -313,13 +313,13 @@ static int check_arg_btf_sock(struct env *env, int regno, const struct kbpf_help
 {
 	const struct reg *r = &cur_regs(env)[regno];
 	const struct btf *btf = kbpf_host_btf(env->host);
-	int sc = btf && !sock_map ? btf__find_by_name_kind(btf, "sock_common", BTF_KIND_STRUCT) : -ENOENT;
+	int sc = btf && !sock_map ? kbpf_host_btf_find(env->host, "sock_common", BTF_KIND_STRUCT) : -ENOENT;
 
 	if (sc > 0 && kfunc_struct_ids_match(btf, r->btf_id, r->off, (uint32_t)sc, false))
 		return 0;
 	if (!sock_map && btf && (fn->arg_btf_id[arg] || fn->arg_btf_name[arg])) {
 		int id = fn->arg_btf_id[arg] ? (int)fn->arg_btf_id[arg]
-					     : btf__find_by_name_kind(btf, fn->arg_btf_name[arg], BTF_KIND_STRUCT);
+					     : kbpf_host_btf_find(env->host, fn->arg_btf_name[arg], BTF_KIND_STRUCT);
 		if (id > 0 && kfunc_struct_ids_match(btf, r->btf_id, r->off, (uint32_t)id, false))
 			return 0;
 	}
@@ -908,8 +908,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		/* bpf_kptr_xchg returns what the slot held: the kptr's type */
 		uint32_t tid = id == BPF_FUNC_kptr_xchg && meta.kptr ? meta.kptr->btf_id : fn->ret_btf_id;
 		if (!tid && fn->ret_btf_name) { /* named: resolved in the host BTF now */
-			const struct btf *btf = kbpf_host_btf(env->host);
-			int found = btf ? btf__find_by_name_kind(btf, fn->ret_btf_name, BTF_KIND_STRUCT) : -ENOENT;
+			int found = kbpf_host_btf_find(env->host, fn->ret_btf_name, BTF_KIND_STRUCT);
 			tid = found > 0 ? (uint32_t)found : 0;
 		}
 		if (!tid) {

@@ -275,6 +275,34 @@ static bool match_pkt(const struct bpf_insn *insn, const struct reg *dst, const 
 	return true;
 }
 
+/* Linux 6.9+'s may_goto: at run time a per-frame counter (BPF_MAX_LOOPS, set at the
+ * subprogram's entry) decides: while it lasts the insn falls through (and counts), then
+ * it jumps. Both ways are possible at every visit: the jump is walked now, the
+ * fall-through is pushed one may_goto deeper, with the scalars that changed since the
+ * last visit of this insn widened (so a loop's visits converge); prune.c then cuts a
+ * visit that a shallower one covers. The counter ends every loop, so no loop bound is
+ * needed from the program. */
+static int check_may_goto(struct env *env, const struct bpf_insn *insn, int *insn_idx)
+{
+	int idx = *insn_idx, err = 0;
+	if (insn->code != (BPF_JMP | KBPF_JCOND) || insn->src_reg != KBPF_MAY_GOTO || insn->dst_reg || insn->imm ||
+	    insn->off == 0) {
+		vlog(env, "invalid may_goto off %d imm %d\n", insn->off, insn->imm);
+		return -EINVAL;
+	}
+	/* the earlier visit: not the checkpoint is_state_visited just made of this one */
+	struct vstate *from = env->cur->parent && env->cur->parent->insn_idx == idx ? env->cur->parent : env->cur;
+	struct vstate *prev = find_prev_entry(from, idx);
+	struct vstate *fall = push_branch(env, idx + 1, idx, false, &err);
+	if (!fall)
+		return err;
+	fall->may_goto_depth++;
+	if (prev)
+		widen_imprecise_scalars(env, prev, fall);
+	*insn_idx += insn->off;
+	return 0;
+}
+
 int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 {
 	struct vstate *this_b = env->cur;
@@ -284,6 +312,8 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 	struct reg *src = NULL;
 	int pred = -1, err;
 
+	if (op == KBPF_JCOND)
+		return check_may_goto(env, insn, insn_idx);
 	if (op == BPF_JA || op > BPF_JSLE) {
 		vlog(env, "invalid BPF_JMP/JMP32 opcode %x\n", op);
 		return -EINVAL;

@@ -230,8 +230,8 @@ static const char *param_name(const struct btf *btf, const struct btf_param *p)
 	return n ? n : "";
 }
 
-/* Linux's reg2btf_ids: the struct a socket pointer points to. */
-static uint32_t sock_btf_id(const struct btf *btf, uint32_t type)
+/* Linux's reg2btf_ids: the struct a socket pointer points to (in the host's BTF). */
+static uint32_t sock_btf_id(const struct kbpf_host *host, uint32_t type)
 {
 	const char *name;
 	switch (type) {
@@ -240,7 +240,7 @@ static uint32_t sock_btf_id(const struct btf *btf, uint32_t type)
 	case KBPF_PTR_TO_TCP_SOCK: name = "tcp_sock"; break;
 	default: return 0;
 	}
-	int id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+	int id = kbpf_host_btf_find(host, name, BTF_KIND_STRUCT);
 	return id > 0 ? (uint32_t)id : 0;
 }
 
@@ -447,7 +447,7 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 				     vbtf_kind_str(ref_t), ref_tname);
 				return -EINVAL;
 			}
-			uint32_t reg_id = r->type == KBPF_PTR_TO_BTF_ID ? r->btf_id : sock_btf_id(btf, r->type);
+			uint32_t reg_id = r->type == KBPF_PTR_TO_BTF_ID ? r->btf_id : sock_btf_id(env->host, r->type);
 			const struct btf_type *reg_t = vbtf_skip_mods(btf, reg_id, &reg_id);
 			if (!reg_id || !kfunc_struct_ids_match(btf, reg_id, r->off, ref_id, strict)) {
 				vlog(env, "kernel function %s args#%d expected pointer to %s %s but R%d has a pointer to %s %s\n",

@@ -17,7 +17,6 @@
 #include <kbpf/insn.h>
 #include "verifier/env.h"
 
-#define BPF_MAX_LOOPS (8 * 1024 * 1024) /* bpf_loop's bound on nr_loops (Linux's) */
 #define REG_SIZE 8
 
 /* Linux's loop_flag_is_zero: R4 a known 0; the verdict rests on it, so it is made
@@ -61,7 +60,8 @@ int loop_inline_extra_stack(int depth)
 
 /* Fit on every visit, reached, and (kbpf's engines give every frame exactly
  * KBPF_MAX_STACK bytes, where Linux sizes the frame from the depth) its spill area fits
- * in the frame of subprog, the subprogram holding it. */
+ * in the frame of subprog, the subprogram holding it, with may_goto's counter below it
+ * if the subprogram has one (grow.c). */
 bool loop_inline_here(const struct env *env, int i, int subprog)
 {
 	const struct bpf_insn *in = &env->insns[i];
@@ -70,7 +70,8 @@ bool loop_inline_here(const struct env *env, int i, int subprog)
 		return false;
 	if (!a->seen || !a->loop_inline_init || !a->loop_inline_fit)
 		return false;
-	return round8(env->sub[subprog].stack_depth) + 3 * REG_SIZE <= KBPF_MAX_STACK;
+	int counter = env->sub[subprog].has_may_goto ? REG_SIZE : 0;
+	return round8(env->sub[subprog].stack_depth) + 3 * REG_SIZE + counter <= KBPF_MAX_STACK;
 }
 
 /* Linux's inline_bpf_loop body; base is the R6 spill slot's offset. */

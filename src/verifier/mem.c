@@ -222,8 +222,7 @@ static int check_ctx_access(struct env *env, int off, int size, bool write, stru
 	if (ok && !env->attach_proto_id && t->ctx_size && (off < 0 || (uint64_t)off + size > t->ctx_size))
 		ok = false;
 	if (ok && KBPF_REG_BASE(info->reg_type) == KBPF_PTR_TO_BTF_ID && !info->btf_id && info->btf_name) {
-		const struct btf *btf = env->host ? kbpf_host_btf(env->host) : NULL;
-		int32_t id = btf ? btf__find_by_name_kind(btf, info->btf_name, BTF_KIND_STRUCT) : -1;
+		int32_t id = env->host ? kbpf_host_btf_find(env->host, info->btf_name, BTF_KIND_STRUCT) : -1;
 		if (id > 0)
 			info->btf_id = (uint32_t)id;
 		else
@@ -279,7 +278,7 @@ static int check_ptr_to_map_access(struct env *env, int regno, int off, int size
 		vlog(env, "map_ptr access not supported without CONFIG_DEBUG_INFO_BTF\n");
 		return -EOPNOTSUPP;
 	}
-	id = tname ? btf__find_by_name_kind(btf, tname, BTF_KIND_STRUCT) : -ENOENT;
+	id = tname ? kbpf_host_btf_find(env->host, tname, BTF_KIND_STRUCT) : -ENOENT;
 	if (id <= 0) {
 		vlog(env, "map_ptr access not supported for map type %d\n", (int)kbpf_map_type(r->map));
 		return -EOPNOTSUPP;

@@ -320,8 +320,8 @@ int is_state_visited(struct env *env, int insn_idx)
 	 * precision backtracking walks it whole each time: a loop of N iterations would cost
 	 * O(N^2) time. Linux later forces a checkpoint once the history passes 40 jumps ("bpf:
 	 * avoid accumulating infinitely long jmp history", 6.8); so does kbpf. */
-	bool calls_cb = env->aux[insn_idx].calls_callback;
-	bool force = env->test_state_freq || cur->hist_cnt > 40 || calls_cb;
+	bool calls_cb = env->aux[insn_idx].calls_callback, may_goto = env->aux[insn_idx].may_goto;
+	bool force = env->test_state_freq || cur->hist_cnt > 40 || calls_cb || may_goto;
 	bool add = force || (env->jmps_processed - env->prev_jmps_processed >= 2 &&
 			     env->insn_processed - env->prev_insn_processed >= 8);
 	int n = 0;
@@ -341,7 +341,13 @@ int is_state_visited(struct env *env, int insn_idx)
 					goto hit;
 				goto miss;
 			}
+			/* Linux 6.9+: a may_goto visit one counter step deeper than an earlier
+			 * one whose values cover it adds nothing: the counter ends the loop */
+			if (may_goto && sl->may_goto_depth != cur->may_goto_depth &&
+			    states_equal(env, sl, cur, RANGE_WITHIN))
+				goto hit;
 			if (!other_entry && sl->callback_unroll_depth == cur->callback_unroll_depth &&
+			    sl->may_goto_depth == cur->may_goto_depth &&
 			    states_maybe_looping(sl, cur) && states_equal(env, sl, cur, NOT_EXACT)) {
 				vlog(env, "infinite loop detected at insn %d\n", insn_idx);
 				return -EINVAL;

@@ -82,6 +82,7 @@ int state_copy_into(struct vstate *dst, const struct vstate *src)
 	dst->last_insn_idx = src->last_insn_idx;
 	dst->all_precise = false; /* only checkpoints earn it (precise.c give_up) */
 	dst->callback_unroll_depth = src->callback_unroll_depth;
+	dst->may_goto_depth = src->may_goto_depth;
 	dst->dfs_depth = src->dfs_depth;
 	dst->loop_incomplete = false; /* only checkpoints get it (prune.c) */
 	dst->loop_hdr = NULL;

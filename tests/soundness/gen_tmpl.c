@@ -23,7 +23,7 @@ const char *const snd_tmpl_names[SND_NR_TMPL] = {
 	[SND_T_LOOP_CB] = "loop_cb",         [SND_T_EACH_CB] = "each_cb",       [SND_T_SPILL_PTR] = "spill_ptr",
 	[SND_T_LINKED] = "linked",           [SND_T_HELPER_OUT] = "helper_out", [SND_T_PTR_JMP32] = "ptr_jmp32",
 	[SND_T_TAIL_CHAIN] = "tail_chain",   [SND_T_PKT_NEG] = "pkt_neg",       [SND_T_KFUNC_MEM] = "kfunc_mem",
-	[SND_T_V4] = "v4",
+	[SND_T_V4] = "v4",                   [SND_T_MAY_GOTO] = "may_goto",
 };
 
 /* Functions templates append (struct snd_gen_func.kind). */
@@ -443,6 +443,41 @@ static void t_loop_cb(struct snd_gen *g)
 	cb_call(g, BPF_FUNC_loop, FN_LOOP_CB, slot, op);
 }
 
+/* may_goto (issue 17): a loop that only the counter may end, whose body adds to or sets
+ * a stack slot (or sets it and leaves), maybe ended earlier by a bound on the slot; the
+ * slot used as an index after it. Every visit of the may_goto may be the last one, and
+ * a deeper visit is cut only against one that covers it: a wrong cut or a widening that
+ * forgot a value shows as an index out of bounds. */
+static void t_may_goto(struct snd_gen *g)
+{
+	int16_t slot = (int16_t)(-8 * (1 + (int)rn(g, 8)));
+	int op = (int)rn(g, CB_NR);
+	int32_t v = cb_value(g, op);
+	size_t out[3] = { (size_t)-1, (size_t)-1, (size_t)-1 };
+
+	cb_slot_prepare(g, slot, op);
+	size_t head = g->cnt;
+	out[0] = jmp_fwd(g, BPF_RAW_INSN(BPF_JMP | KBPF_JCOND | BPF_K, 0, KBPF_MAY_GOTO, 0, 0));
+	if (op == CB_ADD) {
+		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_10, slot));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, v));
+		emit(g, BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_0, slot));
+	} else {
+		emit(g, BPF_ST_MEM(BPF_DW, BPF_REG_10, slot, v));
+		if (op == CB_SET_STOP)
+			out[1] = jmp_fwd(g, BPF_JMP_A(0));
+	}
+	if (pct(g, 90)) { /* a bound of its own (most runs end long before the counter) */
+		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_10, slot));
+		out[2] = jmp_fwd(g, BPF_JMP_IMM(pct(g, 80) ? BPF_JGT : BPF_JGE, BPF_REG_0, (int32_t)rn(g, 40), 0));
+	}
+	emit(g, BPF_JMP_A((int16_t)((int64_t)head - (int64_t)g->cnt - 1)));
+	for (int k = 0; k < 3; k++)
+		if (out[k] != (size_t)-1)
+			patch(g, out[k]);
+	cb_slot_use(g, slot);
+}
+
 /* Class 1: bpf_for_each_map_elem over the empty hash (no call), the array (4 calls),
  * the hash (its keys) or the global map (1). */
 static void t_each_cb(struct snd_gen *g)
@@ -770,6 +805,7 @@ static int fits(const struct snd_gen *g, const struct fn_state *fs, const struct
 	case SND_T_PRUNE_LOCK: return priv && main_fn && !g->tmpl_lock && !g->tmpl_tail;
 	case SND_T_PRUNE_PKT: return priv && pkt;
 	case SND_T_LOOP_CB: case SND_T_EACH_CB: return priv && room;
+	case SND_T_MAY_GOTO: return priv; /* unprivileged: the back-edge is refused */
 	case SND_T_TAIL_CHAIN: return main_fn && !g->tmpl_lock;
 	case SND_T_PKT_NEG: return pkt;
 	case SND_T_KFUNC_MEM: return priv && env->has_kfuncs;
@@ -804,6 +840,7 @@ void snd_tmpl_emit(struct snd_gen *g, const struct fn_state *fs, const struct sn
 	case SND_T_TAIL_CHAIN: t_tail_chain(g); break;
 	case SND_T_PKT_NEG: t_pkt_neg(g); break;
 	case SND_T_V4: t_v4(g); break;
+	case SND_T_MAY_GOTO: t_may_goto(g); break;
 	default: t_kfunc_mem(g, env); break;
 	}
 	if (g->cnt != before)

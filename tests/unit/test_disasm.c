@@ -98,6 +98,8 @@ static void test_jumps(void)
 	DIS("goto pc-1", BPF_JMP_A(-1));
 	DIS("goto pc+0", BPF_JMP_A(0));
 	DIS("gotol pc+70000", BPF_JMP32_A(70000));
+	DIS("may_goto pc+2", BPF_RAW_INSN(BPF_JMP | KBPF_JCOND | BPF_K, 0, KBPF_MAY_GOTO, 2, 0));
+	DIS("may_goto pc-3", BPF_RAW_INSN(BPF_JMP | KBPF_JCOND | BPF_K, 0, KBPF_MAY_GOTO, -3, 0));
 	DIS("exit", BPF_EXIT_INSN());
 }
 
@@ -309,7 +311,9 @@ static void test_invalid(void)
 		BPF_RAW_INSN(BPF_JMP32 | BPF_CALL, 0, 0, 0, 1),
 		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, 3, 0, 1),
 		BPF_RAW_INSN(BPF_JMP32 | BPF_EXIT, 0, 0, 0, 0),
-		BPF_RAW_INSN(BPF_JMP | 0xe0 | BPF_K, 0, 0, 0, 0),
+		BPF_RAW_INSN(BPF_JMP32 | KBPF_JCOND | BPF_K, 0, 0, 1, 0), /* may_goto is JMP only */
+		BPF_RAW_INSN(BPF_JMP | KBPF_JCOND | BPF_X, 0, 0, 1, 0),
+		BPF_RAW_INSN(BPF_JMP | KBPF_JCOND | BPF_K, 0, 1, 1, 0),    /* src_reg: not may_goto */
 		BPF_RAW_INSN(KBPF_LDDW_CODE, 1, 7, 0, 0),
 	};
 

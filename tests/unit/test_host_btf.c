@@ -64,6 +64,39 @@ static void test_load_test_host(void)
 	}
 }
 
+/* kbpf_host_btf_find (the host's name index) answers as btf__find_by_name_kind for
+ * every named type of every kind, and -ENOENT / -EINVAL otherwise. */
+static void test_find_index(void)
+{
+	uint32_t n = btf__type_cnt(hbtf), checked = 0, bad = 0;
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(hbtf, id);
+		const char *name = btf__name_by_offset(hbtf, t->name_off);
+		if (!name || !*name)
+			continue;
+		int want = btf__find_by_name_kind(hbtf, name, btf_kind(t));
+		int got = kbpf_host_btf_find(host, name, btf_kind(t));
+		bad += got != want;
+		checked++;
+	}
+	CHECK(checked > 100);
+	CHECK_EQ_U64(bad, 0);
+	CHECK(kbpf_host_btf_find(host, "th_flow", BTF_KIND_STRUCT) > 0);
+	CHECK_EQ_U64(kbpf_host_btf_find(host, "th_flow", BTF_KIND_UNION), -ENOENT);
+	CHECK_EQ_U64(kbpf_host_btf_find(host, "th_no_such_type", BTF_KIND_STRUCT), -ENOENT);
+	CHECK_EQ_U64(kbpf_host_btf_find(host, "", BTF_KIND_STRUCT), -ENOENT);
+	CHECK_EQ_U64(kbpf_host_btf_find(host, NULL, BTF_KIND_STRUCT), -EINVAL);
+	CHECK_EQ_U64(kbpf_host_btf_find(NULL, "th_flow", BTF_KIND_STRUCT), -EINVAL);
+	struct kbpf_host *h = kbpf_host_new();
+	CHECK_EQ_U64(kbpf_host_btf_find(h, "th_flow", BTF_KIND_STRUCT), -ENOENT); /* no BTF */
+	/* a second load replaces the BTF and its index */
+	CHECK_EQ_U64(kbpf_host_btf_load_file(h, KBPF_TEST_HOST), 0);
+	CHECK_EQ_U64(kbpf_host_btf_load_file(h, KBPF_TEST_HOST), 0);
+	CHECK_EQ_U64(kbpf_host_btf_find(h, "th_flow", BTF_KIND_STRUCT),
+		     btf__find_by_name_kind(kbpf_host_btf(h), "th_flow", BTF_KIND_STRUCT));
+	kbpf_host_free(h);
+}
+
 static void test_load_errors(void)
 {
 	struct kbpf_host *h = kbpf_host_new();
@@ -561,6 +594,7 @@ int main(void)
 	RUN(test_load_test_host);
 	if (hbtf) {
 		RUN(test_load_errors);
+		RUN(test_find_index);
 		RUN(test_func_decl);
 		RUN(test_compat_clang_externs);
 		RUN(test_compat_built);

@@ -102,22 +102,43 @@ static void run_ctx_free(struct run_ctx *rc)
 	free(rc->buf);
 }
 
-/* Run an accepted program once in checked mode: every load and store is checked against
- * the stack, the context and the packet, so a verified program must run clean. */
+/* Run an accepted program's translated form (what kbpf_prog_create would run: the
+ * verifier's rewrites, e.g. may_goto's counter, bpf_loop inlined) once on each engine:
+ * in checked mode, where every load and store is checked against the stack, the context
+ * and the packet, so a verified program must run clean; then on the fast interpreter and
+ * the JIT, which must return the same value. */
+static int run_engine(struct kbpf_host *host, const struct vcase *c, const struct bpf_insn *insns, size_t cnt,
+		      struct kbpf_map *const *maps, int engine, char *why, size_t why_size);
+
 static int run_checked(struct kbpf_host *host, const struct vcase *c, const struct bpf_insn *insns,
 		       size_t cnt, struct kbpf_map *const *maps, char *why, size_t why_size)
+{
+	static const char *const names[] = { "checked run", "interpreter", "JIT" };
+	for (int e = 0; e < 3; e++) {
+		char one[512] = "";
+		int ret = run_engine(host, c, insns, cnt, maps, e, one, sizeof(one));
+		if (ret) {
+			snprintf(why, why_size, "%s: %s", names[e], one);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int run_engine(struct kbpf_host *host, const struct vcase *c, const struct bpf_insn *insns, size_t cnt,
+		      struct kbpf_map *const *maps, int engine, char *why, size_t why_size)
 {
 	const struct kbpf_prog_type *pt = kbpf_host_prog_type_find(host, c->type);
 	char log[512] = "", err[512] = "";
 	struct kbpf_prog_opts popts = {
 		.sz = sizeof(popts), .trusted_unverified = 1, .host = host, .name = c->name, .log_buf = log,
-		.log_size = sizeof(log), .maps = maps, .nr_maps = (size_t)c->nr_maps,
+		.log_size = sizeof(log), .maps = maps, .nr_maps = (size_t)c->nr_maps, .jit = engine == 2,
 	};
 	struct kbpf_prog *prog = NULL;
 	struct run_ctx rc;
 	struct kbpf_mem_region regions[2];
 	struct kbpf_run_opts ropts = {
-		.sz = sizeof(ropts), .flags = KBPF_RUN_CHECKED, .regions = regions,
+		.sz = sizeof(ropts), .flags = engine == 0 ? KBPF_RUN_CHECKED : 0, .regions = regions,
 		.max_insns = 100000000, .err = err, .err_size = sizeof(err),
 	};
 	int ret = -1;
@@ -158,7 +179,8 @@ out:
 static int run_case(struct kbpf_host *host, const struct vcase *c, char *log, int verbose,
 		    char *why, size_t why_size)
 {
-	struct bpf_insn *insns = NULL;
+	struct bpf_insn *insns = NULL, *xprog = NULL;
+	uint32_t *xidx = NULL;
 	size_t cnt = 0;
 	struct kbpf_map *maps[CASE_MAX_MAPS] = { 0 };
 	struct case_funcs funcs = { 0 };
@@ -201,15 +223,18 @@ static int run_case(struct kbpf_host *host, const struct vcase *c, char *log, in
 		opts.func_info = funcs.info;
 		opts.nr_func_info = funcs.nr;
 	}
+	opts.xlated_alloc = c->has_retval; /* the program the engines run */
 	log[0] = 0;
 	rc = kbpf_prog_verify(insns, cnt, &opts);
+	xprog = opts.xlated_prog;
+	xidx = opts.xlated_idx;
 	if (c->accept) {
 		if (rc) {
 			const char *tail = strlen(log) > 300 ? log + strlen(log) - 300 : log;
 
 			snprintf(why, why_size, "rejected (%s): %.300s", strerror(-rc), tail);
 		} else if (c->has_retval) {
-			result = run_checked(host, c, insns, cnt, maps, why, why_size) == 0;
+			result = run_checked(host, c, xprog, opts.xlated_cnt, maps, why, why_size) == 0;
 		} else {
 			result = 1;
 		}
@@ -229,6 +254,8 @@ out:
 		kbpf_map_free(maps[i]);
 	case_funcs_free(&funcs);
 	free(insns);
+	free(xprog);
+	free(xidx);
 	return result;
 }
 

@@ -47,8 +47,7 @@ static const struct kbpf_helper_proto *tracing_func_proto(const struct kbpf_prog
 		return NULL;
 	if (id == BPF_FUNC_d_path) {
 		/* struct path (<kbpf/linux.h>) must be a type of the host for programs to get one */
-		const struct btf *btf = kbpf_host_btf(host);
-		if (!btf || btf__find_by_name_kind(btf, "path", BTF_KIND_STRUCT) <= 0)
+		if (kbpf_host_btf_find(host, "path", BTF_KIND_STRUCT) <= 0)
 			return NULL;
 	}
 	return kbpf_linux_get_func_proto(type, host, id);
