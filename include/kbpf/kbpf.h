@@ -17,6 +17,7 @@
 #include <kbpf/object.h>
 #include <kbpf/struct_ops.h>
 #include <kbpf/timer.h>
+#include <kbpf/btf.h>
 
 #define KBPF_VERSION_MAJOR 0
 #define KBPF_VERSION_MINOR 1

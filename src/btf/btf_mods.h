@@ -6,10 +6,8 @@
 
 #include <stdint.h>
 #include <bpf/btf.h>
+#include <kbpf/btf.h>
 
-/* The type id names once const/volatile/restrict/typedef (and type tags) are skipped:
- * NULL for a bad id or a chain longer than any real BTF has (a loop in hostile BTF);
- * else the type, with its id in *res_id (if res_id). */
-const struct btf_type *kbpf_btf_skip_mods(const struct btf *btf, uint32_t id, uint32_t *res_id);
+/* kbpf_btf_skip_mods: <kbpf/btf.h> (public: the kbpf command uses it too). */
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <kbpf/btf.h>
 
 struct btf;
 
@@ -21,10 +22,6 @@ struct btf;
 int kbpf_btf_func_compat(const struct btf *local, uint32_t local_func_id, const struct btf *target,
 			 uint32_t targ_func_id, char *msg, size_t msg_size);
 
-/* The C declaration of FUNC id (e.g. "int tcp_slow_start(struct tcp_sock *tp, u32 acked)",
- * parameter names from the FUNC_PROTO, "(void)" for none) into buf. Returns 0, -EINVAL
- * (not a FUNC), -ELOOP / -E2BIG (the types it names are cyclic / absurdly deep, see
- * btf_check.h), -ENOSPC (truncated to size-1 bytes), -ENOMEM. */
-int kbpf_btf_func_decl(const struct btf *btf, uint32_t func_id, char *buf, size_t size);
+/* kbpf_btf_func_decl: <kbpf/btf.h>. */
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Kfunc calls from a program (src/exec/kfunc_call.c): the kfuncs a program pins at create,
- * and the call itself with every argument and R0 narrowed by the function model. */
+/* Kfunc calls from a program (src/exec/kfunc_call.c): the kfuncs a program pinned at
+ * creation (src/prog/kfuncs.c), and the call itself with every argument and R0 narrowed
+ * by the function model. */
 #ifndef KBPF_SRC_EXEC_KFUNC_CALL_H
 #define KBPF_SRC_EXEC_KFUNC_CALL_H
 
@@ -10,13 +11,12 @@
 
 struct kbpf_prog;
 
-/* Find every kfunc call (src_reg BPF_PSEUDO_KFUNC_CALL, imm != 0) of prog and pin its
- * descriptor on prog->host. Returns 0, or -EINVAL ("insn N: kernel function ... is not
- * registered on the host") / -ENXIO (its set is being unregistered) / -ENOMEM, with the
- * reason in err; nothing stays pinned on failure. */
-int kbpf_prog_kfuncs_pin(struct kbpf_prog *prog, char *err, size_t err_size);
-/* Drop the pins (kbpf_prog_free). */
-void kbpf_prog_kfuncs_unpin(struct kbpf_prog *prog);
+/* The kfuncs a program pinned (prog->kfuncs), sorted by BTF id. */
+struct kbpf_prog_kfuncs {
+	size_t nr;
+	const struct kbpf_kfunc_desc *desc[];
+};
+
 /* The pinned descriptor of kfunc btf_id, or NULL. */
 const struct kbpf_kfunc_desc *kbpf_prog_kfunc_find(const struct kbpf_prog *prog, uint32_t btf_id);
 

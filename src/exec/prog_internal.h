@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What a struct kbpf_prog holds, shared by prog.c and the execution engines. */
+/* What a struct kbpf_prog holds: program creation (src/prog/) fills it, the engines run it. */
 #ifndef KBPF_SRC_EXEC_PROG_INTERNAL_H
 #define KBPF_SRC_EXEC_PROG_INTERNAL_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <kbpf/prog.h>
 #include <kbpf/prog_type.h>
+#include "maps/prog_array.h"
 
 struct kbpf_interp; /* the interpreter's pre-decoded form, owned by interp.c */
 struct kbpf_jit;    /* native code, owned by jit.c */
@@ -20,6 +22,11 @@ struct kbpf_prog {
 	 * path), so that a run costs one call level; first, so that the jump reads
 	 * [prog + 0]. kbpf_prog_create sets the interpreter's, kbpf_jit_attach the JIT's. */
 	kbpf_prog_run_fn run;
+	/* verified: its type and attach_btf_id, which its PROG_ARRAYs' owner must match
+	 * (kbpf_prog_array_owner_check); NULL for an unverified program. Second and third:
+	 * a PROG_ARRAY reads them there (struct kbpf_prog_array_view) */
+	const struct kbpf_prog_type *type;
+	uint32_t attach_btf_id;
 	char name[64];
 	struct bpf_insn *insns; /* validated copy */
 	size_t insn_cnt;
@@ -27,12 +34,12 @@ struct kbpf_prog {
 	struct kbpf_map **maps; /* the table LDDW map pseudo instructions index */
 	size_t nr_maps;
 	/* the maps' storage and the variables of inlined helpers, which checked mode lets
-	 * the program touch besides the regions a run declares (prog_regions.c) */
+	 * the program touch besides the regions a run declares (src/prog/regions.c) */
 	struct kbpf_mem_region *map_regions;
 	size_t nr_map_regions;
 	struct kbpf_interp *interp;
 	struct kbpf_jit *jit; /* NULL: runs on the interpreter */
-	struct kbpf_prog_kfuncs *kfuncs; /* the kfuncs it calls, pinned (src/exec/kfunc_call.c) */
+	struct kbpf_prog_kfuncs *kfuncs; /* the kfuncs it calls, pinned (src/prog/kfuncs.c) */
 	unsigned harden;     /* KBPF_HARDEN_* of the create options */
 	uint32_t max_ctx_offset; /* the verifier's (kbpf_prog_max_ctx_offset); 0 if unverified */
 	uint32_t max_tp_access;  /* the verifier's (kbpf_prog_max_tp_access); 0 if unverified */
@@ -43,15 +50,15 @@ struct kbpf_prog {
 	/* LD_ABS/LD_IND's packet: the program type's hook (kbpf_prog_type.ld_abs), NULL
 	 * for an unverified program or a type without one (such programs are refused) */
 	kbpf_ld_abs_fn ld_abs;
-	/* verified: its type and attach_btf_id, which its PROG_ARRAYs' owner must match
-	 * (kbpf_prog_array_owner_check); NULL for an unverified program */
-	const struct kbpf_prog_type *type;
-	uint32_t attach_btf_id;
 };
+_Static_assert(offsetof(struct kbpf_prog, run) == offsetof(struct kbpf_prog_array_view, run) &&
+		       offsetof(struct kbpf_prog, type) == offsetof(struct kbpf_prog_array_view, type) &&
+		       offsetof(struct kbpf_prog, attach_btf_id) == offsetof(struct kbpf_prog_array_view, attach_btf_id),
+	       "a PROG_ARRAY reads a program's owner through struct kbpf_prog_array_view");
 
-/* prog_regions.c: fill map_regions; given are the instructions before the verifier's
- * rewrite (prog->insns, xlated_idx set). Returns 0 or -ENOMEM. */
-int kbpf_prog_regions_collect(struct kbpf_prog *prog, const struct bpf_insn *given, size_t given_cnt);
+/* The interpreter's run entry (src/exec/run.c): prog->run of a program the JIT has not
+ * taken; program creation sets it. */
+int kbpf_prog_run_interp(const struct kbpf_prog *prog, void *ctx, uint64_t *retval);
 
 /* The 64-bit value the LDDW at insns[idx] loads: its immediate, or for map pseudo
  * sources the map's address or the address of a value offset. Shared by the engines.

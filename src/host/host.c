@@ -6,7 +6,14 @@
 #include <string.h>
 #include "host/host_internal.h"
 #include "host/kfunc_internal.h"
+#include "maps/map_host.h"
 #include "maps/timer.h"
+
+/* What the maps of this host's types ask of it (kptr fields: their BTF and destructors). */
+static const struct kbpf_map_host_ops map_ops = {
+	.btf = kbpf_host_btf,
+	.kptr_dtor = kbpf_host_kptr_dtor,
+};
 
 struct kbpf_host *kbpf_host_new(void)
 {
@@ -14,6 +21,7 @@ struct kbpf_host *kbpf_host_new(void)
 
 	if (!host)
 		return NULL;
+	host->map_ops = &map_ops;
 	if (pthread_rwlock_init(&host->prog_types_lock, NULL)) {
 		free(host);
 		return NULL;

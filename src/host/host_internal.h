@@ -4,9 +4,11 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <kbpf/host.h>
 #include <kbpf/prog_type.h>
 #include <kbpf/struct_ops.h>
+#include "maps/map_host.h"
 
 struct kbpf_helper_entry {
 	int32_t id;
@@ -28,6 +30,9 @@ struct kbpf_kconfig_entry {
 };
 
 struct kbpf_host {
+	/* what the maps typed by this host ask of it (host.c sets it; maps/map_host.h):
+	 * first, where a map reads it */
+	const struct kbpf_map_host_ops *map_ops;
 	struct kbpf_helper_entry *helpers; /* sorted by id */
 	size_t nr_helpers, cap_helpers;
 	struct btf *btf;                   /* host BTF (host_btf.c), or NULL */
@@ -63,6 +68,8 @@ struct kbpf_host {
 	 * when the first such map binds (a program created with it) */
 	struct kbpf_timers *_Atomic timers;
 };
+
+_Static_assert(offsetof(struct kbpf_host, map_ops) == 0, "kbpf_map_host_ops reads it first");
 
 /* Release what host_btf.c / kconfig.c hold (called by kbpf_host_free). */
 void kbpf_host_btf_release(struct kbpf_host *host);

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <kbpf/timer.h>
-#include "exec/callback.h"
 #include "host/host_internal.h"
 #include "maps/timer.h"
 
@@ -16,10 +15,11 @@ int kbpf_host_timers_bind(struct kbpf_host *host, struct kbpf_map *map)
 	return kbpf_timers_bind(&host->timers, map);
 }
 
-void kbpf_host_timers_prog_release(struct kbpf_host *host, const struct kbpf_prog *prog)
+void kbpf_host_timers_prog_release(struct kbpf_host *host, bool (*owns)(const void *prog, uint64_t fn),
+				   const void *prog)
 {
-	if (host && prog->callbacks)
-		kbpf_timers_prog_release(atomic_load(&host->timers), kbpf_prog_callback_owns, prog);
+	if (host)
+		kbpf_timers_prog_release(atomic_load(&host->timers), owns, prog);
 }
 
 /* The engine, made on demand: controls may come before the first program. */

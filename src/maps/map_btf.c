@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 #include <kbpf/kfunc.h>
 #include "btf/core_internal.h" /* kbpf_core_msg */
+#include "maps/map_host.h"
 #include "maps/map_internal.h"
 #include "maps/map_prog_view.h"
 #include "maps/spinlock.h"
@@ -250,7 +251,7 @@ static int find_kptrs(struct kbpf_map *map, const struct btf *btf, const struct 
 static int resolve_kptrs(struct kbpf_map *map, const struct btf *btf, const struct kbpf_host *host, char *log,
 			 size_t log_size)
 {
-	const struct btf *hbtf = host ? kbpf_host_btf(host) : NULL;
+	const struct btf *hbtf = host ? kbpf_map_host_ops(host)->btf(host) : NULL;
 
 	for (int i = 0; i < map->nr_kptrs; i++) {
 		struct kbpf_map_kptr *k = &map->kptrs[i];
@@ -272,7 +273,7 @@ static int resolve_kptrs(struct kbpf_map *map, const struct btf *btf, const stru
 		snprintf(k->type_name, sizeof(k->type_name), "%s", name);
 		if (!k->referenced)
 			continue;
-		k->dtor = (void (*)(void *))kbpf_host_kptr_dtor(host, k->btf_id);
+		k->dtor = (void (*)(void *))kbpf_map_host_ops(host)->kptr_dtor(host, k->btf_id);
 		if (!k->dtor) {
 			kbpf_core_msg(log, log_size,
 				"kptr field at offset %u: struct %s has no destructor (kbpf_host_kptr_dtor_register)",

@@ -144,9 +144,6 @@ int kbpf_prog_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map 
  * the first sets them. Unverified programs (type NULL) are the host's and not checked.
  * 0, or -EINVAL for a program of another type. */
 int kbpf_prog_array_owner_check(struct kbpf_map *map, const void *type, uint32_t attach);
-struct kbpf_prog;
-/* src/exec/prog.c: what kbpf_prog_array_owner_check compares of prog (NULL: unverified) */
-const void *kbpf_prog_tail_owner(const struct kbpf_prog *prog, uint32_t *attach);
 int kbpf_htab_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_ringbuf_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_sk_storage_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);

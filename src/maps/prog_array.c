@@ -7,12 +7,13 @@
  * keeps Linux's value_size == 4 so that the definitions in .bpf.o files load
  * unchanged.  Programs are not reference counted: the host keeps a program alive while
  * it sits in a slot and while a tail call may still reach it. The map looks at a program
- * only for its type (kbpf_prog_tail_owner: one type per map).
+ * only for its type (struct kbpf_prog_array_view: one type per map).
  * Slots are single atomic pointers, so a tail call racing with an update sees the
  * old or the new program, never a torn pointer. */
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include "maps/prog_array.h"
 #include "maps/ptr_array.h"
 
 /* owners are set and compared at program creation and host updates only */
@@ -48,7 +49,7 @@ static int prog_array_sys_update(struct kbpf_map *map, const void *key, const vo
 				 uint64_t flags)
 {
 	uint32_t index = kbpf_map_key_index(key);
-	void *prog;
+	const struct kbpf_prog_array_view *prog;
 
 	if (flags != BPF_ANY)
 		return -EINVAL;
@@ -57,11 +58,9 @@ static int prog_array_sys_update(struct kbpf_map *map, const void *key, const vo
 	memcpy(&prog, value, sizeof(prog));
 	if (!prog)
 		return -EINVAL;
-	uint32_t attach = 0;
-	const void *owner = kbpf_prog_tail_owner(prog, &attach);
-	if (kbpf_prog_array_owner_check(map, owner, attach))
+	if (kbpf_prog_array_owner_check(map, prog->type, prog->attach_btf_id))
 		return -EINVAL; /* Linux: a program of another type than the map's */
-	atomic_store_explicit(&kbpf_to_ptr_array(map)->slots[index], prog, memory_order_release);
+	atomic_store_explicit(&kbpf_to_ptr_array(map)->slots[index], (void *)prog, memory_order_release);
 	return 0;
 }
 

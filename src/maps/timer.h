@@ -28,12 +28,13 @@ void kbpf_timers_map_release(struct kbpf_map *map);
 /* Linux's bpf_timer_cancel_and_free for the value's timer (element delete or update). */
 void kbpf_map_value_timer_free(struct kbpf_map *map, void *value);
 
-/* src/host/timers.c: the same for a host (prog.c binds a verified program's maps and
- * releases its callbacks at kbpf_prog_free). */
+/* src/host/timers.c: the same for a host. Program creation (src/prog/create.c) binds a
+ * verified program's maps, and at kbpf_prog_free releases its callbacks, handing down
+ * owns (kbpf_prog_callback_owns: the engines know a program's callbacks). */
 struct kbpf_host;
-struct kbpf_prog;
 int kbpf_host_timers_bind(struct kbpf_host *host, struct kbpf_map *map);
-void kbpf_host_timers_prog_release(struct kbpf_host *host, const struct kbpf_prog *prog);
+void kbpf_host_timers_prog_release(struct kbpf_host *host, bool (*owns)(const void *prog, uint64_t fn),
+				   const void *prog);
 
 /* The host API's engine side (src/host/timers.c checks the host). */
 int kbpf_timers_start(struct kbpf_timers *e);

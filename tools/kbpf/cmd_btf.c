@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "btf/btf_check.h"
+#include <kbpf/btf.h>
 #include "cli.h"
 
 void usage_btf(void)

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <bpf/btf.h>
 #include <kbpf/linux.h>
-#include "btf/btf_check.h"
+#include <kbpf/btf.h>
 #include "cli.h"
 
 void usage_map(void)

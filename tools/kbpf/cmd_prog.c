@@ -11,7 +11,7 @@
 #ifdef KBPF_HAVE_CAPSTONE
 #include <capstone/capstone.h>
 #endif
-#include "btf/func_compat.h"
+#include <kbpf/btf.h>
 #include "cli.h"
 
 void usage_prog(void)

@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <bpf/btf.h>
 #include <kbpf/linux.h>
-#include "btf/btf_mods.h"
+#include <kbpf/btf.h>
 #include "cli.h"
 
 void usage_run(void)

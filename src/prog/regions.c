@@ -8,6 +8,7 @@
 #include <linux/bpf.h>
 #include <kbpf/map.h>
 #include "exec/prog_internal.h"
+#include "prog/create.h"
 
 /* Given insn i, a helper call, became R0 = *(u64 *)addr (src/verifier/grow.c): the
  * three insns ld_imm64 r0, addr; r0 = *(u64 *)(r0 + 0). */

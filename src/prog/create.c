@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* struct kbpf_prog: a validated copy of the instructions plus what the engines need. */
+/* Program creation, Linux's bpf_prog_load: verify, check the rewrite, bind the maps (their
+ * regions, timers and prog arrays), the kfuncs and the callbacks, and hand the program to
+ * the interpreter and, if asked, the JIT (src/exec/, the layer below); and its end,
+ * kbpf_prog_free, which releases them in the opposite order. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,15 +15,12 @@
 #include <kbpf/verifier.h>
 #include "exec/callback.h"
 #include "exec/jit.h"
-#include "maps/timer.h"
-#include "exec/kfunc_call.h"
 #include "exec/prog_internal.h"
 #include "isa/validate.h"
 #include "maps/map_internal.h"
+#include "maps/timer.h"
 #include "opts.h"
-
-
-static int prog_run_interp(const struct kbpf_prog *prog, void *ctx, uint64_t *retval);
+#include "prog/create.h"
 
 /* Compile prog with the JIT. Only a host the JIT cannot serve at all fails the create;
  * a program the JIT does not take keeps the interpreter, the reason in the log. */
@@ -152,7 +152,7 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		memcpy(prog->maps, opts->maps, nr_maps * sizeof(*prog->maps));
 		prog->nr_maps = nr_maps;
 	}
-	ret = kbpf_prog_regions_collect(prog, given, given_cnt); /* prog_regions.c */
+	ret = kbpf_prog_regions_collect(prog, given, given_cnt); /* regions.c */
 	if (ret) {
 		kbpf_prog_free(prog);
 		return ret;
@@ -211,16 +211,16 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	}
 	if (prog->run_budget > KBPF_RUN_BUDGET_MAX)
 		prog->run_budget = KBPF_RUN_BUDGET_MAX;
-	ret = kbpf_prog_kfuncs_pin(prog, log, log_size); /* kfunc_call.c: before decoding */
-	if (!ret)
-		ret = kbpf_prog_callbacks_prepare(prog, log, log_size); /* callback.c: before decoding */
+	ret = kbpf_prog_kfuncs_pin(prog, log, log_size); /* kfuncs.c: before decoding */
+	if (!ret) /* src/exec/callback.c: before decoding */
+		ret = kbpf_prog_callbacks_prepare(prog, log, log_size);
 	if (!ret)
 		ret = kbpf_interp_prepare(prog, log, log_size);
 	if (ret) {
 		kbpf_prog_free(prog);
 		return ret;
 	}
-	prog->run = prog_run_interp; /* until the JIT takes it (kbpf_jit_attach) */
+	prog->run = kbpf_prog_run_interp; /* until the JIT takes it (kbpf_jit_attach) */
 	if (OPTS_GET(opts, jit, 0)) {
 		ret = prog_jit(prog, log, log_size);
 		if (ret) {
@@ -237,91 +237,19 @@ uint32_t kbpf_prog_max_ctx_offset(const struct kbpf_prog *prog)
 	return prog ? prog->max_ctx_offset : 0;
 }
 
-const void *kbpf_prog_tail_owner(const struct kbpf_prog *prog, uint32_t *attach)
-{
-	*attach = prog ? prog->attach_btf_id : 0;
-	return prog ? prog->type : NULL;
-}
-
 uint32_t kbpf_prog_max_tp_access(const struct kbpf_prog *prog)
 {
 	return prog ? prog->max_tp_access : 0;
-}
-
-int kbpf_prog_ldimm64_value(const struct kbpf_prog *prog, size_t idx, uint64_t *value, char *err, size_t err_size)
-{
-	const struct bpf_insn *in = &prog->insns[idx];
-	uint32_t lo = (uint32_t)in->imm, hi = (uint32_t)prog->insns[idx + 1].imm;
-	struct kbpf_map *map;
-	void *addr;
-
-	switch (in->src_reg) {
-	case 0:
-		*value = (uint64_t)lo | (uint64_t)hi << 32;
-		return 0;
-	case BPF_PSEUDO_MAP_FD:
-	case BPF_PSEUDO_MAP_IDX:
-	case BPF_PSEUDO_MAP_VALUE:
-	case BPF_PSEUDO_MAP_IDX_VALUE:
-		if (lo >= prog->nr_maps) {
-			snprintf(err, err_size, "insn %zu: fd %d is not pointing to valid bpf_map", idx, in->imm);
-			return -EINVAL;
-		}
-		map = prog->maps[lo];
-		if (in->src_reg == BPF_PSEUDO_MAP_FD || in->src_reg == BPF_PSEUDO_MAP_IDX) {
-			if (hi) {
-				snprintf(err, err_size, "insn %zu: unrecognized bpf_ld_imm64 insn", idx);
-				return -EINVAL;
-			}
-			*value = (uint64_t)(uintptr_t)map;
-			return 0;
-		}
-		if (kbpf_map_direct_value_addr(map, hi, &addr)) {
-			snprintf(err, err_size, "insn %zu: invalid access to map value pointer, value_size=%u off=%u", idx,
-				 kbpf_map_value_size(map), hi);
-			return -EINVAL;
-		}
-		*value = (uint64_t)(uintptr_t)addr;
-		return 0;
-	case BPF_PSEUDO_FUNC: /* a callback: a C function pointer to the subprogram */
-		return kbpf_prog_callback_addr(prog, idx, value, err, err_size);
-	case BPF_PSEUDO_BTF_ID: /* a typed __ksym: the host variable's address */
-		addr = hi ? NULL : kbpf_host_var_addr(prog->host, lo);
-		if (!addr) {
-			snprintf(err, err_size, "insn %zu: btf_id %u is not a registered host variable", idx, lo);
-			return -EINVAL;
-		}
-		*value = (uint64_t)(uintptr_t)addr;
-		return 0;
-	default:
-		snprintf(err, err_size, "insn %zu: ld_imm64 with src_reg %d is not supported yet", idx, in->src_reg);
-		return -EOPNOTSUPP;
-	}
-}
-
-bool kbpf_prog_insn_is_dead_stop(const struct kbpf_prog *prog, size_t i)
-{
-	const struct bpf_insn *in = &prog->insns[i];
-
-	if (!prog->type)
-		return false;
-	return (in->code == (BPF_JMP | BPF_JA) && in->off == -1) || (in->code == (BPF_JMP32 | BPF_JA) && in->imm == -1);
-}
-
-void kbpf_prog_dead_code_reached(const struct kbpf_prog *prog, size_t insn)
-{
-	fprintf(stderr,
-		"kbpf: program '%s' reached insn %zu, which the verifier judged unreachable (a verifier bug); "
-		"the run stops with -ENOTRECOVERABLE\n",
-		prog->name, insn);
 }
 
 void kbpf_prog_free(struct kbpf_prog *prog)
 {
 	if (!prog)
 		return;
-	/* its callbacks leave the timers before their code goes */
-	kbpf_host_timers_prog_release(prog->host, prog);
+	/* its callbacks leave the timers before their code goes: the host's timer engine
+	 * asks kbpf_prog_callback_owns which are the program's */
+	if (prog->callbacks)
+		kbpf_host_timers_prog_release(prog->host, kbpf_prog_callback_owns, prog);
 	kbpf_jit_free(prog->jit);
 	kbpf_interp_free(prog->interp);
 	kbpf_prog_kfuncs_unpin(prog);
@@ -350,47 +278,4 @@ const struct bpf_insn *kbpf_prog_insns(const struct kbpf_prog *prog, size_t *cnt
 const char *kbpf_prog_name(const struct kbpf_prog *prog)
 {
 	return prog ? prog->name : NULL;
-}
-
-/* The interpreter's run entry (prog->run when the program is not JIT-compiled). */
-static int prog_run_interp(const struct kbpf_prog *prog, void *ctx, uint64_t *retval)
-{
-	uint64_t args[5] = { (uint64_t)(uintptr_t)ctx };
-	uint64_t r0 = 0;
-	int ret;
-
-	ret = kbpf_interp_run(prog, args, &r0);
-	if (retval)
-		*retval = r0;
-	return ret;
-}
-
-/* A NULL check and a tail jump into the program's run entry: the JIT's code has this
- * very signature (docs/jit.md, "Entries"), so a run costs one call level, as a call
- * of a native function does. */
-int kbpf_prog_run(const struct kbpf_prog *prog, void *ctx, uint64_t *retval)
-{
-	if (!prog)
-		return -EINVAL;
-	return prog->run(prog, ctx, retval);
-}
-
-int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts)
-{
-	/* outputs live at the end: callers must be current */
-	if (!prog || !opts || !OPTS_VALID(opts, sizeof(*opts)))
-		return -EINVAL;
-	opts->fault_insn = -1;
-	opts->insns_executed = 0;
-	if (opts->err && opts->err_size)
-		opts->err[0] = 0;
-	if (opts->flags & ~(KBPF_RUN_CHECKED | KBPF_RUN_STACK_FILL))
-		return -EINVAL;
-	if ((opts->flags & KBPF_RUN_STACK_FILL) && !(opts->flags & KBPF_RUN_CHECKED))
-		return -EINVAL; /* the fast engines do not clear their stack at all */
-	if (opts->flags & KBPF_RUN_CHECKED)
-		return kbpf_interp_run_checked(prog, opts);
-	if (prog->jit)
-		return kbpf_jit_run(prog->jit, opts->args, &opts->retval);
-	return kbpf_interp_run(prog, opts->args, &opts->retval);
 }
