@@ -58,6 +58,44 @@ static bool is_ctx_ptr(struct env *env, const struct btf_type *ptr)
 	return !strcmp(vbtf_name(env->prog_btf, t), ctx);
 }
 
+/* Linux 6.8+'s argument tags (bpf_helpers.h's __arg_ctx, __arg_nonnull, …): BTF decl tags
+ * "arg:TAG" on a global function's argument arg, collected as 6.12's
+ * btf_prepare_func_args collects them. Returns 0 with the tags, or -EOPNOTSUPP (logged). */
+enum { ARG_TAG_CTX = 1, ARG_TAG_NONNULL = 2, ARG_TAG_TRUSTED = 4, ARG_TAG_NULLABLE = 8, ARG_TAG_ARENA = 16 };
+
+static int arg_tags(struct env *env, int sub, int arg, unsigned *tags)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} known[] = { { "ctx", ARG_TAG_CTX },
+		      { "nonnull", ARG_TAG_NONNULL },
+		      { "trusted", ARG_TAG_TRUSTED },
+		      { "nullable", ARG_TAG_NULLABLE },
+		      { "arena", ARG_TAG_ARENA } };
+	const struct btf *btf = env->prog_btf;
+	uint32_t n = btf ? btf__type_cnt(btf) : 0;
+
+	*tags = 0;
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		if (!btf_is_decl_tag(t) || t->type != env->sub[sub].btf_id || btf_decl_tag(t)->component_idx != arg)
+			continue;
+		const char *tag = btf__name_by_offset(btf, t->name_off);
+		if (!tag || strncmp(tag, "arg:", 4))
+			continue;
+		size_t k = 0;
+		while (k < sizeof(known) / sizeof(known[0]) && strcmp(tag + 4, known[k].name))
+			k++;
+		if (k == sizeof(known) / sizeof(known[0])) {
+			vlog(env, "arg#%d has unsupported set of tags\n", arg);
+			return -EOPNOTSUPP;
+		}
+		*tags |= known[k].bit;
+	}
+	return 0;
+}
+
 bool subprog_is_global(const struct env *env, int sub)
 {
 	return env->has_func_info && sub > 0 && sub < env->nr_sub && env->sub[sub].linkage == BTF_FUNC_GLOBAL;
@@ -172,16 +210,39 @@ int global_func_args(struct env *env, int sub, struct reg *regs)
 	for (int i = 0; i < nargs; i++) {
 		struct reg *r = &regs[i + 1];
 		const struct btf_type *t = vbtf_skip_mods(env->prog_btf, args[i].type, NULL);
+		unsigned tags;
+		int err = arg_tags(env, sub, i, &tags);
+		if (err)
+			return err;
+		if (tags && (t == &vbtf_void || !btf_is_ptr(t))) {
+			vlog(env, "arg#%d has pointer tag, but is not a pointer type\n", i);
+			return -EINVAL;
+		}
 		if (is_scalar(t)) {
 			r->type = KBPF_SCALAR_VALUE;
 			reg_mark_unknown(env, r);
 			continue;
 		}
 		if (t != &vbtf_void && btf_is_ptr(t)) {
-			if (is_ctx_ptr(env, t)) {
+			if ((tags & ARG_TAG_CTX) || is_ctx_ptr(env, t)) {
+				if (tags & ~ARG_TAG_CTX) {
+					vlog(env, "arg#%d has invalid combination of tags\n", i);
+					return -EINVAL;
+				}
 				r->type = KBPF_PTR_TO_CTX;
 				reg_mark_known(r, 0);
 				continue;
+			}
+			/* kbpf has no arenas, and no trusted BTF pointer arguments of
+			 * global functions yet: refused, never taken for plain memory */
+			if (tags & (ARG_TAG_TRUSTED | ARG_TAG_ARENA)) {
+				vlog(env, "arg#%d: arg:%s is not supported by kbpf yet\n", i,
+				     tags & ARG_TAG_TRUSTED ? "trusted" : "arena");
+				return -EOPNOTSUPP;
+			}
+			if (tags & ARG_TAG_NULLABLE) {
+				vlog(env, "arg#%d has invalid combination of tags\n", i);
+				return -EINVAL;
 			}
 			uint32_t ref_id;
 			const struct btf_type *ref_t = vbtf_skip_mods(env->prog_btf, t->type, &ref_id);
@@ -191,11 +252,13 @@ int global_func_args(struct env *env, int sub, struct reg *regs)
 				     vbtf_kind_str(ref_t), vbtf_name(env->prog_btf, ref_t), size);
 				return -EINVAL;
 			}
-			/* memory of the pointee's size, or NULL: the function must check */
-			r->type = KBPF_PTR_TO_MEM | KBPF_PTR_MAYBE_NULL;
+			/* memory of the pointee's size, or NULL: the function must check
+			 * (arg:nonnull: never NULL, every caller is checked for it) */
+			r->type = KBPF_PTR_TO_MEM | ((tags & ARG_TAG_NONNULL) ? 0 : KBPF_PTR_MAYBE_NULL);
 			reg_mark_known(r, 0);
 			r->mem_size = (uint32_t)size;
-			r->id = ++env->id_gen;
+			if (!(tags & ARG_TAG_NONNULL))
+				r->id = ++env->id_gen;
 			continue;
 		}
 		vlog(env, "Arg#%d type %s in %s() is not supported yet.\n", i, vbtf_kind_str(t), fname);
@@ -261,7 +324,10 @@ int check_global_call(struct env *env, int sub, const struct reg *regs)
 		}
 		if ((err = arg_off_ok(env, r, regno)))
 			continue;
-		if (is_ctx_ptr(env, t)) {
+		unsigned tags;
+		if ((err = arg_tags(env, sub, i, &tags)))
+			continue;
+		if ((tags & ARG_TAG_CTX) || is_ctx_ptr(env, t)) {
 			if (r->type != KBPF_PTR_TO_CTX) {
 				vlog(env, "arg#%d expected pointer to ctx, but got %s\n", i, vbtf_kind_str(t));
 				err = -EINVAL;
@@ -280,6 +346,16 @@ int check_global_call(struct env *env, int sub, const struct reg *regs)
 		/* check_mem_reg: NULL passes; else size bytes readable and writable, with a
 		 * maybe-null pointer taken as not null for the check */
 		struct reg *cr = &cur_regs(env)[regno];
+		/* arg:nonnull: the function dereferences it unchecked. 6.12 lets a NULL
+		 * constant through check_mem_reg here; kbpf refuses it with the message 6.12
+		 * gives a maybe-NULL pointer (the NULL would be dereferenced in the host) */
+		if ((tags & ARG_TAG_NONNULL) &&
+		    ((cr->type & KBPF_PTR_MAYBE_NULL) ||
+		     (cr->type == KBPF_SCALAR_VALUE && kbpf_tnum_equals_const(cr->s.var_off, 0)))) {
+			vlog(env, "arg#%d is expected to be non-NULL\n", i);
+			err = -EINVAL;
+			continue;
+		}
 		if (cr->type == KBPF_SCALAR_VALUE && kbpf_tnum_equals_const(cr->s.var_off, 0))
 			continue;
 		uint32_t saved = cr->type;

@@ -101,17 +101,31 @@ int case_funcs_build(const char *spec, const char *ctx_name, const struct bpf_in
 			goto bad;
 		int proto = btf__add_func_proto(btf, rid);
 		char *asave = NULL, *args = open + 1;
+		char tags[5][4][16];
+		int nargs = 0, ntags[5] = { 0 };
 		for (char *a = strtok_r(args, ",", &asave); a; a = strtok_r(NULL, ",", &asave)) {
 			a = trim(a);
-			int aid = type_id(&t, a);
 			if (!*a)
 				continue;
-			if (aid <= 0 || btf__add_func_param(btf, "arg", aid))
+			/* "TYPE [__arg_TAG...]": each tag a decl tag "arg:TAG" on this argument */
+			char *wsave = NULL, *w = strtok_r(a, " ", &wsave);
+			int aid = w ? type_id(&t, w) : -1;
+			if (aid <= 0 || nargs == 5 || btf__add_func_param(btf, "arg", aid))
 				goto bad;
+			while ((w = strtok_r(NULL, " ", &wsave))) {
+				if (strncmp(w, "__arg_", 6) || ntags[nargs] == 4 || strlen(w + 6) + 5 > sizeof(tags[0][0]))
+					goto bad;
+				snprintf(tags[nargs][ntags[nargs]++], sizeof(tags[0][0]), "arg:%s", w + 6);
+			}
+			nargs++;
 		}
 		int fid = btf__add_func(btf, name, linkage, proto);
 		if (proto < 0 || fid < 0)
 			goto bad;
+		for (int i = 0; i < nargs; i++)
+			for (int k = 0; k < ntags[i]; k++)
+				if (btf__add_decl_tag(btf, tags[i][k], fid, i) < 0)
+					goto bad;
 		/* records beyond the subprograms found keep counting past the end, so the
 		 * verifier's own checks see the mismatch */
 		out->info[out->nr].insn_off = out->nr < nstarts ? starts[out->nr] : (uint32_t)cnt + out->nr;

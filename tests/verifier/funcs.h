@@ -18,7 +18,9 @@ struct case_funcs {
 };
 
 /* Build the BTF of spec (prototypes separated by ';': "[static|global] RET NAME(ARGS)",
- * types int, long, void, ctx, int*, long*, void*) and one func_info record per
+ * types int, long, void, ctx, int*, long*, void*, each argument's type maybe followed by
+ * "__arg_TAG" words, Linux's argument tags: BTF decl tags "arg:TAG" on the function's
+ * argument) and one func_info record per
  * prototype, at the subprogram starts of insns in order (ctx_name: the program type's
  * context struct). Returns 0, or -1 with a reason in err. */
 int case_funcs_build(const char *spec, const char *ctx_name, const struct bpf_insn *insns, size_t cnt,
