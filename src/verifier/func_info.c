@@ -358,6 +358,25 @@ int check_global_call(struct env *env, int sub, const struct reg *regs)
 		}
 		if (cr->type == KBPF_SCALAR_VALUE && kbpf_tnum_equals_const(cr->s.var_off, 0))
 			continue;
+		/* A packet pointer as plain memory: the function may write it (it is
+		 * verified for any writable bytes), so only where the program may write its
+		 * packet; and inside a function that changes packet data it would outlive
+		 * the change (as plain memory, nothing invalidates it). Linux 6.13+ refuses
+		 * both (6.12 let them through: a write into a read-only packet, a stale
+		 * pointer after bpf_skb_change_head / bpf_xdp_adjust_head). */
+		uint32_t base = KBPF_REG_BASE(cr->type);
+		if (base == KBPF_PTR_TO_PACKET || base == KBPF_PTR_TO_PACKET_META) {
+			if (env->type->direct_packet_access != KBPF_PKT_ACCESS_RW) {
+				vlog(env, "function access to the packet is not allowed (arg#%d)\n", i);
+				err = -EACCES;
+				continue;
+			}
+			if (env->sub[sub].changes_pkt_data) {
+				vlog(env, "arg#%d is a packet pointer, but func#%d may change packet data\n", i, sub);
+				err = -EINVAL;
+				continue;
+			}
+		}
 		uint32_t saved = cr->type;
 		cr->type &= ~KBPF_PTR_MAYBE_NULL;
 		if (kfunc_check_mem(env, regno, -1, (int)size))

@@ -1019,6 +1019,8 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		for (int i = 1; i <= 5; i++)
 			if (caller->regs[i].type != KBPF_NOT_INIT)
 				mark_reg_read(env, st, st->curframe, i);
+		if (!env->pkt_data_known) /* check_global_call asks for it */
+			compute_changes_pkt_data(env);
 		int err = check_global_call(env, sub, caller->regs);
 		if (err == -EFAULT)
 			return err;
