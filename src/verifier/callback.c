@@ -143,6 +143,8 @@ int push_callback(struct env *env, int32_t helper_id, int insn_idx, uint32_t sub
 		}
 	}
 	struct frame *callee = frame_new(insn_idx, st->curframe + 1, subprogno);
+	if (callee)
+		callee->invocation = ++env->invocations;
 	if (!callee)
 		return -ENOMEM;
 	callee->nr_refs = caller->nr_refs;
@@ -270,6 +272,7 @@ int callback_exit(struct env *env, int *insn_idx)
 	}
 	frame_free(callee);
 	st->frame[st->curframe--] = NULL;
+	st->frame[st->curframe]->cb_returning = true;
 	const struct vstate *prev = find_prev_entry(st, *insn_idx);
 	if (prev)
 		widen_imprecise_scalars(env, prev, st);

@@ -73,6 +73,14 @@ struct frame {
 	struct reg regs[MAX_REG];
 	int callsite;  /* the call insn, -1 for an entry function */
 	uint32_t frameno, subprogno;
+	/* which call made this frame (env->invocations at the push; 0: an entry function):
+	 * may_goto's counter is the frame's own, so a visit is cut against one of the same
+	 * invocation only (prune.c) */
+	uint32_t invocation;
+	/* this frame reached its callback-calling helper call again from the callback's
+	 * exit (callback.c), not by its own flow: only such a visit is cut as a callback
+	 * iteration (prune.c) */
+	bool cb_returning;
 	int allocated; /* bytes of stack allocated (multiple of 8) */
 	bool in_callback;
 	/* an async callback's entry frame (bpf_timer_set_callback, Linux's
@@ -251,6 +259,7 @@ struct env {
 	uint32_t insn_limit;  /* kbpf_verify_opts.insn_limit, else KBPF_MAX_PROCESSED_INSNS */
 	/* total_states stops at MAX_STORED_STATES: then no checkpoint is stored */
 	uint32_t total_states, peak_states, cur_states, max_states_per_insn;
+	uint32_t invocations; /* frames pushed by calls so far (struct frame.invocation) */
 	int insn_idx, prev_insn_idx;
 	int error_insn;
 	bool scratched;

@@ -862,6 +862,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	 * before the call (they are its arguments, and its exit comes back to this call) */
 	if (callback && (err = push_callback(env, id, insn_idx, meta.subprogno)))
 		return err;
+	cur_frame(env)->cb_returning = false;
 	for (int i = 0; i <= 5; i++) {
 		reg_mark_not_init(env, &regs[i]);
 		scratch_reg(env, i);
@@ -1046,6 +1047,8 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		return 0;
 	}
 	struct frame *callee = frame_new(*insn_idx, st->curframe + 1, sub);
+	if (callee)
+		callee->invocation = ++env->invocations;
 	if (!callee)
 		return -ENOMEM;
 	callee->nr_refs = caller->nr_refs;

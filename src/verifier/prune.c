@@ -375,15 +375,24 @@ int is_state_visited(struct env *env, int insn_idx)
 			bool other_entry = sf->in_async_callback &&
 					   sf->async_entry_cnt != cur->frame[cur->curframe]->async_entry_cnt;
 			/* Linux 6.7+: an earlier visit of a callback's call covers a later one
-			 * within it: the callback's visits reached a fixed point */
-			if (calls_cb) {
+			 * within it: the callback's visits reached a fixed point. kbpf: only a
+			 * visit that came back from the callback's exit; the caller's own flow
+			 * reaching the call again (a loop around it) is a loop like any other,
+			 * checked below (6.12 cut it here too and accepted a loop around a
+			 * bpf_loop call that never ends: attack2) */
+			if (calls_cb && cur->frame[cur->curframe]->cb_returning) {
 				if (states_equal(env, sl, cur, RANGE_WITHIN))
 					goto hit;
 				goto miss;
 			}
 			/* Linux 6.9+: a may_goto visit one counter step deeper than an earlier
-			 * one whose values cover it adds nothing: the counter ends the loop */
+			 * one whose values cover it adds nothing: the counter ends the loop.
+			 * kbpf: only within one invocation of the frame. The counter is the
+			 * frame's own, set again by every call, so across calls nothing runs it
+			 * down: 6.12's rule accepted a loop around a call whose may_goto cut
+			 * the calls' visits, and that program never ends (attack2) */
 			if (may_goto && sl->may_goto_depth != cur->may_goto_depth &&
+			    sl->frame[sl->curframe]->invocation == cur->frame[cur->curframe]->invocation &&
 			    states_equal(env, sl, cur, RANGE_WITHIN))
 				goto hit;
 			if (!other_entry && sl->callback_unroll_depth == cur->callback_unroll_depth &&
