@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Linux 6.12's generic casts bpf_cast_to_kern_ctx / bpf_rdonly_cast (the Linux host's
+ * common kfuncs, hosts/linux/src/kfuncs_common.c; src/verifier/kfunc.c): each rule
+ * accepted and refused with Linux 6.12's message, the casts run on the interpreter
+ * (checked and not) and the JIT. The host BTF is this binary's own. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include <linux/btf.h>
+#include <kbpf/kbpf.h>
+#include <kbpf/verifier.h>
+#include "test.h"
+
+#ifdef KBPF_TEST_VKFUNC_HOST
+#include <kbpf/linux.h>
+#include "../../hosts/linux/test_kfuncs.h"
+
+static struct kbpf_host *host;
+static char log_buf[65536];
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static int32_t host_id(const char *name, int kind)
+{
+	int id = btf__find_by_name_kind(kbpf_host_btf(host), name, kind);
+	if (id <= 0)
+		fprintf(stderr, "no BTF %s in the host\n", name);
+	return id > 0 ? id : 0;
+}
+
+#define K(name) BPF_CALL_KFUNC(0, host_id(name, BTF_KIND_FUNC))
+#define SKB_ID host_id("kbpf_linux_skb", BTF_KIND_STRUCT)
+
+/* The program's own BTF and func_info, for global functions (NULL: none). */
+struct prog_btf {
+	struct btf *btf;
+	struct bpf_func_info fi[2];
+	uint32_t nr;
+};
+
+/* Verify as type (sched_cls by default); expect NULL: must pass, else the log must
+ * contain expect. xlated: the rewritten program, if wanted. */
+static int verify_btf(const struct bpf_insn *insns, size_t n, const char *type, const struct prog_btf *pb,
+		      const char *expect, struct bpf_insn *xlated)
+{
+	struct kbpf_verify_opts o = {
+		.sz = sizeof(o), .host = host, .prog_type = type ? type : "sched_cls", .license = "GPL",
+		.log_level = KBPF_LOG_LEVEL1, .log_buf = log_buf, .log_size = sizeof(log_buf), .xlated_insns = xlated,
+	};
+	if (pb) {
+		o.prog_btf = pb->btf;
+		o.func_info = pb->fi;
+		o.nr_func_info = pb->nr;
+	}
+	log_buf[0] = 0;
+	int err = kbpf_prog_verify(insns, n, &o);
+	if (!expect) {
+		if (err)
+			fprintf(stderr, "unexpected rejection (%d):\n%s\n", err, log_buf);
+		CHECK_EQ_U64(err, 0);
+	} else {
+		if (!err)
+			fprintf(stderr, "unexpected acceptance, expected \"%s\":\n%s\n", expect, log_buf);
+		CHECK(err != 0);
+		CHECK_CONTAINS(log_buf, expect);
+	}
+	return err;
+}
+
+static int verify(const struct bpf_insn *insns, size_t n, const char *type, const char *expect)
+{
+	return verify_btf(insns, n, type, NULL, expect, NULL);
+}
+
+/* setup; call kfunc; r0 = 0; exit — verified as type (sched_cls by default). */
+static void call_after(struct bpf_insn setup, const char *kfunc, const char *type, const char *expect)
+{
+	struct bpf_insn p[] = { setup, K(kfunc), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
+	verify(p, N(p), type, expect);
+}
+
+/* Create insns as sched_cls and run it on a 64-byte packet: the interpreter, checked
+ * (the context struct and the packet declared), and the JIT must all give expected. */
+static void run_skb(const struct bpf_insn *insns, size_t n, const struct prog_btf *pb, uint64_t expected, int line)
+{
+	static uint8_t buf[256];
+	struct kbpf_linux_skb skb;
+	CHECK(!kbpf_linux_skb_init(&skb, buf, sizeof(buf), 64, 64));
+	for (int engine = 0; engine < 3; engine++) {
+		char log[4096] = "", err[256] = "";
+		struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .name = "casts", .prog_type = "sched_cls",
+					     .license = "GPL", .jit = engine == 2, .log_buf = log,
+					     .log_size = sizeof(log) };
+		if (pb) {
+			po.prog_btf = pb->btf;
+			po.func_info = pb->fi;
+			po.nr_func_info = pb->nr;
+		}
+		struct kbpf_prog *prog = NULL;
+		int ret = kbpf_prog_create(insns, n, &po, &prog);
+		if (ret) {
+			fprintf(stderr, "line %d: create failed %d: %s\n", line, ret, log);
+			test_failed_now = 1;
+			continue;
+		}
+		uint64_t r0 = ~0ull;
+		if (engine == 1) {
+			struct kbpf_mem_region regions[2] = {
+				{ &skb, sizeof(skb), KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" },
+				{ buf, sizeof(buf), KBPF_MEM_READ | KBPF_MEM_WRITE, "packet" },
+			};
+			struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)&skb },
+						    .flags = KBPF_RUN_CHECKED, .regions = regions, .nr_regions = 2,
+						    .err = err, .err_size = sizeof(err) };
+			ret = kbpf_prog_run_opts(prog, &ro);
+			r0 = ro.retval;
+		} else {
+			ret = kbpf_prog_run(prog, &skb, &r0);
+		}
+		if (ret || r0 != expected) {
+			fprintf(stderr, "line %d: engine %d: run %d gave 0x%llx, expected 0x%llx %s\n", line, engine, ret,
+				(unsigned long long)r0, (unsigned long long)expected, err);
+			test_failed_now = 1;
+		}
+		kbpf_prog_free(prog);
+	}
+}
+
+/* bpf_cast_to_kern_ctx: the context as struct kbpf_linux_skb, a BTF pointer read through
+ * the host BTF (md.len at 0: the packet's length), never written. */
+static void test_cast_to_kern_ctx(void)
+{
+	struct bpf_insn ok[] = {
+		K("bpf_cast_to_kern_ctx"),
+		BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, 0), /* kskb->md.len */
+		BPF_EXIT_INSN(),
+	};
+	verify(ok, N(ok), NULL, NULL);
+	run_skb(ok, N(ok), NULL, 64, __LINE__);
+	/* the whole run-time struct: past the __sk_buff view, its head pointer (a scalar) */
+	struct bpf_insn head[] = {
+		K("bpf_cast_to_kern_ctx"),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)offsetof(struct kbpf_linux_skb, head)),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_0, (int16_t)offsetof(struct kbpf_linux_skb, data)),
+		BPF_MOV64_REG(BPF_REG_0, BPF_REG_2),
+		BPF_ALU64_REG(BPF_SUB, BPF_REG_0, BPF_REG_1),
+		BPF_EXIT_INSN(),
+	};
+	run_skb(head, N(head), NULL, 64, __LINE__);
+	/* the argument: the context itself, unmodified */
+	call_after((struct bpf_insn)BPF_MOV64_REG(BPF_REG_1, BPF_REG_10), "bpf_cast_to_kern_ctx", NULL,
+		   "arg#0 expected pointer to ctx, but got fp");
+	call_after((struct bpf_insn)BPF_MOV64_IMM(BPF_REG_1, 0), "bpf_cast_to_kern_ctx", NULL,
+		   "arg#0 expected pointer to ctx, but got scalar");
+	call_after((struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 8), "bpf_cast_to_kern_ctx", NULL,
+		   "dereference of modified ctx ptr R1 off=8 disallowed");
+	/* read-only: sched_cls has no btf_struct_access */
+	struct bpf_insn write[] = {
+		K("bpf_cast_to_kern_ctx"),
+		BPF_ST_MEM(BPF_W, BPF_REG_0, 0, 1),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(write, N(write), NULL, "only read is supported");
+	/* nothing beyond the struct */
+	struct bpf_insn beyond[] = {
+		K("bpf_cast_to_kern_ctx"),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_0, (int16_t)sizeof(struct kbpf_linux_skb)),
+		BPF_EXIT_INSN(),
+	};
+	verify(beyond, N(beyond), NULL, "access beyond struct kbpf_linux_skb");
+	/* a type whose run-time context the host did not name (kbpf_prog_type.kern_ctx_btf_name) */
+	verify(ok, N(ok), "kprobe", "kern ctx type id 0 is not a struct (program type kprobe");
+	/* R1-R5 are clobbered like any call's */
+	struct bpf_insn clob[] = {
+		BPF_MOV64_IMM(BPF_REG_2, 1),
+		K("bpf_cast_to_kern_ctx"),
+		BPF_MOV64_REG(BPF_REG_0, BPF_REG_2),
+		BPF_EXIT_INSN(),
+	};
+	verify(clob, N(clob), NULL, "R2 !read_ok");
+}
+
+/* bpf_rdonly_cast: anything as an untrusted, read-only pointer to a host struct or union;
+ * its loads are fault-tolerant, so even a made-up address reads (as 0). */
+static void test_rdonly_cast(void)
+{
+	struct bpf_insn ok[] = {
+		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
+		K("bpf_rdonly_cast"),
+		BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(ok, N(ok), NULL, NULL);
+	run_skb(ok, N(ok), NULL, 64, __LINE__);
+	/* an address nothing backs: Linux's fault gives 0, so does kbpf's probe load */
+	struct bpf_insn wild[] = {
+		BPF_MOV64_IMM(BPF_REG_1, 0x10),
+		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
+		K("bpf_rdonly_cast"),
+		BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	run_skb(wild, N(wild), NULL, 0, __LINE__);
+	/* never written */
+	struct bpf_insn write[] = {
+		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
+		K("bpf_rdonly_cast"),
+		BPF_ST_MEM(BPF_W, BPF_REG_0, 0, 1),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(write, N(write), NULL, "only read is supported");
+	struct bpf_insn stx[] = {
+		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
+		K("bpf_rdonly_cast"),
+		BPF_MOV64_IMM(BPF_REG_1, 1),
+		BPF_STX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, 0),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(stx, N(stx), NULL, "only read is supported");
+	/* nor handed to a helper as memory, even one that only reads it */
+	struct bpf_insn helper[] = {
+		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
+		K("bpf_rdonly_cast"),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+		BPF_MOV64_IMM(BPF_REG_2, 4),
+		BPF_MOV64_IMM(BPF_REG_3, 0),
+		BPF_MOV64_IMM(BPF_REG_4, 0),
+		BPF_MOV64_IMM(BPF_REG_5, 0),
+		BPF_EMIT_CALL(BPF_FUNC_csum_diff),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(helper, N(helper), NULL, "R1 type=untrusted_ptr_ expected=");
+	/* nor to a kfunc */
+	struct bpf_insn kfunc[] = {
+		BPF_MOV64_IMM(BPF_REG_2, host_id("prog_test_ref_kfunc", BTF_KIND_STRUCT)),
+		K("bpf_rdonly_cast"),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+		K("bpf_kfunc_call_test_ref"),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify_btf(kfunc, N(kfunc), "sched_cls", NULL, "arg#0", NULL);
+	/* the type id: a known constant, of a struct or union */
+	call_after((struct bpf_insn)BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, 0), "bpf_rdonly_cast", NULL,
+		   "R2 must be a known constant");
+	call_after((struct bpf_insn)BPF_MOV64_REG(BPF_REG_2, BPF_REG_1), "bpf_rdonly_cast", NULL,
+		   "R2 is not a scalar");
+	call_after((struct bpf_insn)BPF_MOV64_IMM(BPF_REG_2, host_id("int", BTF_KIND_INT)), "bpf_rdonly_cast", NULL,
+		   "kfunc bpf_rdonly_cast type ID argument must be of a struct");
+	call_after((struct bpf_insn)BPF_MOV64_IMM(BPF_REG_2, 0x7ffffff0), "bpf_rdonly_cast", NULL,
+		   "kfunc bpf_rdonly_cast type ID argument must be of a struct");
+	struct bpf_insn uninit[] = {
+		BPF_EMIT_CALL(BPF_FUNC_ktime_get_ns),
+		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
+		K("bpf_rdonly_cast"),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(uninit, N(uninit), NULL, "R1 !read_ok");
+}
+
+/* Both casts become r0 = r1 (Linux's fixup_kfunc_call), and their bpf_fastcall spills go
+ * (6.12's verifier_bpf_fastcall kfunc_bpf_rdonly_cast: R3 kept across the call). */
+static void test_casts_xlated(void)
+{
+	struct bpf_insn prog[] = {
+		BPF_MOV64_IMM(BPF_REG_3, 7),
+		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
+		BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_3, -8),
+		K("bpf_rdonly_cast"),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_3, BPF_REG_10, -8),
+		BPF_MOV64_REG(BPF_REG_0, BPF_REG_3),
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "sched_cls", .license = "GPL",
+				      .log_buf = log_buf, .log_size = sizeof(log_buf), .xlated_alloc = 1 };
+	CHECK_EQ_U64(kbpf_prog_verify(prog, N(prog), &o), 0);
+	const struct bpf_insn want[] = {
+		BPF_MOV64_IMM(BPF_REG_3, 7),	   BPF_MOV64_IMM(BPF_REG_2, SKB_ID), BPF_MOV64_REG(BPF_REG_0, BPF_REG_1),
+		BPF_MOV64_REG(BPF_REG_0, BPF_REG_3), BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(o.xlated_cnt, N(want));
+	CHECK(o.xlated_prog && o.xlated_cnt == N(want) && !memcmp(o.xlated_prog, want, sizeof(want)));
+	CHECK_EQ_U64(o.stack_depth[0], 0);
+	free(o.xlated_prog);
+	free(o.xlated_idx);
+	run_skb(prog, N(prog), NULL, 7, __LINE__);
+	/* the same for bpf_cast_to_kern_ctx, which keeps R2 */
+	struct bpf_insn kc[] = {
+		BPF_MOV64_IMM(BPF_REG_2, 5),
+		BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_2, -8),
+		K("bpf_cast_to_kern_ctx"),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_10, -8),
+		BPF_MOV64_REG(BPF_REG_0, BPF_REG_2),
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_verify_opts o2 = { .sz = sizeof(o2), .host = host, .prog_type = "sched_cls", .license = "GPL",
+				       .log_buf = log_buf, .log_size = sizeof(log_buf), .xlated_alloc = 1 };
+	CHECK_EQ_U64(kbpf_prog_verify(kc, N(kc), &o2), 0);
+	CHECK_EQ_U64(o2.xlated_cnt, 4);
+	struct bpf_insn mov = BPF_MOV64_REG(BPF_REG_0, BPF_REG_1);
+	CHECK(o2.xlated_prog && !memcmp(&o2.xlated_prog[1], &mov, sizeof(mov)));
+	free(o2.xlated_prog);
+	free(o2.xlated_idx);
+	run_skb(kc, N(kc), NULL, 5, __LINE__);
+}
+
+int main(void)
+{
+	char err[256] = "";
+	host = kbpf_host_new();
+	CHECK(host);
+	if (!host || kbpf_linux_host_add(host) || kbpf_host_btf_load_self(host) ||
+	    kbpf_linux_host_add_test_kfuncs(host, err, sizeof(err)) || kbpf_linux_host_add_kfuncs(host, err, sizeof(err))) {
+		fprintf(stderr, "test host: %s\n", err);
+		return 1;
+	}
+	/* registered once: a second registration is a duplicate */
+	CHECK_EQ_U64(kbpf_linux_host_add_kfuncs(host, err, sizeof(err)), -EEXIST);
+	RUN(test_cast_to_kern_ctx);
+	RUN(test_rdonly_cast);
+	RUN(test_casts_xlated);
+	kbpf_host_free(host);
+	return test_summary();
+}
+#else
+int main(void)
+{
+	printf("test_kfunc_casts: no host BTF in this build (pahole missing): skipped\n0 passed, 0 failed\n");
+	return 0;
+}
+#endif
