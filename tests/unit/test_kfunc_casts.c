@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Linux 6.12's generic casts bpf_cast_to_kern_ctx / bpf_rdonly_cast (the Linux host's
- * common kfuncs, hosts/linux/src/kfuncs_common.c; src/verifier/kfunc.c): each rule
- * accepted and refused with Linux 6.12's message, the casts run on the interpreter
- * (checked and not) and the JIT. The host BTF is this binary's own. */
+ * common kfuncs, hosts/linux/src/kfuncs_common.c; src/verifier/kfunc.c) and trusted BTF
+ * pointers as read-only helper memory (src/verifier/helper.c): each rule accepted and
+ * refused with Linux 6.12's message, the casts run on the interpreter (checked and not)
+ * and the JIT. The host BTF is this binary's own. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +312,55 @@ static void test_casts_xlated(void)
 	run_skb(kc, N(kc), NULL, 5, __LINE__);
 }
 
+/* 6.12: helper memory may be a trusted BTF pointer, when the helper only reads it. */
+static void test_trusted_helper_mem(void)
+{
+	struct bpf_insn ok[] = {
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+		K("bpf_cast_to_kern_ctx"),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+		BPF_MOV64_IMM(BPF_REG_2, 4),
+		BPF_MOV64_IMM(BPF_REG_3, 0),
+		BPF_MOV64_IMM(BPF_REG_4, 0),
+		BPF_MOV64_IMM(BPF_REG_5, 0),
+		BPF_EMIT_CALL(BPF_FUNC_csum_diff),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(ok, N(ok), NULL, NULL);
+	run_skb(ok, N(ok), NULL, 0, __LINE__);
+	struct bpf_insn beyond[N(ok)];
+	memcpy(beyond, ok, sizeof(ok));
+	beyond[3] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_2, (int32_t)sizeof(struct kbpf_linux_skb) + 4);
+	verify(beyond, N(beyond), NULL, "access beyond struct kbpf_linux_skb");
+	/* a helper that writes its memory (bpf_skb_load_bytes' to) */
+	struct bpf_insn wr[] = {
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+		K("bpf_cast_to_kern_ctx"),
+		BPF_MOV64_REG(BPF_REG_3, BPF_REG_0),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+		BPF_MOV64_IMM(BPF_REG_2, 0),
+		BPF_MOV64_IMM(BPF_REG_4, 4),
+		BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(wr, N(wr), NULL, "bpf_skb_load_bytes() may write into memory pointed by R3 type=ptr_");
+	/* the expected list names it (6.12's verifier_movsx "MOV64SX, S16, R10") */
+	struct bpf_insn sc[] = {
+		BPF_MOV64_IMM(BPF_REG_1, 0),
+		BPF_MOV64_IMM(BPF_REG_1, 1),
+		BPF_MOV64_IMM(BPF_REG_2, 4),
+		BPF_MOV64_IMM(BPF_REG_3, 0),
+		BPF_MOV64_IMM(BPF_REG_4, 0),
+		BPF_MOV64_IMM(BPF_REG_5, 0),
+		BPF_EMIT_CALL(BPF_FUNC_csum_diff),
+		BPF_EXIT_INSN(),
+	};
+	verify(sc, N(sc), NULL,
+	       "R1 type=scalar expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_");
+}
+
 int main(void)
 {
 	char err[256] = "";
@@ -326,6 +376,7 @@ int main(void)
 	RUN(test_cast_to_kern_ctx);
 	RUN(test_rdonly_cast);
 	RUN(test_casts_xlated);
+	RUN(test_trusted_helper_mem);
 	kbpf_host_free(host);
 	return test_summary();
 }
