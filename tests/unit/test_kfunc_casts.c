@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Linux 6.12's generic casts bpf_cast_to_kern_ctx / bpf_rdonly_cast (the Linux host's
- * common kfuncs, hosts/linux/src/kfuncs_common.c; src/verifier/kfunc.c) and trusted BTF
- * pointers as read-only helper memory (src/verifier/helper.c): each rule accepted and
+ * common kfuncs, hosts/linux/src/kfuncs_common.c; src/verifier/kfunc.c), trusted BTF
+ * pointers as read-only helper memory (src/verifier/helper.c), and global function
+ * arguments tagged arg:trusted (src/verifier/func_info.c): each rule accepted and
  * refused with Linux 6.12's message, the casts run on the interpreter (checked and not)
  * and the JIT. The host BTF is this binary's own. */
 #include <errno.h>
@@ -361,6 +362,172 @@ static void test_trusted_helper_mem(void)
 	       "R1 type=scalar expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_");
 }
 
+/* --- arg:trusted ---------------------------------------------------------------- */
+
+/* BTF: int main(struct __sk_buff *ctx); int f(struct NAME *p) with the decl tags
+ * "arg:TAG" of tags (space-separated) on p. */
+static void trusted_btf(struct prog_btf *pb, const char *name, const char *tags, int f_start)
+{
+	struct btf *b = btf__new_empty();
+	int t_int = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	int t_s = btf__add_struct(b, name, 0);
+	int t_p = btf__add_ptr(b, t_s);
+	int t_ctx = btf__add_struct(b, "__sk_buff", 0);
+	int t_pctx = btf__add_ptr(b, t_ctx);
+	int pm = btf__add_func_proto(b, t_int);
+	btf__add_func_param(b, "ctx", t_pctx);
+	int fm = btf__add_func(b, "main", BTF_FUNC_GLOBAL, pm);
+	int pf = btf__add_func_proto(b, t_int);
+	btf__add_func_param(b, "p", t_p);
+	int ff = btf__add_func(b, "f", BTF_FUNC_GLOBAL, pf);
+	char buf[64];
+	for (const char *s = tags; s && *s;) {
+		size_t len = strcspn(s, " ");
+		snprintf(buf, sizeof(buf), "arg:%.*s", (int)len, s);
+		btf__add_decl_tag(b, buf, ff, 0);
+		s += len + (s[len] == ' ');
+	}
+	pb->btf = b;
+	pb->fi[0] = (struct bpf_func_info){ 0, (uint32_t)fm };
+	pb->fi[1] = (struct bpf_func_info){ (uint32_t)f_start, (uint32_t)ff };
+	pb->nr = 2;
+}
+
+/* main's body that leaves in R1 what f gets (n insns; nonnull: it left R7 known
+ * non-NULL), then calls f and releases the acquired object in R7 if any; f returns p->a
+ * (42 for Linux's test object) or, with check_null, 0 for NULL. */
+static int trusted_case(const struct bpf_insn *arg, size_t n, const char *name, const char *tags, bool check_null,
+			const char *expect, uint64_t retval)
+{
+	struct bpf_insn p[64];
+	size_t k = 0;
+	bool nonnull = n == 3 && arg[1].code == (BPF_JMP | BPF_JNE | BPF_K);
+	/* r7 = acquire(&(u64){0}) */
+	p[k++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	p[k++] = (struct bpf_insn)BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0);
+	p[k++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_1, BPF_REG_10);
+	p[k++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8);
+	p[k++] = (struct bpf_insn)K("bpf_kfunc_call_test_acquire");
+	p[k++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_7, BPF_REG_0);
+	for (size_t i = 0; i < n; i++)
+		p[k++] = arg[i];
+	size_t call = k++;
+	p[k++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_8, BPF_REG_0);
+	if (!nonnull) /* (kbpf decides no compare of a BTF pointer, checked or not) */
+		p[k++] = (struct bpf_insn)BPF_JMP_IMM(BPF_JEQ, BPF_REG_7, 0, 2);
+	p[k++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_1, BPF_REG_7);
+	p[k++] = (struct bpf_insn)K("bpf_kfunc_call_test_release");
+	p[k++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_0, BPF_REG_8);
+	p[k++] = (struct bpf_insn)BPF_EXIT_INSN();
+	size_t f = k;
+	p[call] = (struct bpf_insn)BPF_CALL_REL((int32_t)(f - call - 1));
+	if (check_null) {
+		p[k++] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 0);
+		p[k++] = (struct bpf_insn)BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 1);
+	}
+	p[k++] = (struct bpf_insn)BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, 0);
+	p[k++] = (struct bpf_insn)BPF_EXIT_INSN();
+	struct prog_btf pb;
+	trusted_btf(&pb, name, tags, (int)f);
+	int err = verify_btf(p, k, NULL, &pb, expect, NULL);
+	if (!expect && !err && retval != ~0ull)
+		run_skb(p, k, &pb, retval, __LINE__);
+	btf__free(pb.btf);
+	return err;
+}
+
+static void test_arg_trusted(void)
+{
+	/* an acquired object, NULL-checked (a NULL one exits): the callee reads it unchecked */
+	struct bpf_insn ok[] = {
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_7),
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_7, 0, 1),
+		BPF_EXIT_INSN(), /* R0 = NULL: a scalar 0 */
+	};
+	trusted_case(ok, N(ok), "prog_test_ref_kfunc", "trusted", false, NULL, 42);
+	CHECK_CONTAINS(log_buf, "Func#1 ('f') is safe for any args that match its prototype");
+	/* a CO-RE flavour of the struct's name */
+	trusted_case(ok, N(ok), "prog_test_ref_kfunc___local", "trusted", false, NULL, 42);
+	/* maybe NULL: refused for the non-nullable argument */
+	struct bpf_insn maybe[] = { BPF_MOV64_REG(BPF_REG_1, BPF_REG_7) };
+	trusted_case(maybe, N(maybe), "prog_test_ref_kfunc", "trusted", false,
+		     "R1 type=ptr_or_null_ expected=ptr_, trusted_ptr_, rcu_ptr_", 0);
+	CHECK_CONTAINS(log_buf, "Caller passes invalid args into func#1 ('f')");
+	struct bpf_insn null[] = { BPF_MOV64_IMM(BPF_REG_1, 0) };
+	trusted_case(null, N(null), "prog_test_ref_kfunc", "trusted", false,
+		     "R1 type=scalar expected=ptr_, trusted_ptr_, rcu_ptr_", 0);
+	/* nullable: NULL and maybe-NULL pass, and the callee must check */
+	trusted_case(maybe, N(maybe), "prog_test_ref_kfunc", "trusted nullable", true, NULL, 42);
+	trusted_case(null, N(null), "prog_test_ref_kfunc", "trusted nullable", true, NULL, 0);
+	trusted_case(maybe, N(maybe), "prog_test_ref_kfunc", "trusted nullable", false,
+		     "R1 invalid mem access 'ptr_or_null_'", 0);
+	/* another struct */
+	struct bpf_insn ctx[] = { BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), K("bpf_cast_to_kern_ctx"),
+				  BPF_MOV64_REG(BPF_REG_1, BPF_REG_0) };
+	trusted_case(ctx, N(ctx), "prog_test_ref_kfunc", "trusted", false,
+		     "R1 is of type kbpf_linux_skb but prog_test_ref_kfunc is expected", 0);
+	/* an untrusted pointer: bpf_rdonly_cast's, of the right struct */
+	struct bpf_insn unt[] = { BPF_MOV64_IMM(BPF_REG_1, 0x1000),
+				  BPF_MOV64_IMM(BPF_REG_2, host_id("prog_test_ref_kfunc", BTF_KIND_STRUCT)),
+				  K("bpf_rdonly_cast"), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0) };
+	trusted_case(unt, N(unt), "prog_test_ref_kfunc", "trusted", false,
+		     "R1 type=untrusted_ptr_ expected=ptr_, trusted_ptr_, rcu_ptr_", 0);
+	/* memory of the struct's size is no object */
+	struct bpf_insn stack[] = { BPF_MOV64_REG(BPF_REG_1, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8) };
+	trusted_case(stack, N(stack), "prog_test_ref_kfunc", "trusted", false,
+		     "R1 type=fp expected=ptr_, trusted_ptr_, rcu_ptr_", 0);
+	/* tags and types the callee refuses */
+	trusted_case(ok, N(ok), "prog_test_ref_kfunc", "trusted nonnull", false,
+		     "arg#0 has invalid combination of tags", 0);
+	trusted_case(ok, N(ok), "no_such_struct", "trusted", false,
+		     "arg#0 reference type('STRUCT no_such_struct') has no matches", 0);
+	trusted_case(null, N(null), "prog_test_ref_kfunc", "arena", false, "arg:arena is not supported by kbpf", 0);
+}
+
+/* Inside, the argument is read-only (sched_cls has no btf_struct_access) and holds no
+ * reference: the callee cannot release it. */
+static void test_arg_trusted_callee(void)
+{
+	struct bpf_insn pass[] = {
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_7),
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_7, 0, 1),
+		BPF_EXIT_INSN(),
+	};
+	struct bpf_insn p[32];
+	size_t k = 0;
+	p[k++] = (struct bpf_insn)BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0);
+	p[k++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_1, BPF_REG_10);
+	p[k++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8);
+	p[k++] = (struct bpf_insn)K("bpf_kfunc_call_test_acquire");
+	p[k++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_7, BPF_REG_0);
+	for (size_t i = 0; i < N(pass); i++)
+		p[k++] = pass[i];
+	size_t call = k++;
+	p[k++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_1, BPF_REG_7);
+	p[k++] = (struct bpf_insn)K("bpf_kfunc_call_test_release");
+	p[k++] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 0);
+	p[k++] = (struct bpf_insn)BPF_EXIT_INSN();
+	size_t f = k;
+	p[call] = (struct bpf_insn)BPF_CALL_REL((int32_t)(f - call - 1));
+	struct prog_btf pb;
+	trusted_btf(&pb, "prog_test_ref_kfunc", "trusted", (int)f);
+	/* f: release it */
+	p[k] = (struct bpf_insn)K("bpf_kfunc_call_test_release");
+	p[k + 1] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 0);
+	p[k + 2] = (struct bpf_insn)BPF_EXIT_INSN();
+	verify_btf(p, k + 3, NULL, &pb, "release kernel function bpf_kfunc_call_test_release expects refcounted PTR_TO_BTF_ID",
+		   NULL);
+	/* f: write it */
+	p[k] = (struct bpf_insn)BPF_ST_MEM(BPF_W, BPF_REG_1, 0, 1);
+	verify_btf(p, k + 3, NULL, &pb, "only read is supported", NULL);
+	/* f: walk it: its next pointer is maybe-NULL (kbpf's plain loads) */
+	p[k] = (struct bpf_insn)BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1,
+					     (int16_t)offsetof(struct prog_test_ref_kfunc, next));
+	p[k + 1] = (struct bpf_insn)BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, 0);
+	verify_btf(p, k + 3, NULL, &pb, "R1 invalid mem access 'ptr_or_null_'", NULL);
+	btf__free(pb.btf);
+}
+
 int main(void)
 {
 	char err[256] = "";
@@ -377,6 +544,8 @@ int main(void)
 	RUN(test_rdonly_cast);
 	RUN(test_casts_xlated);
 	RUN(test_trusted_helper_mem);
+	RUN(test_arg_trusted);
+	RUN(test_arg_trusted_callee);
 	kbpf_host_free(host);
 	return test_summary();
 }
