@@ -224,6 +224,26 @@ static void test_rdonly_cast(void)
 		BPF_EXIT_INSN(),
 	};
 	verify(stx, N(stx), NULL, "only read is supported");
+	struct bpf_insn atomic[] = {
+		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
+		K("bpf_rdonly_cast"),
+		BPF_MOV64_IMM(BPF_REG_1, 1),
+		BPF_STX_XADD(BPF_W, BPF_REG_0, BPF_REG_1, 0),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(atomic, N(atomic), NULL, "only read is supported");
+	/* nor with a variable offset */
+	struct bpf_insn var_off[] = {
+		BPF_LDX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, 0),
+		BPF_ALU64_IMM(BPF_AND, BPF_REG_6, 8),
+		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
+		K("bpf_rdonly_cast"),
+		BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_6),
+		BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(var_off, N(var_off), NULL, "invalid variable offset");
 	/* nor handed to a helper as memory, even one that only reads it */
 	struct bpf_insn helper[] = {
 		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
