@@ -206,33 +206,19 @@ static void test_rdonly_cast(void)
 		BPF_EXIT_INSN(),
 	};
 	run_skb(wild, N(wild), NULL, 0, __LINE__);
-	/* never written */
-	struct bpf_insn write[] = {
-		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
-		K("bpf_rdonly_cast"),
+	/* never written: ST, STX, atomic through the cast */
+	const struct bpf_insn stores[] = {
 		BPF_ST_MEM(BPF_W, BPF_REG_0, 0, 1),
-		BPF_MOV64_IMM(BPF_REG_0, 0),
-		BPF_EXIT_INSN(),
-	};
-	verify(write, N(write), NULL, "only read is supported");
-	struct bpf_insn stx[] = {
-		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
-		K("bpf_rdonly_cast"),
-		BPF_MOV64_IMM(BPF_REG_1, 1),
 		BPF_STX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, 0),
-		BPF_MOV64_IMM(BPF_REG_0, 0),
-		BPF_EXIT_INSN(),
-	};
-	verify(stx, N(stx), NULL, "only read is supported");
-	struct bpf_insn atomic[] = {
-		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
-		K("bpf_rdonly_cast"),
-		BPF_MOV64_IMM(BPF_REG_1, 1),
 		BPF_STX_XADD(BPF_W, BPF_REG_0, BPF_REG_1, 0),
-		BPF_MOV64_IMM(BPF_REG_0, 0),
-		BPF_EXIT_INSN(),
 	};
-	verify(atomic, N(atomic), NULL, "only read is supported");
+	for (size_t i = 0; i < N(stores); i++) {
+		struct bpf_insn w[] = {
+			BPF_MOV64_IMM(BPF_REG_2, SKB_ID), K("bpf_rdonly_cast"), BPF_MOV64_IMM(BPF_REG_1, 1), stores[i],
+			BPF_MOV64_IMM(BPF_REG_0, 0),	  BPF_EXIT_INSN(),
+		};
+		verify(w, N(w), NULL, "only read is supported");
+	}
 	/* nor with a variable offset */
 	struct bpf_insn var_off[] = {
 		BPF_LDX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, 0),
@@ -287,11 +273,31 @@ static void test_rdonly_cast(void)
 	verify(uninit, N(uninit), NULL, "R1 !read_ok");
 }
 
+/* insns verify as sched_cls into exactly want (the rewritten program, stack depth 0),
+ * and run to ret on every engine. */
+static void xlated_is(const struct bpf_insn *insns, size_t n, const struct bpf_insn *want, size_t nw, uint64_t ret,
+		      int line)
+{
+	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "sched_cls", .license = "GPL",
+				      .log_buf = log_buf, .log_size = sizeof(log_buf), .xlated_alloc = 1 };
+	CHECK_EQ_U64(kbpf_prog_verify(insns, n, &o), 0);
+	CHECK_EQ_U64(o.xlated_cnt, nw);
+	if (!o.xlated_prog || o.xlated_cnt != nw || memcmp(o.xlated_prog, want, nw * sizeof(*want))) {
+		fprintf(stderr, "line %d: not the expected rewrite\n", line);
+		test_failed_now = 1;
+	}
+	CHECK_EQ_U64(o.stack_depth[0], 0);
+	free(o.xlated_prog);
+	free(o.xlated_idx);
+	run_skb(insns, n, NULL, ret, line);
+}
+
 /* Both casts become r0 = r1 (Linux's fixup_kfunc_call), and their bpf_fastcall spills go
- * (6.12's verifier_bpf_fastcall kfunc_bpf_rdonly_cast: R3 kept across the call). */
+ * (6.12's verifier_bpf_fastcall kfunc_bpf_rdonly_cast: R3 kept across the call;
+ * kfunc_bpf_cast_to_kern_ctx: R2). */
 static void test_casts_xlated(void)
 {
-	struct bpf_insn prog[] = {
+	const struct bpf_insn rc[] = {
 		BPF_MOV64_IMM(BPF_REG_3, 7),
 		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
 		BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_3, -8),
@@ -300,21 +306,9 @@ static void test_casts_xlated(void)
 		BPF_MOV64_REG(BPF_REG_0, BPF_REG_3),
 		BPF_EXIT_INSN(),
 	};
-	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "sched_cls", .license = "GPL",
-				      .log_buf = log_buf, .log_size = sizeof(log_buf), .xlated_alloc = 1 };
-	CHECK_EQ_U64(kbpf_prog_verify(prog, N(prog), &o), 0);
-	const struct bpf_insn want[] = {
-		BPF_MOV64_IMM(BPF_REG_3, 7),	   BPF_MOV64_IMM(BPF_REG_2, SKB_ID), BPF_MOV64_REG(BPF_REG_0, BPF_REG_1),
-		BPF_MOV64_REG(BPF_REG_0, BPF_REG_3), BPF_EXIT_INSN(),
-	};
-	CHECK_EQ_U64(o.xlated_cnt, N(want));
-	CHECK(o.xlated_prog && o.xlated_cnt == N(want) && !memcmp(o.xlated_prog, want, sizeof(want)));
-	CHECK_EQ_U64(o.stack_depth[0], 0);
-	free(o.xlated_prog);
-	free(o.xlated_idx);
-	run_skb(prog, N(prog), NULL, 7, __LINE__);
-	/* the same for bpf_cast_to_kern_ctx, which keeps R2 */
-	struct bpf_insn kc[] = {
+	const struct bpf_insn rc_x[] = { rc[0], rc[1], BPF_MOV64_REG(BPF_REG_0, BPF_REG_1), rc[5], rc[6] };
+	xlated_is(rc, N(rc), rc_x, N(rc_x), 7, __LINE__);
+	const struct bpf_insn kc[] = {
 		BPF_MOV64_IMM(BPF_REG_2, 5),
 		BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_2, -8),
 		K("bpf_cast_to_kern_ctx"),
@@ -322,15 +316,8 @@ static void test_casts_xlated(void)
 		BPF_MOV64_REG(BPF_REG_0, BPF_REG_2),
 		BPF_EXIT_INSN(),
 	};
-	struct kbpf_verify_opts o2 = { .sz = sizeof(o2), .host = host, .prog_type = "sched_cls", .license = "GPL",
-				       .log_buf = log_buf, .log_size = sizeof(log_buf), .xlated_alloc = 1 };
-	CHECK_EQ_U64(kbpf_prog_verify(kc, N(kc), &o2), 0);
-	CHECK_EQ_U64(o2.xlated_cnt, 4);
-	struct bpf_insn mov = BPF_MOV64_REG(BPF_REG_0, BPF_REG_1);
-	CHECK(o2.xlated_prog && !memcmp(&o2.xlated_prog[1], &mov, sizeof(mov)));
-	free(o2.xlated_prog);
-	free(o2.xlated_idx);
-	run_skb(kc, N(kc), NULL, 5, __LINE__);
+	const struct bpf_insn kc_x[] = { kc[0], BPF_MOV64_REG(BPF_REG_0, BPF_REG_1), kc[4], kc[5] };
+	xlated_is(kc, N(kc), kc_x, N(kc_x), 5, __LINE__);
 }
 
 /* 6.12: helper memory may be a trusted BTF pointer, when the helper only reads it. */
