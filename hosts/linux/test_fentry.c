@@ -7,6 +7,7 @@
  * does, through a trampoline that runs the program attached to one of them. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,6 +79,56 @@ TEST_FN int bpf_fentry_test8(struct bpf_fentry_test_t *arg)
 TEST_FN uint32_t bpf_fentry_test9(uint32_t *a)
 {
 	return *a;
+}
+
+/* 6.12's bpf_fentry_test_sinfo (net/bpf/test_run.c, which defines it and never calls it:
+ * verifier_typedef.c attaches to it to walk skb_shared_info's typedef'd frags), with
+ * Linux 6.12's struct skb_shared_info layout (include/linux/skbuff.h, x86-64). */
+struct sk_buff;
+typedef unsigned long netmem_ref;
+typedef struct skb_frag {
+	netmem_ref netmem;
+	unsigned int len;
+	unsigned int offset;
+} skb_frag_t;
+struct skb_shared_hwtstamps {
+	union {
+		int64_t hwtstamp;
+		void *netdev_data;
+	};
+};
+struct xsk_tx_metadata_compl {
+	uint64_t *tx_timestamp;
+};
+#define LINUX_MAX_SKB_FRAGS 17
+struct skb_shared_info {
+	uint8_t flags;
+	uint8_t meta_len;
+	uint8_t nr_frags;
+	uint8_t tx_flags;
+	unsigned short gso_size;
+	unsigned short gso_segs;
+	struct sk_buff *frag_list;
+	union {
+		struct skb_shared_hwtstamps hwtstamps;
+		struct xsk_tx_metadata_compl xsk_meta;
+	};
+	unsigned int gso_type;
+	uint32_t tskey;
+	struct {
+		int counter;
+	} dataref;
+	unsigned int xdp_frags_size;
+	void *destructor_arg;
+	skb_frag_t frags[LINUX_MAX_SKB_FRAGS];
+};
+_Static_assert(offsetof(struct skb_shared_info, frags) == 48, "struct skb_shared_info is not Linux 6.12's");
+
+void bpf_fentry_test_sinfo(struct skb_shared_info *sinfo);
+
+TEST_FN void bpf_fentry_test_sinfo(struct skb_shared_info *sinfo)
+{
+	(void)sinfo;
 }
 
 TEST_FN int bpf_modify_return_test(int a, int *b)

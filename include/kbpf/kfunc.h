@@ -189,8 +189,8 @@ KBPF_API int kbpf_host_var_register(struct kbpf_host *host, const struct kbpf_ho
 KBPF_API void *kbpf_host_var_addr(const struct kbpf_host *host, uint32_t btf_id);
 
 /* --- Destructors of referenced kptrs (Linux's register_btf_id_dtor_kfuncs) ---------------
- * A map value may hold host object pointers typed by BTF (`struct T __kptr_ref *p`, btf type
- * tag "kptr_ref"): programs move them in and out with bpf_kptr_xchg, which hands over a
+ * A map value may hold host object pointers typed by BTF (`struct T __kptr *p`, btf type tag
+ * "kptr", Linux 6.12's name; 6.1 called it "kptr_ref", which map creation refuses): programs move them in and out with bpf_kptr_xchg, which hands over a
  * reference. What a map still holds when an element is overwritten or deleted, or when the
  * map is freed, it gives to the destructor registered for T (Linux: the type's release
  * kfunc). Registering one is also what allows T in a referenced kptr field at all: a map

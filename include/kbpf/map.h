@@ -62,10 +62,11 @@ struct kbpf_map_def {
 	 * bpf_timer (-EOPNOTSUPP).  Outer maps have value_size 4, as in Linux.  Must be
 	 * NULL for every other type (-EINVAL). */
 	struct kbpf_map *inner_map;
-	/* The host whose BTF types the value's kptr fields (`struct T __kptr *` and
-	 * `struct T __kptr_ref *`, btf type tags "kptr" / "kptr_ref"; Linux resolves T in
-	 * vmlinux BTF). Needed only for a value with such fields: T must be a struct of the
-	 * host's BTF and, for __kptr_ref, have a destructor (kbpf_host_kptr_dtor_register).
+	/* The host whose BTF types the value's kptr fields (`struct T __kptr_untrusted *` and
+	 * `struct T __kptr *`, Linux 6.12's btf type tags "kptr_untrusted" (unreferenced) and
+	 * "kptr" (referenced); 6.1's "kptr_ref" fails the creation, -EINVAL; Linux resolves T
+	 * in vmlinux BTF). Needed only for a value with such fields: T must be a struct of the
+	 * host's BTF and, for __kptr, have a destructor (kbpf_host_kptr_dtor_register).
 	 * Programs using the map must be of the same host. NULL: no host. */
 	const struct kbpf_host *host;
 	/* Receives one line saying why a creation with BTF failed (may be NULL). */
@@ -121,7 +122,7 @@ KBPF_API int kbpf_map_timer_off(const struct kbpf_map *map);
 #define KBPF_MAP_KPTR_MAX 8
 struct kbpf_map_kptr {
 	uint32_t offset;
-	int referenced;            /* __kptr_ref: the map holds a reference */
+	int referenced;            /* __kptr (tag "kptr"): the map holds a reference */
 	uint32_t btf_id;           /* the pointee struct, in the host's BTF */
 	char type_name[64];        /* its name (for messages and dumps; may be truncated) */
 	void (*dtor)(void *);      /* referenced: the type's destructor */

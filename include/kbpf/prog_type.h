@@ -313,6 +313,13 @@ struct kbpf_prog_type {
 	 * the type's own rule. */
 	int (*attach_func)(const struct kbpf_prog_type *type, const struct kbpf_host *host, uint32_t btf_id,
 			   const char *func, struct kbpf_attach_ret *ret, char *msg, size_t msg_size);
+	/* The struct (host BTF) the context is in memory at run time — Linux's kernel
+	 * context, sk_buff for __sk_buff — which the kfunc bpf_cast_to_kern_ctx(ctx) returns
+	 * a pointer to (docs/kfuncs.md): the program reads it through the BTF, so every
+	 * pointer member must hold NULL or a valid object of its type, and the object must
+	 * be at least that struct's size. Copied at registration. NULL: the cast is refused
+	 * for this type ("kern ctx type ... is not a struct"). */
+	const char *kern_ctx_btf_name;
 };
 #define KBPF_ATTACH_RET_ANY 1
 #define KBPF_ATTACH_RET_INT 2

@@ -2,7 +2,7 @@
 /* Destructors of referenced kptr types (Linux 6.1's register_btf_id_dtor_kfuncs and
  * btf_find_dtor_kfunc): which host function a map calls for an object it still holds
  * when the element goes away (src/maps/map_btf.c). The table is also the list of types a
- * `__kptr_ref` field may name, as in Linux. Few entries: a linear table. */
+ * referenced (`__kptr`, 6.12's tag "kptr") field may name, as in Linux. Few entries: a linear table. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

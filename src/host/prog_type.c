@@ -101,7 +101,9 @@ static struct kbpf_prog_type *type_copy(const struct kbpf_prog_type *type, size_
 {
 	size_t name_len = strlen(type->name) + 1;
 	size_t btf_len = type->ctx_btf_name ? strlen(type->ctx_btf_name) + 1 : 0;
-	struct kbpf_prog_type *t = calloc(1, sizeof(*t) + name_len + btf_len);
+	const char *kern = OPTS_HAS(type, kern_ctx_btf_name) ? type->kern_ctx_btf_name : NULL;
+	size_t kern_len = kern ? strlen(kern) + 1 : 0;
+	struct kbpf_prog_type *t = calloc(1, sizeof(*t) + name_len + btf_len + kern_len);
 	if (!t)
 		return NULL;
 	memcpy(t, type, sz);
@@ -110,6 +112,8 @@ static struct kbpf_prog_type *type_copy(const struct kbpf_prog_type *type, size_
 	t->name = memcpy(s, type->name, name_len);
 	if (btf_len)
 		t->ctx_btf_name = memcpy(s + name_len, type->ctx_btf_name, btf_len);
+	if (kern_len)
+		t->kern_ctx_btf_name = memcpy(s + name_len + btf_len, kern, kern_len);
 	return t;
 }
 

@@ -162,7 +162,10 @@ static const struct btf_type *sized_type(const struct btf *btf, uint32_t id, lon
  * (offset, referenced-ness, the pointee in the value's BTF as k->btf_id), 0 when it is no
  * kptr, or -EINVAL. Unlike Linux 6.1, which fails the whole search on any misaligned
  * member and on any pointer type tag it does not know (and then quietly ignores the
- * failure), only a field tagged "kptr" / "kptr_untrusted" / "kptr_ref" can be wrong here. */
+ * failure), only a field tagged "kptr" / "kptr_untrusted" / "kptr_ref" / "percpu_kptr"
+ * can be wrong here. The tags are Linux 6.12's: "kptr_untrusted" an unreferenced kptr,
+ * "kptr" a referenced one; 6.1's "kptr_ref" is no tag 6.12 knows (its btf_find_kptr fails
+ * the map with -EINVAL), and neither is it here, with a message naming 6.12's. */
 static int kptr_at(const struct btf *btf, const struct btf_type *ft, uint32_t off, struct kbpf_map_kptr *k,
 		   char *log, size_t log_size)
 {
@@ -172,14 +175,23 @@ static int kptr_at(const struct btf *btf, const struct btf_type *ft, uint32_t of
 
 	if (!tname)
 		return 0;
-	/* "kptr_untrusted" is Linux 6.12's name of an unreferenced kptr; its "kptr" is a
-	 * referenced one, 6.1's "kptr_ref", but kbpf still reads "kptr" as 6.1 does */
-	if (!strcmp(tname, "kptr") || !strcmp(tname, "kptr_untrusted"))
+	if (!strcmp(tname, "kptr_untrusted")) {
 		referenced = 0;
-	else if (!strcmp(tname, "kptr_ref"))
-		referenced = 1;
-	else
+	} else if (!strcmp(tname, "kptr")) {
+		referenced = 1; /* Linux 6.1's "kptr" was unreferenced: 6.12 wins */
+	} else if (!strcmp(tname, "kptr_ref")) {
+		kbpf_core_msg(log, log_size,
+			      "kptr field at offset %u: type tag \"kptr_ref\" is Linux 6.1's; 6.12 (kbpf's reference) "
+			      "names a referenced kptr \"kptr\" (__kptr) and an unreferenced one \"kptr_untrusted\"",
+			      off);
+		return -EINVAL;
+	} else if (!strcmp(tname, "percpu_kptr")) {
+		/* only bpf_percpu_obj_new's objects go there, which kbpf does not have */
+		kbpf_core_msg(log, log_size, "kptr field at offset %u: percpu_kptr is not supported", off);
+		return -EINVAL;
+	} else {
 		return 0; /* another tag ("user", "percpu"…): plain bytes */
+	}
 	const struct btf_type *next = btf__type_by_id(btf, tag->type);
 	if (next && btf_is_type_tag(next)) {
 		kbpf_core_msg(log, log_size, "kptr field at offset %u: more than one type tag", off);

@@ -422,6 +422,8 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 int check_ldx_stx(struct env *env, const struct bpf_insn *insn, int idx);
 int check_helper_mem(struct env *env, int regno, int size, bool zero_ok, bool write_raw);
 int check_ptr_off_reg(struct env *env, const struct reg *r, int regno);
+/* Linux's __check_ptr_off_reg: the same, a fixed offset allowed when fixed_off_ok. */
+int check_ptr_off_reg_fixed(struct env *env, const struct reg *r, int regno, bool fixed_off_ok);
 /* Linux's check_ptr_alignment: stack always strict, packet from NET_IP_ALIGN. */
 int check_ptr_alignment(struct env *env, const struct reg *r, int off, int size, bool strict);
 int check_ld_abs(struct env *env, const struct bpf_insn *insn);

@@ -18,9 +18,10 @@
  * + 0). No call remains, so R1-R5 are kept on every engine (the interpreter, checked or
  * not, and the JIT, whose per-CPU move saves what its host call clobbers). Other helpers
  * whose prototype spares registers get their patterns marked but kept (Linux's
- * keep_fastcall_stack). Kfunc calls are taken as clobbering R0-R5 (Linux marks patterns
- * of any kfunc by its BTF prototype; it only inlines bpf_cast_to_kern_ctx and
- * bpf_rdonly_cast, which kbpf lacks): their spills count as other stack accesses.
+ * keep_fastcall_stack). Of the kfuncs, bpf_cast_to_kern_ctx and bpf_rdonly_cast are
+ * inlined as in Linux (r0 = r1, fixup.c: R2-R5 resp. R3-R5 kept); other kfunc calls are
+ * taken as clobbering R0-R5 (Linux marks patterns of any kfunc by its BTF prototype, and
+ * keeps them): their spills count as other stack accesses.
  *
  * One difference, for soundness: Linux checks other accesses only below the smallest
  * pattern's end (fastcall_stack_off), so with patterns of different sizes an access to a
@@ -34,6 +35,7 @@
 #include "host/host_internal.h"
 #include "maps/pcpu.h"
 #include "verifier/env.h"
+#include "verifier/kfunc.h"
 
 #define CALLER_SAVED 0x3fu /* R0-R5 */
 
@@ -55,6 +57,14 @@ bool fastcall_inlines_cpu_id(const struct env *env, int i)
 	return env->aux[i].seen && is_cpu_id(env, i);
 }
 
+/* The call at i is replaced by code that keeps the registers it does not return or
+ * take: the inlined bpf_get_smp_processor_id, the casts' r0 = r1 (fixup.c). */
+static bool inlines_call(const struct env *env, int i)
+{
+	return fastcall_inlines_cpu_id(env, i) ||
+	       (env->aux[i].seen && kfunc_cast_kind(env, &env->insns[i]) != KFUNC_CAST_NONE);
+}
+
 void fastcall_emit_cpu_id(struct bpf_insn *out)
 {
 	const struct bpf_insn patch[FASTCALL_CPU_ID_LEN] = {
@@ -74,8 +84,18 @@ static uint32_t clobbered(const struct env *env, int i, bool *inlined)
 	uint32_t mask = 0;
 
 	*inlined = false;
+	switch (kfunc_cast_kind(env, in)) {
+	case KFUNC_CAST_KERN_CTX: /* void *(void *): R0, R1 */
+		*inlined = true;
+		return 1u << BPF_REG_0 | 1u << BPF_REG_1;
+	case KFUNC_RDONLY_CAST: /* void *(const void *, u32): R0-R2 */
+		*inlined = true;
+		return 1u << BPF_REG_0 | 1u << BPF_REG_1 | 1u << BPF_REG_2;
+	default:
+		break;
+	}
 	if (in->src_reg != 0)
-		return CALLER_SAVED; /* BPF-to-BPF calls; kfuncs (see above) */
+		return CALLER_SAVED; /* BPF-to-BPF calls; other kfuncs (see above) */
 	const struct kbpf_helper_proto *fn = helper_proto(env, in->imm);
 	if (!fn)
 		return CALLER_SAVED; /* refused by the walk */
@@ -203,7 +223,7 @@ void fastcall_remove(struct env *env)
 		bool removed = false;
 
 		for (int i = s->start; !s->fastcall_off && i < env->sub[n + 1].start; i++) {
-			if (!fastcall_inlines_cpu_id(env, i))
+			if (!inlines_call(env, i))
 				continue; /* dead code: its pairs stay goto -1 (fixup.c) */
 			for (int k = 1; k <= env->aux[i].fastcall_spills; k++)
 				env->aux[i - k].fastcall_drop = env->aux[i + k].fastcall_drop = true;

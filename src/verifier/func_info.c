@@ -5,6 +5,7 @@
  * prototype allows; a call to it only checks the caller's registers against that
  * prototype and returns an unknown scalar. Static functions stay verified per call. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include <linux/btf.h>
@@ -94,6 +95,62 @@ static int arg_tags(struct env *env, int sub, int arg, unsigned *tags)
 		*tags |= known[k].bit;
 	}
 	return 0;
+}
+
+/* 6.12's btf_get_ptr_to_btf_id for arg:trusted: the host struct the argument points to,
+ * the one of the pointee's kind and name, without a CO-RE "___flavor" suffix (6.12 asks
+ * CO-RE's candidate search for exactly one). kbpf's BTF pointers point to structs and
+ * unions only. 0 and *id, or -ENOENT / -EINVAL (logged). */
+static int trusted_btf_id(struct env *env, int arg, const struct btf_type *ptr, uint32_t *id)
+{
+	const struct btf_type *t = vbtf_skip_mods(env->prog_btf, ptr->type, NULL);
+	const char *name = vbtf_name(env->prog_btf, t);
+	if (t == &vbtf_void || !(btf_is_struct(t) || btf_is_union(t)) || !name[0]) {
+		vlog(env, "arg#%d reference type('%s %s') is not a struct or union\n", arg, vbtf_kind_str(t), name);
+		return -EINVAL;
+	}
+	const char *flavor = strstr(name, "___");
+	char want[128];
+	snprintf(want, sizeof(want), "%.*s", (int)(flavor ? (size_t)(flavor - name) : strlen(name)), name);
+	int32_t hid = env->host && kbpf_host_btf(env->host) ? kbpf_host_btf_find(env->host, want, btf_kind(t)) : -ENOENT;
+	if (hid <= 0) {
+		vlog(env, "arg#%d reference type('%s %s') has no matches\n", arg, vbtf_kind_str(t), name);
+		return -ENOENT;
+	}
+	*id = (uint32_t)hid;
+	return 0;
+}
+
+/* The caller's side of arg:trusted (6.12's check_reg_type with ARG_PTR_TO_BTF_ID |
+ * PTR_TRUSTED, then check_func_arg_reg_off): a BTF pointer of the struct (or one that
+ * begins with it, or a member of that type at a fixed offset), NULL or maybe-NULL only
+ * with arg:nullable. Stricter than 6.12, which takes its plain ptr_ too: kbpf's pointers
+ * read from objects are maybe-NULL until checked, untrusted ones (a loaded kptr,
+ * bpf_rdonly_cast's result) are refused: the callee reads through it with plain loads. */
+static int trusted_arg_match(struct env *env, int arg, const struct reg *r, int regno, const struct btf_type *ptr,
+			     unsigned tags)
+{
+	bool nullable = tags & ARG_TAG_NULLABLE;
+	uint32_t need;
+	if (nullable && r->type == KBPF_SCALAR_VALUE && kbpf_tnum_equals_const(r->s.var_off, 0))
+		return 0;
+	int err = trusted_btf_id(env, arg, ptr, &need);
+	if (err)
+		return err;
+	uint32_t type = nullable ? r->type & ~KBPF_PTR_MAYBE_NULL : r->type;
+	if (type != KBPF_PTR_TO_BTF_ID) {
+		vlog(env, "R%d type=%s expected=", regno, reg_type_str(env, r->type));
+		vlog(env, "%s, ", reg_type_str(env, KBPF_PTR_TO_BTF_ID));
+		vlog(env, "%s, rcu_ptr_\n", reg_type_str(env, KBPF_PTR_TO_BTF_ID | KBPF_PTR_TRUSTED));
+		return -EACCES;
+	}
+	const struct btf *hb = kbpf_host_btf(env->host);
+	if (!kfunc_struct_ids_match(hb, r->btf_id, r->off, need, false)) {
+		vlog(env, "R%d is of type %s but ", regno, vbtf_name(hb, vbtf_type(hb, r->btf_id)));
+		vlog(env, "%s is expected\n", vbtf_name(hb, vbtf_type(hb, need)));
+		return -EACCES;
+	}
+	return check_ptr_off_reg_fixed(env, r, regno, true);
 }
 
 bool subprog_is_global(const struct env *env, int sub)
@@ -233,11 +290,25 @@ int global_func_args(struct env *env, int sub, struct reg *regs)
 				reg_mark_known(r, 0);
 				continue;
 			}
-			/* kbpf has no arenas, and no trusted BTF pointer arguments of
-			 * global functions yet: refused, never taken for plain memory */
-			if (tags & (ARG_TAG_TRUSTED | ARG_TAG_ARENA)) {
-				vlog(env, "arg#%d: arg:%s is not supported by kbpf yet\n", i,
-				     tags & ARG_TAG_TRUSTED ? "trusted" : "arena");
+			if (tags & ARG_TAG_TRUSTED) {
+				/* 6.12: a trusted pointer to the host struct of the pointee's
+				 * name, never NULL unless arg:nullable */
+				uint32_t hid;
+				if (tags & ARG_TAG_NONNULL) {
+					vlog(env, "arg#%d has invalid combination of tags\n", i);
+					return -EINVAL;
+				}
+				if ((err = trusted_btf_id(env, i, t, &hid)))
+					return err;
+				r->type = KBPF_PTR_TO_BTF_ID | ((tags & ARG_TAG_NULLABLE) ? KBPF_PTR_MAYBE_NULL : 0);
+				reg_mark_known(r, 0);
+				r->btf_id = hid;
+				r->id = ++env->id_gen;
+				continue;
+			}
+			/* kbpf has no arenas: refused, never taken for plain memory */
+			if (tags & ARG_TAG_ARENA) {
+				vlog(env, "arg#%d: arg:arena is not supported by kbpf (no arenas)\n", i);
 				return -EOPNOTSUPP;
 			}
 			if (tags & ARG_TAG_NULLABLE) {
@@ -322,10 +393,14 @@ int check_global_call(struct env *env, int sub, const struct reg *regs)
 			err = -EINVAL;
 			continue;
 		}
-		if ((err = arg_off_ok(env, r, regno)))
-			continue;
 		unsigned tags;
 		if ((err = arg_tags(env, sub, i, &tags)))
+			continue;
+		if ((tags & ARG_TAG_TRUSTED) && !(tags & ARG_TAG_CTX) && !is_ctx_ptr(env, t)) {
+			err = trusted_arg_match(env, i, r, regno, t, tags);
+			continue;
+		}
+		if ((err = arg_off_ok(env, r, regno)))
 			continue;
 		if ((tags & ARG_TAG_CTX) || is_ctx_ptr(env, t)) {
 			if (r->type != KBPF_PTR_TO_CTX) {

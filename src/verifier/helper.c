@@ -47,7 +47,8 @@ static const uint32_t btf_sock_common_types[] = { KBPF_PTR_TO_SOCK_COMMON, KBPF_
 static const uint32_t map_value_types[] = { KBPF_PTR_TO_MAP_VALUE, 0 };
 static const uint32_t mem_types[] = { KBPF_PTR_TO_STACK, KBPF_PTR_TO_PACKET, KBPF_PTR_TO_PACKET_META,
 				      KBPF_PTR_TO_MAP_KEY, KBPF_PTR_TO_MAP_VALUE, KBPF_PTR_TO_MEM,
-				      KBPF_PTR_TO_MEM | KBPF_MEM_ALLOC, KBPF_PTR_TO_BUF, 0 };
+				      KBPF_PTR_TO_MEM | KBPF_MEM_ALLOC, KBPF_PTR_TO_BUF,
+				      KBPF_PTR_TO_BTF_ID | KBPF_PTR_TRUSTED, 0 };
 static const uint32_t alloc_mem_types[] = { KBPF_PTR_TO_MEM | KBPF_MEM_ALLOC, 0 };
 static const uint32_t func_types[] = { KBPF_PTR_TO_FUNC, 0 };
 static const uint32_t stack_types[] = { KBPF_PTR_TO_STACK, 0 };
@@ -104,7 +105,14 @@ static bool reg_is_null(const struct reg *r)
 	return r->type == KBPF_SCALAR_VALUE && kbpf_tnum_equals_const(r->s.var_off, 0);
 }
 
-static int check_reg_type(struct env *env, int regno, uint32_t arg)
+/* A BTF pointer Linux 6.12 would call trusted, as kbpf has them: valid and non-NULL by
+ * the host's contract, not walked from another object, not untrusted. */
+static bool btf_trusted(const struct reg *r)
+{
+	return r->type == KBPF_PTR_TO_BTF_ID && !r->btf_walked;
+}
+
+static int check_reg_type(struct env *env, int regno, uint32_t arg, const struct kbpf_helper_proto *fn)
 {
 	const struct reg *r = &cur_regs(env)[regno];
 	const uint32_t *c = compatible(arg);
@@ -122,6 +130,17 @@ static int check_reg_type(struct env *env, int regno, uint32_t arg)
 	if (KBPF_ARG_BASE(arg) == KBPF_ARG_PTR_TO_BTF_ID && r->btf_walked &&
 	    type == (KBPF_PTR_TO_BTF_ID | KBPF_PTR_MAYBE_NULL))
 		type = KBPF_PTR_TO_BTF_ID;
+	/* 6.12: memory may be a trusted BTF pointer; kbpf's are the plain ptr_ it did not
+	 * read from an object (a kfunc's or cast's result, a BTF context argument) */
+	if (KBPF_ARG_BASE(arg) == KBPF_ARG_PTR_TO_MEM && btf_trusted(r)) {
+		/* ... that the helper only reads (6.12's check_reg_type) */
+		if (!(arg & KBPF_ARG_MEM_RDONLY)) {
+			vlog(env, "%s() may write into memory pointed by R%d type=%s\n", fn->name ? fn->name : "unknown",
+			     regno, reg_type_str(env, r->type));
+			return -EACCES;
+		}
+		type = KBPF_PTR_TO_BTF_ID | KBPF_PTR_TRUSTED;
+	}
 	for (int i = 0; c[i]; i++)
 		if (type == c[i])
 			return 0;
@@ -159,6 +178,11 @@ static int arg_reg_off(struct env *env, const struct reg *r, int regno, uint32_t
 	case KBPF_PTR_TO_BUF | KBPF_MEM_RDONLY:
 	case KBPF_SCALAR_VALUE:
 		if (KBPF_ARG_BASE(arg) != KBPF_ARG_PTR_TO_ALLOC_MEM)
+			return 0;
+		break;
+	case KBPF_PTR_TO_BTF_ID:
+		/* memory at a fixed offset in the struct: checked with the bytes (helper_mem) */
+		if (KBPF_ARG_BASE(arg) == KBPF_ARG_PTR_TO_MEM)
 			return 0;
 		break;
 	default:
@@ -207,6 +231,13 @@ static int helper_mem(struct env *env, int regno, int size, bool zero_ok, struct
 		int err = stack_range_init(env, regno, r->off, size, zero_ok, STACK_HELPER, &rawm, true);
 		return err;
 	}
+	case KBPF_PTR_TO_BTF_ID:
+		/* 6.12: the bytes must lie in the struct (check_ptr_to_btf_access); a helper
+		 * that writes them needs the type's btf_struct_access. Trusted ones only (a
+		 * kfunc's NULL-tolerant memory argument comes here without its maybe-NULL) */
+		if (KBPF_REG_BASE(r->type) == r->type && !r->btf_walked)
+			return check_btf_access(env, regno, r->off, size, raw, -1);
+		goto bad;
 	case KBPF_PTR_TO_CTX:
 		/* 6.1: a type without ctx conversion (syscall: the ctx is the caller's
 		 * buffer) checks the last byte touched like a program's own access */
@@ -217,6 +248,7 @@ static int helper_mem(struct env *env, int regno, int size, bool zero_ok, struct
 		}
 		/* fall through */
 	default:
+	bad:
 		if (zero_ok && size == 0 && reg_is_null(r))
 			return 0;
 		vlog(env, "R%d type=%s ", regno, reg_type_str(env, r->type));
@@ -379,7 +411,7 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 		if ((err = mark_precise(env, regno)))
 			return err;
 	} else {
-		if ((err = check_reg_type(env, regno, at)))
+		if ((err = check_reg_type(env, regno, at, fn)))
 			return err;
 		/* the object bpf_kptr_xchg stores must be the kptr's type (Linux matches only a
 		 * non-NULL register; kbpf a maybe-NULL one too: the destructor gets it) */

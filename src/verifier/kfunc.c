@@ -519,6 +519,110 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 	return rel ? meta->ref_regno : 0;
 }
 
+enum kfunc_cast kfunc_cast_kind(const struct env *env, const struct bpf_insn *insn)
+{
+	const struct btf *btf = env->host ? kbpf_host_btf(env->host) : NULL;
+	if (!btf || insn->code != (BPF_JMP | BPF_CALL) || insn->src_reg != BPF_PSEUDO_KFUNC_CALL || insn->off ||
+	    insn->imm <= 0 || (uint32_t)insn->imm >= btf__type_cnt(btf))
+		return KFUNC_CAST_NONE;
+	const struct btf_type *func = btf__type_by_id(btf, (uint32_t)insn->imm);
+	if (!btf_is_func(func))
+		return KFUNC_CAST_NONE;
+	const struct btf_type *proto = vbtf_type(btf, func->type);
+	const char *name = vbtf_name(btf, func);
+	if (!btf_is_func_proto(proto) || !btf_is_ptr(vbtf_skip_mods(btf, proto->type, NULL)))
+		return KFUNC_CAST_NONE;
+	const struct btf_param *args = btf_params(proto);
+	int n = btf_vlen(proto);
+	if (n < 1 || !btf_is_ptr(vbtf_skip_mods(btf, args[0].type, NULL)))
+		return KFUNC_CAST_NONE;
+	if (n == 1 && !strcmp(name, "bpf_cast_to_kern_ctx"))
+		return KFUNC_CAST_KERN_CTX;
+	if (n == 2 && !strcmp(name, "bpf_rdonly_cast") && is_scalar(vbtf_skip_mods(btf, args[1].type, NULL)))
+		return KFUNC_RDONLY_CAST;
+	return KFUNC_CAST_NONE;
+}
+
+/* bpf_cast_to_kern_ctx's argument (6.12: KF_ARG_PTR_TO_CTX, checked after the offset
+ * rules) and the struct its result points to (get_kern_ctx_btf_id). */
+static int kern_ctx_arg(struct env *env, uint32_t *btf_id)
+{
+	const struct reg *r = &cur_regs(env)[BPF_REG_1];
+	int err = arg_reg_off(env, r, BPF_REG_1, false);
+	if (err)
+		return err;
+	if (r->type != KBPF_PTR_TO_CTX) {
+		vlog(env, "arg#%d expected pointer to ctx, but got %s\n", 0, reg_type_str(env, r->type));
+		return -EINVAL;
+	}
+	const char *name = OPTS_GET(env->type, kern_ctx_btf_name, NULL);
+	int32_t id = name ? kbpf_host_btf_find(env->host, name, BTF_KIND_STRUCT) : -ENOENT;
+	if (id <= 0) {
+		/* Linux's text; kbpf knows a type's run-time context only if the host says */
+		vlog(env, "kern ctx type id %d is not a struct (program type %s, kern_ctx_btf_name %s)\n", id > 0 ? id : 0,
+		     env->type->name, name ? name : "unset");
+		return -EINVAL;
+	}
+	*btf_id = (uint32_t)id;
+	return 0;
+}
+
+/* bpf_rdonly_cast's arguments: obj__ign is not checked (any value, Linux's __ign; kbpf
+ * asks only that it was written), btf_id__k a known constant, made precise; the type a
+ * struct or union of the host BTF. */
+static int rdonly_cast_arg(struct env *env, uint32_t *btf_id)
+{
+	struct reg *regs = cur_regs(env);
+	if (regs[BPF_REG_1].type == KBPF_NOT_INIT) {
+		vlog(env, "R%d !read_ok\n", BPF_REG_1);
+		return -EACCES;
+	}
+	if (regs[BPF_REG_2].type != KBPF_SCALAR_VALUE) {
+		vlog(env, "R%d is not a scalar\n", BPF_REG_2);
+		return -EINVAL;
+	}
+	if (!kbpf_tnum_is_const(regs[BPF_REG_2].s.var_off)) {
+		vlog(env, "R%d must be a known constant\n", BPF_REG_2);
+		return -EINVAL;
+	}
+	uint64_t v = regs[BPF_REG_2].s.var_off.value;
+	int err = mark_precise(env, BPF_REG_2);
+	if (err)
+		return err;
+	const struct btf *btf = host_btf(env);
+	if (!v || v >= btf__type_cnt(btf) || !is_struct(btf__type_by_id(btf, (uint32_t)v))) {
+		vlog(env, "kfunc bpf_rdonly_cast type ID argument must be of a struct\n");
+		return -EINVAL;
+	}
+	*btf_id = (uint32_t)v;
+	return 0;
+}
+
+/* The casts after their checks: R0-R5 clobbered, R0 typed (6.12's check_kfunc_call). */
+static int check_cast_call(struct env *env, enum kfunc_cast kind)
+{
+	uint32_t id = 0;
+	int err = kind == KFUNC_CAST_KERN_CTX ? kern_ctx_arg(env, &id) : rdonly_cast_arg(env, &id);
+	if (err)
+		return err;
+	struct reg *regs = cur_regs(env);
+	for (int i = 0; i <= 5; i++) {
+		reg_mark_not_init(env, &regs[i]);
+		cur_frame(env)->written |= 1u << i;
+		scratch_reg(env, i);
+	}
+	struct reg *r0 = &regs[0];
+	reg_mark_unknown(env, r0);
+	reg_mark_known(r0, 0);
+	/* the context as it is at run time: Linux's trusted_ptr_, kbpf's plain ptr_ (valid
+	 * for the run, read with plain loads, written only where btf_struct_access allows);
+	 * anything cast read-only: untrusted, never written, read with fault-tolerant loads
+	 * (check_btf_access, fixup.c), taken by no helper or kfunc */
+	r0->type = kind == KFUNC_CAST_KERN_CTX ? KBPF_PTR_TO_BTF_ID : KBPF_PTR_TO_BTF_ID | KBPF_PTR_UNTRUSTED;
+	r0->btf_id = id;
+	return 0;
+}
+
 int check_kfunc_call(struct env *env, const struct bpf_insn *insn, int insn_idx)
 {
 	if (!insn->imm)
@@ -561,6 +665,10 @@ int check_kfunc_call(struct env *env, const struct bpf_insn *insn, int insn_idx)
 		vlog(env, "destructive kfunc calls require CAP_SYS_BOOT capabilities\n");
 		return -EACCES;
 	}
+
+	enum kfunc_cast cast = kfunc_cast_kind(env, insn);
+	if (cast != KFUNC_CAST_NONE)
+		return check_cast_call(env, cast);
 
 	int rel = check_args(env, btf, fname, func_id, proto, &meta);
 	if (rel < 0)

@@ -35,6 +35,13 @@ bool kfunc_struct_ids_match(const struct btf *btf, uint32_t id, int32_t off, uin
 /* The kfunc's name in the host BTF, for the log (NULL if id is not a FUNC there). */
 const char *kfunc_btf_name(struct env *env, int32_t id);
 
+/* Linux's generic casts (kernel/bpf/helpers.c, special_kfunc_list): a call of a host
+ * kfunc named bpf_cast_to_kern_ctx (void *(void *)) or bpf_rdonly_cast (void *(const void
+ * *, u32)) is typed by the verifier, not by its prototype, and becomes `r0 = r1` after
+ * verification (fixup.c; bpf_fastcall: it keeps R2-R5, R3-R5). */
+enum kfunc_cast { KFUNC_CAST_NONE, KFUNC_CAST_KERN_CTX, KFUNC_RDONLY_CAST };
+enum kfunc_cast kfunc_cast_kind(const struct env *env, const struct bpf_insn *insn);
+
 /* helper.c: Linux's check_mem_reg (size_regno < 0: size bytes) and
  * check_kfunc_mem_size_reg (size from size_regno): read, then write access. */
 int kfunc_check_mem(struct env *env, int regno, int size_regno, int size);

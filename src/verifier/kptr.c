@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* kptrs in map values (Linux 6.1 check_map_access's kptr part, check_map_kptr_access,
  * map_kptr_match_type, process_kptr_func): what a program may do with a map value's
- * `struct T __kptr *` and `struct T __kptr_ref *` fields (src/maps/map_btf.c finds them).
+ * `struct T __kptr_untrusted *` (unreferenced) and `struct T __kptr *` (referenced) fields,
+ * Linux 6.12's tags (src/maps/map_btf.c finds them).
  *
  * An unreferenced kptr is plain pointer storage: LDX gives untrusted_ptr_or_null_T, STX
  * stores NULL or a pointer to T (trusted or not), ST stores 0. A referenced kptr holds a

@@ -22,14 +22,14 @@ static bool is_pointer_value(struct env *env, int regno)
 	return reg_is_pointer(&cur_regs(env)[regno]) && !env->priv;
 }
 
-int check_ptr_off_reg(struct env *env, const struct reg *r, int regno)
+int check_ptr_off_reg_fixed(struct env *env, const struct reg *r, int regno, bool fixed_off_ok)
 {
 	char tn[TNUM_STR_MAX];
 	if (r->off < 0) {
 		vlog(env, "negative offset %s ptr R%d off=%d disallowed\n", reg_type_str(env, r->type), regno, r->off);
 		return -EACCES;
 	}
-	if (r->off) {
+	if (r->off && !fixed_off_ok) {
 		vlog(env, "dereference of modified %s ptr R%d off=%d disallowed\n", reg_type_str(env, r->type), regno,
 		     r->off);
 		return -EACCES;
@@ -40,6 +40,11 @@ int check_ptr_off_reg(struct env *env, const struct reg *r, int regno)
 		return -EACCES;
 	}
 	return 0;
+}
+
+int check_ptr_off_reg(struct env *env, const struct reg *r, int regno)
+{
+	return check_ptr_off_reg_fixed(env, r, regno, false);
 }
 
 static int mem_access_fits(struct env *env, int regno, int64_t off, int size, uint32_t mem_size, bool zero_ok)

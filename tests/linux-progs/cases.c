@@ -460,8 +460,9 @@ void lp_case_run(const struct lp_case *c, int verbose, int *rc, char *kind, size
 	}
 #ifdef KBPF_PROGS_TEST_KFUNCS
 	/* this executable's BTF (pahole) names Linux's test kfuncs and attach targets */
-	if (kbpf_host_btf_load_self(host) || kbpf_linux_host_add_test_kfuncs(host, reason, sizeof(reason))) {
-		set(rc, kind, ks, why, ws, R_FAIL, "harness", "cannot register Linux's test kfuncs");
+	if (kbpf_host_btf_load_self(host) || kbpf_linux_host_add_test_kfuncs(host, reason, sizeof(reason)) ||
+	    kbpf_linux_host_add_kfuncs(host, reason, sizeof(reason))) {
+		set(rc, kind, ks, why, ws, R_FAIL, "harness", "cannot register Linux's test and common kfuncs");
 		goto out_nolog;
 	}
 #endif

@@ -35,10 +35,11 @@ static int refs(void)
 	return __atomic_load_n(&kbpf_linux_test_kfunc_object()->cnt.refs.counter, __ATOMIC_RELAXED);
 }
 
-/* A value BTF: [1] int, [2] struct prog_test_ref_kfunc, [3] struct prog_test_member,
- * [4] struct prog_test_pass1 (no destructor), tags [5] kptr->2, [6] kptr_ref->2,
- * [7] kptr_ref->3, [8] kptr_ref->4, [9] kptr->1 (an int), [10] kptr on tag 5 (two
- * tags); pointers [11..16] to 5..10; then the value struct the caller adds. */
+/* A value BTF with Linux 6.12's tags: [1] int, [2] struct prog_test_ref_kfunc, [3]
+ * struct prog_test_member, [4] struct prog_test_pass1 (no destructor), tags [5]
+ * kptr_untrusted->2, [6] kptr->2, [7] kptr->3, [8] kptr->4, [9] kptr_untrusted->1 (an
+ * int), [10] kptr_untrusted on tag 5 (two tags); pointers [11..16] to 5..10; then the
+ * value struct the caller adds. */
 static struct btf *base_btf(void)
 {
 	struct btf *b = btf__new_empty();
@@ -48,12 +49,12 @@ static struct btf *base_btf(void)
 	err |= btf__add_struct(b, "prog_test_ref_kfunc", 0) != 2;
 	err |= btf__add_struct(b, "prog_test_member", 0) != 3;
 	err |= btf__add_struct(b, "prog_test_pass1", 0) != 4;
-	err |= btf__add_type_tag(b, "kptr", 2) != 5;
-	err |= btf__add_type_tag(b, "kptr_ref", 2) != 6;
-	err |= btf__add_type_tag(b, "kptr_ref", 3) != 7;
-	err |= btf__add_type_tag(b, "kptr_ref", 4) != 8;
-	err |= btf__add_type_tag(b, "kptr", 1) != 9;
-	err |= btf__add_type_tag(b, "kptr", 5) != 10;
+	err |= btf__add_type_tag(b, "kptr_untrusted", 2) != 5;
+	err |= btf__add_type_tag(b, "kptr", 2) != 6;
+	err |= btf__add_type_tag(b, "kptr", 3) != 7;
+	err |= btf__add_type_tag(b, "kptr", 4) != 8;
+	err |= btf__add_type_tag(b, "kptr_untrusted", 1) != 9;
+	err |= btf__add_type_tag(b, "kptr_untrusted", 5) != 10;
 	for (int i = 5; i <= 10; i++)
 		err |= btf__add_ptr(b, i) != i + 6;
 	if (err) {
@@ -92,7 +93,7 @@ static int make_map(uint32_t type, uint32_t flags, uint32_t size, const int *ptr
 	return err;
 }
 
-/* struct { T __kptr *a; T __kptr_ref *b; M __kptr_ref *c; } at 0, 8, 16 (map_kptr.c's). */
+/* struct { T __kptr_untrusted *a; T __kptr *b; M __kptr *c; } at 0, 8, 16 (map_kptr.c's). */
 static int std_map(uint32_t type, struct kbpf_map **out)
 {
 	const int p[] = { P_UNREF, P_REF, P_REF_MEMB }, o[] = { 0, 8, 16 };
@@ -128,20 +129,18 @@ static void test_create(void)
 	CHECK_EQ_U64(make_map(BPF_MAP_TYPE_ARRAY, BPF_F_RDONLY_PROG, 8, p, o, 1, host, &m), -EACCES);
 }
 
-/* Linux 6.12's name of an unreferenced kptr, "kptr_untrusted": the same field as 6.1's
- * "kptr". */
-static void test_create_untrusted_tag(void)
+/* A value struct {int u; T __TAG *p;} with the type tag tag: map creation's result. */
+static int tag_map(const char *tag, struct kbpf_map **m)
 {
 	struct btf *b = btf__new_empty();
-	struct kbpf_map *m = NULL;
 	int err = 0;
 
 	CHECK(b);
 	if (!b)
-		return;
+		return -ENOMEM;
 	err |= btf__add_int(b, "int", 4, BTF_INT_SIGNED) != 1;
 	err |= btf__add_struct(b, "prog_test_ref_kfunc", 0) != 2;
-	err |= btf__add_type_tag(b, "kptr_untrusted", 2) != 3;
+	err |= btf__add_type_tag(b, tag, 2) != 3;
 	err |= btf__add_ptr(b, 3) != 4;
 	err |= btf__add_struct(b, "val", 16) != 5;
 	err |= btf__add_field(b, "u", 1, 0, 0);
@@ -149,11 +148,43 @@ static void test_create_untrusted_tag(void)
 	CHECK(!err);
 	struct kbpf_map_def def = {
 		.sz = sizeof(def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = 16, .max_entries = 1,
-		.name = "untrusted", .btf = b, .btf_key_type_id = 1, .btf_value_type_id = 5, .host = host,
+		.name = "tagged", .btf = b, .btf_key_type_id = 1, .btf_value_type_id = 5, .host = host,
 		.log_buf = log_buf, .log_size = sizeof(log_buf),
 	};
-	CHECK_EQ_U64(kbpf_map_create(&def, &m), 0);
+	log_buf[0] = 0;
+	err = kbpf_map_create(&def, m);
 	btf__free(b);
+	return err;
+}
+
+/* The tags as Linux 6.12 reads them: "kptr" is referenced (6.1: unreferenced), 6.1's
+ * "kptr_ref" fails the map (6.12's btf_find_kptr: -EINVAL), "percpu_kptr" too (kbpf has
+ * no bpf_percpu_obj_new). */
+static void test_create_612_tags(void)
+{
+	struct kbpf_map *m = NULL;
+
+	CHECK_EQ_U64(tag_map("kptr", &m), 0);
+	CHECK(kbpf_map_kptr_at(m, 8) && kbpf_map_kptr_at(m, 8)->referenced);
+	kbpf_map_free(m);
+	m = NULL;
+	CHECK_EQ_U64(tag_map("kptr_ref", &m), -EINVAL);
+	CHECK(!m);
+	CHECK_CONTAINS(log_buf, "kptr field at offset 8: type tag \"kptr_ref\" is Linux 6.1's");
+	CHECK_EQ_U64(tag_map("percpu_kptr", &m), -EINVAL);
+	CHECK_CONTAINS(log_buf, "percpu_kptr is not supported");
+	/* another tag is no kptr: plain bytes */
+	CHECK_EQ_U64(tag_map("user", &m), 0);
+	CHECK_EQ_U64(kbpf_map_kptr_cnt(m), 0);
+	kbpf_map_free(m);
+}
+
+/* Linux 6.12's name of an unreferenced kptr, "kptr_untrusted". */
+static void test_create_untrusted_tag(void)
+{
+	struct kbpf_map *m = NULL;
+
+	CHECK_EQ_U64(tag_map("kptr_untrusted", &m), 0);
 	CHECK_EQ_U64(kbpf_map_kptr_cnt(m), 1);
 	const struct kbpf_map_kptr *k = kbpf_map_kptr_at(m, 8);
 	CHECK(k && !k->referenced);
@@ -641,6 +672,7 @@ int main(void)
 	patch_kfuncs();
 	RUN(test_create);
 	RUN(test_create_untrusted_tag);
+	RUN(test_create_612_tags);
 	RUN(test_create_errors);
 	RUN(test_map_in_map);
 	RUN(test_dtor_register);

@@ -270,7 +270,7 @@ static int dump_map(const struct kbpf_object *obj, struct kbpf_map *m)
 	 * another program's to take), so say what they are */
 	for (int i = 0; i < kbpf_map_kptr_cnt(m); i++) {
 		const struct kbpf_map_kptr *k = kbpf_map_kptr_get(m, i);
-		printf(", %s %s at %u", k->referenced ? "kptr_ref" : "kptr", k->type_name, k->offset);
+		printf(", %s %s at %u", k->referenced ? "kptr" : "kptr_untrusted", k->type_name, k->offset);
 	}
 	printf("\n");
 	if (type == BPF_MAP_TYPE_RINGBUF) {

@@ -195,6 +195,7 @@ static const struct cg_sock_desc
 #define SOCK_ADDR(name_, desc_, min_, max_)                                                                  \
 	{ .sz = sizeof(struct kbpf_prog_type), .name = name_, .linux_type = BPF_PROG_TYPE_CGROUP_SOCK_ADDR,     \
 	  .ctx_size = sizeof(struct bpf_sock_addr), .ctx_btf_name = "bpf_sock_addr",                            \
+	  .kern_ctx_btf_name = "bpf_sock_addr",                                                                 \
 	  .is_valid_access = sock_addr_access, .get_func_proto = kbpf_linux_get_func_proto, .has_ret_range = 1,        \
 	  .ret_min = min_, .ret_max = max_, .priv = (void *)&desc_, .load_caps = NET_ADMIN }
 

@@ -70,7 +70,8 @@ static const struct linux_type_desc lwt_seg6local_desc = { SETS(lwt_seg6local_se
 #define NET_ADMIN (KBPF_CAP_BPF | KBPF_CAP_NET_ADMIN) /* Linux: is_net_admin_prog_type */
 #define LWT(name_, ltype_, desc_, pkt_)                                                                        \
 	{ .sz = sizeof(struct kbpf_prog_type), .name = name_, .linux_type = ltype_, .ctx_size = SKB_CTX_SIZE,      \
-	  .ctx_btf_name = "__sk_buff", .is_valid_access = kbpf_linux_lwt_access,                                  \
+	  .ctx_btf_name = "__sk_buff", .kern_ctx_btf_name = "kbpf_linux_skb",                                     \
+	  .is_valid_access = kbpf_linux_lwt_access,                                                             \
 	  .get_func_proto = kbpf_linux_get_func_proto, .direct_packet_access = pkt_, .priv = (void *)&desc_,      \
 	  .load_caps = NET_ADMIN }
 

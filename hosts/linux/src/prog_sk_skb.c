@@ -81,7 +81,7 @@ static const struct linux_type_desc sk_msg_desc = { SETS(sk_msg_set, kbpf_linux_
 const struct kbpf_prog_type kbpf_linux_sk_skb_types[] = {
 	{ .sz = sizeof(struct kbpf_prog_type), .name = "sk_skb", .linux_type = BPF_PROG_TYPE_SK_SKB,
 	  .ctx_size = offsetof(struct __sk_buff, hwtstamp) + 8, .ctx_btf_name = "__sk_buff",
-	  .is_valid_access = sk_skb_access, .get_func_proto = kbpf_linux_get_func_proto,
+	  .kern_ctx_btf_name = "kbpf_linux_skb", .is_valid_access = sk_skb_access, .get_func_proto = kbpf_linux_get_func_proto,
 	  .direct_packet_access = KBPF_PKT_ACCESS_RW, .priv = (void *)&sk_skb_desc, .load_caps = NET_ADMIN },
 	{ .sz = sizeof(struct kbpf_prog_type), .name = "sk_msg", .linux_type = BPF_PROG_TYPE_SK_MSG,
 	  .ctx_size = sizeof(struct sk_msg_md), .ctx_btf_name = "sk_msg_md", .is_valid_access = sk_msg_access,

@@ -39,6 +39,18 @@ extern "C" {
  * something else), -ENOMEM. */
 int kbpf_linux_host_add(struct kbpf_host *host);
 
+/* Linux's common kfuncs (kernel/bpf/helpers.c's common_kfunc_set), the part kbpf has:
+ * bpf_cast_to_kern_ctx and bpf_rdonly_cast (hosts/linux/src/kfuncs_common.c), registered
+ * for every program type the host has at the time of the call — so call it after
+ * kbpf_linux_host_add and the host's own types, and after the host's BTF is loaded
+ * (kbpf_host_btf_load_self, from a binary linking kbpf_linux). The verifier replaces each
+ * call by `r0 = r1` (docs/kfuncs.md, "The casts"). bpf_cast_to_kern_ctx works for the
+ * types with a kern_ctx_btf_name: the skb types (struct kbpf_linux_skb), xdp (struct
+ * kbpf_linux_xdp) and the cgroup sock_addr types (struct bpf_sock_addr). Returns 0,
+ * -EINVAL, -E2BIG (more than 256 types) or kbpf_host_kfunc_set_register's error (-ENOENT
+ * without host BTF, -EEXIST when called twice), the reason in log_buf. */
+int kbpf_linux_host_add_kfuncs(struct kbpf_host *host, char *log_buf, size_t log_size);
+
 /* Linux's jiffies, kept the way Linux keeps them: start a thread that advances a jiffies
  * variable HZ (250) times a second from CLOCK_BOOTTIME. Hosts set up with
  * kbpf_linux_host_add afterwards let the verifier inline bpf_jiffies64 into a load of that
@@ -63,6 +75,8 @@ void kbpf_linux_trace_printk_set(kbpf_linux_printk_fn fn, void *arg);
  * to data_end, with an Ethernet frame positioned as Linux runs each type (tc: the MAC
  * header at data; socket_filter: the network header at data, the MAC header in the 14
  * bytes before it). hosts/linux/src/skb_ld_abs.c. */
+/* bpf_cast_to_kern_ctx gives a program this whole struct to read through the host BTF:
+ * md.sk and md.flow_keys must hold NULL or a valid object (kbpf_linux_skb_init zeroes them). */
 struct kbpf_linux_skb {
 	struct __sk_buff md;   /* the program's view; md.data, md.data_end, md.data_meta unused */
 	uint8_t *data;         /* first packet byte */
