@@ -312,6 +312,15 @@ TEST_FN int bpf_lsm_ismaclabel(const char *name)
 	return 0;
 }
 
+/* 6.12's verifier_const.c attaches a sleepable LSM program here (lsm_hook_defs.h: void
+ * bprm_committed_creds(const struct linux_binprm *bprm)). */
+struct linux_binprm;
+void bpf_lsm_bprm_committed_creds(const struct linux_binprm *bprm);
+TEST_FN void bpf_lsm_bprm_committed_creds(const struct linux_binprm *bprm)
+{
+	(void)bprm;
+}
+
 /* --- netfilter: the hook state a netfilter program's context points to ---
  * Linux's struct nf_hook_state (include/linux/netfilter.h), so that this host's BTF has
  * the struct the netfilter type types bpf_nf_ctx.state with (prog_netfilter.c; without

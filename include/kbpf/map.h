@@ -240,13 +240,20 @@ KBPF_API int kbpf_map_delete(struct kbpf_map *map, const void *key);
  * be seen, as in Linux. */
 KBPF_API int kbpf_map_get_next_key(struct kbpf_map *map, const void *key, void *next_key);
 /* Make the map read-only for the host side from now on (Linux's BPF_MAP_FREEZE);
- * programs may still write unless the map is BPF_F_RDONLY_PROG.  -EBUSY if already frozen. */
+ * programs may still write unless the map is BPF_F_RDONLY_PROG.  Waits for host-side
+ * writes in flight.  An ARRAY created with BPF_F_RDONLY_PROG becomes immutable for good:
+ * its values are write-protected (PROT_READ), every pointer into them (direct value
+ * addresses, program-side lookups) stays valid for reading but a write through it faults,
+ * and the verifier reads loads from them as constants (docs/maps.md, "Frozen read-only
+ * arrays").  -EBUSY if already frozen; -EOPNOTSUPP for values with kptrs; the errno of a
+ * failed mprotect (the map then stays unfrozen). */
 KBPF_API int kbpf_map_freeze(struct kbpf_map *map);
 KBPF_API int kbpf_map_is_frozen(const struct kbpf_map *map);
 
 /* Address of byte off of the value of a one-element ARRAY (the global-data maps
  * .data/.rodata/.bss; what BPF_PSEUDO_MAP_VALUE loads). -EOPNOTSUPP: not an ARRAY or
- * max_entries != 1; -EINVAL: off >= value_size. */
+ * max_entries != 1; -EINVAL: off >= value_size.  Read-only memory once a
+ * BPF_F_RDONLY_PROG array (.rodata, .kconfig) is frozen: writing through it faults. */
 KBPF_API int kbpf_map_direct_value_addr(struct kbpf_map *map, uint32_t off, void **addr);
 
 /* Bytes at the start of every map object that a privileged program may read through a
@@ -294,13 +301,15 @@ KBPF_API int kbpf_cpu_bind(unsigned cpu);
 
 /* bpf_map_lookup_elem: pointer to the value in place (this CPU's slot for per-CPU
  * maps), or NULL.  The pointer stays valid memory until kbpf_map_free; after a delete
- * the memory may be reused by another key, as in Linux.  NULL for RINGBUF/PROG_ARRAY.
+ * the memory may be reused by another key, as in Linux (read-only memory in a frozen
+ * BPF_F_RDONLY_PROG array: see kbpf_map_freeze).  NULL for RINGBUF/PROG_ARRAY.
  * ARRAY_OF_MAPS / HASH_OF_MAPS: the inner map itself (a `struct kbpf_map *`). */
 KBPF_API void *kbpf_map_lookup_elem(struct kbpf_map *map, const void *key);
 /* bpf_map_lookup_percpu_elem: like lookup_elem for slot cpu of a per-CPU map. */
 KBPF_API void *kbpf_map_lookup_percpu_elem(struct kbpf_map *map, const void *key, uint32_t cpu);
 /* bpf_map_update_elem: per-CPU maps update this CPU's slot only (a new element's
- * other slots are zeroed).  Errnos as kbpf_map_update. */
+ * other slots are zeroed).  Errnos as kbpf_map_update; -EPERM for a frozen
+ * BPF_F_RDONLY_PROG array (write-protected values). */
 KBPF_API long kbpf_map_update_elem(struct kbpf_map *map, const void *key, const void *value, uint64_t flags);
 /* bpf_map_delete_elem. */
 KBPF_API long kbpf_map_delete_elem(struct kbpf_map *map, const void *key);

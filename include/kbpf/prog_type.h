@@ -108,9 +108,12 @@ enum kbpf_arg_type {
 #define KBPF_ARG_OBJ_RELEASE    (1u << 14) /* releases the reference it is given */
 #define KBPF_ARG_MEM_FIXED_SIZE (1u << 15) /* PTR_TO_MEM of arg_size[i] bytes, no size argument */
 #define KBPF_ARG_MEM_ALIGNED    (1u << 16) /* … and aligned to that size (strtol's result) */
-#define KBPF_ARG_MEM_WRITE      (1u << 17) /* helper writes the memory (Linux 6.1.y MEM_WRITE;
-					    * Linux's ARG_PTR_TO_UNINIT_MEM is PTR_TO_MEM |
-					    * MEM_UNINIT | MEM_WRITE) */
+#define KBPF_ARG_MEM_WRITE      (1u << 17) /* helper writes the memory (Linux 6.12's MEM_WRITE:
+					    * read-only memory is refused, whatever the size
+					    * argument; without MEM_UNINIT it must also be
+					    * initialised. MEM_UNINIT implies it: Linux's
+					    * ARG_PTR_TO_UNINIT_MEM is PTR_TO_MEM | MEM_UNINIT |
+					    * MEM_WRITE) */
 
 /* Helper return kinds, Linux's enum bpf_return_type base values. */
 enum kbpf_ret_type {

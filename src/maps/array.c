@@ -7,7 +7,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "maps/map_internal.h"
+#include "maps/map_rdonly.h"
 
 #define ARRAY_CREATE_FLAG_MASK \
 	(BPF_F_NUMA_NODE | BPF_F_MMAPABLE | KBPF_MAP_ACCESS_MASK | BPF_F_PRESERVE_ELEMS | BPF_F_INNER_MAP)
@@ -23,6 +26,9 @@ struct kbpf_array {
 	size_t cpu_stride;  /* bytes from one CPU's values to the next CPU's */
 	void *mem;          /* the allocation; values is mem aligned up */
 	char *values;
+	/* a BPF_F_RDONLY_PROG ARRAY: values is a mapping of its own, map_len bytes (whole
+	 * pages), which kbpf_map_freeze makes read-only (array_seal); 0: mem is calloc's */
+	size_t map_len;
 };
 
 static inline struct kbpf_array *to_array(struct kbpf_map *map)
@@ -239,8 +245,27 @@ static void array_free(struct kbpf_map *map)
 		for (unsigned cpu = 0; cpu < array->nr_cpus; cpu++)
 			kbpf_map_value_free_kptrs(map, elem_ptr(array, i, cpu));
 
-	free(array->mem);
+	if (array->map_len)
+		munmap(array->values, array->map_len);
+	else
+		free(array->mem);
 	free(array);
+}
+
+/* Frozen, with no host write in flight (kbpf_map_freeze): a BPF_F_RDONLY_PROG array's
+ * values become read-only for everyone, for good. Programs may not write them (the
+ * verifier), the host side refuses (-EPERM) and a host's own pointer into them faults, so
+ * the verifier may take what it reads there as constants (Linux's bpf_map_is_rdonly). */
+static int array_seal(struct kbpf_map *map)
+{
+	struct kbpf_array *array = to_array(map);
+
+	if (!array->map_len)
+		return 0;
+	if (mprotect(array->values, array->map_len, PROT_READ))
+		return -errno;
+	__atomic_store_n(&map->sealed, 1, __ATOMIC_RELEASE);
+	return 0;
 }
 
 static const struct kbpf_map_ops array_ops = {
@@ -252,6 +277,7 @@ static const struct kbpf_map_ops array_ops = {
 	.sys_delete = array_sys_delete,
 	.get_next_key = kbpf_array_get_next_key,
 	.mem_regions = array_mem_regions,
+	.seal = array_seal,
 	.free = array_free,
 };
 
@@ -300,6 +326,19 @@ int kbpf_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out
 	}
 	if (total > SIZE_MAX - ARRAY_ALIGN)
 		goto nomem;
+	if (attr->type == BPF_MAP_TYPE_ARRAY && (attr->map_flags & BPF_F_RDONLY_PROG)) {
+		/* pages of its own, zeroed, so that freezing can write-protect them alone */
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		if (total > SIZE_MAX - page)
+			goto nomem;
+		array->map_len = KBPF_ROUND_UP(total, page);
+		void *p = mmap(NULL, array->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			goto nomem;
+		array->values = p;
+		*out = &array->map;
+		return 0;
+	}
 	/* calloc: zero-initialised values, and large sizes come as untouched zero pages */
 	array->mem = calloc(1, total + ARRAY_ALIGN);
 	if (!array->mem)
@@ -323,4 +362,38 @@ int kbpf_map_direct_value_addr(struct kbpf_map *map, uint32_t off, void **addr)
 		return -EINVAL;
 	*addr = to_array(map)->values + off;
 	return 0;
+}
+
+int kbpf_map_direct_read(struct kbpf_map *map, uint32_t off, int size, bool sx, uint64_t *val)
+{
+	void *addr;
+	int err = kbpf_map_direct_value_addr(map, off, &addr);
+
+	if (err)
+		return err;
+	switch (size) {
+	case 1: {
+		uint8_t v;
+		memcpy(&v, addr, 1);
+		*val = sx ? (uint64_t)(int64_t)(int8_t)v : v;
+		return 0;
+	}
+	case 2: {
+		uint16_t v;
+		memcpy(&v, addr, 2);
+		*val = sx ? (uint64_t)(int64_t)(int16_t)v : v;
+		return 0;
+	}
+	case 4: {
+		uint32_t v;
+		memcpy(&v, addr, 4);
+		*val = sx ? (uint64_t)(int64_t)(int32_t)v : v;
+		return 0;
+	}
+	case 8:
+		memcpy(val, addr, 8);
+		return 0;
+	default:
+		return -EINVAL;
+	}
 }

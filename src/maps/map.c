@@ -3,11 +3,13 @@
  * The checks common to all types (syscall access flags, frozen maps, BPF_F_LOCK) live
  * here, in the order Linux's bpf(2) makes them; type rules live with each type. */
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "maps/map_internal.h"
 #include "maps/map_prog_view.h"
+#include "maps/map_rdonly.h"
 #include "maps/timer.h"
 #include "opts.h"
 
@@ -171,6 +173,9 @@ void kbpf_map_init_from_attr(struct kbpf_map *map, const struct kbpf_map_attr *a
 	map->kptr_host = NULL;
 	map->refcnt = 1;
 	map->inner_meta = NULL;
+	map->writers = 0;
+	map->sealed = 0;
+	map->is_template = 0;
 }
 
 void kbpf_map_free(struct kbpf_map *map)
@@ -217,7 +222,25 @@ static int host_can_read(const struct kbpf_map *map)
 
 static int host_can_write(const struct kbpf_map *map)
 {
-	return !(map->map_flags & BPF_F_RDONLY) && !__atomic_load_n(&map->frozen, __ATOMIC_ACQUIRE);
+	return !(map->map_flags & BPF_F_RDONLY) && !__atomic_load_n(&map->frozen, __ATOMIC_SEQ_CST);
+}
+
+/* A host-side write starts: counted in map->writers before the frozen flag is read, as
+ * kbpf_map_freeze sets the flag before it reads the count (both sequentially consistent),
+ * so either the write sees the map frozen and is refused, or the freeze waits for it:
+ * no host write can land in a value kbpf_map_freeze has sealed. false: refused. */
+static bool host_write_begin(struct kbpf_map *map)
+{
+	__atomic_add_fetch(&map->writers, 1, __ATOMIC_SEQ_CST);
+	if (host_can_write(map))
+		return true;
+	__atomic_sub_fetch(&map->writers, 1, __ATOMIC_RELEASE);
+	return false;
+}
+
+static void host_write_end(struct kbpf_map *map)
+{
+	__atomic_sub_fetch(&map->writers, 1, __ATOMIC_RELEASE);
 }
 
 /* Keyless maps (key_size 0: QUEUE, STACK, BLOOM_FILTER) take a NULL key. */
@@ -265,12 +288,8 @@ int kbpf_map_lookup_flags(struct kbpf_map *map, const void *key, void *value, ui
 	return err;
 }
 
-int kbpf_map_update(struct kbpf_map *map, const void *key, const void *value, uint64_t flags)
+static int map_update(struct kbpf_map *map, const void *key, const void *value, uint64_t flags)
 {
-	if (!map || !key_ok(map, key) || !value)
-		return -EINVAL;
-	if (!host_can_write(map))
-		return -EPERM;
 	/* BPF_F_LOCK needs a bpf_spin_lock in the value (Linux's map_update_elem) */
 	if ((flags & BPF_F_LOCK) && map->spin_lock_off < 0)
 		return -EINVAL;
@@ -281,6 +300,19 @@ int kbpf_map_update(struct kbpf_map *map, const void *key, const void *value, ui
 	return map->ops->sys_update(map, key, value, flags);
 }
 
+int kbpf_map_update(struct kbpf_map *map, const void *key, const void *value, uint64_t flags)
+{
+	int err;
+
+	if (!map || !key_ok(map, key) || !value)
+		return -EINVAL;
+	if (!host_write_begin(map))
+		return -EPERM;
+	err = map_update(map, key, value, flags);
+	host_write_end(map);
+	return err;
+}
+
 int kbpf_map_push(struct kbpf_map *map, const void *value, uint64_t flags)
 {
 	return kbpf_map_update(map, NULL, value, flags);
@@ -288,6 +320,8 @@ int kbpf_map_push(struct kbpf_map *map, const void *value, uint64_t flags)
 
 int kbpf_map_lookup_and_delete(struct kbpf_map *map, const void *key, void *value, uint64_t flags)
 {
+	int err;
+
 	if (!map || !key_ok(map, key) || !value)
 		return -EINVAL;
 	if (flags & ~(uint64_t)BPF_F_LOCK)
@@ -301,18 +335,24 @@ int kbpf_map_lookup_and_delete(struct kbpf_map *map, const void *key, void *valu
 		return -EINVAL;
 	if (!map->ops->pop_elem)
 		return -EOPNOTSUPP;
-	return (int)map->ops->pop_elem(map, value);
+	if (!host_write_begin(map))
+		return -EPERM;
+	err = (int)map->ops->pop_elem(map, value);
+	host_write_end(map);
+	return err;
 }
 
 int kbpf_map_delete(struct kbpf_map *map, const void *key)
 {
+	int err;
+
 	if (!map || !key_ok(map, key))
 		return -EINVAL;
-	if (!host_can_write(map))
+	if (!host_write_begin(map))
 		return -EPERM;
-	if (!map->ops->sys_delete)
-		return -EOPNOTSUPP;
-	return map->ops->sys_delete(map, key);
+	err = map->ops->sys_delete ? map->ops->sys_delete(map, key) : -EOPNOTSUPP;
+	host_write_end(map);
+	return err;
 }
 
 int kbpf_map_get_next_key(struct kbpf_map *map, const void *key, void *next_key)
@@ -334,15 +374,32 @@ int kbpf_map_freeze(struct kbpf_map *map)
 		return -EINVAL;
 	if (map->nr_kptrs) /* Linux's map_freeze: ENOTSUPP for values with kptrs */
 		return -EOPNOTSUPP;
-	if (!__atomic_compare_exchange_n(&map->frozen, &expected, 1, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
+	if (!__atomic_compare_exchange_n(&map->frozen, &expected, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return -EBUSY;
+	/* Linux refuses the freeze (-EBUSY) while a write is in flight and has its verifier
+	 * wait for writes that slipped past (bpf_map_is_rdonly reads writecnt); kbpf
+	 * write-protects the values here, so it waits for them: host writes are short */
+	while (__atomic_load_n(&map->writers, __ATOMIC_SEQ_CST))
+		sched_yield();
+	if (map->ops->seal) {
+		int err = map->ops->seal(map);
+		if (err) {
+			__atomic_store_n(&map->frozen, 0, __ATOMIC_SEQ_CST);
+			return err;
+		}
+	}
 	return 0;
 }
 
 int kbpf_map_is_frozen(const struct kbpf_map *map)
 {
 	return map ? __atomic_load_n(&map->frozen, __ATOMIC_ACQUIRE) : 0;
+}
+
+bool kbpf_map_is_rdonly(const struct kbpf_map *map)
+{
+	return map && (map->map_flags & BPF_F_RDONLY_PROG) && __atomic_load_n(&map->sealed, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&map->is_template, __ATOMIC_ACQUIRE);
 }
 
 /* --- storage -------------------------------------------------------------------- */
@@ -400,6 +457,11 @@ long kbpf_map_update_elem(struct kbpf_map *map, const void *key, const void *val
 		return -EINVAL;
 	if (!map->ops->update_elem)
 		return -EOPNOTSUPP;
+	/* write-protected values (a frozen BPF_F_RDONLY_PROG array): the verifier refuses the
+	 * helper on such a map ("write into map forbidden"); a host calling this directly
+	 * gets the host side's errno for a frozen map, not a fault */
+	if (__builtin_expect(__atomic_load_n(&map->sealed, __ATOMIC_ACQUIRE), 0))
+		return -EPERM;
 	return map->ops->update_elem(map, key, value, flags);
 }
 

@@ -43,6 +43,10 @@ struct kbpf_map_ops {
 	long (*push_elem)(struct kbpf_map *map, const void *value, uint64_t flags);
 	long (*pop_elem)(struct kbpf_map *map, void *value);
 	long (*peek_elem)(struct kbpf_map *map, void *value);
+	/* kbpf_map_freeze, once the host's writes in flight are done: write-protect the
+	 * value memory if the type does (ARRAY with BPF_F_RDONLY_PROG, array.c), setting
+	 * map->sealed. 0 or a negative errno; NULL: nothing to do */
+	int (*seal)(struct kbpf_map *map);
 	/* free everything but the common part (name, which map.c owns) */
 	void (*free)(struct kbpf_map *map);
 };
@@ -55,6 +59,15 @@ struct kbpf_map {
 	uint32_t max_entries;
 	uint32_t map_flags;
 	int frozen; /* accessed with __atomic builtins */
+	/* host-side writes in flight (kbpf_map_update, _delete, _lookup_and_delete), which
+	 * kbpf_map_freeze waits for (Linux's writecnt); __atomic, sequentially consistent */
+	uint32_t writers;
+	/* the value memory is write-protected (PROT_READ) for good: set once by ops->seal,
+	 * __atomic (release / acquire) */
+	int sealed;
+	/* this map is an outer map's template (Linux's inner_map_meta): a program's pointer
+	 * typed by it may point into any matching inner map. Set once, __atomic */
+	int is_template;
 	char *name;
 	/* host-side value buffer size, see kbpf_map_host_value_size */
 	size_t host_value_size;

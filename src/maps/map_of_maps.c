@@ -343,6 +343,9 @@ int kbpf_map_of_maps_alloc(const struct kbpf_map_attr *attr, struct kbpf_map *in
 	mom->map.ops = array ? &array_of_maps_ops : &hash_of_maps_ops;
 	mom->map.host_value_size = sizeof(struct kbpf_map *);
 	mom->map.inner_meta = kbpf_map_ref(inner);
+	/* from now on a program's pointer typed by inner may be into another map: the
+	 * verifier reads no constants from it (kbpf_map_is_rdonly) */
+	__atomic_store_n(&inner->is_template, 1, __ATOMIC_RELEASE);
 	*out = &mom->map;
 	return 0;
 }

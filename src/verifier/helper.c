@@ -19,7 +19,10 @@ int check_packet_access(struct env *env, int regno, int off, int size, bool zero
 
 struct call_meta {
 	struct kbpf_map *map;
-	bool raw_mode, pkt_access;
+	/* raw_mode: the memory argument may be uninitialised stack (MEM_UNINIT); write: the
+	 * helper writes it (6.12's access type, MEM_WRITE; MEM_UNINIT implies it), which
+	 * read-only memory refuses whatever the size argument is */
+	bool raw_mode, write, pkt_access;
 	int regno; /* the memory argument a size refers to */
 	uint32_t mem_size;
 	uint32_t ref_obj_id;
@@ -191,7 +194,9 @@ static int arg_reg_off(struct env *env, const struct reg *r, int regno, uint32_t
 	return check_ptr_off_reg(env, r, regno);
 }
 
-static int helper_mem(struct env *env, int regno, int size, bool zero_ok, struct call_meta *meta)
+/* 6.12's check_helper_mem_access: size bytes at regno, read, or written (write); meta's
+ * raw mode lets a write-only argument be uninitialised stack. */
+static int helper_mem(struct env *env, int regno, int size, bool zero_ok, bool write, struct call_meta *meta)
 {
 	const struct reg *r = &cur_regs(env)[regno];
 	bool raw = meta && meta->raw_mode;
@@ -200,19 +205,19 @@ static int helper_mem(struct env *env, int regno, int size, bool zero_ok, struct
 	case KBPF_PTR_TO_PACKET_META:
 		return check_packet_access(env, regno, r->off, size, zero_ok);
 	case KBPF_PTR_TO_MAP_KEY:
-		if (raw) {
+		if (write) {
 			vlog(env, "R%d cannot write into %s\n", regno, reg_type_str(env, r->type));
 			return -EACCES;
 		}
 		return check_mem_region(env, regno, r->off, size, kbpf_map_key_size(r->map), false);
 	case KBPF_PTR_TO_MAP_VALUE: {
 		uint32_t flags = kbpf_map_flags(r->map);
-		if (raw && (flags & BPF_F_RDONLY_PROG)) {
+		if (write && (flags & BPF_F_RDONLY_PROG)) {
 			vlog(env, "write into map forbidden, value_size=%d off=%d size=%d\n",
 			     kbpf_map_value_size(r->map), r->off, size);
 			return -EACCES;
 		}
-		if (!raw && (flags & BPF_F_WRONLY_PROG)) {
+		if (!write && (flags & BPF_F_WRONLY_PROG)) {
 			vlog(env, "read from map forbidden, value_size=%d off=%d size=%d\n",
 			     kbpf_map_value_size(r->map), r->off, size);
 			return -EACCES;
@@ -221,7 +226,7 @@ static int helper_mem(struct env *env, int regno, int size, bool zero_ok, struct
 		return err ? err : check_map_value_fields(env, regno, r->off, size, true);
 	}
 	case KBPF_PTR_TO_MEM:
-		if ((r->type & KBPF_MEM_RDONLY) && raw) {
+		if ((r->type & KBPF_MEM_RDONLY) && write) {
 			vlog(env, "R%d cannot write into %s\n", regno, reg_type_str(env, r->type));
 			return -EACCES;
 		}
@@ -244,7 +249,7 @@ static int helper_mem(struct env *env, int regno, int size, bool zero_ok, struct
 		if (env->type->linux_type == BPF_PROG_TYPE_SYSCALL) {
 			if (size == 0)
 				return zero_ok ? 0 : -EACCES;
-			return check_mem_access(env, env->insn_idx, regno, size - 1, 1, raw, -1, false);
+			return check_mem_access(env, env->insn_idx, regno, size - 1, 1, write, -1, false);
 		}
 		/* fall through */
 	default:
@@ -260,10 +265,11 @@ static int helper_mem(struct env *env, int regno, int size, bool zero_ok, struct
 static int check_mem_size(struct env *env, int regno, bool zero_ok, struct call_meta *meta)
 {
 	struct reg *r = &cur_regs(env)[regno];
+	bool write = meta->write;
 	int err;
 	meta->msize_max = r->s.umax_value;
 	if (!kbpf_tnum_is_const(r->s.var_off))
-		meta = NULL; /* no raw mode: all the memory must be initialised */
+		meta = NULL; /* no raw mode: all the memory must be initialised (still written) */
 	if (r->s.smin_value < 0) {
 		vlog(env, "R%d min value is negative, either use unsigned or 'var &= const'\n", regno);
 		return -EACCES;
@@ -279,7 +285,7 @@ static int check_mem_size(struct env *env, int regno, bool zero_ok, struct call_
 		vlog(env, "R%d unbounded memory access, use 'var &= const' or 'if (var < const)'\n", regno);
 		return -EACCES;
 	}
-	err = helper_mem(env, regno - 1, (int)r->s.umax_value, zero_ok, meta);
+	err = helper_mem(env, regno - 1, (int)r->s.umax_value, zero_ok, write, meta);
 	if (!err)
 		err = mark_precise(env, regno);
 	return err;
@@ -293,11 +299,11 @@ int kfunc_check_mem(struct env *env, int regno, int size_regno, int size)
 	int err;
 	for (int pass = 0; pass < 2; pass++) {
 		memset(&meta, 0, sizeof(meta));
-		meta.raw_mode = pass == 1;
+		meta.raw_mode = meta.write = pass == 1;
 		if (size_regno >= 0)
 			err = check_mem_size(env, size_regno, true, &meta);
 		else
-			err = helper_mem(env, regno, size, true, &meta);
+			err = helper_mem(env, regno, size, true, meta.write, &meta);
 		if (err)
 			return err;
 	}
@@ -457,7 +463,7 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 			vlog(env, "invalid map_ptr to access map->key\n");
 			return -EACCES;
 		}
-		return helper_mem(env, regno, (int)kbpf_map_key_size(meta->map), false, NULL);
+		return helper_mem(env, regno, (int)kbpf_map_key_size(meta->map), false, false, NULL);
 	case KBPF_ARG_PTR_TO_MAP_VALUE:
 		if ((at & KBPF_ARG_MAYBE_NULL) && reg_is_null(r))
 			return 0;
@@ -466,14 +472,16 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 			return -EACCES;
 		}
 		meta->raw_mode = at & KBPF_ARG_MEM_UNINIT;
-		return helper_mem(env, regno, (int)kbpf_map_value_size(meta->map), false, meta);
+		meta->write = at & (KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE);
+		return helper_mem(env, regno, (int)kbpf_map_value_size(meta->map), false, meta->write, meta);
 	case KBPF_ARG_PTR_TO_MEM:
 		meta->raw_mode = at & KBPF_ARG_MEM_UNINIT;
+		meta->write = at & (KBPF_ARG_MEM_UNINIT | KBPF_ARG_MEM_WRITE);
 		meta->regno = regno;
 		if (at & KBPF_ARG_MEM_FIXED_SIZE) {
 			/* no size argument follows: the proto gives the size (strtol's long) */
 			int size = (int)fn->arg_size[arg];
-			if ((err = helper_mem(env, regno, size, false, meta)))
+			if ((err = helper_mem(env, regno, size, false, meta->write, meta)))
 				return err;
 			if (at & KBPF_ARG_MEM_ALIGNED)
 				return check_ptr_alignment(env, r, 0, size, true);
@@ -494,11 +502,12 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 		break;
 	case KBPF_ARG_PTR_TO_INT:
 	case KBPF_ARG_PTR_TO_LONG: {
-		/* 6.1: initialised memory, aligned (never raw mode: a raw-mode memory
-		 * argument before it must not make this one a write-only one) */
+		/* 6.1: initialised memory, aligned, which the helper writes (never raw mode:
+		 * a raw-mode memory argument before it must not make this one a write-only
+		 * one; 6.12 made these fixed-size MEM_WRITE memory) */
 		int size = base == KBPF_ARG_PTR_TO_INT ? 4 : 8;
 		meta->raw_mode = false;
-		if ((err = helper_mem(env, regno, size, false, meta)))
+		if ((err = helper_mem(env, regno, size, false, true, meta)))
 			return err;
 		return check_ptr_alignment(env, r, 0, size, true);
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <kbpf/host.h>
+#include "maps/map_rdonly.h"
 #include "verifier/env.h"
 #include "verifier/kfunc.h"
 #include "verifier/kptr.h"
@@ -126,6 +127,32 @@ static int check_map_access_type(struct env *env, const struct reg *r, int off, 
 		     off + r->off, size);
 		return -EACCES;
 	}
+	return 0;
+}
+
+/* Linux 6.12's check_mem_access reading a map value (since 5.2, 6.6 for ldsx): from a
+ * read-only map (frozen, BPF_F_RDONLY_PROG, its values write-protected: maps/map_rdonly.h)
+ * at a constant offset the loaded scalar is the value itself, a known constant, else
+ * unknown. The size-extension at the end of check_mem_access keeps the constant. */
+static int load_map_value(struct env *env, int regno, int off, int size, bool ldsx, struct reg *dst)
+{
+	const struct reg *r = &cur_regs(env)[regno];
+	uint64_t val;
+	int err;
+
+	if (!kbpf_tnum_is_const(r->s.var_off) || !kbpf_map_is_rdonly(r->map)) {
+		reg_mark_unknown(env, dst);
+		return 0;
+	}
+	err = kbpf_map_direct_read(r->map, (uint32_t)((int64_t)off + (int64_t)r->s.var_off.value), size, ldsx, &val);
+	if (err) {
+		/* Linux fails the load with bpf_map_direct_read's ENOTSUPP, saying nothing */
+		vlog(env, "R%d constant read from frozen read-only map '%s' of %u elements not supported\n", regno,
+		     kbpf_map_name(r->map), kbpf_map_max_entries(r->map));
+		return err;
+	}
+	reg_mark_unknown(env, dst);
+	kbpf_scalar_mark_known(&dst->s, val);
 	return 0;
 }
 
@@ -388,8 +415,8 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 			if (k)
 				return check_map_kptr_access(env, regno, value_regno, insn_idx, k);
 		}
-		if (!write && value_regno >= 0)
-			reg_mark_unknown(env, &regs[value_regno]);
+		if (!write && value_regno >= 0 && (err = load_map_value(env, regno, off, size, ldsx, &regs[value_regno])))
+			return err;
 		break;
 	case KBPF_PTR_TO_MEM:
 	case KBPF_PTR_TO_MEM | KBPF_MEM_RDONLY:

@@ -82,12 +82,41 @@ static const struct {
 	{ "ringbuf", BPF_MAP_TYPE_RINGBUF },
 };
 
-/* "hash 8 48 1 [flags]" ; "ringbuf 4096" */
+/* "value=HEX" and "frozen", after a map's numbers */
+static int parse_map_extra(const char *spec, struct case_map *m)
+{
+	char word[160];
+	int used;
+
+	for (; sscanf(spec, " %159s%n", word, &used) == 1; spec += used) {
+		if (!strcmp(word, "frozen")) {
+			m->frozen = 1;
+			continue;
+		}
+		if (strncmp(word, "value=", 6))
+			return -1;
+		const char *h = word + 6;
+		size_t len = strlen(h);
+		if (len % 2 || len / 2 > sizeof(m->value) || len / 2 > m->value_size)
+			return -1;
+		for (size_t i = 0; i < len / 2; i++) {
+			unsigned byte;
+			if (sscanf(h + 2 * i, "%2x", &byte) != 1)
+				return -1;
+			m->value[i] = (uint8_t)byte;
+		}
+		m->value_len = (uint32_t)(len / 2);
+	}
+	return 0;
+}
+
+/* "hash 8 48 1 [flags] [value=HEX] [frozen]" ; "ringbuf 4096" */
 static int parse_map(char *spec, struct case_map *m)
 {
 	char kind[32];
 	unsigned a = 0, b = 0, c = 0, f = 0;
-	int n = sscanf(spec, "%31s %u %u %u %i", kind, &a, &b, &c, (int *)&f);
+	int used = 0;
+	int n = sscanf(spec, "%31s %u %u %u %i%n", kind, &a, &b, &c, (int *)&f, &used);
 
 	memset(m, 0, sizeof(*m));
 	if (n < 2)
@@ -110,7 +139,7 @@ static int parse_map(char *spec, struct case_map *m)
 	m->value_size = b;
 	m->max_entries = c;
 	m->flags = n == 5 ? f : 0;
-	return 0;
+	return n == 5 ? parse_map_extra(spec + used, m) : 0;
 }
 
 static int parse_header(struct vcase *c, char *line, const char *file, int lineno, char *err,

@@ -14,6 +14,11 @@ struct case_map {
 	char kind[32];        /* "hash", "array", "ringbuf", "prog_array", ... */
 	uint32_t type;        /* enum bpf_map_type */
 	uint32_t key_size, value_size, max_entries, flags;
+	/* "value=HEX": element 0's first bytes (the rest zero), written before the program
+	 * loads; "frozen": then BPF_MAP_FREEZE (kbpf_map_freeze) */
+	uint8_t value[64];
+	uint32_t value_len;
+	int frozen;
 };
 
 struct vcase {

@@ -42,7 +42,36 @@ static int map_create(const struct case_map *m)
 	a.value_size = m->value_size;
 	a.max_entries = m->max_entries;
 	a.map_flags = m->flags;
-	return (int)sys_bpf(BPF_MAP_CREATE, &a);
+	int fd = (int)sys_bpf(BPF_MAP_CREATE, &a);
+	if (fd < 0 || (!m->value_len && !m->frozen))
+		return fd;
+	if (m->value_len) {
+		uint8_t *v = calloc(1, m->value_size);
+		uint32_t key = 0;
+		long r = -1;
+		if (v) {
+			memcpy(v, m->value, m->value_len);
+			memset(&a, 0, sizeof(a));
+			a.map_fd = (uint32_t)fd;
+			a.key = (uint64_t)(uintptr_t)&key;
+			a.value = (uint64_t)(uintptr_t)v;
+			r = sys_bpf(BPF_MAP_UPDATE_ELEM, &a);
+			free(v);
+		}
+		if (r) {
+			close(fd);
+			return -1;
+		}
+	}
+	if (m->frozen) {
+		memset(&a, 0, sizeof(a));
+		a.map_fd = (uint32_t)fd;
+		if (sys_bpf(BPF_MAP_FREEZE, &a)) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
 }
 
 /* Unprivileged loads as Linux's test_verifier emulates them: drop CAP_SYS_ADMIN,

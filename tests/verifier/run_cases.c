@@ -45,6 +45,18 @@ static int maps_create(const struct vcase *c, struct kbpf_map **maps, char *why,
 		};
 		int err = kbpf_map_create(&def, &maps[i]);
 
+		if (!err && c->maps[i].value_len) {
+			uint8_t *v = calloc(1, c->maps[i].value_size);
+			uint32_t key = 0;
+			err = v ? 0 : -ENOMEM;
+			if (v) {
+				memcpy(v, c->maps[i].value, c->maps[i].value_len);
+				err = kbpf_map_update(maps[i], &key, v, BPF_ANY);
+				free(v);
+			}
+		}
+		if (!err && c->maps[i].frozen)
+			err = kbpf_map_freeze(maps[i]);
 		if (err) {
 			snprintf(why, why_size, "map %d (%s): %s", i, c->maps[i].kind, strerror(-err));
 			return err;

@@ -30,7 +30,7 @@ void usage_gen(void)
 	       "  NAME__open(host), NAME__open_opts(&opts), NAME__load(skel),\n"
 	       "  NAME__open_and_load(host), NAME__destroy(skel), NAME__elf_bytes(&size)\n"
 	       "Before load, skel->rodata etc. point at the initial values (set configuration\n"
-	       "there); after load at the maps' memory (.rodata read-only).\n\n"
+	       "there); after load at the maps' memory (.rodata read-only: a write faults).\n\n"
 	       "  --name NAME   the skeleton's name (default: the file name up to its first '.')\n"
 	       "  -o FILE       write to FILE instead of stdout\n");
 }

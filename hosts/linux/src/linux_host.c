@@ -6,6 +6,20 @@
 #include <kbpf/isa.h>
 #include "linux_internal.h"
 
+/* Linux 6.6's tcx return codes (uapi enum tcx_action_base, which came with BPF_F_BEFORE):
+ * sched_cls programs built against a host's BTF (vmlinux.h) return them, as 6.12's
+ * selftests do (`return TCX_PASS;`). The variable keeps the type in the debug info, so in
+ * the BTF of every host that registers these types. */
+#ifndef BPF_F_BEFORE
+enum tcx_action_base {
+	TCX_NEXT = -1,
+	TCX_PASS = 0,
+	TCX_DROP = 2,
+	TCX_REDIRECT = 7,
+};
+#endif
+static const enum tcx_action_base tcx_action_btf __attribute__((used)) = TCX_NEXT;
+
 #define NET_ADMIN (KBPF_CAP_BPF | KBPF_CAP_NET_ADMIN) /* Linux: is_net_admin_prog_type */
 #define PERFMON (KBPF_CAP_BPF | KBPF_CAP_PERFMON)     /* Linux: is_perfmon_prog_type */
 #define SKB_CTX_SIZE (offsetof(struct __sk_buff, hwtstamp) + 8)
