@@ -78,10 +78,15 @@ struct snd_env {
 	/* BTF for func_info, given to programs with callbacks (ld_imm64 BPF_PSEUDO_FUNC):
 	 * FUNC ids of a main-like function and of a callback */
 	struct btf *prog_btf;
-	uint32_t fn_main, fn_cb, fn_global_skb, fn_global_xdp;
+	uint32_t fn_main, fn_cb, fn_global_skb, fn_global_xdp, fn_global_mem, fn_global_mem_nn;
 };
-/* The first instruction of a generated global function (r0 = this): see snd_check. */
+/* The first instruction of a generated global function (r0 = this): see snd_check.
+ * SND_GLOBAL_MARK: int f(ctx); the MEM ones: int f(struct gmem *p, u64 n), p SND_GMEM_SIZE
+ * bytes or NULL (MEM_NN: tagged arg:nonnull). */
 #define SND_GLOBAL_MARK 0x676c6f62
+#define SND_GLOBAL_MEM_MARK 0x676d656d
+#define SND_GLOBAL_MEM_NN_MARK 0x676d6e6e
+#define SND_GMEM_SIZE 32
 
 /* One case: a program and its inputs. */
 struct snd_case {
