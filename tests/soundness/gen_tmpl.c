@@ -102,10 +102,11 @@ static void pad(struct snd_gen *g)
 }
 
 /* A memory base an index in [0, *limit] may be added to: the global map's value (32
- * bytes) or, privileged, the scalar slots of the stack (64 bytes). */
-static void index_base(struct snd_gen *g, int reg, int *limit)
+ * bytes) or, privileged and if stack is allowed, the scalar slots of the stack (64
+ * bytes). */
+static void index_base(struct snd_gen *g, int reg, int *limit, int stack)
 {
-	if (!g->c.unprivileged && pct(g, 35)) {
+	if (stack && !g->c.unprivileged && pct(g, 35)) {
 		emit(g, BPF_MOV64_REG(reg, BPF_REG_10));
 		emit(g, BPF_ALU64_IMM(BPF_ADD, reg, -64));
 		*limit = 63;
@@ -116,12 +117,14 @@ static void index_base(struct snd_gen *g, int reg, int *limit)
 }
 
 /* Use idx (not R1) as a byte index into a base: a load into a scalar register, or a
- * store of one. */
-static void use_index(struct snd_gen *g, int idx)
+ * store of one. An index no check bounds (only the verifier's view of its value) goes
+ * into the map value only: below the stack base a privileged program may read stack it
+ * never wrote, which strict programs do not. */
+static void use_index_in(struct snd_gen *g, int idx, int stack)
 {
 	int limit;
 
-	index_base(g, BPF_REG_1, &limit);
+	index_base(g, BPF_REG_1, &limit, stack);
 	emit(g, BPF_ALU64_REG(BPF_ADD, BPF_REG_1, idx));
 	if (pct(g, 60)) {
 		emit(g, BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_1, 0));
@@ -129,6 +132,11 @@ static void use_index(struct snd_gen *g, int idx)
 	} else {
 		emit(g, BPF_STX_MEM(BPF_B, BPF_REG_1, sreg(g), 0));
 	}
+}
+
+static void use_index(struct snd_gen *g, int idx)
+{
+	use_index_in(g, idx, 1);
 }
 
 /* The bound a checked index gets: right (the base's limit), or a little too big now and
@@ -799,7 +807,7 @@ static void t_v4(struct snd_gen *g)
 		j = jmp_fwd(g, BPF_JMP32_IMM(BPF_JGT, BPF_REG_2, index_limit(g), 0));
 		break;
 	}
-	use_index(g, BPF_REG_2);
+	use_index_in(g, BPF_REG_2, j != (size_t)-1);
 	if (j != (size_t)-1)
 		patch(g, j);
 	if (j2 != (size_t)-1)
