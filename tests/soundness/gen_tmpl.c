@@ -633,14 +633,27 @@ static void t_tail_chain(struct snd_gen *g)
 
 	g->tmpl_tail = 1;
 	int32_t slot = pct(g, 70) ? (int32_t)rn(g, 2) : 2 + (int32_t)rn(g, 2);
+	if (pct(g, 25))
+		slot = SND_TAIL_RET_SLOT; /* a program returning SND_TAIL_RET */
 
 	if (!g->c.unprivileged && pct(g, 50)) { /* bpf2bpf calls need CAP_BPF */
 		emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_6));
 		size_t site = g->cnt;
 		emit(g, BPF_CALL_REL(0));
-		if (!add_func(g, site, FN_TAIL_SUB, map, slot))
-			emit(g, BPF_MOV64_REG(sreg(g), BPF_REG_0));
-		else
+		if (!add_func(g, site, FN_TAIL_SUB, map, slot)) {
+			if (pct(g, 40)) {
+				/* the function's R0 as an index: -8 from its fall-through, whatever
+				 * the program returns from a taken tail call (the caller gets it) */
+				emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 8));
+				size_t j = pct(g, 50) ? jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, BPF_REG_0, index_limit(g), 0))
+						      : (size_t)-1;
+				use_index_in(g, BPF_REG_0, j != (size_t)-1);
+				if (j != (size_t)-1)
+					patch(g, j);
+			} else {
+				emit(g, BPF_MOV64_REG(sreg(g), BPF_REG_0));
+			}
+		} else
 			g->insns[site] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 0);
 		return;
 	}

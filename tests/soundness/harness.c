@@ -230,6 +230,24 @@ int snd_env_init(struct snd_env *env, int with_kfuncs)
 		return ret;
 	}
 	kbpf_linux_trace_printk_set(printk_sink, NULL);
+	/* slot 4 of each prog array: a program of the type returning SND_TAIL_RET, so that a
+	 * tail call from a called function that succeeds hands its caller a value the
+	 * verifier must not have assumed (the function's own R0: attack3) */
+	for (int t = 0; !ret && t < SND_NR_TYPES; t++) {
+		const struct bpf_insn ins[] = { BPF_MOV64_IMM(BPF_REG_0, SND_TAIL_RET), BPF_EXIT_INSN() };
+		struct kbpf_prog_opts po = { .sz = sizeof(po), .host = env->host, .prog_type = snd_type_names[t],
+					     .license = "GPL", .name = "tail_ret", .jit = 1, .log_buf = env->log,
+					     .log_size = env->log_size,
+					     .prog_flags = t == SND_SYSCALL ? BPF_F_SLEEPABLE : 0 };
+		uint32_t k = SND_TAIL_RET_SLOT;
+		ret = kbpf_prog_create(ins, 2, &po, &env->tail_ret[t]);
+		if (!ret)
+			ret = kbpf_map_update(env->maps[SND_MAP_PROGS + t], &k, &env->tail_ret[t], BPF_ANY);
+	}
+	if (ret) {
+		snd_env_free(env);
+		return ret;
+	}
 	for (int i = 0; i < 2; i++)
 		if (scrub_create(env, i ? 0xa5 : 0x00, &env->scrub[i]) || !kbpf_prog_is_jited(env->scrub[i])) {
 			kbpf_prog_free(env->scrub[i]);
@@ -248,6 +266,12 @@ void snd_env_free(struct snd_env *env)
 {
 	for (int i = 0; i < 2; i++)
 		kbpf_prog_free(env->scrub[i]);
+	for (int t = 0; t < SND_NR_TYPES; t++) {
+		uint32_t k = SND_TAIL_RET_SLOT;
+		if (env->tail_ret[t] && env->maps[SND_MAP_PROGS + t])
+			(void)kbpf_map_delete(env->maps[SND_MAP_PROGS + t], &k);
+		kbpf_prog_free(env->tail_ret[t]);
+	}
 	for (int i = 0; i < SND_NR_MAPS; i++)
 		kbpf_map_free(env->maps[i]);
 	kbpf_host_free(env->host);
