@@ -591,6 +591,16 @@ L_EXIT:
 	memcpy(&R[6], frames[depth].saved, sizeof(frames[depth].saved));
 	R[10] += KBPF_INTERP_STRIDE;
 	pc = frames[depth].ret;
+#if KBPF_INTERP_CHECKED
+	if (frames[depth].ip != ip) {
+		/* a subprogram's tail call ran another program, which returns here: the
+		 * caller's maps are the regions again, not the target's */
+		ret = kbpf_interp_checked_enter(run, frames[depth].ip->prog);
+		if (ret)
+			goto out_stop;
+		opts = run->opts;
+	}
+#endif
 	ip = frames[depth].ip;
 	DISPATCH();
 	/* bpf_tail_call(ctx, map, index): the target continues in this frame with the

@@ -294,6 +294,18 @@ static int backtrack_insn(struct env *env, int idx, int subseq, const struct his
 			bt->frame--;
 			return BT_OK;
 		}
+		if (op == BPF_CALL && in->src_reg == 0 && in->imm == BPF_FUNC_tail_call && subseq != idx + 1) {
+			/* the path left the called function here (a tail call's exit, R0
+			 * unknown: verifier.c): the walk enters it, nothing of the caller's R0
+			 * is wanted there, and R1-R5 were the call's */
+			*regs &= ~1u;
+			if ((*regs & ARG_REGS) || bt->frame + 1 >= KBPF_MAX_CALL_FRAMES)
+				return BT_GIVE_UP;
+			bt->frame++;
+			bt->regs[bt->frame] = 0;
+			bt->stack[bt->frame] = 0;
+			return BT_OK;
+		}
 		if (op == BPF_CALL && subseq != idx + 1) {
 			/* the path went from this call into a callback (6.12: callbacks of
 			 * bpf_loop & co. start at the call): the callback's arguments are not

@@ -310,6 +310,21 @@ static int do_check(struct env *env, int start)
 					err = check_kfunc_call(env, insn, insn_idx);
 				} else {
 					err = check_helper_call(env, insn, insn_idx);
+					if (!err && insn->imm == BPF_FUNC_tail_call && env->cur->curframe) {
+						/* A tail call that succeeds ends the called function:
+						 * its caller goes on with the target's R0 (the engines'
+						 * semantics, as Linux's). The fall-through is pushed;
+						 * this path takes that exit with R0 unknown (the live
+						 * 6.18 kernel does; 6.12 followed the fall-through only,
+						 * and the caller trusted the function's own R0) */
+						if (!push_branch(env, insn_idx + 1, insn_idx, false, &err))
+							return err;
+						reg_mark_unknown(env, &cur_regs(env)[0]);
+						if ((err = leave_subprog(env, &insn_idx, &prev)))
+							return err;
+						do_print_state = true;
+						continue;
+					}
 				}
 			} else if (op == BPF_JA) {
 				if (BPF_SRC(insn->code) != BPF_K || insn->src_reg || insn->dst_reg ||

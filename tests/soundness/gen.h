@@ -32,6 +32,8 @@ enum snd_tmpl {
 	SND_T_KFUNC_MEM,     /* kfunc memory arguments from stack buffers of every size */
 	SND_T_V4,            /* cpu v4 ops (movsx, ldsx, sdiv/smod, bswap) on an index */
 	SND_T_MAY_GOTO,      /* a may_goto loop whose body changes a slot used after it */
+	SND_T_GLOBAL_MEM,    /* a global function given memory (stack, map value, NULL, packet) */
+	SND_T_FASTCALL,      /* bpf_fastcall spill/fill pairs around bpf_get_smp_processor_id */
 	SND_NR_TMPL,
 };
 #define SND_TMPL_ALL ((1u << SND_NR_TMPL) - 1)

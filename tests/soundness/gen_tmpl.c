@@ -23,7 +23,8 @@ const char *const snd_tmpl_names[SND_NR_TMPL] = {
 	[SND_T_LOOP_CB] = "loop_cb",         [SND_T_EACH_CB] = "each_cb",       [SND_T_SPILL_PTR] = "spill_ptr",
 	[SND_T_LINKED] = "linked",           [SND_T_HELPER_OUT] = "helper_out", [SND_T_PTR_JMP32] = "ptr_jmp32",
 	[SND_T_TAIL_CHAIN] = "tail_chain",   [SND_T_PKT_NEG] = "pkt_neg",       [SND_T_KFUNC_MEM] = "kfunc_mem",
-	[SND_T_V4] = "v4",                   [SND_T_MAY_GOTO] = "may_goto",
+	[SND_T_V4] = "v4",                   [SND_T_MAY_GOTO] = "may_goto",     [SND_T_GLOBAL_MEM] = "global_mem",
+	[SND_T_FASTCALL] = "fastcall",
 };
 
 /* Functions templates append (struct snd_gen_func.kind). */
@@ -32,6 +33,18 @@ enum {
 	FN_EACH_CB,   /* for_each_map_elem callback (r4 ctx): the same */
 	FN_TAIL_SUB,  /* a subprogram taking ctx in r1 that writes its stack and tail-calls: a = map, b = slot */
 	FN_PKT_GLOBAL,/* a global function (harness.h, SND_GLOBAL_MARK) that changes the packet: a = xdp, b = len */
+	FN_MEM_GLOBAL,/* a global function (SND_GLOBAL_MEM_MARK) using its memory argument: a = GM_* bits, b = offset */
+};
+/* What a global_mem function does with its argument (struct snd_gen_func.a). */
+enum {
+	GM_READ,      /* r0 = the u64 at b */
+	GM_WRITE,     /* the u64 at b = n, r0 = n */
+	GM_WRITE_ALL, /* every u64 = n */
+	GM_READ_B,    /* r0 = the byte at b */
+	GM_NR,
+	GM_OP = 0x7,
+	GM_NONNULL = 0x8, /* the arg:nonnull version: no NULL check */
+	GM_NO_CHECK = 0x10, /* the nullable version without its NULL check (must be refused) */
 };
 /* Callback ops on the caller's slot. */
 enum { CB_ADD, CB_SET, CB_SET_STOP, CB_NR };
@@ -39,6 +52,8 @@ enum { CB_ADD, CB_SET, CB_SET_STOP, CB_NR };
 #define SCRATCH_A (-144)
 #define SCRATCH_B (-152)
 #define OUT_SLOT (-160)
+#define GMEM_BUF (-200) /* global_mem's stack buffer: [-200, -168) */
+#define FC_LOW (-256)   /* fastcall's pairs: [-256, -216), the lowest spills of a function */
 
 static int add_func(struct snd_gen *g, size_t site, int kind, int32_t a, int32_t b)
 {
@@ -87,10 +102,11 @@ static void pad(struct snd_gen *g)
 }
 
 /* A memory base an index in [0, *limit] may be added to: the global map's value (32
- * bytes) or, privileged, the scalar slots of the stack (64 bytes). */
-static void index_base(struct snd_gen *g, int reg, int *limit)
+ * bytes) or, privileged and if stack is allowed, the scalar slots of the stack (64
+ * bytes). */
+static void index_base(struct snd_gen *g, int reg, int *limit, int stack)
 {
-	if (!g->c.unprivileged && pct(g, 35)) {
+	if (stack && !g->c.unprivileged && pct(g, 35)) {
 		emit(g, BPF_MOV64_REG(reg, BPF_REG_10));
 		emit(g, BPF_ALU64_IMM(BPF_ADD, reg, -64));
 		*limit = 63;
@@ -101,12 +117,14 @@ static void index_base(struct snd_gen *g, int reg, int *limit)
 }
 
 /* Use idx (not R1) as a byte index into a base: a load into a scalar register, or a
- * store of one. */
-static void use_index(struct snd_gen *g, int idx)
+ * store of one. An index no check bounds (only the verifier's view of its value) goes
+ * into the map value only: below the stack base a privileged program may read stack it
+ * never wrote, which strict programs do not. */
+static void use_index_in(struct snd_gen *g, int idx, int stack)
 {
 	int limit;
 
-	index_base(g, BPF_REG_1, &limit);
+	index_base(g, BPF_REG_1, &limit, stack);
 	emit(g, BPF_ALU64_REG(BPF_ADD, BPF_REG_1, idx));
 	if (pct(g, 60)) {
 		emit(g, BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_1, 0));
@@ -114,6 +132,11 @@ static void use_index(struct snd_gen *g, int idx)
 	} else {
 		emit(g, BPF_STX_MEM(BPF_B, BPF_REG_1, sreg(g), 0));
 	}
+}
+
+static void use_index(struct snd_gen *g, int idx)
+{
+	use_index_in(g, idx, 1);
 }
 
 /* The bound a checked index gets: right (the base's limit), or a little too big now and
@@ -610,14 +633,27 @@ static void t_tail_chain(struct snd_gen *g)
 
 	g->tmpl_tail = 1;
 	int32_t slot = pct(g, 70) ? (int32_t)rn(g, 2) : 2 + (int32_t)rn(g, 2);
+	if (pct(g, 25))
+		slot = SND_TAIL_RET_SLOT; /* a program returning SND_TAIL_RET */
 
 	if (!g->c.unprivileged && pct(g, 50)) { /* bpf2bpf calls need CAP_BPF */
 		emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_6));
 		size_t site = g->cnt;
 		emit(g, BPF_CALL_REL(0));
-		if (!add_func(g, site, FN_TAIL_SUB, map, slot))
-			emit(g, BPF_MOV64_REG(sreg(g), BPF_REG_0));
-		else
+		if (!add_func(g, site, FN_TAIL_SUB, map, slot)) {
+			if (pct(g, 40)) {
+				/* the function's R0 as an index: -8 from its fall-through, whatever
+				 * the program returns from a taken tail call (the caller gets it) */
+				emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 8));
+				size_t j = pct(g, 50) ? jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, BPF_REG_0, index_limit(g), 0))
+						      : (size_t)-1;
+				use_index_in(g, BPF_REG_0, j != (size_t)-1);
+				if (j != (size_t)-1)
+					patch(g, j);
+			} else {
+				emit(g, BPF_MOV64_REG(sreg(g), BPF_REG_0));
+			}
+		} else
 			g->insns[site] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 0);
 		return;
 	}
@@ -784,11 +820,225 @@ static void t_v4(struct snd_gen *g)
 		j = jmp_fwd(g, BPF_JMP32_IMM(BPF_JGT, BPF_REG_2, index_limit(g), 0));
 		break;
 	}
-	use_index(g, BPF_REG_2);
+	use_index_in(g, BPF_REG_2, j != (size_t)-1);
 	if (j != (size_t)-1)
 		patch(g, j);
 	if (j2 != (size_t)-1)
 		patch(g, j2);
+}
+
+/* Global functions given memory (issue 17: Linux 6.12's lazily verified global functions,
+ * the arg:nonnull tag, 6.13's packet arguments): `int f(struct gmem *p, u64 n)` (32 bytes,
+ * or NULL unless tagged arg:nonnull) called with a stack buffer, the global map's value, an
+ * unchecked array lookup, NULL, a packet pointer behind a data_end check, or too little of
+ * one of them (refused); the function reads or writes p (sometimes past its end or without
+ * its NULL check: refused), and sometimes it is called on one path only. After the call
+ * its result and the buffer's slots (small constants before it) are used as indexes, and a
+ * packet pointer from before it is used again: a verifier that kept the caller's view of
+ * memory the function wrote, or trusted its result, lets an index out. */
+static void t_global_mem(struct snd_gen *g, const struct fn_state *fs)
+{
+	int xdp = g->c.type == SND_XDP;
+	int pkt = fs->has_ctx && (xdp || g->c.type == SND_SCHED_CLS);
+	/* the 200-byte frame only now and then in a subprogram: 512 bytes for every frame */
+	int buf = fs->sub_index < 0 || pct(g, 15);
+	int src = (int)rn(g, pkt ? 6 : 5), short_by = pct(g, 4) ? 8 : 0;
+	int op = (int)rn(g, GM_NR);
+	/* arg:nonnull: with memory that is there (NULL or maybe-NULL now and then: refused) */
+	int nn = pct(g, 30) && (src == 1 || src == 5 || (buf && (src == 0 || src == 4)) || pct(g, 10));
+	int32_t off = op == GM_READ_B ? (int32_t)rn(g, SND_GMEM_SIZE) : 8 * (int32_t)rn(g, SND_GMEM_SIZE / 8);
+	size_t out = (size_t)-1, path = (size_t)-1;
+
+	if (pct(g, 3))
+		off += op == GM_READ_B ? SND_GMEM_SIZE - off : 8; /* past the end: refused */
+	if (!buf && (src == 0 || src == 4))
+		src = 1;
+	if (src == 0 || src == 4)
+		short_by = 0; /* the stack above the buffer is there too (never written: strict) */
+	for (int k = 0; buf && k < SND_GMEM_SIZE / 8; k++)
+		emit(g, BPF_ST_MEM(BPF_DW, BPF_REG_10, (int16_t)(GMEM_BUF + 8 * k), (int32_t)rn(g, 8)));
+	if (pct(g, 25))
+		path = branch_unknown(g); /* called on one path only */
+	switch (src) {
+	case 0: /* the stack buffer */
+		emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, GMEM_BUF + short_by));
+		break;
+	case 1: /* the global map's value */
+		emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_VALUE(BPF_REG_1, SND_MAP_GLOBAL, short_by) });
+		break;
+	case 2: /* an array lookup, maybe NULL (key 0-3 exist; 4 not): only nullable takes it */
+		emit(g, BPF_ST_MEM(BPF_W, BPF_REG_10, SCRATCH_B, (int32_t)rn(g, SND_ARRAY_ENTRIES + 1)));
+		emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_FD(BPF_REG_1, SND_MAP_ARRAY) });
+		emit(g, BPF_MOV64_REG(BPF_REG_2, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, SCRATCH_B));
+		emit(g, BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem));
+		emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_0));
+		if (short_by)
+			emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, SND_ARRAY_VALUE - SND_GMEM_SIZE + short_by));
+		break;
+	case 3: /* NULL: only nullable takes it */
+		emit(g, BPF_MOV64_IMM(BPF_REG_1, 0));
+		break;
+	case 4: /* the buffer through a spilled copy of its address */
+		emit(g, BPF_MOV64_REG(BPF_REG_1, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, GMEM_BUF + short_by));
+		emit(g, BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_1, SCRATCH_A));
+		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_10, SCRATCH_A));
+		break;
+	default: { /* the packet, after a data_end check (kept at -144 to be used again) */
+		int16_t data = xdp ? 0 : 76, data_end = xdp ? 4 : 80;
+		emit(g, BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_6, data));
+		emit(g, BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_6, data_end));
+		emit(g, BPF_MOV64_REG(BPF_REG_4, BPF_REG_1));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, SND_GMEM_SIZE - short_by));
+		out = jmp_fwd(g, BPF_JMP_REG(BPF_JGT, BPF_REG_4, BPF_REG_3, 0));
+		emit(g, BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_1, SCRATCH_A));
+		break;
+	}
+	}
+	if (pct(g, 60))
+		unknown(g, BPF_REG_2, pct(g, 30) ? a_mask(g) : 0);
+	else
+		emit(g, BPF_MOV64_IMM(BPF_REG_2, (int32_t)rn(g, 8)));
+	size_t site = g->cnt;
+	emit(g, BPF_CALL_REL(0));
+	int a = op | (nn ? GM_NONNULL : 0) | (!nn && pct(g, 4) ? GM_NO_CHECK : 0);
+	if (add_func(g, site, FN_MEM_GLOBAL, a, off)) {
+		g->insns[site] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_0, 0);
+		nn = 0;
+	}
+	/* the result: unknown to the caller, so bounded first (or, now and then, not) */
+	size_t j = (size_t)-1;
+	if (pct(g, 95))
+		j = jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, BPF_REG_0, index_limit(g), 0));
+	use_index(g, BPF_REG_0);
+	if (j != (size_t)-1)
+		patch(g, j);
+	if (buf && (src == 0 || src == 4 || pct(g, 30))) {
+		/* a slot of the buffer: what the function may have written (a verifier that
+		 * still sees the small constant lets the unchecked use through) */
+		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_10, (int16_t)(GMEM_BUF + 8 * (int)rn(g, SND_GMEM_SIZE / 8))));
+		j = pct(g, 85) ? jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, BPF_REG_4, index_limit(g), 0)) : (size_t)-1;
+		use_index(g, BPF_REG_4);
+		if (j != (size_t)-1)
+			patch(g, j);
+	}
+	if (src == 5) { /* the packet pointer from before the call */
+		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_10, SCRATCH_A));
+		emit(g, BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_2, (int16_t)rn(g, SND_GMEM_SIZE)));
+		emit(g, BPF_ALU64_REG(BPF_ADD, sreg(g), BPF_REG_0));
+	}
+	if (out != (size_t)-1)
+		patch(g, out);
+	if (path != (size_t)-1)
+		patch(g, path);
+}
+
+/* bpf_fastcall (issue 17, Linux 6.12's contract with clang): R1-R5 spilled at the lowest
+ * offsets of the function around bpf_get_smp_processor_id, which kbpf inlines, and filled
+ * after it; the verifier drops the pairs (and the stack they used) unless something else
+ * touches that stack. Here: 1-5 pairs, R1 a map value pointer, R4 a stack pointer, the
+ * others scalars (a bounded index among them), sometimes around a helper that is not
+ * inlined (bpf_get_prandom_u32: its pairs stay), sometimes a pattern broken on purpose (a
+ * wrong offset, a register twice, R0), and sometimes a later read of a slot of the pairs
+ * (through r10, a copy of it, or a variable offset) whose value is then used as the
+ * pointer it held: a verifier that dropped the pairs anyway makes that read find stack
+ * never written. After the fills every register is used as what it was. */
+/* fastcall's registers (those in mask): R1 a map value pointer, R2 an index below 32, R3
+ * a small constant, R4 a stack pointer, R5 a copy of a scalar. */
+static void fc_regs_set(struct snd_gen *g, int mask)
+{
+	if (mask & (1 << 1))
+		emit2(g, (struct bpf_insn[]){ BPF_LD_MAP_VALUE(BPF_REG_1, SND_MAP_GLOBAL, 8 * (int32_t)rn(g, 4)) });
+	if (mask & (1 << 2))
+		unknown(g, BPF_REG_2, 0x1f);
+	if (mask & (1 << 3))
+		emit(g, BPF_MOV64_IMM(BPF_REG_3, (int32_t)rn(g, 32)));
+	if (mask & (1 << 4)) {
+		emit(g, BPF_MOV64_REG(BPF_REG_4, BPF_REG_10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -64));
+	}
+	if (mask & (1 << 5))
+		emit(g, BPF_MOV64_REG(BPF_REG_5, sreg(g)));
+}
+
+static void t_fastcall(struct snd_gen *g)
+{
+	int regs[5] = { 1, 2, 3, 4, 5 }, n = 1 + (int)rn(g, 5);
+	int inlined = pct(g, 85), broken = pct(g, 8) ? 1 + (int)rn(g, 3) : 0;
+	int16_t off[5];
+
+	for (int i = 4; i > 0; i--) { /* a random order: regs[0] is the innermost pair's */
+		int j = (int)rn(g, (uint32_t)i + 1), t = regs[i];
+		regs[i] = regs[j];
+		regs[j] = t;
+	}
+	fc_regs_set(g, 0x3e);
+	for (int k = 0; k < n; k++)
+		off[k] = (int16_t)(FC_LOW + 8 * k);
+	if (broken == 1)
+		off[n - 1] += 8; /* a gap (or an overlap): the outer pairs are no pattern */
+	for (int k = n - 1; k >= 0; k--)
+		emit(g, BPF_STX_MEM(BPF_DW, BPF_REG_10, broken == 2 && k == 0 ? BPF_REG_0 : regs[k], off[k]));
+	emit(g, BPF_EMIT_CALL(inlined ? BPF_FUNC_get_smp_processor_id : BPF_FUNC_get_prandom_u32));
+	for (int k = 0; k < n; k++)
+		emit(g, BPF_LDX_MEM(BPF_DW, broken == 3 && k == n - 1 ? regs[0] : regs[k], BPF_REG_10, off[k]));
+	if (broken == 2) /* R0 filled from its spill: the call's result is gone */
+		emit(g, BPF_MOV64_IMM(BPF_REG_0, 0));
+	else if (broken == 3 && n > 1) /* regs[n-1] filled into regs[0]: set it again */
+		emit(g, BPF_MOV64_IMM(regs[n - 1], 0));
+	/* the registers no pair kept: set again (as a compiler would, or leave them dead) */
+	int kept = 0;
+	for (int k = 0; k < n; k++)
+		kept |= 1 << regs[k];
+	if (broken == 2)
+		kept &= ~(1 << regs[0]);
+	if (broken == 3 && n > 1)
+		kept &= ~(1 << regs[n - 1]);
+	fc_regs_set(g, ~kept);
+	/* R0: the cpu (or a random number) -- nothing depends on it */
+	emit(g, BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0));
+	if (pct(g, 40)) {
+		/* another read of a pair's slot: the pairs must stay */
+		int k = (int)rn(g, (uint32_t)n), r = regs[k];
+		int16_t o = off[k];
+		switch (rn(g, 3)) {
+		case 0:
+			emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_10, o));
+			break;
+		case 1:
+			emit(g, BPF_MOV64_REG(BPF_REG_0, BPF_REG_10));
+			emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, o));
+			emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_0, 0));
+			break;
+		default: /* a variable offset of 0 (privileged only; the slot is read as a scalar) */
+			if (g->c.unprivileged) {
+				emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_10, o));
+				break;
+			}
+			emit(g, BPF_MOV64_REG(BPF_REG_0, sreg(g)));
+			emit(g, BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0));
+			emit(g, BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_10));
+			emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_0, o));
+			break;
+		}
+		/* the slot's value used as what was spilled there */
+		if (r == BPF_REG_1 || r == BPF_REG_4)
+			emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_0, 0));
+		else
+			emit(g, BPF_ALU64_REG(BPF_XOR, sreg(g), BPF_REG_0));
+	}
+	/* every register used as what it was before the call */
+	emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0));
+	emit(g, BPF_ALU64_REG(BPF_ADD, sreg(g), BPF_REG_0));
+	emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_4, 8 * (int16_t)rn(g, 8)));
+	emit(g, BPF_ALU64_REG(BPF_XOR, sreg(g), BPF_REG_0));
+	emit(g, BPF_ALU64_REG(BPF_ADD, sreg(g), BPF_REG_5));
+	use_index(g, BPF_REG_2);
+	size_t j = jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, BPF_REG_3, index_limit(g), 0));
+	use_index(g, BPF_REG_3);
+	patch(g, j);
 }
 
 /* Can template t go here? */
@@ -810,6 +1060,10 @@ static int fits(const struct snd_gen *g, const struct fn_state *fs, const struct
 	case SND_T_PKT_NEG: return pkt;
 	case SND_T_KFUNC_MEM: return priv && env->has_kfuncs;
 	case SND_T_PTR_JMP32: return 1; /* unprivileged: must be refused (pointer comparison) */
+	/* bpf2bpf calls need CAP_BPF; a frame for the global function */
+	case SND_T_GLOBAL_MEM: return priv && room && fs->depth < 3;
+	/* main only: its pairs sit 256 bytes down, and a subprogram's frame adds to that */
+	case SND_T_FASTCALL: return fs->sub_index < 0;
 	default: return 1;
 	}
 }
@@ -841,6 +1095,8 @@ void snd_tmpl_emit(struct snd_gen *g, const struct fn_state *fs, const struct sn
 	case SND_T_PKT_NEG: t_pkt_neg(g); break;
 	case SND_T_V4: t_v4(g); break;
 	case SND_T_MAY_GOTO: t_may_goto(g); break;
+	case SND_T_GLOBAL_MEM: t_global_mem(g, fs); break;
+	case SND_T_FASTCALL: t_fastcall(g); break;
 	default: t_kfunc_mem(g, env); break;
 	}
 	if (g->cnt != before)
@@ -878,6 +1134,35 @@ void snd_tmpl_funcs_emit(struct snd_gen *g)
 		case FN_EACH_CB:
 			cb_body(g, BPF_REG_4, f->a, f->b);
 			break;
+		case FN_MEM_GLOBAL: { /* p in R1 (maybe NULL), n in R2 */
+			size_t null_j = (size_t)-1;
+			int op = f->a & GM_OP;
+			int16_t off = (int16_t)f->b;
+			emit(g, BPF_MOV64_IMM(BPF_REG_0, (f->a & GM_NONNULL) ? SND_GLOBAL_MEM_NN_MARK : SND_GLOBAL_MEM_MARK));
+			if (!(f->a & (GM_NONNULL | GM_NO_CHECK)))
+				null_j = jmp_fwd(g, BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 0));
+			switch (op) {
+			case GM_READ:
+				emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, off));
+				break;
+			case GM_WRITE:
+				emit(g, BPF_STX_MEM(BPF_DW, BPF_REG_1, BPF_REG_2, off));
+				emit(g, BPF_MOV64_REG(BPF_REG_0, BPF_REG_2));
+				break;
+			case GM_WRITE_ALL:
+				for (int k = 0; k < SND_GMEM_SIZE / 8; k++)
+					emit(g, BPF_STX_MEM(BPF_DW, BPF_REG_1, BPF_REG_2, (int16_t)(8 * k)));
+				emit(g, BPF_MOV64_IMM(BPF_REG_0, 0));
+				break;
+			default:
+				emit(g, BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_1, off));
+				break;
+			}
+			if (null_j != (size_t)-1)
+				patch(g, null_j);
+			emit(g, BPF_EXIT_INSN());
+			break;
+		}
 		case FN_PKT_GLOBAL: /* ctx in R1 */
 			emit(g, BPF_MOV64_IMM(BPF_REG_0, SND_GLOBAL_MARK));
 			emit(g, BPF_MOV64_IMM(BPF_REG_2, f->b));

@@ -147,7 +147,24 @@ static int btf_build(struct snd_env *env)
 		btf__add_func_param(b, "ctx", t_pctx);
 		f_glob[i] = btf__add_func(b, i ? "global_xdp" : "global_skb", BTF_FUNC_GLOBAL, p_glob);
 	}
-	if (t_int != 1 || t_lock != 2 || t_val != 3 || f_main <= 0 || f_cb <= 0 || f_glob[0] <= 0 || f_glob[1] <= 0) {
+	/* global functions with a memory argument (template global_mem): int global_mem(struct
+	 * gmem *p, u64 n), 32 bytes or NULL, and global_mem_nn, the same with "arg:nonnull" */
+	int t_gmem = btf__add_struct(b, "gmem", SND_GMEM_SIZE);
+	for (int k = 0; k < SND_GMEM_SIZE / 8; k++) {
+		static const char *const names[] = { "a", "b", "c", "d" };
+		btf__add_field(b, names[k], t_u64, k * 64, 0);
+	}
+	int t_pgmem = btf__add_ptr(b, t_gmem);
+	int f_gmem[2];
+	for (int i = 0; i < 2; i++) {
+		int p_gmem = btf__add_func_proto(b, t_int);
+		btf__add_func_param(b, "p", t_pgmem);
+		btf__add_func_param(b, "n", t_u64);
+		f_gmem[i] = btf__add_func(b, i ? "global_mem_nn" : "global_mem", BTF_FUNC_GLOBAL, p_gmem);
+	}
+	int tag = btf__add_decl_tag(b, "arg:nonnull", f_gmem[1], 0);
+	if (t_int != 1 || t_lock != 2 || t_val != 3 || f_main <= 0 || f_cb <= 0 || f_glob[0] <= 0 || f_glob[1] <= 0 ||
+	    f_gmem[0] <= 0 || f_gmem[1] <= 0 || tag <= 0) {
 		btf__free(b);
 		return -EINVAL;
 	}
@@ -156,6 +173,8 @@ static int btf_build(struct snd_env *env)
 	env->fn_cb = (uint32_t)f_cb;
 	env->fn_global_skb = (uint32_t)f_glob[0];
 	env->fn_global_xdp = (uint32_t)f_glob[1];
+	env->fn_global_mem = (uint32_t)f_gmem[0];
+	env->fn_global_mem_nn = (uint32_t)f_gmem[1];
 	return 0;
 }
 
@@ -211,6 +230,24 @@ int snd_env_init(struct snd_env *env, int with_kfuncs)
 		return ret;
 	}
 	kbpf_linux_trace_printk_set(printk_sink, NULL);
+	/* slot 4 of each prog array: a program of the type returning SND_TAIL_RET, so that a
+	 * tail call from a called function that succeeds hands its caller a value the
+	 * verifier must not have assumed (the function's own R0: attack3) */
+	for (int t = 0; !ret && t < SND_NR_TYPES; t++) {
+		const struct bpf_insn ins[] = { BPF_MOV64_IMM(BPF_REG_0, SND_TAIL_RET), BPF_EXIT_INSN() };
+		struct kbpf_prog_opts po = { .sz = sizeof(po), .host = env->host, .prog_type = snd_type_names[t],
+					     .license = "GPL", .name = "tail_ret", .jit = 1, .log_buf = env->log,
+					     .log_size = env->log_size,
+					     .prog_flags = t == SND_SYSCALL ? BPF_F_SLEEPABLE : 0 };
+		uint32_t k = SND_TAIL_RET_SLOT;
+		ret = kbpf_prog_create(ins, 2, &po, &env->tail_ret[t]);
+		if (!ret)
+			ret = kbpf_map_update(env->maps[SND_MAP_PROGS + t], &k, &env->tail_ret[t], BPF_ANY);
+	}
+	if (ret) {
+		snd_env_free(env);
+		return ret;
+	}
 	for (int i = 0; i < 2; i++)
 		if (scrub_create(env, i ? 0xa5 : 0x00, &env->scrub[i]) || !kbpf_prog_is_jited(env->scrub[i])) {
 			kbpf_prog_free(env->scrub[i]);
@@ -229,6 +266,12 @@ void snd_env_free(struct snd_env *env)
 {
 	for (int i = 0; i < 2; i++)
 		kbpf_prog_free(env->scrub[i]);
+	for (int t = 0; t < SND_NR_TYPES; t++) {
+		uint32_t k = SND_TAIL_RET_SLOT;
+		if (env->tail_ret[t] && env->maps[SND_MAP_PROGS + t])
+			(void)kbpf_map_delete(env->maps[SND_MAP_PROGS + t], &k);
+		kbpf_prog_free(env->tail_ret[t]);
+	}
 	for (int i = 0; i < SND_NR_MAPS; i++)
 		kbpf_map_free(env->maps[i]);
 	kbpf_host_free(env->host);
@@ -662,20 +705,29 @@ static uint64_t max_run(const struct snd_case *c, bool tail_call)
 }
 
 /* A subprogram starting with "r0 = SND_GLOBAL_MARK" is a global function taking the
- * ctx (the generator's convention: func_info makes it BTF_FUNC_GLOBAL). */
-static bool is_global_start(const struct snd_case *c, size_t t)
+ * ctx, one starting with "r0 = SND_GLOBAL_MEM_MARK" (or _NN_) one taking a memory
+ * argument and a scalar (the generator's convention: func_info makes it BTF_FUNC_GLOBAL).
+ * Returns its FUNC's BTF id, 0 for any other subprogram. */
+static uint32_t global_func_id(const struct snd_env *env, const struct snd_case *c, size_t t)
 {
 	const struct bpf_insn *in = &c->insns[t];
-	return in->code == (BPF_ALU64 | BPF_MOV | BPF_K) && in->dst_reg == BPF_REG_0 && in->imm == SND_GLOBAL_MARK &&
-	       (c->type == SND_XDP || c->type == SND_SCHED_CLS || c->type == SND_SOCKET_FILTER);
+	if (in->code != (BPF_ALU64 | BPF_MOV | BPF_K) || in->dst_reg != BPF_REG_0)
+		return 0;
+	if (in->imm == SND_GLOBAL_MEM_MARK)
+		return env->fn_global_mem;
+	if (in->imm == SND_GLOBAL_MEM_NN_MARK)
+		return env->fn_global_mem_nn;
+	if (in->imm == SND_GLOBAL_MARK && (c->type == SND_XDP || c->type == SND_SCHED_CLS || c->type == SND_SOCKET_FILTER))
+		return c->type == SND_XDP ? env->fn_global_xdp : env->fn_global_skb;
+	return 0;
 }
 
-static bool global_called(const struct snd_case *c)
+static bool global_called(const struct snd_env *env, const struct snd_case *c)
 {
 	for (size_t i = 0; i < c->cnt; i++) {
 		int64_t t = (int64_t)i + c->insns[i].imm + 1;
 		if (c->insns[i].code == (BPF_JMP | BPF_CALL) && c->insns[i].src_reg == BPF_PSEUDO_CALL && t >= 0 &&
-		    (uint64_t)t < c->cnt && is_global_start(c, (size_t)t))
+		    (uint64_t)t < c->cnt && global_func_id(env, c, (size_t)t))
 			return true;
 	}
 	return false;
@@ -716,7 +768,7 @@ static void shape_scan(const struct snd_env *env, const struct snd_case *c, stru
 	sh->max_run = sh->back_jump ? UINT64_MAX : max_run(c, sh->tail_call);
 	/* tail calls in subprograms need BTF too (Linux: "tail_call is not allowed in
 	 * subprogs without BTF") */
-	if (!(cb || (sub && sh->tail_call) || global_called(c)) || !env->prog_btf)
+	if (!(cb || (sub && sh->tail_call) || global_called(env, c)) || !env->prog_btf)
 		return;
 	fi_add(sh, 0, env->fn_main);
 	for (size_t i = 0; i < c->cnt; i++) {
@@ -725,9 +777,10 @@ static void shape_scan(const struct snd_env *env, const struct snd_case *c, stru
 
 		if (t < 0 || (uint64_t)t >= c->cnt)
 			continue;
-		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL)
-			fi_add(sh, (uint32_t)t, is_global_start(c, (size_t)t) ?
-				(c->type == SND_XDP ? env->fn_global_xdp : env->fn_global_skb) : env->fn_main);
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL) {
+			uint32_t id = global_func_id(env, c, (size_t)t);
+			fi_add(sh, (uint32_t)t, id ? id : env->fn_main);
+		}
 		else if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC)
 			fi_add(sh, (uint32_t)t, env->fn_cb);
 	}
@@ -795,16 +848,19 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 		.sz = sizeof(po), .trusted_unverified = 1, .host = env->host, .name = "sound", .log_buf = env->log,
 		.log_size = env->log_size, .maps = env->maps, .nr_maps = SND_NR_MAPS, .jit = 1,
 	};
-	/* R11 (the division guards' scratch register) is the verifier's: a program created
-	 * unverified may not name it */
+	/* R11 (the division guards' scratch register) and the per-CPU address move (the
+	 * inlined bpf_get_smp_processor_id) are the verifier's: a program created unverified
+	 * may not use them */
 	bool ax = false;
 	for (uint32_t i = 0; i < vo.xlated_cnt && !ax; i++)
-		ax = vo.xlated_prog[i].dst_reg > BPF_REG_10 && vo.xlated_prog[i].code != (BPF_LD | BPF_IMM | BPF_DW);
+		ax = (vo.xlated_prog[i].dst_reg > BPF_REG_10 && vo.xlated_prog[i].code != (BPF_LD | BPF_IMM | BPF_DW)) ||
+		     (vo.xlated_prog[i].code == (BPF_ALU64 | BPF_MOV | BPF_X) && vo.xlated_prog[i].off == KBPF_ADDR_PERCPU);
 	ret = ax ? -EINVAL : kbpf_prog_create(vo.xlated_prog, vo.xlated_cnt, &po, &prog);
 	free(vo.xlated_prog);
 	if (ret && (has_ld_abs(c) || ax)) {
-		/* LD_ABS needs the type's packet hook, and R11 the verifier, which only a create
-		 * with the type gives: from the program itself, verified a second time */
+		/* LD_ABS needs the type's packet hook, and R11 and the per-CPU move the verifier,
+		 * which only a create with the type gives: from the program itself, verified a
+		 * second time */
 		po.prog_type = snd_type_names[c->type];
 		po.license = "GPL";
 		po.unprivileged = c->unprivileged;

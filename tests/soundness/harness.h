@@ -26,8 +26,9 @@ enum {
 	/* used by the generator's templates (gen_tmpl.c) */
 	SND_MAP_EMPTY,   /* hash: key 8, value 16, 16 entries, always empty at start */
 	SND_MAP_LOCK,    /* array: key 4, value 8 (int cnt; struct bpf_spin_lock at 4), 2 entries */
-	SND_MAP_PROGS,   /* prog arrays, one per program type (SND_MAP_PROGS + type), 4 slots: */
-	SND_NR_MAPS = SND_MAP_PROGS + 4, /* slots 0 and 1 hold the program itself, 2 and 3 none */
+	SND_MAP_PROGS,   /* prog arrays, one per program type (SND_MAP_PROGS + type), 5 slots: */
+	SND_NR_MAPS = SND_MAP_PROGS + 4, /* slots 0 and 1 hold the program itself, 2 and 3 none,
+					  * 4 a program returning SND_TAIL_RET */
 };
 #define SND_ARRAY_VALUE 64
 #define SND_ARRAY_ENTRIES 4
@@ -39,7 +40,9 @@ enum {
 #define SND_LOCK_VALUE 8
 #define SND_LOCK_OFF 4
 #define SND_LOCK_ENTRIES 2
-#define SND_PROG_SLOTS 4
+#define SND_PROG_SLOTS 5
+#define SND_TAIL_RET_SLOT 4
+#define SND_TAIL_RET 0x1000 /* what the program in slot 4 returns: no index into any value */
 
 /* Packet: at most this many bytes, after this much headroom. */
 #define SND_PKT_MAX 128
@@ -70,6 +73,7 @@ struct snd_env {
 	uint8_t *ctx_gen;                 /* SND_SYSCALL_CTX bytes */
 	struct snd_snap *snap[3];         /* interpreter, JIT, JIT again */
 	struct kbpf_prog *scrub[2];       /* JIT programs filling their stack frames with 0x00 / 0xa5 */
+	struct kbpf_prog *tail_ret[SND_NR_TYPES]; /* slot SND_TAIL_RET_SLOT of each type's prog array */
 	uint8_t *buf;                     /* headroom + packet */
 	char *log;
 	size_t log_size;
@@ -78,10 +82,15 @@ struct snd_env {
 	/* BTF for func_info, given to programs with callbacks (ld_imm64 BPF_PSEUDO_FUNC):
 	 * FUNC ids of a main-like function and of a callback */
 	struct btf *prog_btf;
-	uint32_t fn_main, fn_cb, fn_global_skb, fn_global_xdp;
+	uint32_t fn_main, fn_cb, fn_global_skb, fn_global_xdp, fn_global_mem, fn_global_mem_nn;
 };
-/* The first instruction of a generated global function (r0 = this): see snd_check. */
+/* The first instruction of a generated global function (r0 = this): see snd_check.
+ * SND_GLOBAL_MARK: int f(ctx); the MEM ones: int f(struct gmem *p, u64 n), p SND_GMEM_SIZE
+ * bytes or NULL (MEM_NN: tagged arg:nonnull). */
 #define SND_GLOBAL_MARK 0x676c6f62
+#define SND_GLOBAL_MEM_MARK 0x676d656d
+#define SND_GLOBAL_MEM_NN_MARK 0x676d6e6e
+#define SND_GMEM_SIZE 32
 
 /* One case: a program and its inputs. */
 struct snd_case {

@@ -163,6 +163,8 @@ static void child_load(struct snd_kernel *k, const struct snd_env *env, const st
 			status = SND_K_REFUSED;
 			int err = errno;
 			log_reason(k->log, msg, sizeof(msg));
+			if (getenv("KBPF_SOUND_KLOG"))
+				fprintf(stderr, "--- kernel log\n%s\n", k->log);
 			if (!msg[0])
 				snprintf(msg, sizeof(msg), "bpf(BPF_PROG_LOAD): %s", strerror(err));
 		}

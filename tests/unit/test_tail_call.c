@@ -262,6 +262,41 @@ static void test_from_subprogram(void)
 	}
 }
 
+/* A subprogram's tail call into a program without the caller's maps: after the target
+ * returns, the caller reads and writes its own map value again. Checked mode stopped
+ * that access ("outside the stack and the declared regions": the target's regions were
+ * kept) before attack3's fix; every engine must give the same result. */
+static void test_subprogram_target_other_maps(void)
+{
+	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = 8,
+				    .max_entries = 1, .name = "val" };
+	for (int mode = 0; mode < M__COUNT; mode++) {
+		struct kbpf_map *m[2] = { prog_array(1), NULL };
+		int jit = mode == M_JIT;
+		char err[256] = "";
+
+		CHECK_EQ_U64(kbpf_map_create(&def, &m[1]), 0);
+		struct kbpf_prog *leaf = MK(m, 1, jit, LEAF(40));
+		struct kbpf_prog *main_p = MK(m, 2, jit,
+			BPF_CALL_REL(5),                          /* sub at 6 */
+			BPF_LD_MAP_VALUE(BPF_REG_1, 1, 0),
+			BPF_STX_MEM(BPF_DW, BPF_REG_1, BPF_REG_0, 0),
+			BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0),
+			BPF_EXIT_INSN(),
+			/* sub, 6: tail call (taken) */
+			TAIL_TO(0, 1000));
+		uint64_t ctx = 2, r0 = 0;
+
+		set_slot(m[0], 0, leaf);
+		CHECK_EQ_U64(run(main_p, mode, &ctx, sizeof(ctx), &r0, err, sizeof(err)), 0);
+		CHECK_EQ_U64(r0, 42);
+		if (test_failed_now)
+			fprintf(stderr, "  mode %s: %s\n", mode_name[mode], err);
+		kbpf_prog_free(leaf), kbpf_prog_free(main_p);
+		kbpf_map_free(m[0]), kbpf_map_free(m[1]);
+	}
+}
+
 /* A target that stops the run (a call nested too deep) stops the caller's run too,
  * with R0 0, on every engine. */
 static void test_target_stops(void)
@@ -379,6 +414,7 @@ int main(void)
 	RUN(test_fall_through);
 	RUN(test_update_between_runs);
 	RUN(test_from_subprogram);
+	RUN(test_subprogram_target_other_maps);
 	RUN(test_target_stops);
 	RUN(test_mixed_engines);
 	RUN(test_checked);
