@@ -54,6 +54,9 @@ int main(int argc, char **argv) {
 	if (argc >= 3 && !strcmp(argv[1], "server")) {
 		int s = socket(AF_INET, SOCK_STREAM, 0), one = 1; setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(atoi(argv[2])) };
+		/* the receiver's CC (inherited by accepted sockets): Linux grants ECN to an ECT SYN
+		 * (a NEEDS_ECN sender such as dctcp) only from a listener whose CC needs ECN too */
+		if (argc > 4 && setsockopt(s, IPPROTO_TCP, TCP_CONGESTION, argv[4], strlen(argv[4]))) { perror("TCP_CONGESTION"); return 1; }
 		if (bind(s, (void *)&a, sizeof a) || listen(s, 8)) { perror("bind/listen"); return 1; }
 		int n = argc > 3 ? atoi(argv[3]) : 1; /* number of connections to serve */
 		struct timeval tv = { 120, 0 }; setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -65,7 +68,7 @@ int main(int argc, char **argv) {
 		}
 		return 0;
 	}
-	if (argc < 8) { fprintf(stderr, "usage: bulk server PORT [nconn] | bulk client IP PORT CC SECONDS SAMPLE_US OUT\n"); return 2; }
+	if (argc < 8) { fprintf(stderr, "usage: bulk server PORT [nconn [CC]] | bulk client IP PORT CC SECONDS SAMPLE_US OUT\n"); return 2; }
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, argv[4], strlen(argv[4]))) { perror("TCP_CONGESTION"); return 1; }
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(atoi(argv[3])) }; inet_pton(AF_INET, argv[2], &a.sin_addr);
