@@ -8,6 +8,7 @@
  * Timing: the process sleeps in ppoll() until `spin` µs before its next deadline (a departure,
  * a delivery, a log tick), then polls without sleeping, so that wake-up latency does not delay
  * deliveries (run it under SCHED_FIFO, e.g. `chrt -f 50`, so that other processes do not).
+ * -r SEED varies the loss generator (runs with different seeds draw independent losses).
  * With -l FILE it logs, per 1 ms interval: A->B bytes delivered to B (actual writes), how late
  * the latest A->B and B->A delivery of the interval was (µs after its due time), and how late
  * the process woke from its last timed sleep; the summary line gives their percentiles.  */
@@ -66,13 +67,14 @@ static uint64_t hist_pct(const hist_t *h, double p) {
 
 int main(int argc, char **argv) {
 	uint64_t spin_ns = 0; FILE *slog = NULL; int o;
-	while ((o = getopt(argc, argv, "s:l:")) != -1) {
+	while ((o = getopt(argc, argv, "s:l:r:")) != -1) {
 		if (o == 's') spin_ns = (uint64_t)(atof(optarg) * 1000);
+		else if (o == 'r') { uint64_t v = strtoull(optarg, NULL, 0); rng ^= v * 0x9e3779b97f4a7c15ull; if (!rng) rng = 1; }
 		else if (o == 'l') { if (!(slog = fopen(optarg, "w"))) { perror(optarg); return 1; } }
 		else return 2;
 	}
 	argc -= optind - 1; argv += optind - 1;
-	if (argc < 9) { fprintf(stderr, "usage: tunlink [-s SPIN_US] [-l STATLOG] tunA tunB rate_mbit delay_ms qlimit_pkts loss_prob ecnK(0=off) secs [qlog]\n"); return 2; }
+	if (argc < 9) { fprintf(stderr, "usage: tunlink [-s SPIN_US] [-l STATLOG] [-r SEED] tunA tunB rate_mbit delay_ms qlimit_pkts loss_prob ecnK(0=off) secs [qlog]\n"); return 2; }
 	double rate = atof(argv[3]) * 1e6; uint64_t delay = (uint64_t)(atof(argv[4]) * 1e6);
 	uint32_t qlim = atoi(argv[5]); double loss = atof(argv[6]); uint32_t K = atoi(argv[7]); double secs = atof(argv[8]);
 	FILE *qlog = argc > 9 ? fopen(argv[9], "w") : NULL;
