@@ -44,22 +44,6 @@ struct bbr {
 
 _Static_assert(sizeof(struct bbr) <= ICSK_CA_PRIV_SIZE, "bbr state fits icsk_ca_priv");
 
-/* For the scripted peer's assertions (script.c): BBR's state machine, read from a socket
- * whose private area has this layout (native bbr, or a BPF CC forwarding to bbr_*). */
-void kbpf_tcp_bbr_peek(const struct sock *sk, struct kbpf_tcp_bbr_peek *out)
-{
-	const struct bbr *bbr = (const struct bbr *)inet_csk(sk)->icsk_ca_priv;
-
-	out->mode = bbr->mode;
-	out->cycle_idx = bbr->cycle_idx;
-	out->pacing_gain = bbr->pacing_gain;
-	out->cwnd_gain = bbr->cwnd_gain;
-	out->full_bw_cnt = bbr->full_bw_cnt;
-	out->full_bw_reached = bbr->full_bw_reached;
-	out->rtt_cnt = bbr->rtt_cnt;
-	out->min_rtt_us = bbr->min_rtt_us;
-}
-
 #define CYCLE_LEN 8
 static const int bbr_bw_rtts = CYCLE_LEN + 2; /* bw filter window, rounds */
 static const __u32 bbr_min_rtt_win_sec = 10;
@@ -122,6 +106,25 @@ static __u16 bbr_extra_acked(const struct sock *sk)
 {
 	const struct bbr *bbr = inet_csk_ca(sk);
 	return bbr->extra_acked[0] > bbr->extra_acked[1] ? bbr->extra_acked[0] : bbr->extra_acked[1];
+}
+
+/* For the scripted peer's assertions (script.c) and kbpf_tcp_sim_bbr_info: BBR's state
+ * machine and model, read from a socket whose private area has this layout (native bbr, or a
+ * BPF CC forwarding to bbr_*); bw in bytes/s as Linux's bbr_get_info computes it. */
+void kbpf_tcp_bbr_peek(const struct sock *sk, struct kbpf_tcp_bbr_peek *out)
+{
+	const struct bbr *bbr = (const struct bbr *)inet_csk(sk)->icsk_ca_priv;
+
+	out->mode = bbr->mode;
+	out->cycle_idx = bbr->cycle_idx;
+	out->pacing_gain = bbr->pacing_gain;
+	out->cwnd_gain = bbr->cwnd_gain;
+	out->full_bw_cnt = bbr->full_bw_cnt;
+	out->full_bw_reached = bbr->full_bw_reached;
+	out->rtt_cnt = bbr->rtt_cnt;
+	out->min_rtt_us = bbr->min_rtt_us;
+	out->bw_Bps = (__u64)bbr_bw(sk) * tcp_sk(sk)->mss_cache * 1000000ULL >> BW_SCALE;
+	out->extra_acked = bbr_extra_acked(sk);
 }
 
 /* rate (segments/µs << 24) × gain → bytes/s, 1 % under, to keep the queue drained. */

@@ -495,6 +495,21 @@ struct tcp_sock *kbpf_tcp_sim_receiver(struct kbpf_tcp_sim *sim, unsigned int fl
 	return s && flow < s->nr_flows ? &s->flows[flow]->rcv : NULL;
 }
 
+int kbpf_tcp_sim_bbr_info(struct kbpf_tcp_sim *sim, unsigned int flow, struct kbpf_tcp_bbr_info *out)
+{
+	struct tcp_sock *tp = kbpf_tcp_sim_sender(sim, flow);
+	struct kbpf_tcp_bbr_peek p;
+
+	if (!tp || !out)
+		return -EINVAL;
+	if (tp->inet_conn.icsk_ca_ops != &kbpf_tcp_bbr)
+		return -EOPNOTSUPP;
+	kbpf_tcp_bbr_peek((const struct sock *)tp, &p);
+	*out = (struct kbpf_tcp_bbr_info){ .bw_Bps = p.bw_Bps, .min_rtt_us = p.min_rtt_us, .pacing_gain = p.pacing_gain,
+					    .cwnd_gain = p.cwnd_gain, .mode = p.mode, .extra_acked = p.extra_acked };
+	return 0;
+}
+
 static __u64 flow_bytes_acked(const struct sim_flow *f)
 {
 	__u64 b = f->acked_segs * f->mss;

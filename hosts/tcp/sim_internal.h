@@ -7,6 +7,7 @@
 #include <kbpf/tcp_sim.h>
 
 #define NSEC_PER_USEC 1000ULL
+#define NSEC_PER_MSEC 1000000ULL
 #define NSEC_PER_SEC 1000000000ULL
 #define USEC_PER_SEC 1000000ULL
 /* Simulated time starts here (ns), so that no clock reads 0 ("unset" in places). */
@@ -213,6 +214,8 @@ struct sim_sack_block {
 void sim_sender_ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_block *blk, unsigned int nblk,
 			   __u8 flags);
 void sim_sender_xmit(struct sim_flow *f);
+/* tcp_tso_should_defer for an skb of skb_segs new segments (sim_sender.c; tests call it) */
+bool sim_tso_should_defer(struct sim_flow *f, __u32 skb_segs, __u32 max_segs, bool is_tail, bool *cwnd_limited);
 void sim_sender_rto(struct sim_flow *f);
 void sim_sender_trace(struct sim_flow *f);
 struct sim_seg *sim_seg(struct sim_flow *f, __u32 idx);

@@ -392,14 +392,14 @@ static __u32 tso_segs(struct sim_flow *f)
 }
 
 /* tcp_tso_should_defer (Linux 6.12): hold a partial burst back for the next ACK when
- * little of cwnd is free, the last send was within 1 ms and the oldest segment out is
- * younger than half an RTT. The receive window is unlimited here; is_tail: no data beyond
+ * little of cwnd is free, the last send was within 1 ms and that ACK is due within
+ * min(SRTT/2, 1 ms). The receive window is unlimited here; is_tail: no data beyond
  * this skb (its FIN, for a finite flow, is never held). */
-static bool tso_should_defer(struct sim_flow *f, __u32 skb_segs, __u32 max_segs, bool is_tail, bool *cwnd_limited)
+bool sim_tso_should_defer(struct sim_flow *f, __u32 skb_segs, __u32 max_segs, bool is_tail, bool *cwnd_limited)
 {
 	struct tcp_sock *tp = &f->snd;
 	__u32 in_flight = tcp_packets_in_flight(tp);
-	__u64 skb_len = (__u64)skb_segs * f->mss, cong_win, chunk;
+	__u64 skb_len = (__u64)skb_segs * f->mss, cong_win, chunk, srtt_ns, threshold;
 
 	if (tp->inet_conn.icsk_ca_state >= TCP_CA_Recovery)
 		return false;
@@ -415,9 +415,12 @@ static bool tso_should_defer(struct sim_flow *f, __u32 skb_segs, __u32 max_segs,
 		return false;
 	if (!tp->packets_out)
 		return false;
-	/* the next ACK likely comes too late (half an RTT after the oldest send): send */
-	if ((__s64)(tp->tcp_clock_cache - sim_seg(f, f->una_idx)->xmit_us * NSEC_PER_USEC -
-		    (__u64)NSEC_PER_USEC * (tp->srtt_us >> 4)) < 0)
+	/* the next ACK is expected one SRTT after the oldest segment out was sent; if that is
+	 * more than min(SRTT/2, 1 ms) from now, it comes too late: send (6.12's test; before
+	 * 6.0 it was "the oldest segment is younger than SRTT/2", which defers far more) */
+	srtt_ns = (__u64)(NSEC_PER_USEC >> 3) * tp->srtt_us;
+	threshold = srtt_ns >> 1 < NSEC_PER_MSEC ? srtt_ns >> 1 : NSEC_PER_MSEC;
+	if ((__s64)(sim_seg(f, f->una_idx)->xmit_us * NSEC_PER_USEC + srtt_ns - tp->tcp_clock_cache - threshold) > 0)
 		return false;
 	if (cong_win <= skb_len) {
 		*cwnd_limited = true;
@@ -468,7 +471,7 @@ static void xmit(struct sim_flow *f, bool probe)
 			__u32 half = tp->snd_cwnd >> 1 ? tp->snd_cwnd >> 1 : 1;
 			__u32 quota = tp->snd_cwnd - in_flight < half ? tp->snd_cwnd - in_flight : half;
 
-			if (skb_segs > 1 && tso_should_defer(f, skb_segs, max_segs, left <= max_segs, &cwnd_limited))
+			if (skb_segs > 1 && sim_tso_should_defer(f, skb_segs, max_segs, left <= max_segs, &cwnd_limited))
 				break;
 			f->tso_burst = skb_segs < quota ? skb_segs : quota;
 			f->tso_pos = 0;

@@ -27,9 +27,12 @@ int kbpf_tcp_kfuncs_add(struct kbpf_host *host);
 /* bpf_struct_ops.c */
 int kbpf_tcp_struct_ops_add(struct kbpf_host *host);
 
-/* cc_bbr.c: BBR's state as the scripted peer asserts it (script.c) */
+/* cc_bbr.c: BBR's state as the scripted peer asserts it (script.c) and
+ * kbpf_tcp_sim_bbr_info reports it */
 struct kbpf_tcp_bbr_peek {
 	__u32 mode, cycle_idx, pacing_gain, cwnd_gain, full_bw_cnt, full_bw_reached, rtt_cnt, min_rtt_us;
+	__u64 bw_Bps; /* the model's bandwidth, payload bytes/s */
+	__u32 extra_acked; /* the ACK-aggregation allowance, packets */
 };
 void kbpf_tcp_bbr_peek(const struct sock *sk, struct kbpf_tcp_bbr_peek *out);
 

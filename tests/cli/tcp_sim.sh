@@ -71,6 +71,12 @@ expect 0 "" -- tcp-sim --cc dctcp --rate 100M --delay 2ms --ecn-threshold 10 --d
 if ! cmp -s "$tmp/t1.csv" "$tmp/t2.csv"; then ok; else bad "--tso changed nothing"; fi
 expect 0 "^0 +cubic .* done at" -- tcp-sim --cc cubic --rate 1G --delay 5ms --loss 0.1% --bytes 5M --duration 5s --sack-compress --tso
 
+# --- --trace-bbr: BBR's model per ACK (mode, gains, bandwidth, min RTT, extra_acked) ---
+expect 0 "" -- tcp-sim --cc bbr --cc cubic --duration 3s --trace "$tmp/b.csv" --trace-bbr --quiet
+if head -1 "$tmp/b.csv" | grep -q ',ca_state,bbr_mode,pacing_gain,cwnd_gain,bbr_bw_Bps,bbr_min_rtt_us,extra_acked$' &&
+   grep -q '^[0-9.]*,0,.*,2,[0-9]*,512,[0-9]*,40000,[0-9]*$' "$tmp/b.csv" && grep -q '^[0-9.]*,1,.*,,,,,$' "$tmp/b.csv"; then ok
+else bad "--trace-bbr: header or BBR columns"; fi
+
 # --- trace: CSV, one line per ACK, identical for the same seed ---
 expect 0 "" -- tcp-sim --cc cubic --cc bbr --loss 0.5% --duration 3s --seed 9 --trace "$tmp/a.csv" --quiet
 expect 0 "" -- tcp-sim --cc cubic --cc bbr --loss 0.5% --duration 3s --seed 9 --trace "$tmp/b.csv" --quiet

@@ -400,6 +400,30 @@ static void test_hook_order(void)
 	CHECK_EQ_U64(releases, 4);
 }
 
+/* BBR's model as TCP_CC_INFO reports it (the kernel-comparison script reads it beside the
+ * kernel's): after 5 s on a clean 20 Mbit/s path, PROBE_BW with cwnd gain 2, the bandwidth
+ * the link's payload rate (20 Mbit/s × 1448/1500 = 2 413 333 bytes/s) and min RTT 40 ms;
+ * not available for another CC or flow. */
+static void test_bbr_info(void)
+{
+	struct kbpf_tcp_sim *s = mk(20000000, 20000, 0, 0, 0, 1);
+	struct kbpf_tcp_bbr_info bi;
+
+	kbpf_tcp_sim_add_flow(s, &kbpf_tcp_bbr, NULL, NULL);
+	kbpf_tcp_sim_add_flow(s, &kbpf_tcp_cubic, NULL, NULL);
+	CHECK_EQ_U64(kbpf_tcp_sim_run(s, 5000000), 0);
+	CHECK_EQ_U64(kbpf_tcp_sim_bbr_info(s, 0, &bi), 0);
+	CHECK_EQ_U64(bi.mode, 2);
+	CHECK_EQ_U64(bi.cwnd_gain, 512);
+	CHECK(bi.pacing_gain == 192 || bi.pacing_gain == 256 || bi.pacing_gain == 320);
+	CHECK(bi.bw_Bps > 1000000 && bi.bw_Bps <= 2413334);
+	CHECK_EQ_U64(bi.min_rtt_us, 40000);
+	CHECK_EQ_U64(kbpf_tcp_sim_bbr_info(s, 1, &bi), -EOPNOTSUPP);
+	CHECK_EQ_U64(kbpf_tcp_sim_bbr_info(s, 2, &bi), -EINVAL);
+	CHECK_EQ_U64(kbpf_tcp_sim_bbr_info(s, 0, NULL), -EINVAL);
+	kbpf_tcp_sim_free(s);
+}
+
 static void test_bad_input(void)
 {
 	struct kbpf_tcp_sim_opts o = { .sz = sizeof(o), .loss = 2 };
@@ -451,6 +475,7 @@ int main(void)
 	RUN(test_finite_transfer);
 	RUN(test_mathis);
 	RUN(test_hook_order);
+	RUN(test_bbr_info);
 	RUN(test_bad_input);
 	return test_summary();
 }

@@ -94,6 +94,35 @@ static void test_unpaced_finite(void)
 	CHECK(a.completion_us != b.completion_us || a.segs_sent != b.segs_sent);
 }
 
+/* tcp_tso_should_defer's last test as Linux 6.12 has it: with little of cwnd free, a partial
+ * skb waits only for an ACK due within min(SRTT/2, 1 ms) (one SRTT after the oldest
+ * segment out left). An ACK due in 15 ms of a 40 ms RTT is too late to wait for: send (the
+ * pre-6.0 rule, "the oldest segment out is older than SRTT/2", deferred here); due in
+ * 0.5 ms: defer, and the window is cwnd-limited. */
+static void test_defer_rule(void)
+{
+	struct kbpf_tcp_sim *s = mk_flow(&kbpf_tcp_cubic, 1, 0, 100000000, 20000);
+	struct sim_flow *f;
+	struct tcp_sock *tp;
+	bool lim = false;
+	__u64 head_ns;
+
+	CHECK_EQ_U64(kbpf_tcp_sim_run(s, 2000000), 0);
+	f = ((struct sim *)s)->flows[0];
+	tp = &f->snd;
+	CHECK(tp->packets_out > 10);
+	tp->snd_cwnd = tcp_packets_in_flight(tp) + 2; /* 2 segments free: less than cwnd/3 */
+	tp->srtt_us = 40000 << 3;
+	head_ns = sim_seg(f, f->una_idx)->xmit_us * NSEC_PER_USEC;
+	tp->tcp_clock_cache = tp->tcp_wstamp_ns = head_ns + 25000000ULL; /* the ACK is due in 15 ms */
+	CHECK(!sim_tso_should_defer(f, 8, 8, false, &lim));
+	CHECK(!lim);
+	tp->tcp_clock_cache = tp->tcp_wstamp_ns = head_ns + 39500000ULL; /* due in 0.5 ms */
+	CHECK(sim_tso_should_defer(f, 8, 8, false, &lim));
+	CHECK(lim);
+	kbpf_tcp_sim_free(s);
+}
+
 struct hash {
 	uint64_t h;
 	unsigned long n;
@@ -138,6 +167,7 @@ int main(void)
 {
 	RUN(test_paced_bursts);
 	RUN(test_unpaced_finite);
+	RUN(test_defer_rule);
 	RUN(test_determinism);
 	return test_summary();
 }

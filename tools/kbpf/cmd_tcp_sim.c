@@ -61,6 +61,9 @@ void usage_tcp_sim(void)
 	       "  --seed N            random seed (default 1): same seed, same run\n"
 	       "  --trace FILE        per-ACK CSV: time, flow, cwnd, ssthresh, srtt, pacing rate,\n"
 	       "                      in flight, queue, delivered, lost, retransmits, CA state\n"
+	       "  --trace-bbr         with --trace: also BBR's mode, pacing and cwnd gains (1/256),\n"
+	       "                      bandwidth (bytes/s), min RTT and ACK-aggregation allowance\n"
+	       "                      (empty for flows not on the native bbr)\n"
 	       "  --plot FILE         cwnd and queue over time through gnuplot (.svg or .png)\n"
 	       "  --quiet             no summary\n\n"
 	       "  --script FILE       scripted peer: FILE drives one sender (the one --cc) instead of\n"
@@ -137,6 +140,28 @@ static void trace_csv(const struct kbpf_tcp_trace_point *p, void *ctx)
 	fprintf((FILE *)ctx, "%.6f,%u,%u,%u,%u,%llu,%u,%u,%u,%u,%u,%u\n", p->time_us / 1e6, p->flow, p->cwnd,
 		p->ssthresh, p->srtt_us, (unsigned long long)p->pacing_rate, p->inflight, p->queue_pkts, p->delivered,
 		p->lost, p->retrans, p->ca_state);
+}
+
+/* --trace-bbr: the same line plus BBR's model (Linux's TCP_CC_INFO for bbr, the mode and the
+ * ACK-aggregation allowance); empty fields for flows not on the native bbr. */
+struct trace_bbr_ctx {
+	FILE *f;
+	struct kbpf_tcp_sim *sim;
+};
+
+static void trace_csv_bbr(const struct kbpf_tcp_trace_point *p, void *ctx)
+{
+	struct trace_bbr_ctx *c = ctx;
+	struct kbpf_tcp_bbr_info bi;
+
+	fprintf(c->f, "%.6f,%u,%u,%u,%u,%llu,%u,%u,%u,%u,%u,%u,", p->time_us / 1e6, p->flow, p->cwnd, p->ssthresh,
+		p->srtt_us, (unsigned long long)p->pacing_rate, p->inflight, p->queue_pkts, p->delivered, p->lost,
+		p->retrans, p->ca_state);
+	if (kbpf_tcp_sim_bbr_info(c->sim, p->flow, &bi))
+		fputs(",,,,,\n", c->f);
+	else
+		fprintf(c->f, "%u,%u,%u,%llu,%u,%u\n", bi.mode, bi.pacing_gain, bi.cwnd_gain,
+			(unsigned long long)bi.bw_Bps, bi.min_rtt_us, bi.extra_acked);
 }
 
 static int plot(const char *out, const char *csv, char names[][TCP_CA_NAME_MAX], unsigned int n,
@@ -604,7 +629,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 {
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
 	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING, O_CC_MIX, O_FLOWS,
-	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST };
+	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST, O_TRACE_BBR };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -619,7 +644,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		{ "flows", required_argument, 0, O_FLOWS },   { "flow-file", required_argument, 0, O_FLOW_FILE },
 		{ "per-flow", no_argument, 0, O_PER_FLOW },   { "tso", no_argument, 0, O_TSO },
 		{ "sack-compress", no_argument, 0, O_SACK_COMPRESS }, { "host", required_argument, 0, O_HOST },
-		{ 0, 0, 0, 0 },
+		{ "trace-bbr", no_argument, 0, O_TRACE_BBR }, { 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
 	struct bpf_ccs bpf = { 0 };
@@ -627,7 +652,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	char (*names)[TCP_CA_NAME_MAX] = NULL;
 	unsigned int nflows = 0;
 	uint64_t want_flows = 0;
-	bool per_flow = false, tso = false, sack_compress = false;
+	bool per_flow = false, tso = false, sack_compress = false, trace_bbr = false;
+	struct trace_bbr_ctx tbc;
 	uint64_t duration = 30000000, bytes = 0, stagger = 0, v;
 	const char *trace_path = NULL, *plot_path = NULL, *script_path = NULL;
 	bool keep_going = false;
@@ -668,6 +694,9 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 			break;
 		case O_TSO:
 			tso = true;
+			break;
+		case O_TRACE_BBR:
+			trace_bbr = true;
 			break;
 		case O_SACK_COMPRESS:
 			sack_compress = true;
@@ -842,8 +871,13 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	}
 	if (trace) {
 		fprintf(trace, "time_s,flow,cwnd,ssthresh,srtt_us,pacing_rate_Bps,inflight,queue_pkts,delivered,lost,"
-			       "retrans,ca_state\n");
-		kbpf_tcp_sim_set_trace(sim, trace_csv, trace);
+			       "retrans,ca_state%s\n",
+			trace_bbr ? ",bbr_mode,pacing_gain,cwnd_gain,bbr_bw_Bps,bbr_min_rtt_us,extra_acked" : "");
+		tbc = (struct trace_bbr_ctx){ trace, sim };
+		if (trace_bbr)
+			kbpf_tcp_sim_set_trace(sim, trace_csv_bbr, &tbc);
+		else
+			kbpf_tcp_sim_set_trace(sim, trace_csv, trace);
 	}
 	if ((err = kbpf_tcp_sim_run(sim, duration))) {
 		cli_error(EXIT_FAIL, CMD, "simulation failed: %s", strerror(-err));

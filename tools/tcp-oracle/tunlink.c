@@ -3,7 +3,15 @@
  * scripts/tcp-kernel-compare; not part of the build, no CI. */
 /* tunlink: tiny mahimahi-like link emulator between two TUN devices .
  * A->B: random loss, drop-tail FIFO at `rate`, optional CE marking when queue >= K, then one-way delay.
- * B->A: one-way delay only.  Runs for at most `secs` seconds.  */
+ * B->A: one-way delay only.  Runs for at most `secs` seconds.
+ *
+ * Timing: the process sleeps in ppoll() until `spin` µs before its next deadline (a departure,
+ * a delivery, a log tick), then polls without sleeping, so that wake-up latency does not delay
+ * deliveries (run it under SCHED_FIFO, e.g. `chrt -f 50`, so that other processes do not).
+ * -r SEED varies the loss generator (runs with different seeds draw independent losses).
+ * With -l FILE it logs, per 1 ms interval: A->B bytes delivered to B (actual writes), how late
+ * the latest A->B and B->A delivery of the interval was (µs after its due time), and how late
+ * the process woke from its last timed sleep; the summary line gives their percentiles.  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +23,7 @@
 #include <time.h>
 #include <errno.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
@@ -44,36 +53,85 @@ static void set_ce(uint8_t *p, int len) {
 	while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
 	sum = ~sum & 0xffff; p[10] = sum >> 8; p[11] = sum & 0xff;
 }
+
+/* lateness histogram in µs, 0..HMAX-1 (the last bucket holds everything above) */
+#define HMAX 100000
+typedef struct { uint32_t *h; uint64_t n, max; } hist_t;
+static void hist_add(hist_t *h, uint64_t us) { h->h[us < HMAX ? us : HMAX - 1]++; h->n++; if (us > h->max) h->max = us; }
+static uint64_t hist_pct(const hist_t *h, double p) {
+	if (!h->n) return 0;
+	uint64_t want = (uint64_t)(p * (h->n ? h->n - 1 : 0)), c = 0;
+	for (uint32_t i = 0; i < HMAX; i++) { c += h->h[i]; if (c > want) return i; }
+	return HMAX - 1;
+}
+
 int main(int argc, char **argv) {
-	if (argc < 9) { fprintf(stderr, "usage: tunlink tunA tunB rate_mbit delay_ms qlimit_pkts loss_prob ecnK(0=off) secs [qlog]\n"); return 2; }
+	uint64_t spin_ns = 0; FILE *slog = NULL; int o;
+	while ((o = getopt(argc, argv, "s:l:r:")) != -1) {
+		if (o == 's') spin_ns = (uint64_t)(atof(optarg) * 1000);
+		else if (o == 'r') { uint64_t v = strtoull(optarg, NULL, 0); rng ^= v * 0x9e3779b97f4a7c15ull; if (!rng) rng = 1; }
+		else if (o == 'l') { if (!(slog = fopen(optarg, "w"))) { perror(optarg); return 1; } }
+		else return 2;
+	}
+	argc -= optind - 1; argv += optind - 1;
+	if (argc < 9) { fprintf(stderr, "usage: tunlink [-s SPIN_US] [-l STATLOG] [-r SEED] tunA tunB rate_mbit delay_ms qlimit_pkts loss_prob ecnK(0=off) secs [qlog]\n"); return 2; }
 	double rate = atof(argv[3]) * 1e6; uint64_t delay = (uint64_t)(atof(argv[4]) * 1e6);
 	uint32_t qlim = atoi(argv[5]); double loss = atof(argv[6]); uint32_t K = atoi(argv[7]); double secs = atof(argv[8]);
 	FILE *qlog = argc > 9 ? fopen(argv[9], "w") : NULL;
 	prctl(PR_SET_TIMERSLACK, 1);
+	mlockall(MCL_CURRENT | MCL_FUTURE);
 	int fa = tun_open(argv[1]), fb = tun_open(argv[2]);
 	printf("ready\n"); fflush(stdout);
 	ring_t ab = { calloc(RING, sizeof(slot_t)), 0, 0, 0 }, ba = { calloc(RING, sizeof(slot_t)), 0, 0, 0 };
-	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(secs * 1e9), last_dep = 0, next_qlog = t0;
-	unsigned long fwd = 0, qdrop = 0, rdrop = 0, marks = 0, rev = 0; uint32_t maxq = 0;
+	hist_t h_ab = { calloc(HMAX, 4), 0, 0 }, h_ba = { calloc(HMAX, 4), 0, 0 }, h_wake = { calloc(HMAX, 4), 0, 0 };
+	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(secs * 1e9), last_dep = 0, next_qlog = t0, next_slog = t0 + 1000000;
+	unsigned long fwd = 0, qdrop = 0, rdrop = 0, marks = 0, rev = 0, spins = 0, sleeps = 0; uint32_t maxq = 0;
+	/* per-interval statistics of the -l log */
+	uint64_t iv_bytes = 0, iv_late_ab = 0, iv_late_ba = 0, iv_wake = 0, max_iv_bytes = 0;
+	uint64_t pending_wake = 0; /* the deadline of the current timed sleep, 0 if none */
+	if (slog) fprintf(slog, "t_s ab_bytes ab_late_us ba_late_us wake_late_us\n");
 	for (;;) {
 		uint64_t now = now_ns();
 		if (now >= end) break;
+		if (pending_wake) { uint64_t l = now > pending_wake ? (now - pending_wake) / 1000 : 0; hist_add(&h_wake, l); if (l > iv_wake) iv_wake = l; pending_wake = 0; }
 		while (ab.qhead != ab.tail && ab.s[ab.qhead % RING].dep <= now) ab.qhead++;
 		uint32_t qlen = ab.tail - ab.qhead;
 		if (qlog && now >= next_qlog) { fprintf(qlog, "%.6f %u\n", (now - t0) / 1e9, qlen); next_qlog += 1000000; }
 		/* deliver due packets */
-		while (ab.head != ab.tail && ab.s[ab.head % RING].arr <= now) { slot_t *s = &ab.s[ab.head % RING]; if (write(fb, s->buf, s->len) < 0 && errno != EAGAIN) perror("write b"); ab.head++; fwd++; }
-		while (ba.head != ba.tail && ba.s[ba.head % RING].arr <= now) { slot_t *s = &ba.s[ba.head % RING]; if (write(fa, s->buf, s->len) < 0 && errno != EAGAIN) perror("write a"); ba.head++; rev++; }
+		while (ab.head != ab.tail && ab.s[ab.head % RING].arr <= now) {
+			slot_t *s = &ab.s[ab.head % RING];
+			if (write(fb, s->buf, s->len) < 0 && errno != EAGAIN && errno != EIO) perror("write b");
+			uint64_t l = (now - s->arr) / 1000; hist_add(&h_ab, l); if (l > iv_late_ab) iv_late_ab = l;
+			iv_bytes += s->len; ab.head++; fwd++;
+		}
+		while (ba.head != ba.tail && ba.s[ba.head % RING].arr <= now) {
+			slot_t *s = &ba.s[ba.head % RING];
+			if (write(fa, s->buf, s->len) < 0 && errno != EAGAIN && errno != EIO) perror("write a");
+			uint64_t l = (now - s->arr) / 1000; hist_add(&h_ba, l); if (l > iv_late_ba) iv_late_ba = l;
+			ba.head++; rev++;
+		}
+		if (slog && now >= next_slog) {
+			fprintf(slog, "%.3f %llu %llu %llu %llu\n", (next_slog - t0) / 1e9, (unsigned long long)iv_bytes,
+				(unsigned long long)iv_late_ab, (unsigned long long)iv_late_ba, (unsigned long long)iv_wake);
+			if (iv_bytes > max_iv_bytes) max_iv_bytes = iv_bytes;
+			iv_bytes = iv_late_ab = iv_late_ba = iv_wake = 0;
+			next_slog += 1000000;
+		}
 		uint64_t next = end;
 		if (ab.head != ab.tail && ab.s[ab.head % RING].arr < next) next = ab.s[ab.head % RING].arr;
 		if (ba.head != ba.tail && ba.s[ba.head % RING].arr < next) next = ba.s[ba.head % RING].arr;
 		if (ab.qhead != ab.tail && ab.s[ab.qhead % RING].dep < next) next = ab.s[ab.qhead % RING].dep;
 		if (qlog && next_qlog < next) next = next_qlog;
+		if (slog && next_slog < next) next = next_slog;
 		struct pollfd pf[2] = { { fa, POLLIN, 0 }, { fb, POLLIN, 0 } };
 		struct timespec to = { 0, 0 };
-		if (next > now) { uint64_t d = next - now; to.tv_sec = d / 1000000000ull; to.tv_nsec = d % 1000000000ull; }
+		/* sleep until `spin` before the deadline; closer than that, poll without sleeping */
+		if (next > now + spin_ns) {
+			uint64_t d = next - now - spin_ns; to.tv_sec = d / 1000000000ull; to.tv_nsec = d % 1000000000ull;
+			sleeps++;
+		} else spins++;
 		int r = ppoll(pf, 2, &to, NULL);
-		if (r <= 0) continue;
+		if (r <= 0) { if (next > now + spin_ns) pending_wake = next - spin_ns; continue; }
 		now = now_ns();
 		if (pf[0].revents & POLLIN) for (;;) { /* A -> B through the bottleneck */
 			slot_t *s = &ab.s[ab.tail % RING];
@@ -96,6 +154,15 @@ int main(int argc, char **argv) {
 		}
 	}
 	printf("fwd=%lu rev=%lu qdrop=%lu rdrop=%lu ce_marks=%lu maxq=%u\n", fwd, rev, qdrop, rdrop, marks, maxq);
+	/* lateness of deliveries (µs after due) and of timed wake-ups; the busiest 1 ms of A->B
+	 * deliveries against the link's 1 ms of bytes (> 1: a late wake-up delivered a burst) */
+	printf("late_ab_us p50=%llu p99=%llu p999=%llu max=%llu late_ba_us p50=%llu p99=%llu p999=%llu max=%llu "
+	       "wake_us p50=%llu p99=%llu max=%llu burst_1ms=%.2f spins=%lu sleeps=%lu\n",
+		(unsigned long long)hist_pct(&h_ab, .5), (unsigned long long)hist_pct(&h_ab, .99), (unsigned long long)hist_pct(&h_ab, .999), (unsigned long long)h_ab.max,
+		(unsigned long long)hist_pct(&h_ba, .5), (unsigned long long)hist_pct(&h_ba, .99), (unsigned long long)hist_pct(&h_ba, .999), (unsigned long long)h_ba.max,
+		(unsigned long long)hist_pct(&h_wake, .5), (unsigned long long)hist_pct(&h_wake, .99), (unsigned long long)h_wake.max,
+		max_iv_bytes * 8 / (rate * 1e-3), spins, sleeps);
 	if (qlog) fclose(qlog);
+	if (slog) fclose(slog);
 	return 0;
 }

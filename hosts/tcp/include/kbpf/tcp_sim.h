@@ -130,6 +130,18 @@ struct tcp_sock *kbpf_tcp_sim_sender(struct kbpf_tcp_sim *sim, unsigned int flow
 /* The flow's receiver socket, or NULL. */
 struct tcp_sock *kbpf_tcp_sim_receiver(struct kbpf_tcp_sim *sim, unsigned int flow);
 
+/* BBR's model as Linux's TCP_CC_INFO reports it (struct tcp_bbr_info: bandwidth in payload
+ * bytes/s, min RTT, gains in 1/256) plus its mode (0 STARTUP, 1 DRAIN, 2 PROBE_BW,
+ * 3 PROBE_RTT) and ACK-aggregation allowance, for comparison with the kernel's. */
+struct kbpf_tcp_bbr_info {
+	uint64_t bw_Bps;
+	uint32_t min_rtt_us, pacing_gain, cwnd_gain, mode;
+	uint32_t extra_acked; /* packets */
+};
+/* The flow's sender must run the native bbr (kbpf_tcp_bbr). Returns 0, -EINVAL (no such
+ * flow) or -EOPNOTSUPP (another CC). */
+int kbpf_tcp_sim_bbr_info(struct kbpf_tcp_sim *sim, unsigned int flow, struct kbpf_tcp_bbr_info *out);
+
 /* --- the scripted peer (docs/tcp-sim.md "Scripted peer") ---
  * Instead of the simulated receiver and link, a script drives one sender the way
  * packetdrill does: handshake options and sysctl-like knobs, application writes, the
