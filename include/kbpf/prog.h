@@ -7,9 +7,9 @@
  * it. What the getters return (kbpf_prog_insns, _xlated_idx, _name, _jited_code,
  * _jited_line_info, _jited_func) belongs to the program: valid until kbpf_prog_free.
  * Threads: a created program does not change. kbpf_prog_run, kbpf_prog_run_opts (each
- * caller with its own opts) and the getters may run on any number of threads at once,
- * sharing the program's maps (<kbpf/map.h>); kbpf_prog_create may run on many threads
- * at once, on one host too. */
+ * caller with its own result and err buffer; the options themselves are only read) and
+ * the getters may run on any number of threads at once, sharing the program's maps
+ * (<kbpf/map.h>); kbpf_prog_create may run on many threads at once, on one host too. */
 #ifndef KBPF_PROG_H
 #define KBPF_PROG_H
 
