@@ -30,7 +30,8 @@ report() {
 if [ "$3" = --static ]; then
 	lib=$4
 	# "0000000000012340 T kbpf_map_create"; "file.o:" headers and blank lines have other shapes
-	nm -g --defined-only "$lib" | awk 'NF == 3 { print $3 }' | sort >"$tmp/global"
+	# (ASan adds a global __odr_asan.NAME next to each exported variable NAME)
+	nm -g --defined-only "$lib" | awk 'NF == 3 { print $3 }' | grep -v '^__odr_asan\.' | sort >"$tmp/global"
 	sort -u "$tmp/global" >"$tmp/exported"
 	uniq -d "$tmp/global" >"$tmp/dup"
 	report "$tmp/dup" "$lib defines these global symbols more than once:"
