@@ -270,6 +270,7 @@ static void measure_kbpf(struct kbpf_host *host, const struct bpf_insn *insns, s
 		.sz = sizeof(ropts), .flags = KBPF_RUN_CHECKED, .regions = &region, .nr_regions = 1,
 		.max_insns = CHECKED_MAX_INSNS, .err = err, .err_size = sizeof(err),
 	};
+	struct kbpf_run_result rres = { .sz = sizeof(rres) };
 	struct kbpf_prog *prog = NULL;
 	int rc;
 
@@ -280,25 +281,25 @@ static void measure_kbpf(struct kbpf_host *host, const struct bpf_insn *insns, s
 		return;
 	}
 	ropts.args[0] = (uint64_t)(uintptr_t)ctx;
-	rc = kbpf_prog_run_opts(prog, &ropts);
+	rc = kbpf_prog_run_opts(prog, &ropts, &rres);
 	if (rc) {
 		char at[32] = "";
 
-		if (ropts.fault_insn >= 0)
-			snprintf(at, sizeof(at), " at insn %lld", (long long)ropts.fault_insn);
+		if (rres.fault_insn >= 0)
+			snprintf(at, sizeof(at), " at insn %lld", (long long)rres.fault_insn);
 		snprintf(row->interp.why, sizeof(row->interp.why), "checked run: %s%s%s%s", strerror(-rc),
 			 at, *err ? ": " : "", err);
 		kbpf_prog_free(prog);
 		return;
 	}
-	row->insns_executed = ropts.insns_executed;
+	row->insns_executed = rres.insns_executed;
 	time_interp(prog, NULL, ctx, s, &row->interp, NULL);
-	measure_jit(host, insns, cnt, ctx, s, row, (uint32_t)ropts.retval, lp);
+	measure_jit(host, insns, cnt, ctx, s, row, (uint32_t)rres.retval, lp);
 	/* The checked and fast modes must agree with each other before anything else. */
-	if (row->interp.ok && row->interp.retval != (uint32_t)ropts.retval) {
+	if (row->interp.ok && row->interp.retval != (uint32_t)rres.retval) {
 		row->interp.ok = 0;
 		snprintf(row->interp.why, sizeof(row->interp.why),
-			 "MISMATCH checked mode returned 0x%x, fast mode 0x%x", (uint32_t)ropts.retval,
+			 "MISMATCH checked mode returned 0x%x, fast mode 0x%x", (uint32_t)rres.retval,
 			 row->interp.retval);
 	}
 	kbpf_prog_free(prog);

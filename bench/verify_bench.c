@@ -100,13 +100,13 @@ static struct kbpf_host *bench_host(void)
 }
 
 /* kbpf's verification of insns, the least of rounds, in µs. */
-static double kbpf_verify_min(const struct bpf_insn *insns, size_t cnt, struct kbpf_verify_opts *o, int rounds,
-			      int *ret)
+static double kbpf_verify_min(const struct bpf_insn *insns, size_t cnt, const struct kbpf_verify_opts *o,
+			      struct kbpf_verify_result *res, int rounds, int *ret)
 {
 	double best = -1;
 	for (int r = 0; r < rounds; r++) {
 		double t0 = now_us();
-		*ret = kbpf_prog_verify(insns, cnt, o);
+		*ret = kbpf_prog_verify(insns, cnt, o, res);
 		double us = now_us() - t0;
 		if (best < 0 || us < best)
 			best = us;
@@ -127,10 +127,11 @@ static void bench_minimal(struct kbpf_host *host, int rounds, int use_linux)
 {
 	static const struct bpf_insn insns[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "socket_filter" };
+	struct kbpf_verify_result res = { .sz = sizeof(res) };
 	int ret;
-	double us = kbpf_verify_min(insns, 2, &o, rounds, &ret);
+	double us = kbpf_verify_min(insns, 2, &o, &res, rounds, &ret);
 	printf("| %-28s | %-22s | %-14s | %5d | %-6s | %9u | %9.1f |", "(r0 = 0; exit)", "minimal", "socket_filter", 2,
-	       ret ? "reject" : "ok", o.insns_processed, us);
+	       ret ? "reject" : "ok", res.insns_processed, us);
 	long lus = -1, lproc = -1;
 	int lr = use_linux ? linux_verify_raw(insns, 2, BPF_PROG_TYPE_SOCKET_FILTER, rounds, &lus, &lproc) : 0;
 	print_linux(use_linux, !lr, lproc, lus, lr ? strerror(-lr) : NULL);
@@ -196,10 +197,11 @@ static void bench_object(struct kbpf_host *host, const char *path, int rounds, i
 		o.func_info = kbpf_program_func_info(progs[i], &nfi);
 		o.nr_func_info = (uint32_t)nfi;
 		o.prog_btf = kbpf_object_btf(obj);
+		struct kbpf_verify_result res = { .sz = sizeof(res) };
 		int ret;
-		double us = kbpf_verify_min(insns, cnt, &o, rounds, &ret);
+		double us = kbpf_verify_min(insns, cnt, &o, &res, rounds, &ret);
 		printf("| %-28s | %-22s | %-14s | %5zu | %-6s | %9u | %9.1f |", base, kbpf_program_name(progs[i]),
-		       l.name, cnt, ret ? "reject" : "ok", o.insns_processed, us);
+		       l.name, cnt, ret ? "reject" : "ok", res.insns_processed, us);
 		const struct vb_linux_prog *lp = NULL;
 		for (int k = 0; k < nlin; k++)
 			if (!strcmp(lin[k].name, kbpf_program_name(progs[i])))

@@ -18,9 +18,9 @@ include(CMakePackageConfigHelpers)
 # library, or the static one when the embedder sets KBPF_USE_STATIC_LIBS; the hosts link it.
 set_target_properties(kbpf_shared PROPERTIES EXPORT_NAME kbpf_shared)
 set_target_properties(kbpf_static PROPERTIES EXPORT_NAME kbpf_static)
-set_target_properties(kbpf_linux PROPERTIES EXPORT_NAME linux)
-set_target_properties(kbpf_tcp PROPERTIES EXPORT_NAME tcp)
-install(TARGETS kbpf_shared kbpf_static kbpf_linux kbpf_tcp EXPORT kbpfTargets
+set_target_properties(kbpf_linux_public PROPERTIES EXPORT_NAME linux)
+set_target_properties(kbpf_tcp_public PROPERTIES EXPORT_NAME tcp)
+install(TARGETS kbpf_shared kbpf_static kbpf_linux_public kbpf_tcp_public EXPORT kbpfTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

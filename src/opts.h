@@ -8,6 +8,9 @@
  *    build knows is zero (OPTS_VALID), so a request it cannot honour is never silently
  *    dropped;
  *  - OPTS_COPY makes a full-size private copy (missing fields zero) to keep.
+ * Results come back in a struct of their own (struct kbpf_verify_result), never in the
+ * options: the caller sets its sz, OPTS_RESULT_RESET zeroes all sz bytes after it, and
+ * OPTS_SET writes a field only if the caller's struct has it.
  * Header-only, below every layer (docs/architecture.md). */
 #ifndef KBPF_SRC_OPTS_H
 #define KBPF_SRC_OPTS_H
@@ -46,6 +49,21 @@ static inline bool opts_valid_sz(const void *opts, size_t sz, size_t min_sz, siz
 		if (opts)                                                                           \
 			memcpy((dst), (opts), (opts)->sz < sizeof(*(dst)) ? (opts)->sz : sizeof(*(dst))); \
 		(dst)->sz = sizeof(*(dst));                                                         \
+	} while (0)
+
+/* A result struct res (may be NULL): valid if NULL or at least sz itself. */
+#define OPTS_RESULT_VALID(res) (!(res) || (res)->sz >= OPTS_MIN_SZ)
+/* Zero every byte of the caller's result struct after sz (fields we do not know read 0). */
+#define OPTS_RESULT_RESET(res)                                                                      \
+	do {                                                                                        \
+		if (res)                                                                            \
+			memset((char *)(res) + sizeof(size_t), 0, (res)->sz - sizeof(size_t));     \
+	} while (0)
+/* res->field = value if res is not NULL and has the field. */
+#define OPTS_SET(res, field, value)                                                                 \
+	do {                                                                                        \
+		if (OPTS_HAS(res, field))                                                           \
+			(res)->field = (value);                                                     \
 	} while (0)
 
 #endif

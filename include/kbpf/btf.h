@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* BTF checks and printing for tools: what makes BTF from outside (a host file, an object)
- * safe to hand to libbpf's btf_dump, a function's C declaration, and the walk past
- * modifiers. The BTF itself is libbpf's (struct btf, <bpf/btf.h>); kbpf adds what
+ * safe to hand to libbpf's btf_dump, a function's C declaration, the walk past
+ * modifiers and the names of the kinds. The BTF itself is libbpf's (struct btf, <bpf/btf.h>); kbpf adds what
  * libbpf 1.1 leaves unchecked (src/btf/).
  *
  * Ownership: nothing is kept; messages and declarations go to the caller's buffer.
@@ -60,6 +60,10 @@ KBPF_API int kbpf_btf_func_decl(const struct btf *btf, uint32_t func_id, char *b
  * NULL for a bad id or a chain longer than any real BTF has (a loop in hostile BTF);
  * else the type (pointing into btf), with its id in *res_id (if res_id). */
 KBPF_API const struct btf_type *kbpf_btf_skip_mods(const struct btf *btf, uint32_t id, uint32_t *res_id);
+
+/* The name of t's kind as Linux's verifier and bpftool print it: "STRUCT", "INT",
+ * "FUNC_PROTO"…; "UNKNOWN" for kind 0, a kind past the last one, or NULL. A static string. */
+KBPF_API const char *kbpf_btf_kind_str(const struct btf_type *t);
 
 #ifdef __cplusplus
 }

@@ -7,9 +7,9 @@
  * it. What the getters return (kbpf_prog_insns, _xlated_idx, _name, _jited_code,
  * _jited_line_info, _jited_func) belongs to the program: valid until kbpf_prog_free.
  * Threads: a created program does not change. kbpf_prog_run, kbpf_prog_run_opts (each
- * caller with its own opts) and the getters may run on any number of threads at once,
- * sharing the program's maps (<kbpf/map.h>); kbpf_prog_create may run on many threads
- * at once, on one host too. */
+ * caller with its own result and err buffer; the options themselves are only read) and
+ * the getters may run on any number of threads at once, sharing the program's maps
+ * (<kbpf/map.h>); kbpf_prog_create may run on many threads at once, on one host too. */
 #ifndef KBPF_PROG_H
 #define KBPF_PROG_H
 
@@ -122,10 +122,10 @@ KBPF_API const uint32_t *kbpf_prog_xlated_idx(const struct kbpf_prog *prog, size
 KBPF_API const char *kbpf_prog_name(const struct kbpf_prog *prog);
 
 /* Linux's max_ctx_offset: the end of the furthest context byte the verified program
- * touches (kbpf_verify_opts.max_ctx_offset); 0 for a program created unverified. */
+ * touches (kbpf_verify_result.max_ctx_offset); 0 for a program created unverified. */
 KBPF_API uint32_t kbpf_prog_max_ctx_offset(const struct kbpf_prog *prog);
 /* Linux's max_tp_access: how many bytes of a raw_tp_writable buffer the verified
- * program may touch (kbpf_verify_opts.max_tp_access); 0 if none or unverified. */
+ * program may touch (kbpf_verify_result.max_tp_access); 0 if none or unverified. */
 KBPF_API uint32_t kbpf_prog_max_tp_access(const struct kbpf_prog *prog);
 /* 1 if the program runs as JIT-compiled native code, else 0. */
 KBPF_API int kbpf_prog_is_jited(const struct kbpf_prog *prog);
@@ -195,6 +195,7 @@ struct kbpf_mem_region {
  * may do, through helpers, as in Linux). */
 #define KBPF_RUN_STACK_FILL 2u
 
+/* How to run: read during the call only (the results go to struct kbpf_run_result). */
 struct kbpf_run_opts {
 	size_t sz;                /* sizeof(struct kbpf_run_opts) */
 	uint64_t args[5];         /* R1..R5 at entry */
@@ -203,19 +204,28 @@ struct kbpf_run_opts {
 	size_t nr_regions;
 	uint64_t max_insns;       /* checked mode: stop with -ETIME after this many (0: no limit) */
 	uint8_t stack_fill;       /* KBPF_RUN_STACK_FILL: the stack's initial bytes */
-	/* out */
-	uint64_t retval;
-	uint64_t insns_executed;  /* checked mode only */
-	int64_t fault_insn;       /* instruction index of a run-time stop, else -1 */
-	char *err;                /* receives the reason of a run-time stop */
+	char *err;                /* the caller's buffer that receives the reason of a run-time stop */
 	size_t err_size;
 };
 
-/* Run with the given arguments and mode. Returns 0, or a negative errno for a run-time
- * stop (-EFAULT memory violation, -ETIME instruction budget, -E2BIG call depth,
- * -ENOTRECOVERABLE a verified program reached code its verifier judged unreachable: a
- * verifier bug, also reported on stderr with the instruction, docs/verifier.md). */
-KBPF_API int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts);
+/* What a run gave. The caller sets sz (sizeof the struct it was compiled with) and
+ * nothing else: kbpf_prog_run_opts zeroes all sz bytes after sz itself, then fills the
+ * fields it knows that fit. */
+struct kbpf_run_result {
+	size_t sz;                /* sizeof(struct kbpf_run_result) */
+	uint64_t retval;          /* R0 at exit (0 after a run-time stop) */
+	int64_t fault_insn;       /* instruction index of a run-time stop, else -1 */
+	uint64_t insns_executed;  /* checked mode only */
+};
+
+/* Run with the given arguments and mode; res (NULL: not wanted) receives R0 and where a
+ * run stopped. Returns 0, or a negative errno for a run-time stop (-EFAULT memory
+ * violation, -ETIME instruction budget, -E2BIG call depth, -ENOTRECOVERABLE a verified
+ * program reached code its verifier judged unreachable: a verifier bug, also reported on
+ * stderr with the instruction, docs/verifier.md), or -EINVAL (bad arguments, flags or
+ * sz). Same threads rule as kbpf_prog_run: each caller its own buffers and result. */
+KBPF_API int kbpf_prog_run_opts(const struct kbpf_prog *prog, const struct kbpf_run_opts *opts,
+				struct kbpf_run_result *res);
 
 #ifdef __cplusplus
 }

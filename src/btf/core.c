@@ -220,23 +220,3 @@ int kbpf_core_ctx_apply(struct kbpf_core_ctx *ctx, const struct bpf_core_relo *r
 	return kbpf_core_patch(relo_idx, &res, insns, insn_cnt, insn_idx, log, log_size);
 }
 
-int kbpf_core_apply(const struct btf *local, const struct btf *target, const struct bpf_core_relo *relo,
-		    int relo_idx, struct bpf_insn *insns, size_t insn_cnt, size_t insn_idx, char *log,
-		    size_t log_size)
-{
-	struct kbpf_core_ctx *ctx;
-	int ret;
-
-	if (!local) {
-		kbpf_core_msg(log, log_size, "relo #%d: the object has no BTF", relo_idx);
-		return -EINVAL;
-	}
-	ctx = kbpf_core_ctx_new(local, target);
-	if (!ctx) {
-		kbpf_core_msg(log, log_size, "relo #%d: out of memory", relo_idx);
-		return -ENOMEM;
-	}
-	ret = kbpf_core_ctx_apply(ctx, relo, relo_idx, insns, insn_cnt, insn_idx, log, log_size);
-	kbpf_core_ctx_free(ctx);
-	return ret;
-}

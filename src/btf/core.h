@@ -22,23 +22,6 @@ struct btf;
  * passes structural validation: two plain calls, no dangling second half. */
 #define KBPF_CORE_POISON_HELPER 0xbad2310
 
-/* Apply relocation relo (number relo_idx, for messages) to insns[insn_idx] (and its
- * second slot for an LDDW), resolving against target. relo->insn_off is not read: it
- * is relative to the ELF section, and only the caller knows where that instruction
- * landed in the program (insn_idx). An unresolvable relocation
- * (no candidate, field missing) poisons the instruction as libbpf does and returns 0
- * with a note in log ("relo #3: insn #7 poisoned: field 'foo' not found in struct bar
- * (...)"); a resolved one returns 0 and leaves log empty. A malformed relocation (bad
- * type id, bad access string, instruction that cannot carry the value, ambiguous
- * candidates) returns -EINVAL with the reason in log; -E2BIG (access too deep, bitfield
- * no load can cover) and -ERANGE (offset beyond an instruction's 16 bits) as libbpf;
- * -ENOMEM. target may be NULL only for BPF_CORE_TYPE_ID_LOCAL (else -ENOENT).
- * Stateless: each call searches candidates afresh. To relocate a whole object, use a
- * kbpf_core_ctx, which caches (and, like libbpf, prunes) candidates per local type. */
-int kbpf_core_apply(const struct btf *local, const struct btf *target, const struct bpf_core_relo *relo,
-		    int relo_idx, struct bpf_insn *insns, size_t insn_cnt, size_t insn_idx, char *log,
-		    size_t log_size);
-
 /* Relocation state for one (local BTF, target BTF) pair: the candidate cache. libbpf
  * keeps one per object and narrows a local type's candidate list to those that matched
  * each relocation so far; sharing a ctx across all relocations of an object gives the
@@ -50,7 +33,18 @@ struct kbpf_core_ctx;
 struct kbpf_core_ctx *kbpf_core_ctx_new(const struct btf *local, const struct btf *target);
 void kbpf_core_ctx_free(struct kbpf_core_ctx *ctx);
 
-/* kbpf_core_apply through ctx's candidate cache. */
+/* Apply relocation relo (number relo_idx, for messages) to insns[insn_idx] (and its
+ * second slot for an LDDW), resolving against target. relo->insn_off is not read: it
+ * is relative to the ELF section, and only the caller knows where that instruction
+ * landed in the program (insn_idx). An unresolvable relocation
+ * (no candidate, field missing) poisons the instruction as libbpf does and returns 0
+ * with a note in log ("relo #3: insn #7 poisoned: field 'foo' not found in struct bar
+ * (...)"); a resolved one returns 0 and leaves log empty. A malformed relocation (bad
+ * type id, bad access string, instruction that cannot carry the value, ambiguous
+ * candidates) returns -EINVAL with the reason in log; -E2BIG (access too deep, bitfield
+ * no load can cover) and -ERANGE (offset beyond an instruction's 16 bits) as libbpf;
+ * -ENOMEM. target may be NULL only for BPF_CORE_TYPE_ID_LOCAL (else -ENOENT).
+ * Candidates come from ctx's cache (and, like libbpf, are pruned per local type). */
 int kbpf_core_ctx_apply(struct kbpf_core_ctx *ctx, const struct bpf_core_relo *relo, int relo_idx,
 			struct bpf_insn *insns, size_t insn_cnt, size_t insn_idx, char *log, size_t log_size);
 
@@ -70,11 +64,11 @@ struct kbpf_core_res {
 };
 
 /* Resolve relo into *res without patching. Returns 0 (res->poison says whether it
- * resolved) or a negative errno with the reason in log, as kbpf_core_apply. */
+ * resolved) or a negative errno with the reason in log, as kbpf_core_ctx_apply. */
 int kbpf_core_ctx_calc(struct kbpf_core_ctx *ctx, const struct bpf_core_relo *relo, int relo_idx,
 		       struct kbpf_core_res *res, char *log, size_t log_size);
 
-/* Patch insns[insn_idx] with a result from kbpf_core_ctx_calc, as kbpf_core_apply does. */
+/* Patch insns[insn_idx] with a result from kbpf_core_ctx_calc, as kbpf_core_ctx_apply does. */
 int kbpf_core_patch(int relo_idx, const struct kbpf_core_res *res, struct bpf_insn *insns, size_t insn_cnt,
 		    size_t insn_idx, char *log, size_t log_size);
 

@@ -53,29 +53,9 @@ const char *kbpf_core_name(const struct btf *btf, uint32_t off)
 
 const char *kbpf_core_kind_str(const struct btf_type *t)
 {
-	switch (btf_kind(t)) {
-	case BTF_KIND_UNKN: return "void";
-	case BTF_KIND_INT: return "int";
-	case BTF_KIND_PTR: return "ptr";
-	case BTF_KIND_ARRAY: return "array";
-	case BTF_KIND_STRUCT: return "struct";
-	case BTF_KIND_UNION: return "union";
-	case BTF_KIND_ENUM: return "enum";
-	case BTF_KIND_FWD: return btf_kflag(t) ? "fwd union" : "fwd struct";
-	case BTF_KIND_TYPEDEF: return "typedef";
-	case BTF_KIND_VOLATILE: return "volatile";
-	case BTF_KIND_CONST: return "const";
-	case BTF_KIND_RESTRICT: return "restrict";
-	case BTF_KIND_FUNC: return "func";
-	case BTF_KIND_FUNC_PROTO: return "func_proto";
-	case BTF_KIND_VAR: return "var";
-	case BTF_KIND_DATASEC: return "datasec";
-	case BTF_KIND_FLOAT: return "float";
-	case BTF_KIND_DECL_TAG: return "decl_tag";
-	case BTF_KIND_TYPE_TAG: return "type_tag";
-	case BTF_KIND_ENUM64: return "enum64";
-	default: return "unknown";
-	}
+	if (btf_is_fwd(t)) /* libbpf's core messages say which */
+		return btf_kflag(t) ? "fwd union" : "fwd struct";
+	return kbpf_btf_kind_str_lower(t);
 }
 
 const char *kbpf_core_type_str(const struct btf *btf, uint32_t id, char *buf, size_t size)

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <bpf/btf.h>
-#include "btf/btf_mods.h"
+#include "btf/btf_walk.h"
 #include "btf/core.h"
 
 /* Access strings longer than this are refused (libbpf's BPF_CORE_SPEC_MAX_LEN). */
@@ -53,7 +53,7 @@ bool kbpf_core_kind_is_field(uint32_t kind);
 bool kbpf_core_kind_is_type(uint32_t kind);
 bool kbpf_core_kind_is_enumval(uint32_t kind);
 
-/* --- BTF helpers (core_btf.c; kbpf_btf_skip_mods in btf/btf_mods.h) --- */
+/* --- BTF helpers (core_btf.c; kbpf_btf_skip_mods in btf/btf_walk.h) --- */
 /* "struct foo", "union <anon>", "int", "enum e" … of type id, into buf. */
 const char *kbpf_core_type_str(const struct btf *btf, uint32_t id, char *buf, size_t size);
 const char *kbpf_core_kind_str(const struct btf_type *t);

@@ -8,31 +8,16 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "btf/btf_walk.h"
 #include "btf/func_model.h"
 
-static const char *kind_str(const struct btf_type *t)
-{
-	static const char *const names[] = {
-		"UNKNOWN", "INT",   "PTR",   "ARRAY",    "STRUCT", "UNION",      "ENUM", "FWD",
-		"TYPEDEF", "VOLATILE", "CONST", "RESTRICT", "FUNC", "FUNC_PROTO", "VAR", "DATASEC",
-		"FLOAT",   "DECL_TAG", "TYPE_TAG", "ENUM64",
-	};
-	unsigned k = t ? btf_kind(t) : 0;
-	return k < sizeof(names) / sizeof(names[0]) ? names[k] : "UNKNOWN";
-}
-
-/* Skip typedefs and modifiers (bounded: malformed BTF may loop). id 0 (void) gives NULL. */
+/* Typedefs and modifiers skipped; void (id 0, also behind modifiers), a bad id or a
+ * loop give NULL. */
 static const struct btf_type *resolve(const struct btf *btf, uint32_t id)
 {
-	for (int depth = 0; depth < 64; depth++) {
-		if (id == 0 || id >= btf__type_cnt(btf))
-			return NULL;
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		if (!btf_is_mod(t) && !btf_is_typedef(t) && !btf_is_type_tag(t))
-			return t;
-		id = t->type;
-	}
-	return NULL;
+	uint32_t rid = 0;
+	const struct btf_type *t = kbpf_btf_skip_mods(btf, id, &rid);
+	return t && rid ? t : NULL;
 }
 
 /* Size and flags of one value type; 0 on success, -EINVAL when a register cannot carry it. */
@@ -100,7 +85,7 @@ int kbpf_btf_func_model(const struct btf *btf, uint32_t id, struct kbpf_func_mod
 		ret = resolve(btf, proto->type);
 		if (!ret || value_model(ret, &m->ret_size, &m->ret_flags)) {
 			snprintf(msg, msg_size, "The function %s return type %s is unsupported.%s", name,
-				 kind_str(ret), ret && btf_is_int(ret) && ret->size > 8 ? " (wider than 8 bytes)" : "");
+				 kbpf_btf_kind_str(ret), ret && btf_is_int(ret) && ret->size > 8 ? " (wider than 8 bytes)" : "");
 			return -EINVAL;
 		}
 	}
@@ -122,7 +107,7 @@ int kbpf_btf_func_model(const struct btf *btf, uint32_t id, struct kbpf_func_mod
 				why = " (floating point)";
 			else if ((btf_is_int(a) || btf_is_any_enum(a)) && a->size > 8)
 				why = " (wider than 8 bytes)";
-			snprintf(msg, msg_size, "The function %s arg%d type %s is unsupported.%s", name, i, kind_str(a), why);
+			snprintf(msg, msg_size, "The function %s arg%d type %s is unsupported.%s", name, i, kbpf_btf_kind_str(a), why);
 			return -EINVAL;
 		}
 	}

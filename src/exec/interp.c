@@ -7,6 +7,7 @@
 #include <string.h>
 #include "exec/interp_internal.h"
 #include "exec/tail_call.h"
+#include "opts.h"
 
 #define KBPF_INTERP_FN interp_loop_fast
 #define KBPF_INTERP_CHECKED 0
@@ -193,7 +194,8 @@ int kbpf_interp_checked_add_object(struct kbpf_interp_run *run, uint64_t addr, u
  * sets live on the stack; checked mode is slow anyway, a malloc for big ones is fine. */
 #define CHECKED_STACK_REGIONS 32
 
-int kbpf_interp_run_checked(const struct kbpf_prog *prog, struct kbpf_run_opts *opts)
+int kbpf_interp_run_checked(const struct kbpf_prog *prog, const struct kbpf_run_opts *opts,
+			    struct kbpf_run_result *res)
 {
 	struct kbpf_mem_region stack_regions[CHECKED_STACK_REGIONS];
 	struct kbpf_interp_checked ck = {
@@ -209,8 +211,8 @@ int kbpf_interp_run_checked(const struct kbpf_prog *prog, struct kbpf_run_opts *
 		ret = interp_loop_checked(prog->interp, &run, NULL);
 	if (ck.regions != ck.small)
 		free(ck.regions);
-	opts->retval = run.retval;
-	opts->insns_executed = run.insns_executed;
-	opts->fault_insn = run.fault_insn;
+	OPTS_SET(res, retval, run.retval);
+	OPTS_SET(res, insns_executed, run.insns_executed);
+	OPTS_SET(res, fault_insn, run.fault_insn);
 	return ret;
 }

@@ -356,7 +356,7 @@ static __attribute__((noinline)) int KBPF_INTERP_FN(const struct kbpf_interp *ip
 #endif
 
 #if KBPF_INTERP_CHECKED
-	struct kbpf_run_opts *opts = run->opts;
+	const struct kbpf_run_opts *opts = run->opts;
 	const uintptr_t stack_hi = (uintptr_t)stack_top;
 	const uint64_t budget = opts->max_insns ? opts->max_insns : UINT64_MAX;
 	uint64_t count = 0;

@@ -25,7 +25,7 @@ bool kbpf_interp_mem_ok(const struct kbpf_run_opts *opts, uintptr_t stack_lo, ui
 	return false;
 }
 
-void kbpf_interp_stop_msg(struct kbpf_run_opts *opts, size_t insn, const char *fmt, ...)
+void kbpf_interp_stop_msg(const struct kbpf_run_opts *opts, size_t insn, const char *fmt, ...)
 {
 	if (!opts->err || !opts->err_size)
 		return;
@@ -38,7 +38,7 @@ void kbpf_interp_stop_msg(struct kbpf_run_opts *opts, size_t insn, const char *f
 	}
 }
 
-void kbpf_interp_mem_fault(struct kbpf_run_opts *opts, size_t insn, uintptr_t stack_lo,
+void kbpf_interp_mem_fault(const struct kbpf_run_opts *opts, size_t insn, uintptr_t stack_lo,
 			   uintptr_t stack_hi, uint64_t addr, uint32_t size, unsigned need,
 			   unsigned base_reg, int16_t off)
 {

@@ -104,7 +104,7 @@ struct kbpf_interp_run {
 	const struct kbpf_prog *next;
 	uint64_t next_args[5];
 	/* checked mode only */
-	struct kbpf_run_opts *opts;   /* what the loop checks against: the caller's, or ck->view */
+	const struct kbpf_run_opts *opts; /* what the loop checks against: the caller's, or ck->view */
 	struct kbpf_interp_checked *ck;
 	uint64_t insns_executed;
 	int64_t fault_insn;
@@ -114,7 +114,7 @@ struct kbpf_interp_run {
  * running program's maps (a tail call changes the program). Kept apart so that the
  * fast loop's run record stays small. */
 struct kbpf_interp_checked {
-	struct kbpf_run_opts *user;   /* the caller's options */
+	const struct kbpf_run_opts *user; /* the caller's options */
 	struct kbpf_run_opts view;
 	struct kbpf_mem_region *regions, *small; /* view's regions: small (on the stack) or malloc'ed */
 	size_t regions_cap, small_cap;
@@ -177,12 +177,12 @@ bool kbpf_interp_mem_ok(const struct kbpf_run_opts *opts, uintptr_t stack_lo, ui
 			uint64_t addr, uint32_t size, unsigned need);
 
 /* Describe a refused access in opts->err: "insn N: invalid write of 4 bytes at 0x… (r1 +8): why". */
-void kbpf_interp_mem_fault(struct kbpf_run_opts *opts, size_t insn, uintptr_t stack_lo,
+void kbpf_interp_mem_fault(const struct kbpf_run_opts *opts, size_t insn, uintptr_t stack_lo,
 			   uintptr_t stack_hi, uint64_t addr, uint32_t size, unsigned need,
 			   unsigned base_reg, int16_t off);
 
 /* Write "insn N: " and the formatted reason into opts->err (if the caller gave one). */
-void kbpf_interp_stop_msg(struct kbpf_run_opts *opts, size_t insn, const char *fmt, ...)
+void kbpf_interp_stop_msg(const struct kbpf_run_opts *opts, size_t insn, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -95,6 +95,7 @@ int kbpf_interp_run(const struct kbpf_prog *prog, const uint64_t args[5], uint64
 int kbpf_interp_run_at(const struct kbpf_prog *prog, size_t start, const uint64_t args[5], uint64_t *retval);
 
 /* Checked run, as documented for KBPF_RUN_CHECKED in <kbpf/prog.h>; fills opts' outputs. */
-int kbpf_interp_run_checked(const struct kbpf_prog *prog, struct kbpf_run_opts *opts);
+int kbpf_interp_run_checked(const struct kbpf_prog *prog, const struct kbpf_run_opts *opts,
+			    struct kbpf_run_result *res);
 
 #endif

@@ -103,13 +103,21 @@ int kbpf_prog_run(const struct kbpf_prog *prog, void *ctx, uint64_t *retval)
 	return prog->run(prog, ctx, retval);
 }
 
-int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts)
+int kbpf_prog_run_opts(const struct kbpf_prog *prog, const struct kbpf_run_opts *opts,
+		       struct kbpf_run_result *res)
 {
-	/* outputs live at the end: callers must be current */
-	if (!prog || !opts || !OPTS_VALID(opts, sizeof(*opts)))
+	struct kbpf_run_opts full;
+	uint64_t retval = 0;
+	int ret;
+
+	if (!prog || !opts || !OPTS_VALID(opts, OPTS_MIN_SZ) || !OPTS_RESULT_VALID(res))
 		return -EINVAL;
-	opts->fault_insn = -1;
-	opts->insns_executed = 0;
+	if (opts->sz < sizeof(*opts)) { /* an older caller's: the engines read every field */
+		OPTS_COPY(&full, opts);
+		opts = &full;
+	}
+	OPTS_RESULT_RESET(res);
+	OPTS_SET(res, fault_insn, -1);
 	if (opts->err && opts->err_size)
 		opts->err[0] = 0;
 	if (opts->flags & ~(KBPF_RUN_CHECKED | KBPF_RUN_STACK_FILL))
@@ -117,8 +125,11 @@ int kbpf_prog_run_opts(const struct kbpf_prog *prog, struct kbpf_run_opts *opts)
 	if ((opts->flags & KBPF_RUN_STACK_FILL) && !(opts->flags & KBPF_RUN_CHECKED))
 		return -EINVAL; /* the fast engines do not clear their stack at all */
 	if (opts->flags & KBPF_RUN_CHECKED)
-		return kbpf_interp_run_checked(prog, opts);
+		return kbpf_interp_run_checked(prog, opts, res);
 	if (prog->jit)
-		return kbpf_jit_run(prog->jit, opts->args, &opts->retval);
-	return kbpf_interp_run(prog, opts->args, &opts->retval);
+		ret = kbpf_jit_run(prog->jit, opts->args, &retval);
+	else
+		ret = kbpf_interp_run(prog, opts->args, &retval);
+	OPTS_SET(res, retval, retval);
+	return ret;
 }

@@ -16,7 +16,7 @@
 #include <bpf/btf.h>
 #include <ffi.h>
 #include <kbpf/struct_ops.h>
-#include "btf/btf_mods.h"
+#include "btf/btf_walk.h"
 #include "exec/jit.h"
 #include "exec/jit_ctx.h"
 #include "exec/jit_emit.h"

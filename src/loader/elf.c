@@ -10,6 +10,7 @@
 #include <bpf/btf.h>
 #include <gelf.h>
 #include <libelf.h>
+#include "btf/btf_check.h"
 #include "btf/btf_ext.h"
 #include "loader/loader_internal.h"
 
@@ -361,7 +362,10 @@ int obj_btf_init(struct kbpf_object *obj, struct obj_elf *e)
 		obj_log(&obj->log, "section .BTF: invalid BTF (%s)", strerror(-ret));
 		return ret == -ENOMEM ? ret : -EINVAL;
 	}
-	ret = obj_btf_check(obj);
+	char why[160];
+	ret = kbpf_btf_check_object(obj->btf, why, sizeof(why));
+	if (ret == -EINVAL)
+		obj_log(&obj->log, "BTF: %s", why);
 	if (!ret)
 		ret = fixup_datasecs(obj, e);
 	if (ret)

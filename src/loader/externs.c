@@ -19,6 +19,7 @@
 #include <sys/utsname.h>
 #include <bpf/btf.h>
 #include <kbpf/kfunc.h>
+#include "btf/btf_walk.h"
 #include "btf/core.h"
 #include "btf/core_internal.h"
 #include "btf/func_compat.h"
@@ -83,21 +84,10 @@ static bool datasec_has(const struct btf *btf, int sec_id, uint32_t type_id)
 	return false;
 }
 
-static const struct btf_type *skip_mods(const struct btf *btf, uint32_t id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-	for (int depth = 0; t && (btf_is_mod(t) || btf_is_typedef(t)); depth++) {
-		if (depth == 32)
-			return NULL;
-		t = btf__type_by_id(btf, t->type);
-	}
-	return t;
-}
-
 /* libbpf's kconfig value kinds, from the variable's type. */
 static int kcfg_type(struct kbpf_object *obj, struct obj_extern *ext, const struct btf_type *var)
 {
-	const struct btf_type *t = skip_mods(obj->btf, var->type);
+	const struct btf_type *t = kbpf_btf_skip_mods(obj->btf, var->type, NULL);
 	long long size = btf__resolve_size(obj->btf, var->type);
 	int align = btf__align_of(obj->btf, var->type);
 
@@ -122,7 +112,7 @@ static int kcfg_type(struct kbpf_object *obj, struct obj_extern *ext, const stru
 		if (name && !strcmp(name, "libbpf_tristate"))
 			ext->kcfg_type = KCFG_TRISTATE;
 	} else if (btf_is_array(t)) {
-		const struct btf_type *elem = skip_mods(obj->btf, btf_array(t)->type);
+		const struct btf_type *elem = kbpf_btf_skip_mods(obj->btf, btf_array(t)->type, NULL);
 		if (elem && btf_is_int(elem) && elem->size == 1)
 			ext->kcfg_type = KCFG_CHAR_ARR;
 	}
@@ -388,17 +378,6 @@ static int resolve_kfunc(struct kbpf_object *obj, struct obj_extern *ext)
 	return 0;
 }
 
-/* libbpf's btf_kind_str, for messages. */
-static const char *kind_str(const struct btf_type *t)
-{
-	static const char *const names[] = {
-		"void", "int", "ptr", "array", "struct", "union", "enum", "fwd", "typedef", "volatile",
-		"const", "restrict", "func", "func_proto", "var", "datasec", "float", "decl_tag", "type_tag", "enum64",
-	};
-	unsigned k = btf_kind(t);
-	return k < sizeof(names) / sizeof(names[0]) ? names[k] : "unknown";
-}
-
 /* libbpf's typed ksym (bpf_object__resolve_ksym_var_btf_id): a VAR of the host's BTF
  * whose type is compatible with the extern's, and which the host registered with its
  * address (kbpf_host_var_register). A `const void` extern (typeless) takes the address
@@ -418,30 +397,20 @@ static int resolve_ksym_var(struct kbpf_object *obj, struct obj_extern *ext)
 			 host_btf ? "" : " (the host has none)");
 		return -ESRCH;
 	}
-	const struct btf_type *lt = skip_mods(obj->btf, var->type);
+	const struct btf_type *lt = kbpf_btf_skip_mods(obj->btf, var->type, NULL);
 	ext->typeless = !lt || btf_is_void(lt) || !var->type;
 	if (!ext->typeless) {
 		/* both sides without modifiers and typedefs, as libbpf compares them */
-		for (int d = 0; d < 32; d++) {
-			const struct btf_type *t = btf__type_by_id(obj->btf, local_id);
-			if (!t || !(btf_is_mod(t) || btf_is_typedef(t)))
-				break;
-			local_id = t->type;
-		}
+		kbpf_btf_skip_mods(obj->btf, local_id, &local_id);
 		targ_id = btf__type_by_id(host_btf, (uint32_t)id)->type;
-		for (int d = 0; d < 32; d++) {
-			const struct btf_type *t = btf__type_by_id(host_btf, targ_id);
-			if (!t || !(btf_is_mod(t) || btf_is_typedef(t)))
-				break;
-			targ_id = t->type;
-		}
+		kbpf_btf_skip_mods(host_btf, targ_id, &targ_id);
 		int ok = kbpf_core_types_are_compat(obj->btf, local_id, host_btf, targ_id);
 		if (ok <= 0) {
 			const struct btf_type *l = btf__type_by_id(obj->btf, local_id);
 			const struct btf_type *t = btf__type_by_id(host_btf, targ_id);
 			ext_fail(ext, "extern (var ksym) '%s': incompatible types, expected [%u] %s %s, but the host has [%u] %s %s",
-				 ext->name, local_id, l ? kind_str(l) : "?", l ? btf__name_by_offset(obj->btf, l->name_off) : "",
-				 targ_id, t ? kind_str(t) : "?", t ? btf__name_by_offset(host_btf, t->name_off) : "");
+				 ext->name, local_id, l ? kbpf_btf_kind_str_lower(l) : "?", l ? btf__name_by_offset(obj->btf, l->name_off) : "",
+				 targ_id, t ? kbpf_btf_kind_str_lower(t) : "?", t ? btf__name_by_offset(host_btf, t->name_off) : "");
 			return -EINVAL;
 		}
 	}

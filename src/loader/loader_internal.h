@@ -298,8 +298,6 @@ const char *obj_sec_name(const struct kbpf_object *obj, size_t sec_idx);
 int obj_elf_open(struct kbpf_object *obj, struct obj_elf *e);       /* elf.c */
 void obj_elf_close(struct obj_elf *e);
 int obj_btf_init(struct kbpf_object *obj, struct obj_elf *e);       /* elf.c */
-/* Type references in range, no type containing itself (btf_check.c). */
-int obj_btf_check(struct kbpf_object *obj);
 int obj_programs_collect(struct kbpf_object *obj, struct obj_elf *e); /* programs.c */
 int obj_maps_collect(struct kbpf_object *obj, struct obj_elf *e);     /* maps.c */
 int obj_externs_collect(struct kbpf_object *obj, struct obj_elf *e);  /* externs.c */

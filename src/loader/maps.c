@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "btf/btf_walk.h"
 #include "loader/loader_internal.h"
 
 /* Linux's struct bpf_map_def of the legacy "maps" section (5 words; older loaders
@@ -15,23 +16,6 @@
 struct legacy_map_def {
 	uint32_t type, key_size, value_size, max_entries, map_flags;
 };
-
-static const struct btf_type *skip_mods_typedefs(const struct btf *btf, uint32_t id, uint32_t *res_id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	for (int depth = 0; t && depth < 32; depth++) {
-		if (!btf_is_mod(t) && !btf_is_typedef(t))
-			break;
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	if (t && (btf_is_mod(t) || btf_is_typedef(t)))
-		t = NULL; /* a loop of modifiers */
-	if (res_id)
-		*res_id = id;
-	return t;
-}
 
 long obj_map_by_def(const struct kbpf_object *obj, size_t sec_idx, uint64_t off)
 {
@@ -141,7 +125,7 @@ static int collect_legacy(struct kbpf_object *obj, const struct obj_elf *e)
 /* __uint(name, N) is `int (*name)[N]`: N is the array's element count. */
 static int field_uint(struct kbpf_object *obj, const char *map, const char *field, uint32_t type_id, uint32_t *val)
 {
-	const struct btf_type *t = skip_mods_typedefs(obj->btf, type_id, NULL), *arr;
+	const struct btf_type *t = kbpf_btf_skip_mods(obj->btf, type_id, NULL), *arr;
 
 	if (!t || !btf_is_ptr(t)) {
 		obj_log(&obj->log, "map '%s': attr '%s': expected a pointer (__uint), got type [%u]", map, field, type_id);
@@ -160,7 +144,7 @@ static int field_uint(struct kbpf_object *obj, const char *map, const char *fiel
 static int field_type(struct kbpf_object *obj, const char *map, const char *field, uint32_t type_id, uint32_t *id,
 		      uint32_t *size)
 {
-	const struct btf_type *t = skip_mods_typedefs(obj->btf, type_id, NULL);
+	const struct btf_type *t = kbpf_btf_skip_mods(obj->btf, type_id, NULL);
 	long long sz;
 
 	if (!t || !btf_is_ptr(t)) {
@@ -183,11 +167,11 @@ static int parse_btf_map(struct kbpf_object *obj, struct obj_map *m, const struc
  * whose struct is the template's definition (libbpf's parse of the inner map). */
 static int parse_inner_def(struct kbpf_object *obj, struct obj_map *m, const struct btf_type *arr)
 {
-	const struct btf_type *t = skip_mods_typedefs(obj->btf, btf_array(arr)->type, NULL);
+	const struct btf_type *t = kbpf_btf_skip_mods(obj->btf, btf_array(arr)->type, NULL);
 	char name[KBPF_OBJ_MAX_NAME + 8];
 
 	if (t && btf_is_ptr(t))
-		t = skip_mods_typedefs(obj->btf, t->type, NULL);
+		t = kbpf_btf_skip_mods(obj->btf, t->type, NULL);
 	if (!t || !btf_is_struct(t)) {
 		obj_log(&obj->log, "map '%s': map-in-map inner def is not a pointer to a struct", m->name);
 		return -EINVAL;
@@ -252,7 +236,7 @@ static int parse_btf_map(struct kbpf_object *obj, struct obj_map *m, const struc
 			else
 				m->btf_value_type_id = id;
 		} else if (!strcmp(f, "values")) {
-			const struct btf_type *t = skip_mods_typedefs(obj->btf, mem->type, NULL);
+			const struct btf_type *t = kbpf_btf_skip_mods(obj->btf, mem->type, NULL);
 			if (is_inner) { /* libbpf's words */
 				obj_log(&obj->log, "map '%s': multi-level inner maps not supported", m->name);
 				return -ENOTSUP;
@@ -337,7 +321,7 @@ static int collect_btf_maps(struct kbpf_object *obj, const struct obj_elf *e)
 			obj_log(&obj->log, "section '.maps': map #%u: missing or too long name", i);
 			return -EINVAL;
 		}
-		def = skip_mods_typedefs(obj->btf, var->type, NULL);
+		def = kbpf_btf_skip_mods(obj->btf, var->type, NULL);
 		if (!def || !btf_is_struct(def)) {
 			obj_log(&obj->log, "map '%s': its definition is not a struct", name);
 			return -EINVAL;

@@ -12,17 +12,8 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <kbpf/struct_ops.h>
-#include "btf/btf_mods.h"
+#include "btf/btf_walk.h"
 #include "loader/loader_internal.h"
-
-static bool is_func_ptr(const struct btf *btf, uint32_t type_id)
-{
-	const struct btf_type *t = kbpf_btf_skip_mods(btf, type_id, NULL);
-	if (!t || !btf_is_ptr(t))
-		return false;
-	t = kbpf_btf_skip_mods(btf, t->type, NULL);
-	return t && btf_is_func_proto(t);
-}
 
 static int add_var(struct kbpf_object *obj, const struct obj_sec *s, const struct btf_var_secinfo *vsi,
 		   uint32_t var_off)
@@ -73,7 +64,7 @@ static int add_var(struct kbpf_object *obj, const struct obj_sec *s, const struc
 
 	const struct btf_member *m = btf_members(st);
 	for (uint16_t i = 0; i < btf_vlen(st); i++, m++) {
-		if (!is_func_ptr(btf, m->type))
+		if (!kbpf_btf_func_ptr_proto(btf, m->type))
 			continue;
 		uint32_t bit = btf_member_bit_offset(st, i);
 		const char *mname = btf__name_by_offset(btf, m->name_off);
@@ -266,18 +257,13 @@ int obj_struct_ops_attach(struct kbpf_object *obj, struct kbpf_program *p, struc
 		return -EOPNOTSUPP;
 	}
 	const struct btf_type *st = btf__type_by_id(hbtf, (uint32_t)sid);
-	const struct btf_member *m = btf_members(st);
-	uint16_t idx;
-	for (idx = 0; idx < btf_vlen(st); idx++, m++) {
-		const char *n = btf__name_by_offset(hbtf, m->name_off);
-		if (n && !strcmp(n, mem->name))
-			break;
-	}
-	if (idx == btf_vlen(st)) {
+	unsigned idx = 0;
+	const struct btf_member *m = kbpf_btf_member_by_name(hbtf, st, mem->name, &idx);
+	if (!m) {
 		obj_log(&obj->log, "struct_ops init_kern %s: Cannot find member %s in kernel BTF", so->name, mem->name);
 		return -EOPNOTSUPP;
 	}
-	if (!is_func_ptr(hbtf, m->type)) {
+	if (!kbpf_btf_func_ptr_proto(hbtf, m->type)) {
 		obj_log(&obj->log, "program '%s': attach to invalid member %s(@idx %u) of struct %s", p->name, mem->name, idx,
 			so->type_name);
 		return -EINVAL;

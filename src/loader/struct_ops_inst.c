@@ -13,6 +13,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <kbpf/struct_ops.h>
+#include "btf/btf_walk.h"
 #include "opts.h"
 
 
@@ -23,48 +24,6 @@ struct kbpf_struct_ops_inst {
 	size_t nr_tramps;
 	struct kbpf_trampoline *tramps[];
 };
-
-static const struct btf_type *skip_mods(const struct btf *btf, uint32_t id, uint32_t *res)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	for (int depth = 0; t && (btf_is_mod(t) || btf_is_typedef(t)); depth++) {
-		if (depth == 32)
-			return NULL;
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	if (res)
-		*res = id;
-	return t;
-}
-
-/* The FUNC_PROTO id a member of type type_id points to, or 0. */
-static uint32_t func_ptr_proto(const struct btf *btf, uint32_t type_id)
-{
-	const struct btf_type *t = skip_mods(btf, type_id, NULL);
-	uint32_t id;
-
-	if (!t || !btf_is_ptr(t))
-		return 0;
-	t = skip_mods(btf, t->type, &id);
-	return t && btf_is_func_proto(t) ? id : 0;
-}
-
-static const struct btf_member *member_by_name(const struct btf *btf, const struct btf_type *st, const char *name,
-					       unsigned *idx)
-{
-	const struct btf_member *m = btf_members(st);
-
-	for (unsigned i = 0; i < btf_vlen(st); i++, m++) {
-		const char *n = btf__name_by_offset(btf, m->name_off);
-		if (n && !strcmp(n, name)) {
-			*idx = i;
-			return m;
-		}
-	}
-	return NULL;
-}
 
 static const struct kbpf_struct_ops_member *filled_member(const struct kbpf_struct_ops *so, uint32_t offset)
 {
@@ -102,10 +61,10 @@ static int fill_member(struct kbpf_struct_ops_inst *inst, const struct kbpf_stru
 		snprintf(log, log_size, "struct_ops '%s': anonymous member #%u is not supported", so->name, oi);
 		return -EINVAL;
 	}
-	if (func_ptr_proto(obtf, om->type))
+	if (kbpf_btf_func_ptr_proto(obtf, om->type))
 		filled = filled_member(so, ooff);
 	osize = btf__resolve_size(obtf, om->type);
-	hm = member_by_name(hbtf, hst, name, &hi);
+	hm = kbpf_btf_member_by_name(hbtf, hst, name, &hi);
 	if (!hm) {
 		/* nothing to carry over: an object built against a newer header may name it */
 		if ((!filled || !filled->prog) && osize > 0 && ooff + (size_t)osize <= so->data_size &&
@@ -123,7 +82,7 @@ static int fill_member(struct kbpf_struct_ops_inst *inst, const struct kbpf_stru
 	hoff = btf_member_bit_offset(hst, hi) / 8;
 	hsize = btf__resolve_size(hbtf, hm->type);
 	if (filled) {
-		uint32_t proto = func_ptr_proto(hbtf, hm->type);
+		uint32_t proto = kbpf_btf_func_ptr_proto(hbtf, hm->type);
 		struct kbpf_trampoline_opts to = { .sz = sizeof(to), .flags = OPTS_GET(opts, tramp_flags, 0),
 						   .log_buf = log, .log_size = log_size };
 		struct kbpf_prog *prog;
@@ -158,7 +117,7 @@ static int fill_member(struct kbpf_struct_ops_inst *inst, const struct kbpf_stru
 		memcpy((char *)inst->data + hoff, &fn, sizeof(fn));
 		return 0;
 	}
-	if (func_ptr_proto(hbtf, hm->type)) {
+	if (kbpf_btf_func_ptr_proto(hbtf, hm->type)) {
 		snprintf(log, log_size, "struct_ops '%s': member '%s' is a function pointer in the host's struct but data in the object",
 			 so->name, name);
 		return -EINVAL;

@@ -94,20 +94,21 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		/* what runs is the rewritten program (ctx conversion, bpf_loop inlining), which
 		 * may be longer than the one given */
 		vo.xlated_alloc = 1;
-		ret = kbpf_prog_verify(insns, cnt, &vo);
+		struct kbpf_verify_result vr = { .sz = sizeof(vr) };
+		ret = kbpf_prog_verify(insns, cnt, &vo, &vr);
 		if (ret)
 			return ret;
-		if (!vo.xlated_prog || !vo.xlated_idx) {
-			free(vo.xlated_prog);
-			free(vo.xlated_idx);
+		if (!vr.xlated_prog || !vr.xlated_idx) {
+			free(vr.xlated_prog);
+			free(vr.xlated_idx);
 			return -ENOMEM;
 		}
-		xlated = vo.xlated_prog;
-		xlated_idx = vo.xlated_idx;
+		xlated = vr.xlated_prog;
+		xlated_idx = vr.xlated_idx;
 		xlated_idx_cnt = cnt + 1;
-		cnt = vo.xlated_cnt;
-		max_ctx_offset = vo.max_ctx_offset;
-		max_tp_access = vo.max_tp_access;
+		cnt = vr.xlated_cnt;
+		max_ctx_offset = vr.max_ctx_offset;
+		max_tp_access = vr.max_tp_access;
 		insns = xlated;
 		/* the check writes its buffer even when it passes: the verifier's log of an
 		 * accepted program (log levels 2 and 4) must survive it */

@@ -220,13 +220,14 @@ struct insn_aux {
 struct env {
 	const struct bpf_insn *insns;
 	int cnt;
-	struct kbpf_verify_opts *opts;
+	const struct kbpf_verify_opts *opts;
+	struct kbpf_verify_result *res; /* NULL: not wanted */
 	struct kbpf_host *host;
 	const struct kbpf_prog_type *type;
 	bool priv; /* bpf_capable and perfmon: allow_ptr_leaks, loops, uninit stack */
 	unsigned caps; /* the loader's KBPF_CAP_* (kbpf_verify_opts.caps, defaults applied) */
-	uint32_t max_ctx_offset; /* Linux's prog->aux->max_ctx_offset (kbpf_verify_opts) */
-	uint32_t max_tp_access;  /* Linux's prog->aux->max_tp_access (kbpf_verify_opts) */
+	uint32_t max_ctx_offset; /* Linux's prog->aux->max_ctx_offset (kbpf_verify_result) */
+	uint32_t max_tp_access;  /* Linux's prog->aux->max_tp_access (kbpf_verify_result) */
 	unsigned level;
 	/* log */
 	char *log;

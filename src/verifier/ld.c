@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <bpf/btf.h>
 #include <kbpf/kfunc.h>
-#include "btf/btf_mods.h"
+#include "btf/btf_walk.h"
 #include "verifier/env.h"
 #include "verifier/spin_lock.h"
 

@@ -12,7 +12,7 @@ extern const struct btf_type vbtf_void;
 
 /* Type id of btf, or &vbtf_void (id 0, out of range, no btf). */
 const struct btf_type *vbtf_type(const struct btf *btf, uint32_t id);
-/* Modifiers, typedefs and type tags skipped (bounded against loops); *res_id the result's id. */
+/* Modifiers, typedefs and type tags skipped (kbpf_btf_skip_mods); *res_id the result's id. */
 const struct btf_type *vbtf_skip_mods(const struct btf *btf, uint32_t id, uint32_t *res_id);
 /* The type's name, "" if none. */
 const char *vbtf_name(const struct btf *btf, const struct btf_type *t);

@@ -513,10 +513,10 @@ static uint64_t now_ns(void)
 
 /* The rewrites after a safe walk (Linux's bpf_check after check_max_stack_depth): same-count
  * ones (fixup.c) into out_same if given, then the growing ones (grow.c); with alloc the result goes
- * to opts->xlated_prog / xlated_cnt. */
+ * to res->xlated_prog / xlated_cnt. */
 static int xlate(struct env *env, struct bpf_insn *out_same, bool alloc)
 {
-	struct kbpf_verify_opts *o = env->opts;
+	struct kbpf_verify_result *o = env->res;
 	struct bpf_insn *buf = malloc((size_t)env->cnt * sizeof(*buf)), *grown = NULL;
 	int grown_cnt = env->cnt;
 	if (!buf)
@@ -524,7 +524,7 @@ static int xlate(struct env *env, struct bpf_insn *out_same, bool alloc)
 	int n = fixup_apply(env, buf);
 	if (out_same) {
 		memcpy(out_same, buf, (size_t)env->cnt * sizeof(*buf));
-		o->nr_ctx_conv = (uint32_t)n;
+		OPTS_SET(o, nr_ctx_conv, (uint32_t)n);
 	}
 	uint32_t *idx = NULL;
 	int err = grow_apply(env, buf, &grown, &grown_cnt, alloc ? &idx : NULL);
@@ -553,7 +553,7 @@ static int xlate(struct env *env, struct bpf_insn *out_same, bool alloc)
 /* The caller's buffer gets the log's tail: the reason for a rejection is its last line. */
 static void copy_log(struct env *env)
 {
-	struct kbpf_verify_opts *o = env->opts;
+	const struct kbpf_verify_opts *o = env->opts;
 	if (!o->log_buf || !o->log_size)
 		return;
 	vlog_finish(env);
@@ -581,13 +581,20 @@ static unsigned verify_caps(const struct kbpf_verify_opts *opts)
 	return caps;
 }
 
-int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verify_opts *opts)
+int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, const struct kbpf_verify_opts *opts,
+		     struct kbpf_verify_result *res)
 {
-	if (!opts || !OPTS_VALID(opts, offsetof(struct kbpf_verify_opts, insns_processed)) || !insns)
+	if (!opts || !OPTS_VALID(opts, OPTS_END(struct kbpf_verify_opts, prog_name)) || !insns ||
+	    !OPTS_RESULT_VALID(res))
 		return -EINVAL;
+	OPTS_RESULT_RESET(res);
+	OPTS_SET(res, error_insn, -1);
 	if (opts->log_buf && opts->log_size)
 		opts->log_buf[0] = 0;
-	opts->error_insn = -1;
+	/* the full rewrite is malloc'ed: only for a result struct that can take it back */
+	bool want_alloc = OPTS_GET(opts, xlated_alloc, 0);
+	if (want_alloc && !OPTS_HAS(res, xlated_idx))
+		return -EINVAL;
 	unsigned caps = verify_caps(opts);
 	bool unpriv = !(caps & (KBPF_CAP_BPF | KBPF_CAP_SYS_ADMIN));
 	if (!cnt || cnt > KBPF_MAX_PROCESSED_INSNS || (unpriv && cnt > 4096))
@@ -616,9 +623,6 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 				 type->name);
 		return -EPERM;
 	}
-	if (OPTS_HAS(opts, nr_ctx_conv))
-		opts->nr_ctx_conv = 0;
-
 	struct env *env = calloc(1, sizeof(*env));
 	if (!env)
 		return -ENOMEM;
@@ -626,6 +630,7 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 	env->insns = insns;
 	env->cnt = (int)cnt;
 	env->opts = opts;
+	env->res = res;
 	env->host = opts->host;
 	env->type = type;
 	env->priv = !unpriv;
@@ -679,37 +684,25 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, struct kbpf_verif
 			err = -EINVAL;
 		}
 	}
-	/* The program as it must run: only for a safe program, and only if the caller's
-	 * opts are recent enough to have the field. */
-	bool want_xlated = OPTS_HAS(opts, nr_ctx_conv);
-	bool want_alloc = OPTS_HAS(opts, xlated_idx) &&
-			  opts->xlated_alloc;
-	if (want_alloc) {
-		opts->xlated_prog = NULL;
-		opts->xlated_cnt = 0;
-		opts->xlated_idx = NULL;
-	}
 	/* Every safe program gets the rewrites, asked for or not (as in Linux: the
 	 * statistics' stack depths include the inlined loops' slots). */
 	if (!err)
-		err = xlate(env, want_xlated ? opts->xlated_insns : NULL, want_alloc);
+		err = xlate(env, OPTS_GET(opts, xlated_insns, NULL), want_alloc);
 	uint64_t ns = now_ns() - t0;
 	if (env->level)
 		print_stats(env, ns);
-	opts->insns_processed = env->insn_processed;
-	opts->max_states_per_insn = env->max_states_per_insn;
-	opts->total_states = env->total_states;
-	opts->peak_states = env->peak_states;
-	opts->mark_read = env->longest_mark_read_walk;
-	opts->nr_subprogs = env->nr_sub;
-	for (int i = 0; i < env->nr_sub && i < 256; i++)
-		opts->stack_depth[i] = env->sub[i].stack_depth;
-	opts->verify_ns = ns;
-	if (OPTS_HAS(opts, max_ctx_offset))
-		opts->max_ctx_offset = env->max_ctx_offset;
-	if (OPTS_HAS(opts, max_tp_access))
-		opts->max_tp_access = env->max_tp_access;
-	opts->error_insn = err ? env->error_insn : -1;
+	OPTS_SET(res, insns_processed, env->insn_processed);
+	OPTS_SET(res, max_states_per_insn, env->max_states_per_insn);
+	OPTS_SET(res, total_states, env->total_states);
+	OPTS_SET(res, peak_states, env->peak_states);
+	OPTS_SET(res, mark_read, env->longest_mark_read_walk);
+	OPTS_SET(res, verify_ns, ns);
+	OPTS_SET(res, max_ctx_offset, env->max_ctx_offset);
+	OPTS_SET(res, max_tp_access, env->max_tp_access);
+	OPTS_SET(res, error_insn, err ? env->error_insn : -1);
+	OPTS_SET(res, nr_subprogs, (uint32_t)env->nr_sub);
+	for (int i = 0; OPTS_HAS(res, stack_depth) && i < env->nr_sub && i < 256; i++)
+		res->stack_depth[i] = env->sub[i].stack_depth;
 	copy_log(env);
 out:
 	explored_free(env);

@@ -297,6 +297,7 @@ static bool run_prog(const struct kbpf_prog *prog, const struct test_case *tc, c
 	uint8_t *mem = len ? malloc(len) : NULL;
 	struct kbpf_mem_region region = { mem, len, KBPF_MEM_READ | KBPF_MEM_WRITE, "mem" };
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .err = err, .err_size = sizeof(err) };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	int ret;
 
 	if (len && !mem) {
@@ -313,13 +314,13 @@ static bool run_prog(const struct kbpf_prog *prog, const struct test_case *tc, c
 		ro.nr_regions = len ? 1 : 0;
 		ro.max_insns = CHECKED_MAX_INSNS;
 	}
-	ret = kbpf_prog_run_opts(prog, &ro);
+	ret = kbpf_prog_run_opts(prog, &ro, &rr);
 	free(mem);
 	if (ret) {
 		snprintf(msg, MSG_SIZE, "run: %s (%s)", err[0] ? err : "stopped", strerror(-ret));
 		return false;
 	}
-	*r0 = ro.retval;
+	*r0 = rr.retval;
 	return true;
 }
 

@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					    .nr_regions = 1, .max_insns = 100000, .err = err, .err_size = sizeof(err) };
 		ro.args[0] = (uint64_t)(uintptr_t)mem;
 		ro.args[1] = sizeof(mem);
-		(void)kbpf_prog_run_opts(prog, &ro);
+		(void)kbpf_prog_run_opts(prog, &ro, NULL);
 		kbpf_prog_free(prog);
 	}
 	free(insns);

@@ -42,13 +42,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * Linux's limit keeps every input within the run's -timeout and -rss_limit */
 		.insn_limit = 100000,
 	};
-	(void)kbpf_prog_verify(insns, cnt, &vo);
+	struct kbpf_verify_result vr = { .sz = sizeof(vr) };
+	(void)kbpf_prog_verify(insns, cnt, &vo, &vr);
 	/* Again with a log (level 2 prints every insn's state: the log's formatting is
 	 * surface too), unless the walk is long: formatting a million-insn walk takes
 	 * seconds (the verifier keeps its whole log, docs/reliability.md). */
-	if ((data[1] & 0x30) && vo.insns_processed < 100000) {
+	if ((data[1] & 0x30) && vr.insns_processed < 100000) {
 		vo.log_level = data[1] & 0x20 ? KBPF_LOG_LEVEL2 : KBPF_LOG_LEVEL1;
-		(void)kbpf_prog_verify(insns, cnt, &vo);
+		(void)kbpf_prog_verify(insns, cnt, &vo, &vr);
 	}
 out:
 	free(insns);

@@ -290,7 +290,7 @@ static void verify_stats(struct kbpf_host *host, const struct kbpf_program *prog
 	int rc;
 
 	log[0] = 0;
-	rc = insns ? kbpf_prog_verify(insns, cnt, &vo) : -ENOENT;
+	rc = insns ? kbpf_prog_verify(insns, cnt, &vo, NULL) : -ENOENT;
 	if (rc)
 		kfunc_record(name, 0, "loaded, but verifying it again failed (%s): %s", strerror(-rc),
 			     kfunc_last_line(log, line, sizeof(line)));

@@ -47,7 +47,7 @@ static int verify_caps(const struct bpf_insn *insns, size_t n, const char *type,
 		.unprivileged = unpriv, .log_level = KBPF_LOG_LEVEL1, .log_buf = log_buf, .log_size = sizeof(log_buf),
 		.caps = caps,
 	};
-	int err = kbpf_prog_verify(insns, n, &o);
+	int err = kbpf_prog_verify(insns, n, &o, NULL);
 	if (!expect) {
 		if (err)
 			fprintf(stderr, "unexpected rejection (%d):\n%s\n", err, log_buf);
@@ -246,7 +246,7 @@ static void test_caps(void)
 	/* the old no_destructive still says the same */
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "sched_cls", .license = "GPL",
 				      .log_buf = log_buf, .log_size = sizeof(log_buf), .no_destructive = 1 };
-	CHECK_EQ_U64(kbpf_prog_verify(destructive, N(destructive), &o), -EACCES);
+	CHECK_EQ_U64(kbpf_prog_verify(destructive, N(destructive), &o, NULL), -EACCES);
 	CHECK_CONTAINS(log_buf, msg);
 
 	/* without CAP_BPF: Linux's unprivileged rules, as unprivileged = 1 */

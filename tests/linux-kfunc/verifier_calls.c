@@ -97,7 +97,7 @@ static void one_test(struct kbpf_host *host, const struct bpf_test *t)
 		.log_level = KBPF_LOG_STATS, .log_buf = log, .log_size = sizeof(log), .prog_name = t->descr,
 	};
 	log[0] = 0;
-	rc = kbpf_prog_verify(insns, cnt, &vo);
+	rc = kbpf_prog_verify(insns, cnt, &vo, NULL);
 	kfunc_last_line(log, line, sizeof(line));
 	/* a rejection's reason is the line before the statistics */
 	while (!strncmp(line, "processed ", 10) || !strncmp(line, "stack depth ", 12) ||

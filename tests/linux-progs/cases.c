@@ -435,11 +435,12 @@ static int test_run(const struct kbpf_program *prog, int checked, int32_t *r0, c
 		.sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .regions = regions, .nr_regions = 2,
 		.max_insns = 50000000, .err = msg, .err_size = sizeof(msg),
 	};
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	ro.args[0] = (uint64_t)(uintptr_t)rc.ctx;
-	err = kbpf_prog_run_opts(kp, &ro);
-	*r0 = (int32_t)ro.retval;
+	err = kbpf_prog_run_opts(kp, &ro, &rr);
+	*r0 = (int32_t)rr.retval;
 	if (err)
-		snprintf(why, ws, "checked run stopped at insn %lld: %s", (long long)ro.fault_insn, msg);
+		snprintf(why, ws, "checked run stopped at insn %lld: %s", (long long)rr.fault_insn, msg);
 	free(buf);
 	return err;
 }

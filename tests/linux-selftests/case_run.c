@@ -345,16 +345,17 @@ static int run_engine(struct kbpf_host *host, const struct st_case *c, const cha
 				.nr_regions = 2, .max_insns = 50000000, .err = err_msg,
 				.err_size = sizeof(err_msg),
 			};
+			struct kbpf_run_result rres = { .sz = sizeof(rres) };
 
 			ropts.args[0] = (uint64_t)(uintptr_t)rcx.ctx;
-			err = kbpf_prog_run_opts(prog, &ropts);
+			err = kbpf_prog_run_opts(prog, &ropts, &rres);
 			if (err) {
 				rc = set(out, ST_FAIL, "run-fault",
 					 "interp (checked): run %d stopped at insn %lld: %.300s", i + 1,
-					 (long long)ropts.fault_insn, err_msg);
+					 (long long)rres.fault_insn, err_msg);
 				goto out;
 			}
-			r0 = ropts.retval;
+			r0 = rres.retval;
 		}
 		if (expected != (uint32_t)POINTER_VALUE && (uint32_t)r0 != expected) {
 			int pkt = reads_packet_pointers(orig, cnt, type);
@@ -617,6 +618,7 @@ static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, 
 			      (t->flags & ~(3u | F_NEEDS_JIT_ENABLED)),
 		.attach_btf_id = attach_btf_id,
 	};
+	struct kbpf_verify_result vr = { .sz = sizeof(vr) };
 	vo.xlated_alloc = xlated;
 	struct btf *btf = test_btf(t);
 	struct bpf_func_info fi[MAX_FUNC_INFOS];
@@ -626,9 +628,9 @@ static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, 
 		vo.nr_func_info = (uint32_t)t->func_info_cnt;
 	}
 	log[0] = 0;
-	rc = kbpf_prog_verify(insns, cnt, &vo);
-	xprog = vo.xlated_prog;
-	free(vo.xlated_idx); /* only the program is checked */
+	rc = kbpf_prog_verify(insns, cnt, &vo, &vr);
+	xprog = vr.xlated_prog;
+	free(vr.xlated_idx); /* only the program is checked */
 	btf__free(btf);
 	log_reason(log, reason, sizeof(reason));
 	if (rc == -EOPNOTSUPP || rc == -524) {
@@ -671,9 +673,9 @@ static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, 
 			goto out;
 		}
 	}
-	if (!c->unpriv && t->insn_processed && vo.insns_processed != t->insn_processed) {
+	if (!c->unpriv && t->insn_processed && vr.insns_processed != t->insn_processed) {
 		set(out, ST_FAIL, "insn_processed", "processed %u insns, expected %u",
-		    vo.insns_processed, t->insn_processed);
+		    vr.insns_processed, t->insn_processed);
 		goto out;
 	}
 	if (!rc && xlated) {
@@ -682,9 +684,9 @@ static int case_run(struct kbpf_host *host, const struct st_case *c, char *log, 
 			set(out, ST_FAIL, "xlated", "no rewritten program");
 			goto out;
 		}
-		if (check_xlated(t, xprog, (int)vo.xlated_cnt, verbose, &bad)) {
+		if (check_xlated(t, xprog, (int)vr.xlated_cnt, verbose, &bad)) {
 			int vcnt = 0;
-			struct bpf_insn *v = linux_jiffies_view(xprog, (int)vo.xlated_cnt, &vcnt);
+			struct bpf_insn *v = linux_jiffies_view(xprog, (int)vr.xlated_cnt, &vcnt);
 			const char *bad2 = NULL;
 			bool jiffies_only = v && !check_xlated(t, v, vcnt, 0, &bad2);
 

@@ -499,6 +499,7 @@ struct run_req {
 	struct kbpf_prog *scrub;
 	int checked;
 	struct kbpf_run_opts *ropts;
+	struct kbpf_run_result *rres;
 	void *ctx;
 	uint64_t r0;
 };
@@ -508,8 +509,8 @@ static __attribute__((noinline)) int run_now(struct run_req *rq)
 	int ret;
 
 	if (rq->checked) {
-		ret = kbpf_prog_run_opts(rq->prog, rq->ropts);
-		rq->r0 = rq->ropts->retval;
+		ret = kbpf_prog_run_opts(rq->prog, rq->ropts, rq->rres);
+		rq->r0 = rq->rres->retval;
 	} else {
 		uint64_t ignored;
 		if (rq->scrub)
@@ -551,8 +552,9 @@ static int run_one(struct snd_env *env, const struct snd_case *c, struct kbpf_pr
 		.sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .regions = regions, .max_insns = CHECK_BUDGET,
 		.err = err, .err_size = sizeof(err),
 	};
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	struct run_req rq = { .prog = prog, .scrub = env->scrub[variant ? 1 : 0], .checked = checked, .ropts = &ro,
-			      .ctx = ctx };
+			      .rres = &rr, .ctx = ctx };
 	if (variant) { /* the checked interpreter's own stack, with the variant's pattern */
 		ro.flags |= KBPF_RUN_STACK_FILL;
 		ro.stack_fill = 0xa5;
@@ -582,7 +584,7 @@ static int run_one(struct snd_env *env, const struct snd_case *c, struct kbpf_pr
 	char held[256];
 	int locked = locks_check(env, held, sizeof(held));
 	if (checked) {
-		res->insns_executed = ro.insns_executed;
+		res->insns_executed = rr.insns_executed;
 		if (s->ret == -ETIME)
 			return -ETIME;
 		/* Tail calls from subprograms nest (the target starts at the caller's depth), so
@@ -591,7 +593,7 @@ static int run_one(struct snd_env *env, const struct snd_case *c, struct kbpf_pr
 		 * JIT's run is compared with this one's, return code included. */
 		if (s->ret && !(s->ret == -E2BIG && calls_tail_call(c))) {
 			snprintf(res->why, sizeof(res->why), "checked interpreter stopped (%d) at insn %lld: %s",
-				 s->ret, (long long)ro.fault_insn, err);
+				 s->ret, (long long)rr.fault_insn, err);
 			return 1;
 		}
 	}
@@ -815,6 +817,7 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 		.log_buf = env->log, .log_size = env->log_size, .log_level = env->log_level,
 		.insn_limit = env->insn_limit, .test_state_freq = c->state_freq,
 	};
+	struct kbpf_verify_result vr = { .sz = sizeof(vr) };
 	struct kbpf_prog *prog = NULL;
 	char diff[512];
 	int ret;
@@ -832,13 +835,13 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 	}
 	/* every rewrite, the growing ones too (inlined bpf_loop, tail-call guards) */
 	vo.xlated_alloc = 1;
-	res->verify_err = kbpf_prog_verify(c->insns, c->cnt, &vo);
+	res->verify_err = kbpf_prog_verify(c->insns, c->cnt, &vo, &vr);
 	if (res->verify_err) {
 		res->verdict = res->verify_err == -ENOMEM ? SND_ERROR : SND_REJECTED;
 		return 0;
 	}
-	free(vo.xlated_idx);
-	if (!vo.xlated_prog) {
+	free(vr.xlated_idx);
+	if (!vr.xlated_prog) {
 		res->verdict = SND_ERROR;
 		return -ENOMEM;
 	}
@@ -852,11 +855,11 @@ int snd_check(struct snd_env *env, const struct snd_case *c, struct snd_result *
 	 * inlined bpf_get_smp_processor_id) are the verifier's: a program created unverified
 	 * may not use them */
 	bool ax = false;
-	for (uint32_t i = 0; i < vo.xlated_cnt && !ax; i++)
-		ax = (vo.xlated_prog[i].dst_reg > BPF_REG_10 && vo.xlated_prog[i].code != (BPF_LD | BPF_IMM | BPF_DW)) ||
-		     (vo.xlated_prog[i].code == (BPF_ALU64 | BPF_MOV | BPF_X) && vo.xlated_prog[i].off == KBPF_ADDR_PERCPU);
-	ret = ax ? -EINVAL : kbpf_prog_create(vo.xlated_prog, vo.xlated_cnt, &po, &prog);
-	free(vo.xlated_prog);
+	for (uint32_t i = 0; i < vr.xlated_cnt && !ax; i++)
+		ax = (vr.xlated_prog[i].dst_reg > BPF_REG_10 && vr.xlated_prog[i].code != (BPF_LD | BPF_IMM | BPF_DW)) ||
+		     (vr.xlated_prog[i].code == (BPF_ALU64 | BPF_MOV | BPF_X) && vr.xlated_prog[i].off == KBPF_ADDR_PERCPU);
+	ret = ax ? -EINVAL : kbpf_prog_create(vr.xlated_prog, vr.xlated_cnt, &po, &prog);
+	free(vr.xlated_prog);
 	if (ret && (has_ld_abs(c) || ax)) {
 		/* LD_ABS needs the type's packet hook, and R11 and the per-CPU move the verifier,
 		 * which only a create with the type gives: from the program itself, verified a

@@ -43,8 +43,9 @@ static inline int callback_prog_run(struct kbpf_prog *prog, int engine, uint64_t
 	struct kbpf_mem_region ctx_region = { ctx, 64, KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" };
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)ctx }, .flags = KBPF_RUN_CHECKED,
 				    .regions = &ctx_region, .nr_regions = 1, .err = err, .err_size = err_size };
-	int ret = kbpf_prog_run_opts(prog, &ro);
-	*r0 = ro.retval;
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
+	int ret = kbpf_prog_run_opts(prog, &ro, &rr);
+	*r0 = rr.retval;
 	return ret;
 }
 

@@ -44,7 +44,7 @@ static int verify(const struct prog_desc *d, struct kbpf_host *h, const char *ty
 	struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = h, .prog_type = type, .license = "GPL",
 				       .log_buf = log_buf, .log_size = sizeof(log_buf), .prog_btf = btf,
 				       .func_info = fi, .nr_func_info = 2, .test_state_freq = state_freq };
-	return kbpf_prog_verify(d->insns, d->cnt, &vo);
+	return kbpf_prog_verify(d->insns, d->cnt, &vo, NULL);
 }
 
 /* Create without the verifier's verdict mattering (kbpf_prog_create verifies: when it

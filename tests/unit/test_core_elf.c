@@ -152,6 +152,7 @@ static uint64_t run(const char *name)
 	struct kbpf_mem_region region = { &host_task, sizeof(host_task), KBPF_MEM_READ, "ctx" };
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)&host_task }, .flags = KBPF_RUN_CHECKED,
 				    .regions = &region, .nr_regions = 1, .err = err, .err_size = sizeof(err) };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	uint64_t r0 = 0xbadbadbad;
 
 	if (!p) {
@@ -165,11 +166,11 @@ static uint64_t run(const char *name)
 	if (kbpf_prog_create(p->insns, p->cnt, &po, &kp)) {
 		fprintf(stderr, "%s: %s\n", name, log);
 		test_failed_now = 1;
-	} else if (kbpf_prog_run_opts(kp, &ro)) {
+	} else if (kbpf_prog_run_opts(kp, &ro, &rr)) {
 		fprintf(stderr, "%s: %s\n", name, err);
 		test_failed_now = 1;
 	} else {
-		r0 = ro.retval;
+		r0 = rr.retval;
 	}
 	kbpf_prog_free(kp);
 	kbpf_host_free(host);

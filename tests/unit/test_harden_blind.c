@@ -95,12 +95,13 @@ static struct kbpf_prog *make(const struct bpf_insn *insns, size_t n, int jit, u
 static int run_mem(const struct kbpf_prog *p, uint8_t mem[64], uint64_t *r0)
 {
 	struct kbpf_run_opts ro = { .sz = sizeof(ro) };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	int ret;
 
 	memset(mem, 0, 64);
 	ro.args[0] = (uint64_t)(uintptr_t)mem;
-	ret = kbpf_prog_run_opts(p, &ro);
-	*r0 = ro.retval;
+	ret = kbpf_prog_run_opts(p, &ro, &rr);
+	*r0 = rr.retval;
 	return ret;
 }
 

@@ -33,12 +33,13 @@ static int run(const struct bpf_insn *insns, size_t n, int jit, uint64_t budget,
 {
 	struct kbpf_prog *p = make(insns, n, jit, budget, 0);
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { arg } };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	int ret;
 
 	if (!p)
 		return 1000;
-	ret = kbpf_prog_run_opts(p, &ro);
-	*r0 = ro.retval;
+	ret = kbpf_prog_run_opts(p, &ro, &rr);
+	*r0 = rr.retval;
 	kbpf_prog_free(p);
 	return ret;
 }
@@ -179,11 +180,12 @@ static void test_per_run(void)
 		CHECK(p != NULL);
 		for (int k = 0; p && k < 100; k++) {
 			struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { 50 } };
+			struct kbpf_run_result rr = { .sz = sizeof(rr) };
 
-			CHECK(kbpf_prog_run_opts(p, &ro) == 0 && ro.retval == 100);
+			CHECK(kbpf_prog_run_opts(p, &ro, &rr) == 0 && rr.retval == 100);
 			ro.args[0] = 51;
-			CHECK(kbpf_prog_run_opts(p, &ro) == -ETIME);
-			CHECK(kbpf_prog_run(p, (void *)(uintptr_t)50, &ro.retval) == 0 && ro.retval == 100);
+			CHECK(kbpf_prog_run_opts(p, &ro, &rr) == -ETIME);
+			CHECK(kbpf_prog_run(p, (void *)(uintptr_t)50, &rr.retval) == 0 && rr.retval == 100);
 		}
 		kbpf_prog_free(p);
 	}

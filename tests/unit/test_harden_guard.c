@@ -17,6 +17,7 @@ static int run(const struct bpf_insn *insns, size_t n, int jit, unsigned harden,
 	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .jit = jit, .harden = harden, .log_buf = log,
 				     .log_size = sizeof(log) };
 	struct kbpf_run_opts ro = { .sz = sizeof(ro) };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	struct kbpf_prog *p = NULL;
 	int ret = kbpf_prog_create(insns, n, &po, &p);
 
@@ -29,8 +30,8 @@ static int run(const struct bpf_insn *insns, size_t n, int jit, unsigned harden,
 		kbpf_prog_free(p);
 		return 1001;
 	}
-	ret = kbpf_prog_run_opts(p, &ro);
-	*r0 = ro.retval;
+	ret = kbpf_prog_run_opts(p, &ro, &rr);
+	*r0 = rr.retval;
 	kbpf_prog_free(p);
 	return ret;
 }
@@ -174,12 +175,13 @@ static void test_stop_then_run_again(void)
 			continue;
 		for (int k = 0; k < 1000; k++) {
 			struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(k & 1) } };
-			int ret = kbpf_prog_run_opts(p, &ro);
+			struct kbpf_run_result rr = { .sz = sizeof(rr) };
+			int ret = kbpf_prog_run_opts(p, &ro, &rr);
 
 			if (k & 1)
 				CHECK(ret == -EFAULT);
 			else
-				CHECK(ret == 0 && ro.retval == 9);
+				CHECK(ret == 0 && rr.retval == 9);
 		}
 		kbpf_prog_free(p);
 	}

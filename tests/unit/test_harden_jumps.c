@@ -70,10 +70,11 @@ static void check_chain(unsigned links, unsigned flags)
 		}
 		for (uint64_t a = 0; a < 3; a++) {
 			struct kbpf_run_opts ri = { .sz = sizeof(ri), .args = { 7, a == 0 ? 7 : a } };
+			struct kbpf_run_result rir = { .sz = sizeof(rir) }, rjr = { .sz = sizeof(rjr) };
 			struct kbpf_run_opts rj = ri;
 
-			CHECK(kbpf_prog_run_opts(pi, &ri) == 0 && kbpf_prog_run_opts(pj, &rj) == 0);
-			CHECK_EQ_U64(rj.retval, ri.retval);
+			CHECK(kbpf_prog_run_opts(pi, &ri, &rir) == 0 && kbpf_prog_run_opts(pj, &rj, &rjr) == 0);
+			CHECK_EQ_U64(rjr.retval, rir.retval);
 		}
 	}
 	kbpf_prog_free(pi);

@@ -49,12 +49,13 @@ static void test_xlated_form(void)
 {
 	struct kbpf_host *host = new_host(&var);
 	struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = host, .prog_type = "hi_test", .xlated_alloc = 1 };
-	CHECK_EQ_U64(kbpf_prog_verify(prog, PROG_CNT, &vo), 0);
-	CHECK_EQ_U64(vo.xlated_cnt, PROG_CNT + 4);
-	const struct bpf_insn *x = vo.xlated_prog;
+	struct kbpf_verify_result vr = { .sz = sizeof(vr) };
+	CHECK_EQ_U64(kbpf_prog_verify(prog, PROG_CNT, &vo, &vr), 0);
+	CHECK_EQ_U64(vr.xlated_cnt, PROG_CNT + 4);
+	const struct bpf_insn *x = vr.xlated_prog;
 	uint64_t addr = (uint64_t)(uintptr_t)&var;
 	for (int k = 0; x && k < 2; k++) {
-		uint32_t at = vo.xlated_idx[k * 2]; /* the two calls: given insns 0 and 2 */
+		uint32_t at = vr.xlated_idx[k * 2]; /* the two calls: given insns 0 and 2 */
 		CHECK_EQ_U64(x[at].code, BPF_LD | BPF_IMM | BPF_DW);
 		CHECK_EQ_U64(x[at].dst_reg, BPF_REG_0);
 		CHECK_EQ_U64(x[at].src_reg, 0);
@@ -66,8 +67,8 @@ static void test_xlated_form(void)
 	 * on the add */
 	CHECK(x && x[3].code == (BPF_JMP | BPF_JEQ | BPF_K) && x[3].off == 3);
 	CHECK(x && x[3 + 3 + 1].code == (BPF_ALU64 | BPF_ADD | BPF_K));
-	free(vo.xlated_prog);
-	free(vo.xlated_idx);
+	free(vr.xlated_prog);
+	free(vr.xlated_idx);
 	kbpf_host_free(host);
 }
 
@@ -75,14 +76,15 @@ static uint64_t run(struct kbpf_prog *p, unsigned flags)
 {
 	uint64_t ctx = 0;
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)&ctx }, .flags = flags };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	char err[256] = "";
 	ro.err = err;
 	ro.err_size = sizeof(err);
-	int ret = kbpf_prog_run_opts(p, &ro);
+	int ret = kbpf_prog_run_opts(p, &ro, &rr);
 	if (ret)
 		fprintf(stderr, "run: %d: %s\n", ret, err);
 	CHECK_EQ_U64(ret, 0);
-	return ro.retval;
+	return rr.retval;
 }
 
 static void test_runs_read_variable(void)
@@ -124,10 +126,11 @@ static void test_without_inline_load(void)
 {
 	struct kbpf_host *host = new_host(NULL);
 	struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = host, .prog_type = "hi_test", .xlated_alloc = 1 };
-	CHECK_EQ_U64(kbpf_prog_verify(prog, PROG_CNT, &vo), 0);
-	CHECK_EQ_U64(vo.xlated_cnt, PROG_CNT);
-	free(vo.xlated_prog);
-	free(vo.xlated_idx);
+	struct kbpf_verify_result vr = { .sz = sizeof(vr) };
+	CHECK_EQ_U64(kbpf_prog_verify(prog, PROG_CNT, &vo, &vr), 0);
+	CHECK_EQ_U64(vr.xlated_cnt, PROG_CNT);
+	free(vr.xlated_prog);
+	free(vr.xlated_idx);
 	kbpf_host_free(host);
 }
 

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include <kbpf/kbpf.h>
 #include "btf/btf_check.h"
+#include "btf/btf_walk.h"
 #include "btf/func_compat.h"
 
 #ifdef KBPF_TEST_HOST
@@ -583,6 +584,56 @@ out:
 	kbpf_host_free(h);
 }
 
+/* The shared walks of src/btf/btf_walk.c and the object check (btf_check_object.c), each
+ * the one copy the loader, the verifier, the trampolines and the kbpf command use. */
+static void test_walks(void)
+{
+	struct btf *btf = btf__new_empty();
+	char msg[160];
+	int i = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	int proto = btf__add_func_proto(btf, i);
+	int fptr = btf__add_ptr(btf, proto);
+	int cfptr = btf__add_const(btf, fptr);
+	int tfptr = btf__add_typedef(btf, "handler_t", cfptr);
+	int st = btf__add_struct(btf, "ops", 16);
+	btf__add_field(btf, "a", i, 0, 0);
+	btf__add_field(btf, "fn", tfptr, 64, 0);
+	int chain = i; /* 100 consts: longer than the loader's old limit of 32, still a chain */
+	for (int k = 0; k < 100; k++)
+		chain = btf__add_const(btf, chain);
+	const struct btf_type *s = btf__type_by_id(btf, st);
+	unsigned idx = 99;
+	uint32_t rid = 0;
+
+	CHECK_STR(kbpf_btf_kind_str(s), "STRUCT");
+	CHECK_STR(kbpf_btf_kind_str(btf__type_by_id(btf, proto)), "FUNC_PROTO");
+	CHECK_STR(kbpf_btf_kind_str(NULL), "UNKNOWN");
+	CHECK_STR(kbpf_btf_kind_str(btf__type_by_id(btf, 0)), "UNKNOWN");
+	CHECK_STR(kbpf_btf_kind_str_lower(s), "struct");
+	CHECK_STR(kbpf_btf_kind_str_lower(btf__type_by_id(btf, 0)), "void");
+	CHECK(kbpf_btf_member_by_name(btf, s, "fn", &idx) == &btf_members(s)[1] && idx == 1);
+	CHECK(kbpf_btf_member_by_name(btf, s, "zz", NULL) == NULL);
+	CHECK_EQ_U64(kbpf_btf_func_ptr_proto(btf, tfptr), proto);
+	CHECK_EQ_U64(kbpf_btf_func_ptr_proto(btf, i), 0);
+	CHECK_EQ_U64(kbpf_btf_func_ptr_proto(btf, proto), 0); /* a prototype, not a pointer to one */
+	CHECK(kbpf_btf_skip_mods(btf, chain, &rid) == btf__type_by_id(btf, i) && rid == (uint32_t)i);
+	CHECK_EQ_U64(kbpf_btf_check_object(btf, msg, sizeof(msg)), 0);
+	/* a struct that holds itself by value, through a typedef; then a reference past the end */
+	int self = btf__add_struct(btf, "self", 8);
+	btf__add_field(btf, "me", i, 0, 0);
+	int tself = btf__add_typedef(btf, "self_t", self);
+	btf_members(btf__type_by_id(btf, self))->type = (uint32_t)tself;
+	CHECK_EQ_U64(kbpf_btf_check_object(btf, msg, sizeof(msg)), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(msg, "contains itself");
+	btf_members(btf__type_by_id(btf, self))->type = (uint32_t)btf__type_cnt(btf) + 5;
+	CHECK_EQ_U64(kbpf_btf_check_object(btf, msg, sizeof(msg)), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(msg, "beyond the last type");
+	/* a loop of modifiers: NULL, not a hang */
+	set_type(btf, chain, chain);
+	CHECK(kbpf_btf_skip_mods(btf, chain, NULL) == NULL);
+	btf__free(btf);
+}
+
 int main(void)
 {
 	libbpf_set_print(silent); /* expected parse failures would print */
@@ -601,6 +652,7 @@ int main(void)
 		RUN(test_cycles);
 		RUN(test_validate);
 	}
+	RUN(test_walks);
 	RUN(test_load_file_validated);
 	kbpf_host_free(host);
 	return test_summary();

@@ -355,13 +355,14 @@ static void test_entry_registers(void)
 	CHECK(prog);
 	if (prog) {
 		struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { 1, 20, 300, 4000, 50000 } };
-		CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), 0);
-		CHECK_EQ_U64(ro.retval, 54321);
+		struct kbpf_run_result rr = { .sz = sizeof(rr) };
+		CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), 0);
+		CHECK_EQ_U64(rr.retval, 54321);
 		ro.flags = KBPF_RUN_CHECKED;
-		ro.retval = 0;
-		CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), 0);
-		CHECK_EQ_U64(ro.retval, 54321);
-		CHECK_EQ_U64(ro.insns_executed, 6);
+		rr.retval = 0;
+		CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), 0);
+		CHECK_EQ_U64(rr.retval, 54321);
+		CHECK_EQ_U64(rr.insns_executed, 6);
 		kbpf_prog_free(prog);
 	}
 }

@@ -18,7 +18,7 @@ static uint64_t forty_two(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64
 
 /* Run p on host in both modes: returns the fast result, checks the checked one agrees. */
 static int run_on_host(const struct bpf_insn *p, size_t n, struct kbpf_host *host, uint64_t *r0,
-		       struct kbpf_run_opts *checked)
+		       struct kbpf_run_opts *checked, struct kbpf_run_result *res)
 {
 	char log[256] = "";
 	int ret;
@@ -31,8 +31,8 @@ static int run_on_host(const struct bpf_insn *p, size_t n, struct kbpf_host *hos
 	ret = kbpf_prog_run(prog, NULL, r0);
 	if (checked) {
 		checked->flags = KBPF_RUN_CHECKED;
-		int cret = kbpf_prog_run_opts(prog, checked);
-		if (cret != ret || (!ret && checked->retval != *r0)) {
+		int cret = kbpf_prog_run_opts(prog, checked, res);
+		if (cret != ret || (!ret && res->retval != *r0)) {
 			fprintf(stderr, "checked run disagrees: %d vs %d\n", cret, ret);
 			ret = -1000;
 		}
@@ -52,12 +52,13 @@ static void test_helper_call(void)
 		BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_6), BPF_EXIT_INSN(),
 	};
 	struct kbpf_run_opts ro = { .sz = sizeof(ro) };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	uint64_t r0 = 0;
 
 	CHECK_EQ_U64(kbpf_host_helper_register(host, 7, "weigh", weigh), 0);
-	CHECK_EQ_U64(run_on_host(p, ARRAY_SIZE(p), host, &r0, &ro), 0);
+	CHECK_EQ_U64(run_on_host(p, ARRAY_SIZE(p), host, &r0, &ro, &rr), 0);
 	CHECK_EQ_U64(r0, 1 + 20 + 300 + 4000 + 50000 + 5);
-	CHECK_EQ_U64(ro.insns_executed, 9);
+	CHECK_EQ_U64(rr.insns_executed, 9);
 	kbpf_host_free(host);
 }
 
@@ -113,22 +114,23 @@ static void test_callx(void)
 	const struct bpf_insn huge[] = { BPF_LD_IMM64(BPF_REG_8, 0x100000007ull), CALLX(BPF_REG_8), BPF_EXIT_INSN() };
 	char err[128] = "";
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .err = err, .err_size = sizeof(err) };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	uint64_t r0 = 0;
 
 	kbpf_host_helper_register(host, 7, "weigh", weigh);
 	kbpf_host_helper_register(host, 42, "forty_two", forty_two);
-	CHECK_EQ_U64(run_on_host(p, ARRAY_SIZE(p), host, &r0, &ro), 0);
+	CHECK_EQ_U64(run_on_host(p, ARRAY_SIZE(p), host, &r0, &ro, &rr), 0);
 	CHECK_EQ_U64(r0, 1);
 
 	/* an unknown id is a run-time stop in both modes */
-	CHECK_EQ_U64(run_on_host(bad, ARRAY_SIZE(bad), host, &r0, &ro), -EINVAL);
-	CHECK_EQ_U64(ro.fault_insn, 1);
+	CHECK_EQ_U64(run_on_host(bad, ARRAY_SIZE(bad), host, &r0, &ro, &rr), -EINVAL);
+	CHECK_EQ_U64(rr.fault_insn, 1);
 	CHECK_STR(err, "insn 1: callx to unknown helper #77");
-	CHECK_EQ_U64(run_on_host(huge, ARRAY_SIZE(huge), host, &r0, &ro), -EINVAL);
-	CHECK_EQ_U64(ro.fault_insn, 2);
+	CHECK_EQ_U64(run_on_host(huge, ARRAY_SIZE(huge), host, &r0, &ro, &rr), -EINVAL);
+	CHECK_EQ_U64(rr.fault_insn, 2);
 
 	/* without helpers on the host nothing is callable */
-	CHECK_EQ_U64(run_on_host(p, ARRAY_SIZE(p), NULL, &r0, &ro), -EINVAL);
+	CHECK_EQ_U64(run_on_host(p, ARRAY_SIZE(p), NULL, &r0, &ro, &rr), -EINVAL);
 	kbpf_host_free(host);
 }
 
@@ -205,17 +207,18 @@ static void test_call_depth(void)
 	CHECK_EQ_U64(r0, 21);
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { 6 }, .flags = KBPF_RUN_CHECKED,
 				    .err = err, .err_size = sizeof(err) };
-	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), 0);
-	CHECK_EQ_U64(ro.retval, 21);
-	CHECK_EQ_U64(ro.fault_insn, -1);
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), 0);
+	CHECK_EQ_U64(rr.retval, 21);
+	CHECK_EQ_U64(rr.fault_insn, -1);
 	CHECK_STR(err, "");
 
 	/* a ninth frame is a clean run-time stop, not a crash */
 	CHECK_EQ_U64(kbpf_prog_run(prog, (void *)7, &r0), -E2BIG);
 	CHECK_EQ_U64(kbpf_prog_run(prog, (void *)1000000, &r0), -E2BIG);
 	ro.args[0] = 7;
-	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), -E2BIG);
-	CHECK_EQ_U64(ro.fault_insn, 8);
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), -E2BIG);
+	CHECK_EQ_U64(rr.fault_insn, 8);
 	CHECK_STR(err, "insn 8: call nested deeper than 8 frames");
 
 	/* the program stays usable after a stop */

@@ -5,9 +5,10 @@
 
 #define FP BPF_REG_10
 
-/* Run p checked with R1 = buf and the given regions; returns the errno, fills ro. */
+/* Run p checked with R1 = buf and the given regions; returns the errno, fills ro and rr. */
 static int run_checked(const struct bpf_insn *p, size_t n, void *buf, const struct kbpf_mem_region *regions,
-		       size_t nr_regions, uint64_t max_insns, struct kbpf_run_opts *ro, char *err, size_t err_size)
+		       size_t nr_regions, uint64_t max_insns, struct kbpf_run_opts *ro, struct kbpf_run_result *rr,
+		       char *err, size_t err_size)
 {
 	struct kbpf_prog *prog = make_prog(p, n, NULL, NULL, NULL, 0);
 	int ret;
@@ -17,13 +18,14 @@ static int run_checked(const struct bpf_insn *p, size_t n, void *buf, const stru
 	*ro = (struct kbpf_run_opts){ .sz = sizeof(*ro), .args = { (uintptr_t)buf }, .flags = KBPF_RUN_CHECKED,
 				      .regions = regions, .nr_regions = nr_regions, .max_insns = max_insns,
 				      .err = err, .err_size = err_size };
-	ret = kbpf_prog_run_opts(prog, ro);
+	*rr = (struct kbpf_run_result){ .sz = sizeof(*rr) };
+	ret = kbpf_prog_run_opts(prog, ro, rr);
 	kbpf_prog_free(prog);
 	return ret;
 }
 
 #define RUN_CHECKED(p, buf, regions, nr, max) \
-	run_checked(p, ARRAY_SIZE(p), buf, regions, nr, max, &ro, err, sizeof(err))
+	run_checked(p, ARRAY_SIZE(p), buf, regions, nr, max, &ro, &rr, err, sizeof(err))
 
 /* sum of 1..10: 2 + 3 * 10 + 1 = 33 instructions */
 static const struct bpf_insn sum10[] = {
@@ -38,18 +40,19 @@ static const struct bpf_insn sum10[] = {
 static void test_clean_run(void)
 {
 	struct kbpf_run_opts ro;
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	char err[128] = "x";
 
 	CHECK_EQ_U64(RUN_CHECKED(sum10, NULL, NULL, 0, 0), 0);
-	CHECK_EQ_U64(ro.retval, 55);
-	CHECK_EQ_U64(ro.insns_executed, 33);
-	CHECK_EQ_U64(ro.fault_insn, -1);
+	CHECK_EQ_U64(rr.retval, 55);
+	CHECK_EQ_U64(rr.insns_executed, 33);
+	CHECK_EQ_U64(rr.fault_insn, -1);
 	CHECK_STR(err, "");
 
 	/* an LDDW is one instruction */
 	const struct bpf_insn lddw[] = { BPF_LD_IMM64(BPF_REG_0, 5), BPF_LD_IMM64(BPF_REG_1, 6), BPF_EXIT_INSN() };
 	CHECK_EQ_U64(RUN_CHECKED(lddw, NULL, NULL, 0, 0), 0);
-	CHECK_EQ_U64(ro.insns_executed, 3);
+	CHECK_EQ_U64(rr.insns_executed, 3);
 
 	/* the fast mode agrees */
 	uint64_t executed = 0;
@@ -60,27 +63,29 @@ static void test_clean_run(void)
 static void test_budget(void)
 {
 	struct kbpf_run_opts ro;
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	char err[128] = "";
 	const struct bpf_insn forever[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_JMP_A(-1), BPF_EXIT_INSN() };
 
 	/* exactly enough is enough */
 	CHECK_EQ_U64(RUN_CHECKED(sum10, NULL, NULL, 0, 33), 0);
-	CHECK_EQ_U64(ro.retval, 55);
+	CHECK_EQ_U64(rr.retval, 55);
 	/* one short stops before the exit */
 	CHECK_EQ_U64(RUN_CHECKED(sum10, NULL, NULL, 0, 32), -ETIME);
-	CHECK_EQ_U64(ro.insns_executed, 32);
-	CHECK_EQ_U64(ro.fault_insn, 5);
+	CHECK_EQ_U64(rr.insns_executed, 32);
+	CHECK_EQ_U64(rr.fault_insn, 5);
 	CHECK_STR(err, "insn 5: instruction budget of 32 exhausted");
 
 	CHECK_EQ_U64(RUN_CHECKED(forever, NULL, NULL, 0, 1000), -ETIME);
-	CHECK_EQ_U64(ro.insns_executed, 1000);
-	CHECK_EQ_U64(ro.fault_insn, 1);
+	CHECK_EQ_U64(rr.insns_executed, 1000);
+	CHECK_EQ_U64(rr.fault_insn, 1);
 	CHECK_STR(err, "insn 1: instruction budget of 1000 exhausted");
 }
 
 static void test_region_access(void)
 {
 	struct kbpf_run_opts ro;
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	char err[160] = "";
 	uint64_t buf[2] = { 7, 8 };
 	const struct kbpf_mem_region rw = { buf, sizeof(buf), KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" };
@@ -95,12 +100,12 @@ static void test_region_access(void)
 	char want[160];
 
 	CHECK_EQ_U64(RUN_CHECKED(read_last, buf, &rw, 1, 0), 0);
-	CHECK_EQ_U64(ro.retval, 8);
+	CHECK_EQ_U64(rr.retval, 8);
 
 	/* a read that straddles the region's end */
 	CHECK_EQ_U64(RUN_CHECKED(read_past, buf, &rw, 1, 0), -EFAULT);
-	CHECK_EQ_U64(ro.fault_insn, 1);
-	CHECK_EQ_U64(ro.insns_executed, 2);
+	CHECK_EQ_U64(rr.fault_insn, 1);
+	CHECK_EQ_U64(rr.insns_executed, 2);
 	snprintf(want, sizeof(want), "insn 1: invalid read of 4 bytes at 0x%llx (r1 +13): outside the stack and the declared regions",
 		 (unsigned long long)(uintptr_t)buf + 13);
 	CHECK_STR(err, want);
@@ -114,7 +119,7 @@ static void test_region_access(void)
 	CHECK_EQ_U64(RUN_CHECKED(write, buf, &rw, 1, 0), 0);
 	CHECK_EQ_U64(buf[1] & 0xffffffff, 9);
 	CHECK_EQ_U64(RUN_CHECKED(write, buf, &ro_region, 1, 0), -EFAULT);
-	CHECK_EQ_U64(ro.fault_insn, 1);
+	CHECK_EQ_U64(rr.fault_insn, 1);
 	CHECK_CONTAINS(err, "insn 1: invalid write of 4 bytes at 0x");
 	CHECK_CONTAINS(err, "(r1 +8): region ctx is not writable");
 	CHECK_EQ_U64(RUN_CHECKED(read_last, buf, &wo_region, 1, 0), -EFAULT);
@@ -140,6 +145,7 @@ static void test_region_access(void)
 static void test_stack_bounds(void)
 {
 	struct kbpf_run_opts ro;
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	char err[160] = "";
 	const struct bpf_insn top[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_ST_MEM(BPF_DW, FP, 0, 1), BPF_EXIT_INSN() };
 	const struct bpf_insn straddle_top[] = { BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, -4), BPF_EXIT_INSN() };
@@ -148,13 +154,13 @@ static void test_stack_bounds(void)
 	const struct bpf_insn below[] = { BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, -520), BPF_EXIT_INSN() };
 
 	CHECK_EQ_U64(RUN_CHECKED(top, NULL, NULL, 0, 0), -EFAULT);
-	CHECK_EQ_U64(ro.fault_insn, 1);
+	CHECK_EQ_U64(rr.fault_insn, 1);
 	CHECK_CONTAINS(err, "insn 1: invalid write of 8 bytes at 0x");
 	CHECK_CONTAINS(err, "(r10 +0): outside the live stack frames");
 	CHECK_EQ_U64(RUN_CHECKED(straddle_top, NULL, NULL, 0, 0), -EFAULT);
 	CHECK_CONTAINS(err, "(r10 -4): outside the live stack frames");
 	CHECK_EQ_U64(RUN_CHECKED(bottom_ok, NULL, NULL, 0, 0), 0);
-	CHECK_EQ_U64(ro.retval, 3);
+	CHECK_EQ_U64(rr.retval, 3);
 	CHECK_EQ_U64(RUN_CHECKED(below, NULL, NULL, 0, 0), -EFAULT);
 	CHECK_CONTAINS(err, "insn 0: invalid read of 8 bytes");
 	CHECK_CONTAINS(err, "(r10 -520): outside the live stack frames");
@@ -167,13 +173,13 @@ static void test_stack_bounds(void)
 		BPF_EXIT_INSN(),
 	};
 	CHECK_EQ_U64(RUN_CHECKED(callee_up, NULL, NULL, 0, 0), 0);
-	CHECK_EQ_U64(ro.retval, 42);
+	CHECK_EQ_U64(rr.retval, 42);
 	const struct bpf_insn callee_down[] = {
 		BPF_CALL_REL(1), BPF_EXIT_INSN(),
 		BPF_ST_MEM(BPF_DW, FP, -KBPF_STACK_SIZE - 8, 1), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),
 	};
 	CHECK_EQ_U64(RUN_CHECKED(callee_down, NULL, NULL, 0, 0), -EFAULT);
-	CHECK_EQ_U64(ro.fault_insn, 2);
+	CHECK_EQ_U64(rr.fault_insn, 2);
 	/* the same through a copy of r10: the message still places it */
 	const struct bpf_insn callee_down_ptr[] = {
 		BPF_CALL_REL(1), BPF_EXIT_INSN(),
@@ -188,12 +194,13 @@ static void test_stack_bounds(void)
 		BPF_ST_MEM(BPF_DW, FP, -8, 1), BPF_EXIT_INSN(),
 	};
 	CHECK_EQ_U64(RUN_CHECKED(dead_frame, NULL, NULL, 0, 0), -EFAULT);
-	CHECK_EQ_U64(ro.fault_insn, 1);
+	CHECK_EQ_U64(rr.fault_insn, 1);
 }
 
 static void test_atomic_checks(void)
 {
 	struct kbpf_run_opts ro;
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	char err[160] = "";
 	_Alignas(8) uint64_t buf[2] = { 1, 2 };
 	const struct kbpf_mem_region rw = { buf, sizeof(buf), KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" };
@@ -232,18 +239,63 @@ static void test_stack_fill(void)
 	};
 	struct kbpf_prog *prog = make_prog(p, ARRAY_SIZE(p), NULL, NULL, NULL, 0);
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 
 	CHECK(prog != NULL);
 	if (!prog)
 		return;
-	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), 0);
-	CHECK_EQ_U64(ro.retval, 7); /* zeros, and the first callee's 7 left in the block */
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), 0);
+	CHECK_EQ_U64(rr.retval, 7); /* zeros, and the first callee's 7 left in the block */
 	ro.flags = KBPF_RUN_CHECKED | KBPF_RUN_STACK_FILL;
 	ro.stack_fill = 0xa5;
-	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), 0);
-	CHECK_EQ_U64(ro.retval, 0xa5a5a5a5a5a5a5a5ull * 2);
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), 0);
+	CHECK_EQ_U64(rr.retval, 0xa5a5a5a5a5a5a5a5ull * 2);
 	ro.flags = KBPF_RUN_STACK_FILL; /* the fast engines keep no fill */
-	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), (uint64_t)-EINVAL);
+	kbpf_prog_free(prog);
+}
+
+/* The run's results come back in their own struct, versioned by sz: NULL is fine, an
+ * older caller's shorter one is written only as far as it goes, and an older caller's
+ * shorter options (before err) read the missing fields as 0. */
+static void test_result_struct(void)
+{
+	struct kbpf_prog *prog = make_prog(sum10, ARRAY_SIZE(sum10), NULL, NULL, NULL, 0);
+	struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .max_insns = 32 };
+	struct {
+		struct kbpf_run_result r;
+		uint64_t newer;
+	} big;
+
+	CHECK(prog != NULL);
+	if (!prog)
+		return;
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, NULL), (uint64_t)-ETIME);
+	memset(&big, 0xee, sizeof(big));
+	big.r.sz = sizeof(big);
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &big.r), (uint64_t)-ETIME);
+	CHECK_EQ_U64(big.r.fault_insn, 5);
+	CHECK_EQ_U64(big.r.insns_executed, 32);
+	CHECK_EQ_U64(big.r.retval, 0);
+	CHECK_EQ_U64(big.newer, 0);
+	/* an older result struct: sz and retval only */
+	memset(&big, 0xee, sizeof(big));
+	big.r.sz = offsetof(struct kbpf_run_result, fault_insn);
+	ro.max_insns = 0;
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &big.r), 0);
+	CHECK_EQ_U64(big.r.retval, 55);
+	CHECK_EQ_U64((uint64_t)big.r.fault_insn, 0xeeeeeeeeeeeeeeeeull);
+	/* older options, without the stop message's buffer: still checked */
+	ro.sz = offsetof(struct kbpf_run_opts, err);
+	ro.max_insns = 10;
+	big.r.sz = sizeof(big.r);
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &big.r), (uint64_t)-ETIME);
+	CHECK_EQ_U64(big.r.insns_executed, 10);
+	/* bad sizes */
+	big.r.sz = 2;
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &big.r), (uint64_t)-EINVAL);
+	ro.sz = 2;
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, NULL), (uint64_t)-EINVAL);
 	kbpf_prog_free(prog);
 }
 
@@ -255,5 +307,6 @@ int main(void)
 	RUN(test_stack_bounds);
 	RUN(test_atomic_checks);
 	RUN(test_stack_fill);
+	RUN(test_result_struct);
 	return test_summary();
 }

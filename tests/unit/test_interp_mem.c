@@ -94,9 +94,10 @@ static void test_ctx_memory(void)
 	struct kbpf_mem_region reg = { buf, sizeof(buf), KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" };
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uintptr_t)buf }, .flags = KBPF_RUN_CHECKED,
 				    .regions = &reg, .nr_regions = 1 };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	buf[3] = 0;
-	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), 0);
-	CHECK_EQ_U64(ro.retval, 50);
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), 0);
+	CHECK_EQ_U64(rr.retval, 50);
 	CHECK_EQ_U64(buf[3], 50);
 	kbpf_prog_free(prog);
 }

@@ -41,20 +41,21 @@ static inline uint64_t run_both_at(const struct bpf_insn *insns, size_t n, uint6
 	}
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { r1 }, .flags = KBPF_RUN_CHECKED,
 				    .err = err, .err_size = sizeof(err) };
-	ret = kbpf_prog_run_opts(p, &ro);
-	if (ret || ro.fault_insn != -1) {
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
+	ret = kbpf_prog_run_opts(p, &ro, &rr);
+	if (ret || rr.fault_insn != -1) {
 		fprintf(stderr, "line %d: checked run failed %d at %lld: %s\n", line, ret,
-			(long long)ro.fault_insn, err);
+			(long long)rr.fault_insn, err);
 		test_failed_now = 1;
 	}
 	ret = kbpf_prog_run(p, (void *)(uintptr_t)r1, &fast);
-	if (ret || fast != ro.retval) {
+	if (ret || fast != rr.retval) {
 		fprintf(stderr, "line %d: fast run %d gave 0x%llx, checked 0x%llx\n", line, ret,
-			(unsigned long long)fast, (unsigned long long)ro.retval);
+			(unsigned long long)fast, (unsigned long long)rr.retval);
 		test_failed_now = 1;
 	}
 	if (executed)
-		*executed = ro.insns_executed;
+		*executed = rr.insns_executed;
 	kbpf_prog_free(p);
 	return fast;
 }

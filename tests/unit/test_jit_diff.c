@@ -451,12 +451,13 @@ static int run_one(const struct kbpf_prog *prog, uint8_t *mem, const uint8_t *in
 		   bool via_run)
 {
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)mem } };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 
 	memcpy(mem, init, MEM_SIZE);
 	helper_log = helper_calls = 0;
-	ro.retval = 0x5a5a5a5a5a5a5a5aull; /* a stop must leave 0 */
-	o->ret = via_run ? kbpf_prog_run(prog, mem, &ro.retval) : kbpf_prog_run_opts(prog, &ro);
-	o->r0 = ro.retval;
+	rr.retval = 0x5a5a5a5a5a5a5a5aull; /* a stop must leave 0 */
+	o->ret = via_run ? kbpf_prog_run(prog, mem, &rr.retval) : kbpf_prog_run_opts(prog, &ro, &rr);
+	o->r0 = rr.retval;
 	o->log = helper_log;
 	o->calls = helper_calls;
 	memcpy(o->mem, mem, MEM_SIZE);

@@ -60,6 +60,7 @@ static inline uint64_t jit_check_at(const struct bpf_insn *insns, size_t n, cons
 				     .log_size = sizeof(log), .maps = r->maps, .nr_maps = r->nr_maps };
 	uint8_t *before = NULL, *after_interp = NULL;
 	struct kbpf_run_opts ri = { .sz = sizeof(ri) }, rj = { .sz = sizeof(rj) };
+	struct kbpf_run_result rir = { .sz = sizeof(rir) }, rjr = { .sz = sizeof(rjr) };
 	int ret_i, ret_j;
 
 	err = kbpf_prog_create(insns, n, &po, &pi);
@@ -85,15 +86,15 @@ static inline uint64_t jit_check_at(const struct bpf_insn *insns, size_t n, cons
 		after_interp = malloc(r->mem_len);
 		memcpy(before, r->mem, r->mem_len);
 	}
-	ret_i = kbpf_prog_run_opts(pi, &ri);
+	ret_i = kbpf_prog_run_opts(pi, &ri, &rir);
 	if (r->mem_len) {
 		memcpy(after_interp, r->mem, r->mem_len);
 		memcpy(r->mem, before, r->mem_len);
 	}
-	ret_j = kbpf_prog_run_opts(pj, &rj);
-	if (ret_i != ret_j || ri.retval != rj.retval) {
+	ret_j = kbpf_prog_run_opts(pj, &rj, &rjr);
+	if (ret_i != ret_j || rir.retval != rjr.retval) {
 		fprintf(stderr, "line %d: interpreter %d R0 0x%llx, JIT %d R0 0x%llx\n", line, ret_i,
-			(unsigned long long)ri.retval, ret_j, (unsigned long long)rj.retval);
+			(unsigned long long)rir.retval, ret_j, (unsigned long long)rjr.retval);
 		test_failed_now = 1;
 	} else if (ret_j != r->expect_ret) {
 		fprintf(stderr, "line %d: run returned %d, expected %d\n", line, ret_j, r->expect_ret);
@@ -117,10 +118,10 @@ static inline uint64_t jit_check_at(const struct bpf_insn *insns, size_t n, cons
 			memcpy(r->mem, before, r->mem_len);
 		if (fn)
 			fr = fn((void *)(uintptr_t)ri.args[0]);
-		if (!fn || fr.err != ret_j || fr.retval != rj.retval) {
+		if (!fn || fr.err != ret_j || fr.retval != rjr.retval) {
 			fprintf(stderr, "line %d: kbpf_prog_jited_func: %s %lld R0 0x%llx, the JIT's entry %d R0 0x%llx\n",
 				line, fn ? "returned" : "NULL", (long long)fr.err, (unsigned long long)fr.retval, ret_j,
-				(unsigned long long)rj.retval);
+				(unsigned long long)rjr.retval);
 			test_failed_now = 1;
 		} else if (r->mem_len && memcmp(after_interp, r->mem, r->mem_len)) {
 			fprintf(stderr, "line %d: memory after kbpf_prog_jited_func differs\n", line);
@@ -133,9 +134,9 @@ static inline uint64_t jit_check_at(const struct bpf_insn *insns, size_t n, cons
 		if (r->mem_len)
 			memcpy(r->mem, before, r->mem_len);
 		rr = kbpf_prog_run(pj, (void *)(uintptr_t)ri.args[0], &r0);
-		if (rr != ret_j || r0 != rj.retval) {
+		if (rr != ret_j || r0 != rjr.retval) {
 			fprintf(stderr, "line %d: kbpf_prog_run: %d R0 0x%llx, the JIT's entry %d R0 0x%llx\n", line, rr,
-				(unsigned long long)r0, ret_j, (unsigned long long)rj.retval);
+				(unsigned long long)r0, ret_j, (unsigned long long)rjr.retval);
 			test_failed_now = 1;
 		} else if (r->mem_len && memcmp(after_interp, r->mem, r->mem_len)) {
 			fprintf(stderr, "line %d: memory after kbpf_prog_run differs\n", line);
@@ -154,7 +155,7 @@ static inline uint64_t jit_check_at(const struct bpf_insn *insns, size_t n, cons
 	free(after_interp);
 	kbpf_prog_free(pi);
 	kbpf_prog_free(pj);
-	return rj.retval;
+	return rjr.retval;
 }
 
 /* R0 of a program without memory or helpers, checked on both engines. */

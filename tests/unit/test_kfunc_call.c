@@ -58,8 +58,9 @@ static uint64_t call1(const char *name, uint64_t arg)
 	}
 	CHECK_EQ_U64(kbpf_prog_run(p, NULL, &r0), 0);
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED };
-	CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro), 0);
-	CHECK_EQ_U64(ro.retval, r0);
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
+	CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro, &rr), 0);
+	CHECK_EQ_U64(rr.retval, r0);
 	kbpf_prog_free(p);
 	/* the JIT calls the kfunc directly, narrowing as the interpreter does */
 	o.jit = 1;
@@ -147,9 +148,10 @@ static void test_pointers_and_five_args(void)
 	CHECK_EQ_U64(r0, 99 + 1 - 2 + 3 - 4 + 7);
 	/* checked mode: the kfuncs are host code, not checked; the program's own accesses are */
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .args = { (uint64_t)(uintptr_t)cell } };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	cell[0] = 0;
-	CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro), 0);
-	CHECK_EQ_U64(ro.retval, 99 + 5);
+	CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro, &rr), 0);
+	CHECK_EQ_U64(rr.retval, 99 + 5);
 	kbpf_prog_free(p);
 
 	o.jit = 1;

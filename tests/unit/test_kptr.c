@@ -583,7 +583,7 @@ static int verify(const struct bpf_insn *insns, size_t n, struct kbpf_map *m, co
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "sched_cls", .license = "GPL",
 				      .maps = maps, .nr_maps = 1, .log_level = KBPF_LOG_LEVEL1,
 				      .log_buf = log_buf, .log_size = sizeof(log_buf) };
-	int err = kbpf_prog_verify(insns, n, &o);
+	int err = kbpf_prog_verify(insns, n, &o, NULL);
 
 	if (!expect) {
 		if (err)

@@ -107,10 +107,11 @@ static void run_all(struct kbpf_host *host, const char *type, const struct bpf_i
 				.sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)ctx }, .flags = KBPF_RUN_CHECKED,
 				.regions = regions, .nr_regions = 2, .err = err, .err_size = sizeof(err),
 			};
-			ret = kbpf_prog_run_opts(prog, &ro);
-			if (ret || ro.retval != expected) {
+			struct kbpf_run_result rr = { .sz = sizeof(rr) };
+			ret = kbpf_prog_run_opts(prog, &ro, &rr);
+			if (ret || rr.retval != expected) {
 				fprintf(stderr, "line %d: %s checked: run %d gave 0x%llx, expected 0x%llx: %s\n", line,
-					variants[v].name, ret, (unsigned long long)ro.retval,
+					variants[v].name, ret, (unsigned long long)rr.retval,
 					(unsigned long long)expected, err);
 				test_failed_now = 1;
 			}
@@ -494,9 +495,10 @@ static void test_own_type(void)
 		struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)&ctx },
 					    .flags = KBPF_RUN_CHECKED, .regions = &region, .nr_regions = 1,
 					    .err = err, .err_size = sizeof(err) };
+		struct kbpf_run_result rr = { .sz = sizeof(rr) };
 		/* … not declared: checked mode refuses the load */
-		CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), (uint64_t)-EFAULT);
-		CHECK_EQ_U64(ro.fault_insn, 1);
+		CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), (uint64_t)-EFAULT);
+		CHECK_EQ_U64(rr.fault_insn, 1);
 		CHECK_CONTAINS(err, "insn 1: invalid packet read of 4 bytes");
 		CHECK_CONTAINS(err, "outside the declared regions");
 		kbpf_prog_free(prog);

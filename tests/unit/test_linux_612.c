@@ -38,7 +38,7 @@ static int verify(struct kbpf_host *host, const char *type, const struct bpf_ins
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = type, .license = "GPL",
 				      .unprivileged = unpriv, .log_buf = vlog_buf, .log_size = sizeof(vlog_buf) };
 	vlog_buf[0] = 0;
-	return kbpf_prog_verify(insns, cnt, &o);
+	return kbpf_prog_verify(insns, cnt, &o, NULL);
 }
 
 /* NR_ENGINES engines: the interpreter, and the JIT on x86-64. */
@@ -406,7 +406,7 @@ static void test_copy_from_user(void)
 	CHECK_CONTAINS(vlog_buf, "helper call might sleep in a non-sleepable prog");
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "kprobe", .prog_flags = BPF_F_SLEEPABLE,
 				      .log_buf = vlog_buf, .log_size = sizeof(vlog_buf) };
-	CHECK_EQ_U64(kbpf_prog_verify(prog, N(prog), &o), 0);
+	CHECK_EQ_U64(kbpf_prog_verify(prog, N(prog), &o, NULL), 0);
 	uint64_t regs[KBPF_LINUX_PT_REGS_SIZE / 8] = { (uintptr_t)&src };
 	for (int jit = 0; jit < NR_ENGINES; jit++) {
 		struct kbpf_prog *p = create(host, "kprobe", prog, N(prog), jit, NULL, 0, BPF_F_SLEEPABLE);

@@ -125,12 +125,12 @@ static void test_sock_addr(void)
 	};
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "cgroup/sendmsg6", .log_buf = log,
 				      .log_size = sizeof(log) };
-	CHECK_EQ_U64(kbpf_prog_verify(one, 4, &o), (uint64_t)-EACCES);
+	CHECK_EQ_U64(kbpf_prog_verify(one, 4, &o, NULL), (uint64_t)-EACCES);
 	CHECK_CONTAINS(log, "R1 type=scalar expected=ctx");
 	struct bpf_insn null_ctx[4];
 	memcpy(null_ctx, one, sizeof(one));
 	null_ctx[0] = (struct bpf_insn)BPF_MOV64_IMM(BPF_REG_1, 0);
-	CHECK_EQ_U64(kbpf_prog_verify(null_ctx, 4, &o), 0);
+	CHECK_EQ_U64(kbpf_prog_verify(null_ctx, 4, &o, NULL), 0);
 	kbpf_host_free(host);
 }
 
@@ -163,12 +163,12 @@ static void test_sock_addr_unix(void)
 		const struct bpf_insn prog[] = { BPF_MOV64_IMM(BPF_REG_0, unix_types[i].max + 1), BPF_EXIT_INSN() };
 		struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = type, .log_buf = log,
 					      .log_size = sizeof(log) };
-		CHECK_EQ_U64(kbpf_prog_verify(prog, 2, &o), (uint64_t)-EINVAL);
+		CHECK_EQ_U64(kbpf_prog_verify(prog, 2, &o, NULL), (uint64_t)-EINVAL);
 		snprintf(want, sizeof(want), "At program exit the register R0 has smin=%d smax=%d should have been in [%d, %d]",
 			 unix_types[i].max + 1, unix_types[i].max + 1, unix_types[i].min, unix_types[i].max);
 		CHECK_CONTAINS(log, want);
 		const struct bpf_insn good[] = { BPF_MOV64_IMM(BPF_REG_0, unix_types[i].max), BPF_EXIT_INSN() };
-		CHECK_EQ_U64(kbpf_prog_verify(good, 2, &o), 0);
+		CHECK_EQ_U64(kbpf_prog_verify(good, 2, &o, NULL), 0);
 	}
 	kbpf_host_free(host);
 }

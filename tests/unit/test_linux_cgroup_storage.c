@@ -211,7 +211,7 @@ static void test_program_counts(void)
 			struct kbpf_mem_region ctx = { &skb, sizeof(skb), KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" };
 			struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED,
 						    .args = { (uint64_t)(uintptr_t)&skb }, .regions = &ctx, .nr_regions = 1 };
-			CHECK_EQ_U64(p ? kbpf_prog_run_opts(p, &ro) : -1, 0);
+			CHECK_EQ_U64(p ? kbpf_prog_run_opts(p, &ro, NULL) : -1, 0);
 			runs++;
 			kbpf_prog_free(p);
 		}
@@ -230,7 +230,7 @@ static int verify(struct kbpf_host *host, const struct bpf_insn *insns, size_t c
 {
 	struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = host, .prog_type = "cgroup_skb", .license = "GPL",
 				       .maps = maps, .nr_maps = nr_maps, .log_buf = log, .log_size = log_size };
-	return kbpf_prog_verify(insns, cnt, &vo);
+	return kbpf_prog_verify(insns, cnt, &vo, NULL);
 }
 
 static void test_verifier_rules(void)

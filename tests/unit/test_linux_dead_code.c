@@ -60,12 +60,13 @@ static int capture_stderr(int (*fn)(void *), void *arg)
 struct run_args {
 	struct kbpf_prog *p;
 	struct kbpf_run_opts *ro;
+	struct kbpf_run_result *rr;
 };
 
 static int do_run(void *arg)
 {
 	struct run_args *a = arg;
-	return kbpf_prog_run_opts(a->p, a->ro);
+	return kbpf_prog_run_opts(a->p, a->ro, a->rr);
 }
 
 /* A verified socket filter whose jump at insn 1 is patched to fall into the dead slot at
@@ -113,7 +114,8 @@ static void check_stop(struct kbpf_host *host, int jit, unsigned flags, uint64_t
 	struct kbpf_prog *p = make_broken(host, jit, budget, harden);
 	char err[256] = "";
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = flags, .err = err, .err_size = sizeof(err) };
-	struct run_args a = { p, &ro };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
+	struct run_args a = { p, &ro, &rr };
 
 	CHECK(p != NULL);
 	if (!p)
@@ -123,7 +125,7 @@ static void check_stop(struct kbpf_host *host, int jit, unsigned flags, uint64_t
 	CHECK_EQ_U64((uint64_t)(int64_t)ret, (uint64_t)(int64_t)-ENOTRECOVERABLE);
 	CHECK(strstr(stderr_text, "reached insn 2, which the verifier judged unreachable") != NULL);
 	if (flags & KBPF_RUN_CHECKED) {
-		CHECK_EQ_U64((uint64_t)ro.fault_insn, DEAD_AT);
+		CHECK_EQ_U64((uint64_t)rr.fault_insn, DEAD_AT);
 		CHECK(strstr(err, "insn 2: reached code the verifier judged unreachable (a verifier bug)") != NULL);
 	}
 	kbpf_prog_free(p);
@@ -193,8 +195,9 @@ static void test_jmp32_ptr_both_sides_kept(void)
 		for (unsigned flags = 0; flags <= (jit ? 0 : KBPF_RUN_CHECKED); flags += KBPF_RUN_CHECKED) {
 			struct kbpf_mem_region r = { value, 8, KBPF_MEM_READ, "value" };
 			struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = flags, .regions = &r, .nr_regions = 1 };
-			CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro), 0);
-			CHECK_EQ_U64(ro.retval, want);
+			struct kbpf_run_result rr = { .sz = sizeof(rr) };
+			CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro, &rr), 0);
+			CHECK_EQ_U64(rr.retval, want);
 		}
 		kbpf_prog_free(p);
 	}
@@ -276,10 +279,11 @@ static int pkt_run(int jit, unsigned flags, size_t len, uint64_t *r0)
 	char err[256] = "";
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)&xdp }, .flags = flags,
 				    .regions = regions, .nr_regions = 2, .err = err, .err_size = sizeof(err) };
-	ret = kbpf_prog_run_opts(p, &ro);
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
+	ret = kbpf_prog_run_opts(p, &ro, &rr);
 	if (ret)
 		fprintf(stderr, "run (jit %d, flags %u, %zu bytes): %d %s\n", jit, flags, len, ret, err);
-	*r0 = ro.retval;
+	*r0 = rr.retval;
 	kbpf_prog_free(p);
 	return ret;
 }

@@ -113,9 +113,10 @@ static void run_all(const struct bpf_insn *p, size_t n, uint64_t want, const cha
 			struct kbpf_mem_region reg = { ctx, sizeof(ctx), KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" };
 			struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .regions = &reg,
 						    .nr_regions = 1 };
+			struct kbpf_run_result rr = { .sz = sizeof(rr) };
 			ro.args[0] = (uint64_t)(uintptr_t)ctx;
-			err = kbpf_prog_run_opts(prog, &ro);
-			r0 = ro.retval;
+			err = kbpf_prog_run_opts(prog, &ro, &rr);
+			r0 = rr.retval;
 		} else {
 			err = kbpf_prog_run(prog, ctx, &r0);
 		}

@@ -68,14 +68,15 @@ static void xlated(struct kbpf_host *host, const struct bpf_insn *insns, size_t 
 	char log[4096];
 	struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = host, .prog_type = type, .license = "GPL",
 				       .unprivileged = unpriv, .xlated_alloc = 1, .log_buf = log, .log_size = sizeof(log) };
-	int err = kbpf_prog_verify(insns, cnt, &vo);
+	struct kbpf_verify_result vr = { .sz = sizeof(vr) };
+	int err = kbpf_prog_verify(insns, cnt, &vo, &vr);
 	if (err)
 		fprintf(stderr, "%s", log);
 	CHECK_EQ_U64(err, 0);
-	*xcnt = vo.xlated_cnt;
-	*depth = vo.stack_depth[0];
-	*out = vo.xlated_prog;
-	free(vo.xlated_idx);
+	*xcnt = vr.xlated_cnt;
+	*depth = vr.stack_depth[0];
+	*out = vr.xlated_prog;
+	free(vr.xlated_idx);
 }
 
 /* R0 of a run on the interpreter, checked with a garbage-filled stack, and the JIT. */
@@ -93,20 +94,21 @@ static void runs(struct kbpf_host *host, const struct bpf_insn *insns, size_t cn
 		CHECK_EQ_U64(kbpf_prog_is_jited(p), mode == 2);
 		for (int fill = 0; fill < 2; fill++) {
 			struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)ctx } };
+			struct kbpf_run_result rr = { .sz = sizeof(rr) };
 			if (mode == 1) {
 				struct kbpf_mem_region r = { ctx, sizeof(ctx), KBPF_MEM_READ, "ctx" };
 				ro.flags = KBPF_RUN_CHECKED | (fill ? KBPF_RUN_STACK_FILL : 0);
 				ro.stack_fill = 0xa5;
 				ro.regions = &r;
 				ro.nr_regions = 1;
-				CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro), 0);
+				CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro, &rr), 0);
 			} else {
-				CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro), 0);
+				CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro, &rr), 0);
 			}
-			if (ro.retval != want)
+			if (rr.retval != want)
 				fprintf(stderr, "mode %d (0 interpreter, 1 checked, 2 JIT), fill %d: R0 0x%llx\n", mode, fill,
-					(unsigned long long)ro.retval);
-			CHECK_EQ_U64(ro.retval, want);
+					(unsigned long long)rr.retval);
+			CHECK_EQ_U64(rr.retval, want);
 		}
 		kbpf_prog_free(p);
 	}

@@ -121,10 +121,11 @@ static void run_case(struct kbpf_host *host, const struct out_case *c, int engin
 		char why[256] = "";
 		struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)ctx },
 					    .flags = KBPF_RUN_CHECKED, .err = why, .err_size = sizeof(why) };
-		err = kbpf_prog_run_opts(p, &ro);
+		struct kbpf_run_result rr = { .sz = sizeof(rr) };
+		err = kbpf_prog_run_opts(p, &ro, &rr);
 		if (err)
 			fprintf(stderr, "%s: checked run %d: %s\n", c->name, err, why);
-		r0 = ro.retval;
+		r0 = rr.retval;
 	} else {
 		err = kbpf_prog_run(p, ctx, &r0);
 	}
@@ -248,8 +249,9 @@ static void test_strtol_result_never_stale(void)
 	CHECK_EQ_U64(kbpf_linux_skb_init(&skb, pkt, sizeof(pkt), 0, 32), 0);
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)&skb },
 				    .flags = KBPF_RUN_CHECKED | KBPF_RUN_STACK_FILL, .stack_fill = 0xab };
-	CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro), 0);
-	CHECK_EQ_U64(ro.retval, 0);
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
+	CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro, &rr), 0);
+	CHECK_EQ_U64(rr.retval, 0);
 	kbpf_prog_free(p);
 	kbpf_host_free(host);
 }

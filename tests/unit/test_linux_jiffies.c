@@ -30,10 +30,11 @@ static uint32_t xlated_cnt(struct kbpf_host *host)
 {
 	struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = host, .prog_type = "syscall", .license = "GPL",
 				       .xlated_alloc = 1 };
-	CHECK_EQ_U64(kbpf_prog_verify(prog, 2, &vo), 0);
-	free(vo.xlated_prog);
-	free(vo.xlated_idx);
-	return vo.xlated_cnt;
+	struct kbpf_verify_result res = { .sz = sizeof(res) };
+	CHECK_EQ_U64(kbpf_prog_verify(prog, 2, &vo, &res), 0);
+	free(res.xlated_prog);
+	free(res.xlated_idx);
+	return res.xlated_cnt;
 }
 
 static void test_without_ticker(void)

@@ -142,7 +142,7 @@ static void test_verdicts(void)
 		char log[1024] = "";
 		struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = lwt_types[i],
 					      .log_buf = log, .log_size = sizeof(log), .license = "GPL" };
-		int r = kbpf_prog_verify(prog, sizeof(prog) / sizeof(prog[0]), &o);
+		int r = kbpf_prog_verify(prog, sizeof(prog) / sizeof(prog[0]), &o, NULL);
 		if (i == 2) {
 			CHECK_EQ_U64(r, 0);
 		} else {
@@ -158,13 +158,13 @@ static void test_verdicts(void)
 	char log[1024] = "";
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "lwt_in", .log_buf = log,
 				      .log_size = sizeof(log) };
-	CHECK_EQ_U64(kbpf_prog_verify(classid, 2, &o), (uint64_t)-EACCES);
+	CHECK_EQ_U64(kbpf_prog_verify(classid, 2, &o, NULL), (uint64_t)-EACCES);
 	CHECK_CONTAINS(log, "invalid bpf_context access");
 	/* without CAP_NET_ADMIN an lwt program does not load */
 	o.caps = KBPF_CAP_BPF;
 	log[0] = 0;
 	const struct bpf_insn ret0[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
-	CHECK(kbpf_prog_verify(ret0, 2, &o) != 0);
+	CHECK(kbpf_prog_verify(ret0, 2, &o, NULL) != 0);
 	kbpf_host_free(host);
 }
 

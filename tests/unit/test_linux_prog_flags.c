@@ -40,15 +40,14 @@ static const struct bpf_insn pkt_prog[] = {
 };
 
 static int verify(const struct bpf_insn *insns, size_t cnt, const char *type, uint32_t flags,
-		  struct kbpf_verify_opts *out)
+		  struct kbpf_verify_result *out)
 {
 	struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = host, .prog_type = type, .maps = &map, .nr_maps = 1,
 				       .license = "GPL", .log_level = KBPF_LOG_STATS, .log_buf = log_buf,
 				       .log_size = sizeof(log_buf), .prog_flags = flags };
-	int ret = kbpf_prog_verify(insns, cnt, &vo);
 	if (out)
-		*out = vo;
-	return ret;
+		*out = (struct kbpf_verify_result){ .sz = sizeof(*out) };
+	return kbpf_prog_verify(insns, cnt, &vo, out);
 }
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -80,13 +79,13 @@ static void test_unknown_flag(void)
 
 static void test_state_freq(void)
 {
-	struct kbpf_verify_opts a, b;
+	struct kbpf_verify_result a, b, r = { .sz = sizeof(r) };
 	CHECK_EQ_U64(verify(pkt_prog, N(pkt_prog), "sched_cls", 0, &a), 0);
 	CHECK_EQ_U64(verify(pkt_prog, N(pkt_prog), "sched_cls", BPF_F_TEST_STATE_FREQ, &b), 0);
 	struct kbpf_verify_opts c = { .sz = sizeof(c), .host = host, .prog_type = "sched_cls", .test_state_freq = 1 };
-	CHECK_EQ_U64(kbpf_prog_verify(pkt_prog, N(pkt_prog), &c), 0);
+	CHECK_EQ_U64(kbpf_prog_verify(pkt_prog, N(pkt_prog), &c, &r), 0);
 	CHECK(b.total_states > a.total_states); /* a checkpoint at every prune point */
-	CHECK_EQ_U64(b.total_states, c.total_states);
+	CHECK_EQ_U64(b.total_states, r.total_states);
 }
 
 static void test_prog_create(void)

@@ -29,8 +29,9 @@ static void test_verify(void)
 		return;
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "raw_tracepoint.w", .license = "GPL",
 				      .log_buf = log, .log_size = sizeof(log) };
-	CHECK_EQ_U64(kbpf_prog_verify(writer, sizeof(writer) / sizeof(writer[0]), &o), 0);
-	CHECK_EQ_U64(o.max_tp_access, 16);
+	struct kbpf_verify_result res = { .sz = sizeof(res) };
+	CHECK_EQ_U64(kbpf_prog_verify(writer, sizeof(writer) / sizeof(writer[0]), &o, &res), 0);
+	CHECK_EQ_U64(res.max_tp_access, 16);
 	/* a variable offset, a negative one, ctx[0] written or read narrowly: refused */
 	const struct bpf_insn var[] = {
 		BPF_LDX_MEM(BPF_DW, BPF_REG_6, BPF_REG_1, 0),
@@ -41,7 +42,7 @@ static void test_verify(void)
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 	};
-	CHECK(kbpf_prog_verify(var, sizeof(var) / sizeof(var[0]), &o) < 0);
+	CHECK(kbpf_prog_verify(var, sizeof(var) / sizeof(var[0]), &o, NULL) < 0);
 	CHECK_CONTAINS(log, "R6 invalid variable buffer offset: off=0, var_off=(0x0; 0x8)");
 	const struct bpf_insn neg[] = {
 		BPF_LDX_MEM(BPF_DW, BPF_REG_6, BPF_REG_1, 0),
@@ -49,18 +50,18 @@ static void test_verify(void)
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 	};
-	CHECK(kbpf_prog_verify(neg, sizeof(neg) / sizeof(neg[0]), &o) < 0);
+	CHECK(kbpf_prog_verify(neg, sizeof(neg) / sizeof(neg[0]), &o, NULL) < 0);
 	CHECK_CONTAINS(log, "R6 invalid tracepoint buffer access: off=-1, size=1");
 	const struct bpf_insn narrow[] = {
 		BPF_LDX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, 0),
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 	};
-	CHECK(kbpf_prog_verify(narrow, sizeof(narrow) / sizeof(narrow[0]), &o) < 0);
+	CHECK(kbpf_prog_verify(narrow, sizeof(narrow) / sizeof(narrow[0]), &o, NULL) < 0);
 	CHECK_CONTAINS(log, "invalid bpf_context access off=0 size=4");
 	/* plain raw_tracepoint: ctx[0] is a scalar, no buffer to write */
 	o.prog_type = "raw_tracepoint";
-	CHECK(kbpf_prog_verify(writer, sizeof(writer) / sizeof(writer[0]), &o) < 0);
+	CHECK(kbpf_prog_verify(writer, sizeof(writer) / sizeof(writer[0]), &o, NULL) < 0);
 	kbpf_host_free(host);
 }
 

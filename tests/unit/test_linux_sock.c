@@ -31,7 +31,7 @@ static int verify(struct kbpf_host *host, const char *type, const struct bpf_ins
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = type, .license = "GPL",
 				      .log_buf = log, .log_size = log_size };
 	log[0] = 0;
-	return kbpf_prog_verify(insns, cnt, &o);
+	return kbpf_prog_verify(insns, cnt, &o, NULL);
 }
 
 static void test_records(void)

@@ -100,9 +100,10 @@ static void run_both(struct kbpf_prog *p, void *ctx, size_t ctx_size, const void
 	};
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .args = { P(ctx) },
 				    .regions = regions, .nr_regions = sock ? 2 : 1 };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	uint64_t r0 = ~0ull;
-	CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro), 0);
-	CHECK_EQ_U64(ro.retval, want);
+	CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro, &rr), 0);
+	CHECK_EQ_U64(rr.retval, want);
 	CHECK_EQ_U64(kbpf_prog_run(p, ctx, &r0), 0);
 	CHECK_EQ_U64(r0, want);
 }
@@ -209,7 +210,7 @@ static int verify(struct kbpf_host *host, const char *type, const struct bpf_ins
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = type, .license = "GPL",
 				      .maps = maps, .nr_maps = nr_maps, .log_buf = log, .log_size = log_size };
 	log[0] = 0;
-	return kbpf_prog_verify(insns, cnt, &o);
+	return kbpf_prog_verify(insns, cnt, &o, NULL);
 }
 
 /* The verifier's socket-map rules, with Linux's messages. */
@@ -428,8 +429,9 @@ static void test_sk_reuseport_run(void)
 		ctx.md.hash = 1;
 		struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .args = { P(&ctx) },
 					    .regions = regions, .nr_regions = 2 };
-		CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro), 0);
-		CHECK_EQ_U64(ro.retval, SK_PASS);
+		struct kbpf_run_result rr = { .sz = sizeof(rr) };
+		CHECK_EQ_U64(kbpf_prog_run_opts(p, &ro, &rr), 0);
+		CHECK_EQ_U64(rr.retval, SK_PASS);
 		CHECK(ctx.selected_sk == &b);
 		pkt[0] = 0x41;
 		CHECK_EQ_U64(kbpf_linux_reuseport_run(p, &ctx, &sel), (uint64_t)-ECONNREFUSED);
@@ -516,7 +518,7 @@ static void test_skc_casts(void)
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "sched_cls", .license = "GPL",
 				      .caps = KBPF_CAP_BPF | KBPF_CAP_NET_ADMIN, .log_buf = log,
 				      .log_size = sizeof(log) };
-	CHECK_EQ_U64(kbpf_prog_verify(cast_prog, N(cast_prog), &o), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(kbpf_prog_verify(cast_prog, N(cast_prog), &o, NULL), (uint64_t)-EINVAL);
 	CHECK_CONTAINS(log, "program of this type cannot use helper bpf_skc_to_tcp_sock#137");
 
 	uint8_t buf[256 + 64] = { 0 };

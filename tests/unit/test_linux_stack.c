@@ -169,8 +169,9 @@ __attribute__((noinline)) int stack_test_runner(const struct kbpf_prog *p, uint6
 		err = (int)res.err;
 	} else if (runner_entry == 2) {
 		struct kbpf_run_opts o = { .sz = sizeof(o), .args = { (uint64_t)(uintptr_t)ctx } };
-		err = kbpf_prog_run_opts(p, &o);
-		*r0 = o.retval;
+		struct kbpf_run_result res = { .sz = sizeof(res) };
+		err = kbpf_prog_run_opts(p, &o, &res);
+		*r0 = res.retval;
 	} else {
 		err = kbpf_prog_run(p, ctx, r0);
 	}
@@ -318,9 +319,9 @@ static void test_verifier_rules(void)
 	struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = host, .prog_type = "raw_tracepoint",
 				       .license = "GPL", .maps = maps, .nr_maps = 2, .log_buf = log,
 				       .log_size = sizeof(log), .log_level = 1 };
-	CHECK(kbpf_prog_verify(lookup, sizeof(lookup) / sizeof(lookup[0]), &vo) < 0);
+	CHECK(kbpf_prog_verify(lookup, sizeof(lookup) / sizeof(lookup[0]), &vo, NULL) < 0);
 	CHECK_CONTAINS(log, "cannot pass map_type 7 into func bpf_map_lookup_elem#1");
-	CHECK(kbpf_prog_verify(stackid_array, sizeof(stackid_array) / sizeof(stackid_array[0]), &vo) < 0);
+	CHECK(kbpf_prog_verify(stackid_array, sizeof(stackid_array) / sizeof(stackid_array[0]), &vo, NULL) < 0);
 	CHECK_CONTAINS(log, "cannot pass map_type 2 into func bpf_get_stackid#27");
 	kbpf_map_free(maps[0]);
 	kbpf_map_free(maps[1]);

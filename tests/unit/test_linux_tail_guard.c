@@ -20,14 +20,15 @@ static const struct bpf_insn prog[] = {
 };
 #define CALL_AT 4
 
-static int verify(struct kbpf_host *host, struct kbpf_map *map, int unpriv, struct kbpf_verify_opts *o)
+static int verify(struct kbpf_host *host, struct kbpf_map *map, int unpriv, struct kbpf_verify_result *r)
 {
 	static char log[1 << 14];
-	*o = (struct kbpf_verify_opts){ .sz = sizeof(*o), .host = host, .prog_type = "socket_filter",
-					.maps = &map, .nr_maps = 1, .license = "GPL", .unprivileged = unpriv,
-					.log_level = KBPF_LOG_LEVEL1, .log_buf = log, .log_size = sizeof(log),
-					.xlated_alloc = 1 };
-	int err = kbpf_prog_verify(prog, sizeof(prog) / sizeof(prog[0]), o);
+	const struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "socket_filter",
+					    .maps = &map, .nr_maps = 1, .license = "GPL", .unprivileged = unpriv,
+					    .log_level = KBPF_LOG_LEVEL1, .log_buf = log, .log_size = sizeof(log),
+					    .xlated_alloc = 1 };
+	*r = (struct kbpf_verify_result){ .sz = sizeof(*r) };
+	int err = kbpf_prog_verify(prog, sizeof(prog) / sizeof(prog[0]), &o, r);
 	if (err)
 		fprintf(stderr, "%s\n", log);
 	return err;
@@ -39,7 +40,7 @@ static void test_guard(void)
 	struct kbpf_map *map = NULL;
 	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_PROG_ARRAY, .key_size = 4,
 				    .value_size = 4, .max_entries = 5, .name = "jmp" };
-	struct kbpf_verify_opts o;
+	struct kbpf_verify_result o;
 
 	CHECK(host && !kbpf_linux_host_add(host));
 	CHECK_EQ_U64(kbpf_map_create(&def, &map), 0);

@@ -48,7 +48,7 @@ static int verify(struct kbpf_host *host, const char *type, const char *func, co
 				      .log_level = KBPF_LOG_LEVEL1, .log_buf = log, .log_size = log_size,
 				      .attach_btf_id = func ? func_id(host, func) : 0 };
 	log[0] = 0;
-	return kbpf_prog_verify(insns, cnt, &o);
+	return kbpf_prog_verify(insns, cnt, &o, NULL);
 }
 
 #define VERIFY(type, func, insns) verify(host, type, func, insns, sizeof(insns) / sizeof(insns[0]), log, sizeof(log))
@@ -317,10 +317,11 @@ static void test_narrow_pointer_read(void)
 	};
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "fentry", .license = "GPL",
 				      .attach_btf_id = func_id(host, "bpf_fentry_test8"), .xlated_alloc = 1 };
-	CHECK_EQ_U64(kbpf_prog_verify(narrow, 4, &o), 0);
-	CHECK(o.xlated_prog && o.xlated_prog[0].code == (BPF_LDX | BPF_MEM | BPF_DW) && o.xlated_prog[0].off == 0);
-	free(o.xlated_prog);
-	free(o.xlated_idx);
+	struct kbpf_verify_result res = { .sz = sizeof(res) };
+	CHECK_EQ_U64(kbpf_prog_verify(narrow, 4, &o, &res), 0);
+	CHECK(res.xlated_prog && res.xlated_prog[0].code == (BPF_LDX | BPF_MEM | BPF_DW) && res.xlated_prog[0].off == 0);
+	free(res.xlated_prog);
+	free(res.xlated_idx);
 	/* it runs, the pointer whole (a truncated one would fault), on both engines */
 	for (int jit = 0; jit < 2; jit++) {
 		struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .prog_type = "fentry", .license = "GPL",
@@ -374,7 +375,7 @@ static void test_d_path(void)
 		struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "fentry", .license = "GPL",
 					      .attach_btf_id = func_id(host, targets[i]), .maps = maps, .nr_maps = 1,
 					      .log_buf = log, .log_size = sizeof(log) };
-		int r = kbpf_prog_verify(prog, sizeof(prog) / sizeof(prog[0]), &o);
+		int r = kbpf_prog_verify(prog, sizeof(prog) / sizeof(prog[0]), &o, NULL);
 		if (i == 0) {
 			CHECK_EQ_U64(r, 0);
 		} else if (i == 1) {

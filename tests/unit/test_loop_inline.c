@@ -53,23 +53,24 @@ static int verify(const struct prog_desc *d, struct bpf_insn **xl, uint32_t *xcn
 	struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = host, .prog_type = PTYPE, .license = "GPL",
 				       .log_buf = log, .log_size = sizeof(log), .prog_btf = btf, .func_info = fi,
 				       .nr_func_info = (uint32_t)d->nr, .xlated_alloc = 1 };
-	int ret = kbpf_prog_verify(d->insns, d->cnt, &vo);
+	struct kbpf_verify_result vr = { .sz = sizeof(vr) };
+	int ret = kbpf_prog_verify(d->insns, d->cnt, &vo, &vr);
 	if (ret)
 		fprintf(stderr, "verify: %d: %s\n", ret, log);
-	*xl = vo.xlated_prog;
-	*xcnt = vo.xlated_cnt;
+	*xl = vr.xlated_prog;
+	*xcnt = vr.xlated_cnt;
 	if (!ret) {
 		/* where each insn went: after each inlined call, 18 further on */
-		CHECK(vo.xlated_idx && vo.xlated_idx[0] == 0 && vo.xlated_idx[d->cnt] == vo.xlated_cnt);
-		for (size_t i = 0; vo.xlated_idx && i < d->cnt; i++) {
-			uint32_t step = vo.xlated_idx[i + 1] - vo.xlated_idx[i];
-			CHECK(step == 1 || (step == PATCH_LEN && vo.xlated_prog[vo.xlated_idx[i]].code ==
+		CHECK(vr.xlated_idx && vr.xlated_idx[0] == 0 && vr.xlated_idx[d->cnt] == vr.xlated_cnt);
+		for (size_t i = 0; vr.xlated_idx && i < d->cnt; i++) {
+			uint32_t step = vr.xlated_idx[i + 1] - vr.xlated_idx[i];
+			CHECK(step == 1 || (step == PATCH_LEN && vr.xlated_prog[vr.xlated_idx[i]].code ==
 								     (BPF_JMP | BPF_JLE | BPF_K)));
 		}
 	}
-	free(vo.xlated_idx);
+	free(vr.xlated_idx);
 	for (int i = 0; depth && i < d->nr; i++)
-		depth[i] = vo.stack_depth[i];
+		depth[i] = vr.stack_depth[i];
 	return ret;
 }
 
@@ -397,10 +398,11 @@ static void test_same_count_api(void)
 	fill_fi(&d, fi);
 	struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = host, .prog_type = PTYPE, .license = "GPL",
 				       .prog_btf = btf, .func_info = fi, .nr_func_info = 2, .xlated_insns = out };
-	CHECK(kbpf_prog_verify(d.insns, d.cnt, &vo) == 0);
+	struct kbpf_verify_result vr = { .sz = sizeof(vr) };
+	CHECK(kbpf_prog_verify(d.insns, d.cnt, &vo, &vr) == 0);
 	CHECK(!memcmp(out, prog_sum, sizeof(out)));
-	CHECK(vo.xlated_prog == NULL);
-	CHECK(vo.stack_depth[0] == 32); /* the statistics are the rewritten program's, as Linux's */
+	CHECK(vr.xlated_prog == NULL);
+	CHECK(vr.stack_depth[0] == 32); /* the statistics are the rewritten program's, as Linux's */
 }
 
 int main(void)

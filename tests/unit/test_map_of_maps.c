@@ -213,12 +213,13 @@ static uint64_t run_checked(struct kbpf_prog *prog, int *rc)
 	struct kbpf_mem_region r = { ctx, sizeof(ctx), KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" };
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .regions = &r, .nr_regions = 1,
 				    .max_insns = 100000, .err = err, .err_size = sizeof(err) };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 
 	ro.args[0] = (uint64_t)(uintptr_t)ctx;
-	*rc = kbpf_prog_run_opts(prog, &ro);
+	*rc = kbpf_prog_run_opts(prog, &ro, &rr);
 	if (*rc)
 		fprintf(stderr, "checked run: %s\n", err);
-	return ro.retval;
+	return rr.retval;
 }
 
 static void run_two_level(uint32_t outer_type)
@@ -299,7 +300,7 @@ static int verify(struct kbpf_map *outer, const struct bpf_insn *insns, size_t c
 				      .nr_maps = 1, .license = "GPL", .log_level = 1, .log_buf = log,
 				      .log_size = size };
 
-	return kbpf_prog_verify(insns, cnt, &o);
+	return kbpf_prog_verify(insns, cnt, &o, NULL);
 }
 
 #define LOOKUP_OUTER                                                   \

@@ -267,7 +267,7 @@ static void test_rodata_write_stopped(void)
 		return;
 	CHECK_EQ_U64(kbpf_program_set_autoload(kbpf_object_find_program(obj, "write_rodata"), true), 0);
 	CHECK_EQ_U64(kbpf_object_load(obj), 0);
-	CHECK_EQ_U64(kbpf_prog_run_opts(kbpf_program_prog(kbpf_object_find_program(obj, "write_rodata")), &ro),
+	CHECK_EQ_U64(kbpf_prog_run_opts(kbpf_program_prog(kbpf_object_find_program(obj, "write_rodata")), &ro, NULL),
 		     -EFAULT);
 	CHECK_CONTAINS(err, "region .rodata is not writable");
 	CHECK_EQ_U64(map_u32(kbpf_object_find_map(obj, ".rodata"), 0), 20);

@@ -46,8 +46,9 @@ static void test_counts(void)
 			struct kbpf_mem_region r = { &skb, sizeof(skb), KBPF_MEM_READ | KBPF_MEM_WRITE, "ctx" };
 			struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)&skb },
 						    .flags = i == 3 ? KBPF_RUN_CHECKED : 0, .regions = &r, .nr_regions = 1 };
-			CHECK_EQ_U64(kbpf_prog_run_opts(kbpf_program_prog(p), &ro), 0);
-			CHECK_EQ_U64(ro.retval, runs & 1 ? 0 : 1);
+			struct kbpf_run_result rr = { .sz = sizeof(rr) };
+			CHECK_EQ_U64(kbpf_prog_run_opts(kbpf_program_prog(p), &ro, &rr), 0);
+			CHECK_EQ_U64(rr.retval, runs & 1 ? 0 : 1);
 			runs++;
 			bytes += skb.len;
 		}

@@ -41,11 +41,12 @@ static uint64_t run_on(struct kbpf_object *obj, const char *name, struct th_ctx 
 		.sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)ctx }, .flags = checked ? KBPF_RUN_CHECKED : 0,
 		.regions = regions, .nr_regions = 3, .err = msg, .err_size = sizeof(msg),
 	};
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 
-	*err = p && kbpf_program_prog(p) ? kbpf_prog_run_opts(kbpf_program_prog(p), &ro) : -ENOENT;
+	*err = p && kbpf_program_prog(p) ? kbpf_prog_run_opts(kbpf_program_prog(p), &ro, &rr) : -ENOENT;
 	if (*err)
 		snprintf(test_log, sizeof(test_log), "%s", msg);
-	return ro.retval;
+	return rr.retval;
 }
 
 static void test_core_relocations(void)

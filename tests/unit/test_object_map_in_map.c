@@ -44,14 +44,15 @@ static uint64_t run_u32(struct kbpf_object *obj, const char *name, uint32_t *ctx
 		.sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)ctx }, .flags = checked ? KBPF_RUN_CHECKED : 0,
 		.regions = &r, .nr_regions = 1, .err = err, .err_size = sizeof(err),
 	};
-	int ret = p && kbpf_program_prog(p) ? kbpf_prog_run_opts(kbpf_program_prog(p), &ro) : -ENOENT;
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
+	int ret = p && kbpf_program_prog(p) ? kbpf_prog_run_opts(kbpf_program_prog(p), &ro, &rr) : -ENOENT;
 
 	if (ret) {
 		fprintf(stderr, "run %s: %d: %s\n", name, ret, err);
 		test_failed_now = 1;
 		return UINT64_MAX;
 	}
-	return ro.retval;
+	return rr.retval;
 }
 
 static void test_definitions(void)

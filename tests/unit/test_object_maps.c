@@ -191,18 +191,19 @@ static void test_checked_outside_maps(void)
 	struct kbpf_prog_opts po = { .sz = sizeof(po), .trusted_unverified = 1, .host = host, .maps = maps, .nr_maps = 1 };
 	CHECK_EQ_U64(kbpf_prog_create(insns, 2, &po, &prog), 0);
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .err = err, .err_size = sizeof(err) };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	ro.args[0] = (uint64_t)(uintptr_t)&secret;
-	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), -EFAULT);
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), -EFAULT);
 	CHECK_CONTAINS(err, "insn 0: invalid read");
 	/* the map's value is fine */
 	void *addr;
 	CHECK_EQ_U64(kbpf_map_direct_value_addr(maps[0], 0, &addr), 0);
 	ro.args[0] = (uint64_t)(uintptr_t)addr;
-	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), 0);
-	CHECK_EQ_U64(ro.retval & 0xffffffff, 10);
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), 0);
+	CHECK_EQ_U64(rr.retval & 0xffffffff, 10);
 	/* ... but not one byte past it */
 	ro.args[0] = (uint64_t)(uintptr_t)addr + kbpf_map_value_size(maps[0]) - 4;
-	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), -EFAULT);
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), -EFAULT);
 	kbpf_prog_free(prog);
 out:
 	kbpf_object_close(obj);

@@ -87,6 +87,7 @@ static inline uint64_t run_prog(struct kbpf_object *obj, const char *name, void 
 		.sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)ctx }, .flags = checked ? KBPF_RUN_CHECKED : 0,
 		.err = err, .err_size = sizeof(err),
 	};
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	int ret;
 
 	if (!p || !kbpf_program_prog(p)) {
@@ -94,13 +95,13 @@ static inline uint64_t run_prog(struct kbpf_object *obj, const char *name, void 
 		test_failed_now = 1;
 		return UINT64_MAX;
 	}
-	ret = kbpf_prog_run_opts(kbpf_program_prog(p), &ro);
+	ret = kbpf_prog_run_opts(kbpf_program_prog(p), &ro, &rr);
 	if (ret) {
 		fprintf(stderr, "run %s: %d: %s\n", name, ret, err);
 		test_failed_now = 1;
 		return UINT64_MAX;
 	}
-	return ro.retval;
+	return rr.retval;
 }
 
 #define SKIP_WITHOUT_OBJECTS()                                                              \

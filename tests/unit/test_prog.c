@@ -24,18 +24,22 @@ static void test_create_and_run(void)
 	CHECK_EQ_U64(r0, 42);
 
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { 9 } };
-	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), 0);
-	CHECK_EQ_U64(ro.retval, 10);
-	CHECK_EQ_U64((uint64_t)ro.fault_insn, (uint64_t)-1);
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), 0);
+	CHECK_EQ_U64(rr.retval, 10);
+	CHECK_EQ_U64((uint64_t)rr.fault_insn, (uint64_t)-1);
 	ro.flags = KBPF_RUN_CHECKED;
-	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), 0);
-	CHECK_EQ_U64(ro.retval, 10);
-	CHECK_EQ_U64(ro.insns_executed, 3);
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), 0);
+	CHECK_EQ_U64(rr.retval, 10);
+	CHECK_EQ_U64(rr.insns_executed, 3);
 	ro.flags = 0x80; /* unknown flag */
-	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), (uint64_t)-EINVAL);
 	ro.flags = 0;
-	ro.sz = 8; /* too old to hold the outputs */
-	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro), (uint64_t)-EINVAL);
+	ro.sz = 8; /* the oldest options: no arguments (the outputs are not in them) */
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), 0);
+	CHECK_EQ_U64(rr.retval, 1);
+	ro.sz = 4; /* not even sz */
+	CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro, &rr), (uint64_t)-EINVAL);
 	kbpf_prog_free(prog);
 
 	/* NULL options: defaults, which verify nothing, so the program is refused */

@@ -163,6 +163,7 @@ static void test_entries_interleaved(void)
 		uint64_t ctx = k % 2 ? 0 : 1000 + (uint64_t)k, r0 = JUNK;
 		int want = ctx ? 0 : -E2BIG;
 		struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)&ctx } };
+		struct kbpf_run_result rr = { .sz = sizeof(rr) };
 		struct kbpf_prog_result r;
 
 		switch (k % 3) {
@@ -176,9 +177,9 @@ static void test_entries_interleaved(void)
 			CHECK_EQ_U64(r.retval, ctx);
 			break;
 		default:
-			ro.retval = JUNK;
-			CHECK(kbpf_prog_run_opts(p, &ro) == want);
-			CHECK_EQ_U64(ro.retval, ctx);
+			rr.retval = JUNK;
+			CHECK(kbpf_prog_run_opts(p, &ro, &rr) == want);
+			CHECK_EQ_U64(rr.retval, ctx);
 			break;
 		}
 	}

@@ -343,7 +343,7 @@ static void test_verifier_rules(void)
 		const struct bpf_insn ok[] = { TIMER_INIT(8, 0) };
 		struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = host, .prog_type = "cgroup_skb", .maps = tm,
 					       .nr_maps = 2, .license = "GPL", .log_buf = log, .log_size = sizeof(log) };
-		CHECK_EQ_U64(kbpf_prog_verify(ok, ARRAY_SIZE(ok), &vo), 0);
+		CHECK_EQ_U64(kbpf_prog_verify(ok, ARRAY_SIZE(ok), &vo, NULL), 0);
 
 		/* bpf_timer_set_callback (6.1 push_async_cb, set_timer_callback_state): the
 		 * callback at insn 22 is walked on its own with R1 = map, R2 = key, R3 = value */
@@ -357,7 +357,7 @@ static void test_verifier_rules(void)
 		vo.prog_btf = btf;
 		vo.func_info = fi;
 		vo.nr_func_info = 2;
-#define AREJECTS(msg, ...)                                                                             	do {                                                                                           		const struct bpf_insn i_[] = { ASYNC_PROG(__VA_ARGS__) };                              		log[0] = 0;                                                                            		CHECK(kbpf_prog_verify(i_, ARRAY_SIZE(i_), &vo) < 0);                                  		CHECK_CONTAINS(log, msg);                                                              	} while (0)
+#define AREJECTS(msg, ...)                                                                             	do {                                                                                           		const struct bpf_insn i_[] = { ASYNC_PROG(__VA_ARGS__) };                              		log[0] = 0;                                                                            		CHECK(kbpf_prog_verify(i_, ARRAY_SIZE(i_), &vo, NULL) < 0);                                  		CHECK_CONTAINS(log, msg);                                                              	} while (0)
 		AREJECTS("At async callback return the register R0 has smin=1 smax=1 should have been in [0, 0]",
 			 BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN());
 		AREJECTS("R4 !read_ok", BPF_MOV64_REG(BPF_REG_0, BPF_REG_4), BPF_EXIT_INSN());
@@ -377,7 +377,7 @@ static void test_verifier_rules(void)
 		vo.log_buf = big;
 		vo.log_size = sizeof(big);
 		vo.log_level = KBPF_LOG_LEVEL2;
-		CHECK_EQ_U64(kbpf_prog_verify(again, ARRAY_SIZE(again), &vo), 0);
+		CHECK_EQ_U64(kbpf_prog_verify(again, ARRAY_SIZE(again), &vo, NULL), 0);
 		CHECK_CONTAINS(big, " async_cb");
 	}
 	kbpf_map_free(tm[0]);
@@ -425,13 +425,13 @@ static void test_prune_lock_identity(void)
 	for (int freq = 0; freq < 2; freq++) {
 		vo.test_state_freq = freq;
 		log[0] = 0;
-		CHECK(kbpf_prog_verify(bad, ARRAY_SIZE(bad), &vo) < 0);
+		CHECK(kbpf_prog_verify(bad, ARRAY_SIZE(bad), &vo, NULL) < 0);
 		CHECK_CONTAINS(log, "bpf_spin_unlock of different lock");
 		/* the same shape that keeps the pointer to the held value is accepted (and
 		 * pruned at join with the forced checkpoints) */
 		log[0] = 0;
 		vo.log_level = KBPF_LOG_LEVEL2;
-		CHECK_EQ_U64(kbpf_prog_verify(good, ARRAY_SIZE(good), &vo), 0);
+		CHECK_EQ_U64(kbpf_prog_verify(good, ARRAY_SIZE(good), &vo, NULL), 0);
 		if (freq)
 			CHECK_CONTAINS(log, "25: safe");
 		vo.log_level = KBPF_LOG_LEVEL1;
@@ -439,7 +439,7 @@ static void test_prune_lock_identity(void)
 	/* unprivileged: bpf_spin_lock is not offered (Linux's bpf_base_func_proto) */
 	vo.unprivileged = 1;
 	log[0] = 0;
-	CHECK(kbpf_prog_verify(bad, ARRAY_SIZE(bad), &vo) < 0);
+	CHECK(kbpf_prog_verify(bad, ARRAY_SIZE(bad), &vo, NULL) < 0);
 	CHECK_CONTAINS(log, "program of this type cannot use helper bpf_spin_lock#93");
 	kbpf_map_free(maps[0]);
 	btf__free(btf);

@@ -136,7 +136,7 @@ static int verify_as(const struct bpf_insn *insns, size_t cnt, const char *type,
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = type, .license = "GPL",
 				      .log_buf = vlog_buf, .log_size = sizeof(vlog_buf), .log_level = level,
 				      .attach_btf_id = member_type("kv_ops", member), .attach_member = member };
-	return kbpf_prog_verify(insns, cnt, &o);
+	return kbpf_prog_verify(insns, cnt, &o, NULL);
 }
 
 #define VERIFY(type, member, level, ...)                                                              \
@@ -247,7 +247,7 @@ static void test_arg_kinds(void)
 	struct bpf_insn ret0[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "kv_plain", .log_buf = vlog_buf,
 				      .log_size = sizeof(vlog_buf), .attach_btf_id = sock_id };
-	CHECK_EQ_U64(kbpf_prog_verify(ret0, 2, &o), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(kbpf_prog_verify(ret0, 2, &o, NULL), (uint64_t)-EINVAL);
 	char want[64];
 	snprintf(want, sizeof(want), "attach_btf_id %u is not a function", sock_id);
 	CHECK_CONTAINS(vlog_buf, want);

@@ -61,9 +61,10 @@ static int run(struct kbpf_prog *p, enum mode mode, void *ctx, size_t ctx_len, u
 				    .flags = mode == M_CHECKED ? KBPF_RUN_CHECKED : 0,
 				    .regions = ctx_len ? &region : NULL, .nr_regions = ctx_len ? 1 : 0,
 				    .err = err, .err_size = err_size };
-	int ret = kbpf_prog_run_opts(p, &ro);
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
+	int ret = kbpf_prog_run_opts(p, &ro, &rr);
 
-	*r0 = ro.retval;
+	*r0 = rr.retval;
 	return ret;
 }
 

@@ -99,10 +99,11 @@ static void *job_run(void *arg)
 	struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)&j->ctx },
 				    .flags = j->mode == M_CHECKED ? KBPF_RUN_CHECKED : 0, .regions = &region,
 				    .nr_regions = 1 };
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 
 	stack_low = 0;
-	j->ret = kbpf_prog_run_opts(j->p, &ro);
-	j->r0 = ro.retval;
+	j->ret = kbpf_prog_run_opts(j->p, &ro, &rr);
+	j->r0 = rr.retval;
 	j->used = stack_low ? top - stack_low : 0;
 	return NULL;
 }

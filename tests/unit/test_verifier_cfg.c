@@ -7,7 +7,7 @@ static int raw_verify(const struct bpf_insn *insns, size_t cnt)
 {
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = tv_host, .prog_type = "t_plain", .log_level = 1,
 				      .log_buf = tv_log, .log_size = sizeof(tv_log) };
-	return kbpf_prog_verify(insns, cnt, &o);
+	return kbpf_prog_verify(insns, cnt, &o, NULL);
 }
 
 static void test_jumps(void)
@@ -97,10 +97,10 @@ static void test_opcodes(void)
 				  BPF_EXIT_INSN() };
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = tv_host, .prog_type = "t_plain", .log_level = 1,
 				      .log_buf = tv_log, .log_size = sizeof(tv_log) };
-	CHECK(kbpf_prog_verify(bad, 2, &o) == -EINVAL);
+	CHECK(kbpf_prog_verify(bad, 2, &o, NULL) == -EINVAL);
 	CHECK_CONTAINS(tv_log, "unknown opcode df");
 	o.prog_type = "nope";
-	CHECK(kbpf_prog_verify(bad, 2, &o) == -ENOENT);
+	CHECK(kbpf_prog_verify(bad, 2, &o, NULL) == -ENOENT);
 }
 
 static void test_stats(void)

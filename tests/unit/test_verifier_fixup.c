@@ -66,8 +66,8 @@ static int verify_xlated(const char *text, const char *type, struct bpf_insn *ou
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = tv_host, .prog_type = type, .license = "GPL",
 				      .log_level = 1, .log_buf = tv_log, .log_size = sizeof(tv_log),
 				      .xlated_insns = out };
-	int r = kbpf_prog_verify(insns, *cnt, &o);
-	tv_last = o;
+	tv_last = (struct kbpf_verify_result){ .sz = sizeof(tv_last) };
+	int r = kbpf_prog_verify(insns, *cnt, &o, &tv_last);
 	free(insns);
 	return r;
 }
@@ -121,13 +121,61 @@ static void test_rejected_or_old_callers(void)
 	char err[128];
 	CHECK(kbpf_asm(PKT_LEN_PROG, KBPF_ASM_PSEUDO_C, &insns, &cnt, err, sizeof(err)) == 0);
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = tv_host, .prog_type = "t_conv" };
-	CHECK(kbpf_prog_verify(insns, cnt, &o) == 0);
-	CHECK_EQ_U64(o.nr_ctx_conv, 0);
+	struct kbpf_verify_result res = { .sz = sizeof(res) };
+	CHECK(kbpf_prog_verify(insns, cnt, &o, &res) == 0);
+	CHECK_EQ_U64(res.nr_ctx_conv, 0);
 	o.sz = offsetof(struct kbpf_verify_opts, xlated_insns);
 	o.xlated_insns = x;
 	x[0].off = 77;
-	CHECK(kbpf_prog_verify(insns, cnt, &o) == 0);
+	CHECK(kbpf_prog_verify(insns, cnt, &o, &res) == 0);
 	CHECK_EQ_U64(x[0].off, 77);
+	free(insns);
+}
+
+/* The results come back in their own struct, versioned by sz like the options: an older
+ * caller's shorter struct is written only as far as it goes, a newer caller's longer one
+ * is zeroed past what this build knows; opts are never written. */
+static void test_result_struct(void)
+{
+	struct bpf_insn *insns = NULL;
+	size_t cnt = 0;
+	char err[128];
+	CHECK(kbpf_asm(PKT_LEN_PROG, KBPF_ASM_PSEUDO_C, &insns, &cnt, err, sizeof(err)) == 0);
+	const struct kbpf_verify_opts o = { .sz = sizeof(o), .host = tv_host, .prog_type = "t_conv" };
+	struct {
+		struct kbpf_verify_result r;
+		uint64_t newer[4];
+	} big;
+	memset(&big, 0xee, sizeof(big));
+	big.r.sz = sizeof(big);
+	CHECK(kbpf_prog_verify(insns, cnt, &o, &big.r) == 0);
+	CHECK_EQ_U64(big.r.error_insn, (uint64_t)-1);
+	CHECK(big.r.insns_processed > 0 && big.r.nr_subprogs == 1);
+	CHECK(big.r.xlated_prog == NULL && big.r.xlated_idx == NULL);
+	CHECK(big.newer[0] == 0 && big.newer[3] == 0);
+	/* an older caller's struct that ends after error_insn: nothing past it is touched */
+	memset(&big, 0xee, sizeof(big));
+	big.r.sz = offsetof(struct kbpf_verify_result, insns_processed);
+	CHECK(kbpf_prog_verify(insns, cnt, &o, &big.r) == 0);
+	CHECK_EQ_U64(big.r.error_insn, (uint64_t)-1);
+	CHECK_EQ_U64(big.r.insns_processed, 0xeeeeeeeeu);
+	/* no result wanted */
+	CHECK(kbpf_prog_verify(insns, cnt, &o, NULL) == 0);
+	/* a result too small for its sz, or a full rewrite with nowhere to go: -EINVAL */
+	big.r.sz = 4;
+	CHECK_EQ_U64(kbpf_prog_verify(insns, cnt, &o, &big.r), (uint64_t)-EINVAL);
+	struct kbpf_verify_opts alloc = o;
+	alloc.xlated_alloc = 1;
+	CHECK_EQ_U64(kbpf_prog_verify(insns, cnt, &alloc, NULL), (uint64_t)-EINVAL);
+	big.r.sz = offsetof(struct kbpf_verify_result, xlated_idx);
+	CHECK_EQ_U64(kbpf_prog_verify(insns, cnt, &alloc, &big.r), (uint64_t)-EINVAL);
+	/* a rejected program: where, and the statistics */
+	struct kbpf_verify_result res = { .sz = sizeof(res) };
+	struct bpf_insn bad[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_2, 0),
+				  BPF_EXIT_INSN() };
+	CHECK_EQ_U64(kbpf_prog_verify(bad, 3, &o, &res), (uint64_t)-EACCES);
+	CHECK_EQ_U64(res.error_insn, 1);
+	CHECK_EQ_U64(res.insns_processed, 2);
 	free(insns);
 }
 
@@ -163,9 +211,10 @@ static void run_all(const char *text, const char *type, uint8_t *pkt, size_t len
 			struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = checked ? KBPF_RUN_CHECKED : 0,
 						    .regions = regs, .nr_regions = 2, .max_insns = 100000,
 						    .err = err, .err_size = sizeof(err) };
+			struct kbpf_run_result rr = { .sz = sizeof(rr) };
 			ro.args[0] = (uint64_t)(uintptr_t)&rt;
-			CHECK(kbpf_prog_run_opts(prog, &ro) == 0);
-			CHECK_EQ_U64(ro.retval, want);
+			CHECK(kbpf_prog_run_opts(prog, &ro, &rr) == 0);
+			CHECK_EQ_U64(rr.retval, want);
 		}
 		kbpf_prog_free(prog);
 	}
@@ -243,7 +292,7 @@ static void test_dead_code(void)
 	};
 	struct kbpf_verify_opts vo = { .sz = sizeof(vo), .host = tv_host, .prog_type = "t_conv",
 				       .log_buf = tv_log, .log_size = sizeof(tv_log) };
-	CHECK_EQ_U64(kbpf_prog_verify(odd, 5, &vo), 0);
+	CHECK_EQ_U64(kbpf_prog_verify(odd, 5, &vo, NULL), 0);
 	po.prog_type = "t_conv";
 	CHECK_EQ_U64(kbpf_prog_create(odd, 5, &po, &prog), 0);
 	r0 = 0;
@@ -263,6 +312,7 @@ int main(void)
 	setup_types();
 	RUN(test_rewrite);
 	RUN(test_rejected_or_old_callers);
+	RUN(test_result_struct);
 	RUN(test_end_to_end);
 	RUN(test_pkt_rdonly);
 	RUN(test_dead_code);

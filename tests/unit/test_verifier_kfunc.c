@@ -50,7 +50,7 @@ static int verify(const struct bpf_insn *insns, size_t n, const struct vopts *vo
 		.log_buf = log_buf,
 		.log_size = sizeof(log_buf),
 	};
-	int err = kbpf_prog_verify(insns, n, &o);
+	int err = kbpf_prog_verify(insns, n, &o, NULL);
 	if (!expect) {
 		if (err)
 			fprintf(stderr, "unexpected rejection (%d):\n%s\n", err, log_buf);

@@ -80,11 +80,11 @@ static void test_insn_limit(void)
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = tv_host, .prog_type = "t_plain",
 				      .log_level = KBPF_LOG_STATS, .log_buf = log, .log_size = sizeof(log),
 				      .insn_limit = 1000 };
-	CHECK_EQ_U64(kbpf_prog_verify(loop, sizeof(loop) / sizeof(loop[0]), &o), -E2BIG);
+	CHECK_EQ_U64(kbpf_prog_verify(loop, sizeof(loop) / sizeof(loop[0]), &o, NULL), -E2BIG);
 	CHECK_CONTAINS(log, "BPF program is too large. Processed 1001 insn");
 	CHECK_CONTAINS(log, "(limit 1000)");
 	o.insn_limit = 0; /* Linux's */
-	CHECK_EQ_U64(kbpf_prog_verify(loop, sizeof(loop) / sizeof(loop[0]), &o), -E2BIG);
+	CHECK_EQ_U64(kbpf_prog_verify(loop, sizeof(loop) / sizeof(loop[0]), &o, NULL), -E2BIG);
 	CHECK_CONTAINS(log, "Processed 1000001 insn");
 }
 

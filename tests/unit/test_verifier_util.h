@@ -84,7 +84,7 @@ static void tv_teardown(void)
 }
 
 static char tv_log[1 << 16];
-static struct kbpf_verify_opts tv_last;
+static struct kbpf_verify_result tv_last; /* the last tv_verify's */
 
 /* Verify text as prog type; returns kbpf_prog_verify's result (or -1000 if the text
  * does not assemble). The log is in tv_log. */
@@ -100,8 +100,8 @@ static int tv_verify(const char *text, const char *type, unsigned level, int unp
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = tv_host, .prog_type = type, .maps = tv_maps,
 				      .nr_maps = 4, .license = "GPL", .unprivileged = unpriv, .log_level = level,
 				      .log_buf = tv_log, .log_size = sizeof(tv_log) };
-	int r = kbpf_prog_verify(insns, cnt, &o);
-	tv_last = o;
+	tv_last = (struct kbpf_verify_result){ .sz = sizeof(tv_last) };
+	int r = kbpf_prog_verify(insns, cnt, &o, &tv_last);
 	free(insns);
 	return r;
 }
@@ -166,7 +166,7 @@ __attribute__((unused)) static int tv_run_checked(const char *text, const char *
 		struct kbpf_run_opts ro = { .sz = sizeof(ro), .flags = KBPF_RUN_CHECKED, .regions = regs,
 					    .nr_regions = nr, .max_insns = 1000000, .err = err, .err_size = sizeof(err) };
 		ro.args[0] = (uint64_t)(uintptr_t)ctx;
-		if (kbpf_prog_run_opts(prog, &ro)) {
+		if (kbpf_prog_run_opts(prog, &ro, NULL)) {
 			fprintf(stderr, "checked run faulted: %s\n", err);
 			faults++;
 		}

@@ -45,7 +45,7 @@ static void test_callee_frames(void)
 	"r6 = *(u32 *)(r1 +0)\nr7 = 0\nl:\nr7 += 1\n*(u64 *)(r10 -8) = r7\nif r7 < 0x200 goto l\n" \
 	"r0 = *(u64 *)(r1 +100)\nexit"
 
-static int verify_small_log(unsigned level, char *log, size_t size, struct kbpf_verify_opts *out)
+static int verify_small_log(unsigned level, char *log, size_t size, struct kbpf_verify_result *out)
 {
 	struct bpf_insn *insns = NULL;
 	size_t cnt = 0;
@@ -54,8 +54,8 @@ static int verify_small_log(unsigned level, char *log, size_t size, struct kbpf_
 		return -1000;
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = tv_host, .prog_type = "t_plain", .license = "GPL",
 				      .log_level = level, .log_buf = log, .log_size = size };
-	int r = kbpf_prog_verify(insns, cnt, &o);
-	*out = o;
+	*out = (struct kbpf_verify_result){ .sz = sizeof(*out) };
+	int r = kbpf_prog_verify(insns, cnt, &o, out);
 	free(insns);
 	return r;
 }
@@ -63,7 +63,7 @@ static int verify_small_log(unsigned level, char *log, size_t size, struct kbpf_
 static void test_log_stops_when_full(void)
 {
 	static char full[1 << 20], small[4096];
-	struct kbpf_verify_opts of, os;
+	struct kbpf_verify_result of, os;
 	for (unsigned level = 1; level <= 2; level++) {
 		CHECK(verify_small_log(level, full, sizeof(full), &of) == -EACCES);
 		CHECK(strlen(full) > sizeof(small)); /* the whole log does not fit */

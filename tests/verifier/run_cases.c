@@ -159,6 +159,7 @@ static int run_engine(struct kbpf_host *host, const struct vcase *c, const struc
 		.sz = sizeof(ropts), .flags = engine == 0 ? KBPF_RUN_CHECKED : 0, .regions = regions,
 		.max_insns = 100000000, .err = err, .err_size = sizeof(err),
 	};
+	struct kbpf_run_result rres = { .sz = sizeof(rres) };
 	int ret = -1;
 
 	if (run_ctx_init(&rc, c->type, pt)) {
@@ -175,15 +176,15 @@ static int run_engine(struct kbpf_host *host, const struct vcase *c, const struc
 		snprintf(why, why_size, "kbpf_prog_create: %.400s", log);
 		goto out;
 	}
-	if (kbpf_prog_run_opts(prog, &ropts)) {
+	if (kbpf_prog_run_opts(prog, &ropts, &rres)) {
 		snprintf(why, why_size, "checked run stopped at insn %lld: %.400s",
-			 (long long)ropts.fault_insn, err);
+			 (long long)rres.fault_insn, err);
 		goto out;
 	}
 	/* Linux's test_run reports a u32 */
-	if ((uint32_t)ropts.retval != (uint32_t)c->retval) {
+	if ((uint32_t)rres.retval != (uint32_t)c->retval) {
 		snprintf(why, why_size, "returned %llu, expected %llu",
-			 (unsigned long long)ropts.retval, (unsigned long long)c->retval);
+			 (unsigned long long)rres.retval, (unsigned long long)c->retval);
 		goto out;
 	}
 	ret = 0;
@@ -242,7 +243,7 @@ static int run_case(struct kbpf_host *host, const struct vcase *c, char *log, in
 		opts.nr_func_info = funcs.nr;
 	}
 	log[0] = 0;
-	rc = kbpf_prog_verify(insns, cnt, &opts);
+	rc = kbpf_prog_verify(insns, cnt, &opts, NULL);
 	if (c->accept) {
 		if (rc) {
 			const char *tail = strlen(log) > 300 ? log + strlen(log) - 300 : log;

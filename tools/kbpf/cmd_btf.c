@@ -28,18 +28,6 @@ void usage_btf(void)
 	       "  -o, --output OUT  write to OUT (replaced only once the dump is complete), not stdout\n");
 }
 
-static const char *const kind_names[] = {
-	"UNKNOWN", "INT",	 "PTR", "ARRAY",   "STRUCT", "UNION",    "ENUM",	 "FWD",
-	"TYPEDEF", "VOLATILE", "CONST", "RESTRICT", "FUNC",   "FUNC_PROTO", "VAR",	 "DATASEC",
-	"FLOAT",   "DECL_TAG", "TYPE_TAG", "ENUM64",
-};
-
-static const char *kind_name(const struct btf_type *t)
-{
-	unsigned int k = btf_kind(t);
-	return k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "UNKNOWN";
-}
-
 static const char *str_or_anon(const struct btf *btf, uint32_t off)
 {
 	const char *s;
@@ -87,7 +75,7 @@ static void dump_raw_type(const struct btf *btf, uint32_t id, FILE *out)
 	const struct btf_type *t = btf__type_by_id(btf, id);
 	uint32_t i, vlen = btf_vlen(t);
 
-	fprintf(out, "[%u] %s '%s'", id, kind_name(t), str_or_anon(btf, t->name_off));
+	fprintf(out, "[%u] %s '%s'", id, kbpf_btf_kind_str(t), str_or_anon(btf, t->name_off));
 	switch (btf_kind(t)) {
 	case BTF_KIND_INT: {
 		uint32_t v = *(const uint32_t *)(t + 1);
@@ -168,7 +156,7 @@ static void dump_raw_type(const struct btf *btf, uint32_t id, FILE *out)
 			const struct btf_type *vt = btf__type_by_id(btf, v->type);
 			fprintf(out, "\n\ttype_id=%u offset=%u size=%u", v->type, v->offset, v->size);
 			if (vt)
-				fprintf(out, " (%s '%s')", kind_name(vt), str_or_anon(btf, vt->name_off));
+				fprintf(out, " (%s '%s')", kbpf_btf_kind_str(vt), str_or_anon(btf, vt->name_off));
 		}
 		break;
 	}

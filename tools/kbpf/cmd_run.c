@@ -287,6 +287,7 @@ static int execute(struct kbpf_prog *prog, struct run_args *a, char *mem, size_t
 		.regions = mem ? &region : NULL, .nr_regions = mem ? 1 : 0,
 		.max_insns = a->max_insns, .err = err, .err_size = sizeof(err),
 	};
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	int first = 0; /* R1.. filled from the memory first, then from --arg */
 
 	if (mem || a->ctx_path) {
@@ -306,25 +307,25 @@ static int execute(struct kbpf_prog *prog, struct run_args *a, char *mem, size_t
 	uint64_t runs = a->repeat ? a->repeat : 1;
 	int ret = 0;
 	for (uint64_t i = 0; i < runs && !ret; i++)
-		ret = kbpf_prog_run_opts(prog, &ro);
+		ret = kbpf_prog_run_opts(prog, &ro, &rr);
 	double elapsed = now_ns() - t0;
 	hardening_stop_reason(a, ret, err, sizeof(err));
 	if (ret)
 		return cli_error(EXIT_FAIL, "run", "program stopped: %s", err[0] ? err : strerror(-ret));
 
 	if (rjson.on) {
-		jfield("retval", "%" PRId64, (int64_t)ro.retval);
+		jfield("retval", "%" PRId64, (int64_t)rr.retval);
 		if (a->checked)
-			jfield("insns_executed", "%" PRIu64, ro.insns_executed);
+			jfield("insns_executed", "%" PRIu64, rr.insns_executed);
 		if (a->repeat) {
 			jfield("runs", "%" PRIu64, runs);
 			jfield("duration_ns", "%.1f", elapsed / runs);
 		}
 		return EXIT_OK;
 	}
-	printf("retval: 0x%" PRIx64 " (%" PRId64 ")\n", ro.retval, (int64_t)ro.retval);
+	printf("retval: 0x%" PRIx64 " (%" PRId64 ")\n", rr.retval, (int64_t)rr.retval);
 	if (a->checked)
-		printf("insns executed: %" PRIu64 "\n", ro.insns_executed);
+		printf("insns executed: %" PRIu64 "\n", rr.insns_executed);
 	if (a->repeat)
 		printf("duration: %.1f ns/run (%" PRIu64 " runs%s)\n", elapsed / runs, runs,
 		       a->checked ? ", checked mode" : kbpf_prog_is_jited(prog) ? ", JIT" : "");
@@ -534,6 +535,7 @@ static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_k
 		.sz = sizeof(ro), .flags = run_flags(a), .stack_fill = (uint8_t)a->stack_fill, .regions = regions,
 		.nr_regions = kind == PKT_REUSEPORT ? 3 : 2, .max_insns = a->max_insns, .err = err, .err_size = sizeof(err),
 	};
+	struct kbpf_run_result rr = { .sz = sizeof(rr) };
 	uint64_t runs = a->repeat ? a->repeat : 1;
 	int ret = 0;
 
@@ -542,7 +544,7 @@ static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_k
 		ro.args[1 + i] = a->args[i];
 	double t0 = now_ns();
 	for (uint64_t i = 0; i < runs && !ret; i++)
-		ret = kbpf_prog_run_opts(prog, &ro);
+		ret = kbpf_prog_run_opts(prog, &ro, &rr);
 	double elapsed = now_ns() - t0;
 	hardening_stop_reason(a, ret, err, sizeof(err));
 	if (ret) {
@@ -555,11 +557,11 @@ static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_k
 
 	pkt_out(&r, kind, &out, &out_len);
 	if (rjson.on) {
-		jfield("retval", "%" PRId32, (int32_t)ro.retval);
+		jfield("retval", "%" PRId32, (int32_t)rr.retval);
 		if (a->checked)
-			jfield("insns_executed", "%" PRIu64, ro.insns_executed);
+			jfield("insns_executed", "%" PRIu64, rr.insns_executed);
 		if (kind == PKT_REUSEPORT)
-			jfield("selected", "\"%s\"", (uint32_t)ro.retval != SK_PASS ? "drop" : r.reuse.selected_sk ? "socket" : "hash");
+			jfield("selected", "\"%s\"", (uint32_t)rr.retval != SK_PASS ? "drop" : r.reuse.selected_sk ? "socket" : "hash");
 		code = EXIT_OK;
 		if (a->packet_out && write_file(a->packet_out, (const char *)out, out_len))
 			code = cli_error(EXIT_FAIL, "run", "cannot write %s", a->packet_out);
@@ -576,11 +578,11 @@ static int execute_packet(struct kbpf_prog *prog, struct run_args *a, enum pkt_k
 		pkt_free(&r);
 		return code;
 	}
-	printf("retval: 0x%" PRIx64 " (%" PRId64 ")\n", ro.retval & 0xffffffffu, (int64_t)(int32_t)ro.retval);
+	printf("retval: 0x%" PRIx64 " (%" PRId64 ")\n", rr.retval & 0xffffffffu, (int64_t)(int32_t)rr.retval);
 	if (a->checked)
-		printf("insns executed: %" PRIu64 "\n", ro.insns_executed);
+		printf("insns executed: %" PRIu64 "\n", rr.insns_executed);
 	if (kind == PKT_REUSEPORT) /* bpf_run_sk_reuseport's result */
-		printf("selected: %s\n", (uint32_t)ro.retval != SK_PASS ? "none, connection refused (SK_DROP)"
+		printf("selected: %s\n", (uint32_t)rr.retval != SK_PASS ? "none, connection refused (SK_DROP)"
 					   : r.reuse.selected_sk ? "a socket" : "none (Linux picks one by hash)");
 	code = EXIT_OK;
 	if (a->packet_out) {

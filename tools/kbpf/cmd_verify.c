@@ -188,7 +188,7 @@ static int verify_one(const char *cmd, const char *what, const struct kbpf_progr
 		o.attach_btf_id = (uint32_t)id;
 	}
 	log[0] = 0;
-	int ret = kbpf_prog_verify(insns, cnt, &o);
+	int ret = kbpf_prog_verify(insns, cnt, &o, NULL);
 	if (ret == -ENOENT) {
 		free(log);
 		return cli_error(EXIT_USAGE, cmd, "unknown program type '%s' (--type help lists them)", type);

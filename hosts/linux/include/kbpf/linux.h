@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <kbpf/export.h>
 #include <linux/bpf.h> /* struct __sk_buff, struct xdp_md, BPF_FUNC_*: uapi, linux-libc-dev */
 #include <kbpf/host.h>
 #include <kbpf/prog_type.h>
@@ -37,7 +38,7 @@ extern "C" {
  * helpers come from kbpf_host_add_map_helpers (added here unless the host did already).
  * Returns 0, -EINVAL (host NULL), -EEXIST (a type name or helper id already taken by
  * something else), -ENOMEM. */
-int kbpf_linux_host_add(struct kbpf_host *host);
+KBPF_API int kbpf_linux_host_add(struct kbpf_host *host);
 
 /* Linux's common kfuncs (kernel/bpf/helpers.c's common_kfunc_set), the part kbpf has:
  * bpf_cast_to_kern_ctx and bpf_rdonly_cast (hosts/linux/src/kfuncs_common.c), registered
@@ -59,14 +60,14 @@ int kbpf_linux_host_add_kfuncs(struct kbpf_host *host, char *log_buf, size_t log
  * up to a tick late, as Linux's. Process-wide and idempotent: returns 0 or -errno
  * (pthread_create). Stop it only once the programs of those hosts are freed: after
  * kbpf_linux_jiffies_stop they would read a frozen count. */
-int kbpf_linux_jiffies_start(void);
-void kbpf_linux_jiffies_stop(void);
+KBPF_API int kbpf_linux_jiffies_start(void);
+KBPF_API void kbpf_linux_jiffies_stop(void);
 
 /* Where bpf_trace_printk output goes: fn gets each formatted message (as the program
  * wrote it, usually ending in '\n'). Process-wide, because a helper is called with its
  * five arguments only and so cannot find its host; fn NULL restores the default, stderr. */
 typedef void (*kbpf_linux_printk_fn)(const char *msg, void *arg);
-void kbpf_linux_trace_printk_set(kbpf_linux_printk_fn fn, void *arg);
+KBPF_API void kbpf_linux_trace_printk_set(kbpf_linux_printk_fn fn, void *arg);
 
 /* The run-time context of socket_filter, sched_cls, sched_act, cgroup_skb, lwt_* and
  * sk_skb programs.
@@ -163,7 +164,7 @@ struct kbpf_linux_sock {
  * with kbpf_map_delete; kbpf_map_lookup gives the struct kbpf_linux_sock pointer. */
 struct kbpf_map;
 struct kbpf_prog;
-int kbpf_linux_sock_map_update(struct kbpf_map *map, const void *key, struct kbpf_linux_sock *sk, uint64_t flags);
+KBPF_API int kbpf_linux_sock_map_update(struct kbpf_map *map, const void *key, struct kbpf_linux_sock *sk, uint64_t flags);
 
 /* --- sk_reuseport (hosts/linux/src/prog_sk_reuseport.c) ----------------------------
  * The run-time context of an sk_reuseport program: Linux's struct sk_reuseport_md (its
@@ -180,20 +181,20 @@ struct kbpf_linux_reuseport {
  * arriving for sk's reuseport group, with the flow hash hash: md.data, data_end, len,
  * hash, sk, ip_protocol (sk's protocol); eth_protocol, bind_inany and migrating_sk
  * zero (the host may set them). -EINVAL if ctx or sk is NULL, or data NULL with a len. */
-int kbpf_linux_reuseport_init(struct kbpf_linux_reuseport *ctx, struct kbpf_linux_sock *sk, void *data, size_t len,
+KBPF_API int kbpf_linux_reuseport_init(struct kbpf_linux_reuseport *ctx, struct kbpf_linux_sock *sk, void *data, size_t len,
 			      uint32_t hash);
 /* Linux's bpf_run_sk_reuseport: run prog on ctx (selected_sk cleared first); SK_PASS
  * gives 0 and *selected = the socket bpf_sk_select_reuseport chose, or NULL when it chose
  * none (Linux then picks by hash among the group); any other verdict -ECONNREFUSED.
  * Errors of kbpf_prog_run as they are. */
-int kbpf_linux_reuseport_run(const struct kbpf_prog *prog, struct kbpf_linux_reuseport *ctx,
+KBPF_API int kbpf_linux_reuseport_run(const struct kbpf_prog *prog, struct kbpf_linux_reuseport *ctx,
 			     struct kbpf_linux_sock **selected);
 
 /* Set up skb for a packet of len bytes at buf + headroom in a buffer of buf_size bytes:
  * zeroes md, sets md.len and the pointers (no metadata). Returns 0 or -EINVAL. */
-int kbpf_linux_skb_init(struct kbpf_linux_skb *skb, void *buf, size_t buf_size, size_t headroom, size_t len);
+KBPF_API int kbpf_linux_skb_init(struct kbpf_linux_skb *skb, void *buf, size_t buf_size, size_t headroom, size_t len);
 /* Same for xdp (data_hard_end = buf + buf_size). */
-int kbpf_linux_xdp_init(struct kbpf_linux_xdp *xdp, void *buf, size_t buf_size, size_t headroom, size_t len);
+KBPF_API int kbpf_linux_xdp_init(struct kbpf_linux_xdp *xdp, void *buf, size_t buf_size, size_t headroom, size_t len);
 
 /* BPF_PROG_TEST_RUN of a syscall program (Linux 6.1's bpf_prog_test_run_syscall): ctx
  * (ctx_size bytes, or NULL and 0) is copied, the program runs with R1 = the copy (NULL
@@ -201,7 +202,7 @@ int kbpf_linux_xdp_init(struct kbpf_linux_xdp *xdp, void *buf, size_t buf_size, 
  * ctx_size is below what the program touches (kbpf_prog_max_ctx_offset: the verifier's
  * max_ctx_offset) or above U16_MAX, or ctx is NULL with a size; -ENOMEM; else
  * kbpf_prog_run's result, with R0's low 32 bits in *retval. */
-int kbpf_linux_test_run_syscall(const struct kbpf_prog *prog, void *ctx, size_t ctx_size, uint32_t *retval);
+KBPF_API int kbpf_linux_test_run_syscall(const struct kbpf_prog *prog, void *ctx, size_t ctx_size, uint32_t *retval);
 
 /* kbpf's model of Linux's struct path, what bpf_d_path names: a file descriptor of the
  * host process (an O_PATH one is what a struct path is to user space). A host that
@@ -213,14 +214,14 @@ struct path {
 /* bpf_d_path's core: the absolute name Linux gives path's descriptor (readlink of
  * /proc/self/fd/N), NUL-terminated in buf. Returns its length with the NUL, or
  * -ENAMETOOLONG (size too small), -EBADF (no such descriptor), -EFAULT (path NULL). */
-long kbpf_linux_path_name(const struct path *path, char *buf, size_t size);
+KBPF_API long kbpf_linux_path_name(const struct path *path, char *buf, size_t size);
 
 /* Run a raw_tracepoint.w program (BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE) as a writable
  * tracepoint fires: ctx[0] is buf, the tracepoint's writable buffer of buf_size bytes,
  * then the nr_args (at most 11) arguments. -EINVAL before running when the program may
  * touch more of the buffer than buf_size (kbpf_prog_max_tp_access: Linux refuses the
  * attach then) or an argument is bad; else kbpf_prog_run's result, R0 in *retval. */
-int kbpf_linux_raw_tp_writable_run(const struct kbpf_prog *prog, void *buf, size_t buf_size, const uint64_t *args,
+KBPF_API int kbpf_linux_raw_tp_writable_run(const struct kbpf_prog *prog, void *buf, size_t buf_size, const uint64_t *args,
 				   size_t nr_args, uint64_t *retval);
 
 /* The test kfuncs of Linux 6.1's net/bpf/test_run.c (bpf_kfunc_call_test1/2/3, acquire/
@@ -237,7 +238,7 @@ int kbpf_linux_raw_tp_writable_run(const struct kbpf_prog *prog, void *buf, size
  * (its struct sock is the TCP host's, so it links kbpf_tcp). Needs the host's BTF loaded
  * first, from a binary that links the library (kbpf_add_host_btf). Returns 0 or
  * kbpf_host_kfunc_set_register's / kbpf_host_var_register's error, the reason in log_buf. */
-int kbpf_linux_host_add_test_kfuncs(struct kbpf_host *host, char *log_buf, size_t log_size);
+KBPF_API int kbpf_linux_host_add_test_kfuncs(struct kbpf_host *host, char *log_buf, size_t log_size);
 
 /* BPF_PROG_TEST_RUN of a fentry, fexit or fmod_ret program (Linux's
  * bpf_prog_test_run_tracing), attached to the host function attach_func: the calls
@@ -250,7 +251,7 @@ int kbpf_linux_host_add_test_kfuncs(struct kbpf_host *host, char *log_buf, size_
  * -EFAULT when a function's result is not Linux's (Linux's test run then fails too),
  * -EINVAL for another attach type, or kbpf_prog_run's error. In kbpf_linux_test_kfuncs
  * (test_fentry.c), whose BTF holds the functions. */
-int kbpf_linux_test_run_tracing(const struct kbpf_prog *prog, const char *attach_func, int attach_type,
+KBPF_API int kbpf_linux_test_run_tracing(const struct kbpf_prog *prog, const char *attach_func, int attach_type,
 				uint32_t *retval);
 
 #ifdef __cplusplus

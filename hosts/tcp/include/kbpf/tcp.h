@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <kbpf/export.h>
 #include <linux/types.h>
 
 #ifdef __cplusplus
@@ -369,8 +370,8 @@ static inline unsigned long kbpf_msecs_to_jiffies(__u64 ms)
 }
 
 /* lib/win_minmax.c */
-__u32 minmax_running_max(struct minmax *m, __u32 win, __u32 t, __u32 meas);
-__u32 minmax_running_min(struct minmax *m, __u32 win, __u32 t, __u32 meas);
+KBPF_API __u32 minmax_running_max(struct minmax *m, __u32 win, __u32 t, __u32 meas);
+KBPF_API __u32 minmax_running_min(struct minmax *m, __u32 win, __u32 t, __u32 meas);
 static inline __u32 minmax_get(const struct minmax *m)
 {
 	return m->s[0].v;
@@ -385,66 +386,66 @@ static inline __u32 minmax_reset(struct minmax *m, __u32 t, __u32 meas)
 /* --- native congestion controls: Linux 6.1 names and prototypes (future kfuncs) --- */
 
 /* tcp_cong.c: reno and the generic pieces */
-__u32 tcp_slow_start(struct tcp_sock *tp, __u32 acked);
-void tcp_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u32 acked);
-void tcp_reno_cong_avoid(struct sock *sk, __u32 ack, __u32 acked);
-__u32 tcp_reno_ssthresh(struct sock *sk);
-__u32 tcp_reno_undo_cwnd(struct sock *sk);
+KBPF_API __u32 tcp_slow_start(struct tcp_sock *tp, __u32 acked);
+KBPF_API void tcp_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u32 acked);
+KBPF_API void tcp_reno_cong_avoid(struct sock *sk, __u32 ack, __u32 acked);
+KBPF_API __u32 tcp_reno_ssthresh(struct sock *sk);
+KBPF_API __u32 tcp_reno_undo_cwnd(struct sock *sk);
 
 /* tcp_cubic.c */
-void cubictcp_init(struct sock *sk);
-__u32 cubictcp_recalc_ssthresh(struct sock *sk);
-void cubictcp_cong_avoid(struct sock *sk, __u32 ack, __u32 acked);
-void cubictcp_state(struct sock *sk, __u8 new_state);
-void cubictcp_cwnd_event(struct sock *sk, enum tcp_ca_event event);
-void cubictcp_acked(struct sock *sk, const struct ack_sample *sample);
+KBPF_API void cubictcp_init(struct sock *sk);
+KBPF_API __u32 cubictcp_recalc_ssthresh(struct sock *sk);
+KBPF_API void cubictcp_cong_avoid(struct sock *sk, __u32 ack, __u32 acked);
+KBPF_API void cubictcp_state(struct sock *sk, __u8 new_state);
+KBPF_API void cubictcp_cwnd_event(struct sock *sk, enum tcp_ca_event event);
+KBPF_API void cubictcp_acked(struct sock *sk, const struct ack_sample *sample);
 
 /* tcp_dctcp.c */
-void dctcp_init(struct sock *sk);
-void dctcp_update_alpha(struct sock *sk, __u32 flags);
-void dctcp_cwnd_event(struct sock *sk, enum tcp_ca_event ev);
-__u32 dctcp_ssthresh(struct sock *sk);
-__u32 dctcp_cwnd_undo(struct sock *sk);
-void dctcp_state(struct sock *sk, __u8 new_state);
+KBPF_API void dctcp_init(struct sock *sk);
+KBPF_API void dctcp_update_alpha(struct sock *sk, __u32 flags);
+KBPF_API void dctcp_cwnd_event(struct sock *sk, enum tcp_ca_event ev);
+KBPF_API __u32 dctcp_ssthresh(struct sock *sk);
+KBPF_API __u32 dctcp_cwnd_undo(struct sock *sk);
+KBPF_API void dctcp_state(struct sock *sk, __u8 new_state);
 
 /* tcp_bbr.c */
-void bbr_init(struct sock *sk);
-void bbr_main(struct sock *sk, const struct rate_sample *rs);
-__u32 bbr_sndbuf_expand(struct sock *sk);
-__u32 bbr_undo_cwnd(struct sock *sk);
-void bbr_cwnd_event(struct sock *sk, enum tcp_ca_event event);
-__u32 bbr_ssthresh(struct sock *sk);
-__u32 bbr_min_tso_segs(struct sock *sk);
-void bbr_set_state(struct sock *sk, __u8 new_state);
+KBPF_API void bbr_init(struct sock *sk);
+KBPF_API void bbr_main(struct sock *sk, const struct rate_sample *rs);
+KBPF_API __u32 bbr_sndbuf_expand(struct sock *sk);
+KBPF_API __u32 bbr_undo_cwnd(struct sock *sk);
+KBPF_API void bbr_cwnd_event(struct sock *sk, enum tcp_ca_event event);
+KBPF_API __u32 bbr_ssthresh(struct sock *sk);
+KBPF_API __u32 bbr_min_tso_segs(struct sock *sk);
+KBPF_API void bbr_set_state(struct sock *sk, __u8 new_state);
 
 /* BBR's mode (0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT) and, if full_bw_reached is not
  * NULL, whether it found the pipe full: for tests and traces of a socket running bbr. */
-__u32 kbpf_tcp_bbr_mode(const struct sock *sk, bool *full_bw_reached);
+KBPF_API __u32 kbpf_tcp_bbr_mode(const struct sock *sk, bool *full_bw_reached);
 
 /* The native ops tables. */
-extern const struct tcp_congestion_ops kbpf_tcp_reno;
-extern const struct tcp_congestion_ops kbpf_tcp_cubic;
-extern const struct tcp_congestion_ops kbpf_tcp_dctcp;
-extern const struct tcp_congestion_ops kbpf_tcp_dctcp_reno;
-extern const struct tcp_congestion_ops kbpf_tcp_bbr;
+extern KBPF_API const struct tcp_congestion_ops kbpf_tcp_reno;
+extern KBPF_API const struct tcp_congestion_ops kbpf_tcp_cubic;
+extern KBPF_API const struct tcp_congestion_ops kbpf_tcp_dctcp;
+extern KBPF_API const struct tcp_congestion_ops kbpf_tcp_dctcp_reno;
+extern KBPF_API const struct tcp_congestion_ops kbpf_tcp_bbr;
 
 /* The native CC called name ("reno", "cubic", "dctcp", "bbr"), or NULL. */
-const struct tcp_congestion_ops *kbpf_tcp_cc_find(const char *name);
+KBPF_API const struct tcp_congestion_ops *kbpf_tcp_cc_find(const char *name);
 /* The i-th native CC (0-based), or NULL past the end: for listing them. */
-const struct tcp_congestion_ops *kbpf_tcp_cc_get(unsigned int i);
+KBPF_API const struct tcp_congestion_ops *kbpf_tcp_cc_get(unsigned int i);
 
 /* Checks Linux's registration rules (tcp_register_congestion_control, bpf_tcp_ca_init_member):
  * ssthresh, undo_cwnd, cong_avoid or cong_control present, a non-empty NUL-terminated name,
  * flags ⊆ TCP_CONG_MASK. Returns 0 or -EINVAL. */
-int kbpf_tcp_cc_validate(const struct tcp_congestion_ops *ops);
+KBPF_API int kbpf_tcp_cc_validate(const struct tcp_congestion_ops *ops);
 
 /* tcp_set_ca_state: set_state(new) with the old state still visible, then the assignment. */
-void kbpf_tcp_set_ca_state(struct sock *sk, __u8 ca_state);
+KBPF_API void kbpf_tcp_set_ca_state(struct sock *sk, __u8 ca_state);
 /* tcp_ca_event: cwnd_event if the ops have one. */
-void kbpf_tcp_ca_event(struct sock *sk, enum tcp_ca_event event);
+KBPF_API void kbpf_tcp_ca_event(struct sock *sk, enum tcp_ca_event event);
 /* A uniformly distributed value in [0, ceil) from the socket's seeded generator
  * (prandom_u32_max). */
-__u32 kbpf_tcp_prandom_u32_max(struct sock *sk, __u32 ceil);
+KBPF_API __u32 kbpf_tcp_prandom_u32_max(struct sock *sk, __u32 ceil);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <kbpf/export.h>
 #include <kbpf/host.h>
 #include <kbpf/object.h>
 #include <kbpf/tcp.h>
@@ -48,7 +49,7 @@ extern "C" {
  * -EINVAL, -ENOENT (no host BTF), -EEXIST (a helper id already has another run-time
  * implementation, or the types are registered), -ENOMEM; a kfunc registration error is
  * returned as is. */
-int kbpf_tcp_host_add(struct kbpf_host *host);
+KBPF_API int kbpf_tcp_host_add(struct kbpf_host *host);
 
 /* A BPF congestion control: an object's struct_ops map made a struct tcp_congestion_ops. */
 struct kbpf_tcp_bpf_cc;
@@ -66,38 +67,38 @@ struct kbpf_tcp_bpf_cc_opts {
  * such map / not exactly one), -EINVAL (not a tcp_congestion_ops, a rule broken),
  * -ENOTSUPP (524: an unsupported member such as get_info), -EEXIST (a native CC has the
  * name), -ENOMEM. */
-int kbpf_tcp_bpf_cc_load(struct kbpf_object *obj, const char *map, struct kbpf_host *host,
+KBPF_API int kbpf_tcp_bpf_cc_load(struct kbpf_object *obj, const char *map, struct kbpf_host *host,
 			 const struct kbpf_tcp_bpf_cc_opts *opts, struct kbpf_tcp_bpf_cc **out);
-const struct tcp_congestion_ops *kbpf_tcp_bpf_cc_ops(const struct kbpf_tcp_bpf_cc *cc);
-void kbpf_tcp_bpf_cc_free(struct kbpf_tcp_bpf_cc *cc);
+KBPF_API const struct tcp_congestion_ops *kbpf_tcp_bpf_cc_ops(const struct kbpf_tcp_bpf_cc *cc);
+KBPF_API void kbpf_tcp_bpf_cc_free(struct kbpf_tcp_bpf_cc *cc);
 
 /* --- the per-simulation registry of CCs by name (Linux's tcp_cong_list) --- */
 
 /* Make ops findable by name in sim (bpf_setsockopt(TCP_CONGESTION)), beside the native
  * CCs. ops must pass kbpf_tcp_cc_validate and outlive sim. Returns 0, -EINVAL, -EEXIST
  * (the name is taken: a native CC or another registered one), -ENOMEM. */
-int kbpf_tcp_sim_register_cc(struct kbpf_tcp_sim *sim, const struct tcp_congestion_ops *ops);
+KBPF_API int kbpf_tcp_sim_register_cc(struct kbpf_tcp_sim *sim, const struct tcp_congestion_ops *ops);
 /* The CC registered in sim as name, else the native one, else NULL (sim NULL: native only). */
-const struct tcp_congestion_ops *kbpf_tcp_sim_find_cc(const struct kbpf_tcp_sim *sim, const char *name);
+KBPF_API const struct tcp_congestion_ops *kbpf_tcp_sim_find_cc(const struct kbpf_tcp_sim *sim, const char *name);
 
 /* tcp_set_congestion_control(sk, name) as bpf_setsockopt(SOL_TCP, TCP_CONGESTION) does it:
  * "cdg" → -ENOTSUPP (524), re-entered from an init it caused → -EBUSY, unknown → -ENOENT;
  * the same ops → 0; else the old ops' release, priv zeroed, ECT from the new ops, and
  * (established sockets) the new init. Names are looked up in the simulation the socket
  * belongs to. */
-int kbpf_tcp_set_congestion_control(struct sock *sk, const char *name, size_t len);
+KBPF_API int kbpf_tcp_set_congestion_control(struct sock *sk, const char *name, size_t len);
 
 /* --- socket local storage (BPF_MAP_TYPE_SK_STORAGE) --- */
 
 /* Linux's bpf_map_update_elem(sk_storage_map, &sock_fd, value, flags) for socket sk:
  * 0 or kbpf_local_storage_update's error; -ENOSPC if the socket already holds values in
  * KBPF_TCP_SK_STORAGE_MAPS other maps. */
-int kbpf_tcp_sk_storage_update(struct kbpf_map *map, struct sock *sk, const void *value, uint64_t flags);
+KBPF_API int kbpf_tcp_sk_storage_update(struct kbpf_map *map, struct sock *sk, const void *value, uint64_t flags);
 /* Linux's bpf_map_lookup_elem(sk_storage_map, &sock_fd, value). */
-int kbpf_tcp_sk_storage_lookup(struct kbpf_map *map, struct sock *sk, void *value);
+KBPF_API int kbpf_tcp_sk_storage_lookup(struct kbpf_map *map, struct sock *sk, void *value);
 /* The socket goes away: drop its value in every map that holds one (the simulator calls
  * it for its sockets; those maps must still exist). */
-void kbpf_tcp_sk_storage_release(struct sock *sk);
+KBPF_API void kbpf_tcp_sk_storage_release(struct sock *sk);
 
 #ifdef __cplusplus
 }

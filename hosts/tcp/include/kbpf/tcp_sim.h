@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <kbpf/export.h>
 #include <kbpf/tcp.h>
 
 #ifdef __cplusplus
@@ -96,8 +97,8 @@ struct kbpf_tcp_sim_stats {
 };
 
 /* Create a simulator. opts may be NULL (all defaults). Returns 0 or -EINVAL/-ENOMEM. */
-int kbpf_tcp_sim_create(const struct kbpf_tcp_sim_opts *opts, struct kbpf_tcp_sim **out);
-void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim);
+KBPF_API int kbpf_tcp_sim_create(const struct kbpf_tcp_sim_opts *opts, struct kbpf_tcp_sim **out);
+KBPF_API void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim);
 
 /* The most flows one simulator takes. */
 #define KBPF_TCP_SIM_MAX_FLOWS 16384
@@ -106,29 +107,29 @@ void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim);
  * matters for ECN). ops must pass kbpf_tcp_cc_validate and outlive the simulator.
  * opts may be NULL. *id (if not NULL) gets the flow's index. Returns 0 or a negative errno
  * (-ENOSPC past KBPF_TCP_SIM_MAX_FLOWS). */
-int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_ops *ops,
+KBPF_API int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_ops *ops,
 			  const struct kbpf_tcp_flow_opts *opts, unsigned int *id);
 
 /* Call fn after every ACK the senders process. */
-void kbpf_tcp_sim_set_trace(struct kbpf_tcp_sim *sim, kbpf_tcp_trace_fn fn, void *ctx);
+KBPF_API void kbpf_tcp_sim_set_trace(struct kbpf_tcp_sim *sim, kbpf_tcp_trace_fn fn, void *ctx);
 
 /* Drop the next transmission of segment seg (0 = the first data segment) of a flow at the
  * link, for tests that need a loss at a known place; call it twice to drop the original and
  * its first retransmission. Returns 0 or -EINVAL/-ENOSPC (at most 8 pending). */
-int kbpf_tcp_sim_drop_segment(struct kbpf_tcp_sim *sim, unsigned int flow, uint32_t seg);
+KBPF_API int kbpf_tcp_sim_drop_segment(struct kbpf_tcp_sim *sim, unsigned int flow, uint32_t seg);
 
 /* Advance the simulation until duration_us of simulated time have passed since its start
  * (calling it again continues). Returns 0 or -ENOMEM. */
-int kbpf_tcp_sim_run(struct kbpf_tcp_sim *sim, uint64_t duration_us);
+KBPF_API int kbpf_tcp_sim_run(struct kbpf_tcp_sim *sim, uint64_t duration_us);
 
-int kbpf_tcp_sim_flow_stats(const struct kbpf_tcp_sim *sim, unsigned int flow, struct kbpf_tcp_flow_stats *st);
-int kbpf_tcp_sim_stats(const struct kbpf_tcp_sim *sim, struct kbpf_tcp_sim_stats *st);
-unsigned int kbpf_tcp_sim_flow_count(const struct kbpf_tcp_sim *sim);
+KBPF_API int kbpf_tcp_sim_flow_stats(const struct kbpf_tcp_sim *sim, unsigned int flow, struct kbpf_tcp_flow_stats *st);
+KBPF_API int kbpf_tcp_sim_stats(const struct kbpf_tcp_sim *sim, struct kbpf_tcp_sim_stats *st);
+KBPF_API unsigned int kbpf_tcp_sim_flow_count(const struct kbpf_tcp_sim *sim);
 
 /* The flow's sender socket (live: tests inspect it between runs), or NULL. */
-struct tcp_sock *kbpf_tcp_sim_sender(struct kbpf_tcp_sim *sim, unsigned int flow);
+KBPF_API struct tcp_sock *kbpf_tcp_sim_sender(struct kbpf_tcp_sim *sim, unsigned int flow);
 /* The flow's receiver socket, or NULL. */
-struct tcp_sock *kbpf_tcp_sim_receiver(struct kbpf_tcp_sim *sim, unsigned int flow);
+KBPF_API struct tcp_sock *kbpf_tcp_sim_receiver(struct kbpf_tcp_sim *sim, unsigned int flow);
 
 /* BBR's model as Linux's TCP_CC_INFO reports it (struct tcp_bbr_info: bandwidth in payload
  * bytes/s, min RTT, gains in 1/256) plus its mode (0 STARTUP, 1 DRAIN, 2 PROBE_BW,
@@ -175,7 +176,7 @@ struct kbpf_tcp_script_result {
  * script ran to its end or stopped at a failed assertion (res->failed says which), -EINVAL
  * when it has a syntax error or asks for what the model does not do (reported with the
  * line), -ENOMEM. res may be NULL. */
-int kbpf_tcp_script_run(const char *text, const struct tcp_congestion_ops *ops,
+KBPF_API int kbpf_tcp_script_run(const char *text, const struct tcp_congestion_ops *ops,
 			const struct kbpf_tcp_script_opts *opts, struct kbpf_tcp_script_result *res);
 
 #ifdef __cplusplus

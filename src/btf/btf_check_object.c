@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Checks on an object's BTF before anything walks it. libbpf's btf__new (1.1) checks
- * the layout of the type section but not what types refer to: an out-of-range type id
- * makes btf__type_by_id return NULL, and a struct that contains itself by value sends
- * btf__align_of into endless recursion. Both are what a corrupted or hostile object
- * holds; here they become "BTF: type [N] …" errors instead of crashes. (Newer libbpf
- * has a similar sanity pass; this is the part kbpf relies on.) */
+/* Checks on an object's BTF before anything walks it (kbpf_btf_check_object,
+ * btf/btf_check.h). libbpf's btf__new (1.1) checks the layout of the type section but
+ * not what types refer to: an out-of-range type id makes btf__type_by_id return NULL,
+ * and a struct that contains itself by value sends btf__align_of into endless
+ * recursion. Both are what a corrupted or hostile object holds; here they become
+ * "type [N] …" errors instead of crashes. (Newer libbpf has a similar sanity pass; this
+ * is the part kbpf relies on.) */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <bpf/btf.h>
-#include "loader/loader_internal.h"
+#include "btf/btf_check.h"
 
 /* Ids t refers to by value (a cycle through them is an infinitely large type) or
  * through a pointer/function prototype (any id in range is fine). Calls fn for each;
@@ -74,7 +77,8 @@ static int for_each_ref(const struct btf_type *t, uint32_t id, ref_fn fn, void *
 }
 
 struct check {
-	struct kbpf_object *obj;
+	char *msg;
+	size_t msg_size;
 	const struct btf *btf;
 	uint32_t n;
 	/* cycle search */
@@ -84,13 +88,23 @@ struct check {
 	size_t depth;
 };
 
+static void put(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct check *c, const char *fmt, ...)
+{
+	va_list args;
+	if (!c->msg || !c->msg_size)
+		return;
+	va_start(args, fmt);
+	vsnprintf(c->msg, c->msg_size, fmt, args);
+	va_end(args);
+}
+
 static int check_range(void *ctx, uint32_t from, uint32_t to, bool by_value)
 {
 	struct check *c = ctx;
 	(void)by_value;
 	if (to >= c->n) {
-		obj_log(&c->obj->log, "BTF: type [%u] refers to type [%u], beyond the last type [%u]", from, to,
-			c->n - 1);
+		put(c, "type [%u] refers to type [%u], beyond the last type [%u]", from, to, c->n - 1);
 		return -EINVAL;
 	}
 	return 0;
@@ -150,7 +164,7 @@ static int find_cycles(struct check *c)
 			if (to == 0 || c->state[to] == 2)
 				continue;
 			if (c->state[to] == 1) {
-				obj_log(&c->obj->log, "BTF: type [%u] contains itself (through type [%u])", to, top);
+				put(c, "type [%u] contains itself (through type [%u])", to, top);
 				ret = -EINVAL;
 				break;
 			}
@@ -166,16 +180,16 @@ out:
 	return ret;
 }
 
-int obj_btf_check(struct kbpf_object *obj)
+int kbpf_btf_check_object(const struct btf *btf, char *msg, size_t msg_size)
 {
-	struct check c = { .obj = obj, .btf = obj->btf, .n = btf__type_cnt(obj->btf) };
+	struct check c = { .msg = msg, .msg_size = msg_size, .btf = btf, .n = btf__type_cnt(btf) };
 
 	for (uint32_t id = 1; id < c.n; id++) {
 		const struct btf_type *t = btf__type_by_id(c.btf, id);
 		int ret;
 
 		if (!t || btf_kind(t) > BTF_KIND_ENUM64 || btf_kind(t) == BTF_KIND_UNKN) {
-			obj_log(&obj->log, "BTF: type [%u] has unknown kind %u", id, t ? btf_kind(t) : 0);
+			put(&c, "type [%u] has unknown kind %u", id, t ? btf_kind(t) : 0);
 			return -EINVAL;
 		}
 		ret = for_each_ref(t, id, check_range, &c);
@@ -184,7 +198,7 @@ int obj_btf_check(struct kbpf_object *obj)
 		if (btf_is_func(t)) {
 			const struct btf_type *proto = btf__type_by_id(c.btf, t->type);
 			if (!proto || !btf_is_func_proto(proto)) {
-				obj_log(&obj->log, "BTF: FUNC [%u]'s type [%u] is not a FUNC_PROTO", id, t->type);
+				put(&c, "FUNC [%u]'s type [%u] is not a FUNC_PROTO", id, t->type);
 				return -EINVAL;
 			}
 		}
