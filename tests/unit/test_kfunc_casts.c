@@ -57,7 +57,7 @@ static int verify_btf(const struct bpf_insn *insns, size_t n, const char *type, 
 		o.nr_func_info = pb->nr;
 	}
 	log_buf[0] = 0;
-	int err = kbpf_prog_verify(insns, n, &o);
+	int err = kbpf_prog_verify(insns, n, &o, NULL);
 	if (!expect) {
 		if (err)
 			fprintf(stderr, "unexpected rejection (%d):\n%s\n", err, log_buf);
@@ -116,8 +116,9 @@ static void run_skb(const struct bpf_insn *insns, size_t n, const struct prog_bt
 			struct kbpf_run_opts ro = { .sz = sizeof(ro), .args = { (uint64_t)(uintptr_t)&skb },
 						    .flags = KBPF_RUN_CHECKED, .regions = regions, .nr_regions = 2,
 						    .err = err, .err_size = sizeof(err) };
-			ret = kbpf_prog_run_opts(prog, &ro);
-			r0 = ro.retval;
+			struct kbpf_run_result rr = { .sz = sizeof(rr) };
+			ret = kbpf_prog_run_opts(prog, &ro, &rr);
+			r0 = rr.retval;
 		} else {
 			ret = kbpf_prog_run(prog, &skb, &r0);
 		}
@@ -280,15 +281,16 @@ static void xlated_is(const struct bpf_insn *insns, size_t n, const struct bpf_i
 {
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "sched_cls", .license = "GPL",
 				      .log_buf = log_buf, .log_size = sizeof(log_buf), .xlated_alloc = 1 };
-	CHECK_EQ_U64(kbpf_prog_verify(insns, n, &o), 0);
-	CHECK_EQ_U64(o.xlated_cnt, nw);
-	if (!o.xlated_prog || o.xlated_cnt != nw || memcmp(o.xlated_prog, want, nw * sizeof(*want))) {
+	struct kbpf_verify_result res = { .sz = sizeof(res) };
+	CHECK_EQ_U64(kbpf_prog_verify(insns, n, &o, &res), 0);
+	CHECK_EQ_U64(res.xlated_cnt, nw);
+	if (!res.xlated_prog || res.xlated_cnt != nw || memcmp(res.xlated_prog, want, nw * sizeof(*want))) {
 		fprintf(stderr, "line %d: not the expected rewrite\n", line);
 		test_failed_now = 1;
 	}
-	CHECK_EQ_U64(o.stack_depth[0], 0);
-	free(o.xlated_prog);
-	free(o.xlated_idx);
+	CHECK_EQ_U64(res.stack_depth[0], 0);
+	free(res.xlated_prog);
+	free(res.xlated_idx);
 	run_skb(insns, n, NULL, ret, line);
 }
 

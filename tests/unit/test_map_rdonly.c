@@ -200,9 +200,10 @@ static int verify(struct kbpf_host *h, const char *text, struct kbpf_map **maps,
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = h, .prog_type = "t_plain", .maps = maps,
 				      .nr_maps = nr, .license = "GPL", .log_level = 1, .log_buf = log,
 				      .log_size = log_size };
-	int r = kbpf_prog_verify(insns, cnt, &o);
+	struct kbpf_verify_result res = { .sz = sizeof(res) };
+	int r = kbpf_prog_verify(insns, cnt, &o, &res);
 	if (processed)
-		*processed = o.insns_processed;
+		*processed = res.insns_processed;
 	free(insns);
 	return r;
 }
@@ -287,8 +288,9 @@ static void test_constant_runs(void)
 			struct kbpf_run_opts ro_opts = { .sz = sizeof(ro_opts), .flags = KBPF_RUN_CHECKED, .err = err,
 							 .err_size = sizeof(err) };
 			ro_opts.args[0] = (uint64_t)(uintptr_t)ctx;
-			CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro_opts), 0);
-			CHECK_EQ_U64(ro_opts.retval, 40);
+			struct kbpf_run_result ro_res = { .sz = sizeof(ro_res) };
+			CHECK_EQ_U64(kbpf_prog_run_opts(prog, &ro_opts, &ro_res), 0);
+			CHECK_EQ_U64(ro_res.retval, 40);
 		}
 		kbpf_prog_free(prog);
 	}

@@ -50,7 +50,7 @@ KBPF_API int kbpf_linux_host_add(struct kbpf_host *host);
  * kbpf_linux_xdp) and the cgroup sock_addr types (struct bpf_sock_addr). Returns 0,
  * -EINVAL, -E2BIG (more than 256 types) or kbpf_host_kfunc_set_register's error (-ENOENT
  * without host BTF, -EEXIST when called twice), the reason in log_buf. */
-int kbpf_linux_host_add_kfuncs(struct kbpf_host *host, char *log_buf, size_t log_size);
+KBPF_API int kbpf_linux_host_add_kfuncs(struct kbpf_host *host, char *log_buf, size_t log_size);
 
 /* Linux's jiffies, kept the way Linux keeps them: start a thread that advances a jiffies
  * variable HZ (250) times a second from CLOCK_BOOTTIME. Hosts set up with

@@ -141,7 +141,7 @@ struct kbpf_tcp_bbr_info {
 };
 /* The flow's sender must run the native bbr (kbpf_tcp_bbr). Returns 0, -EINVAL (no such
  * flow) or -EOPNOTSUPP (another CC). */
-int kbpf_tcp_sim_bbr_info(struct kbpf_tcp_sim *sim, unsigned int flow, struct kbpf_tcp_bbr_info *out);
+KBPF_API int kbpf_tcp_sim_bbr_info(struct kbpf_tcp_sim *sim, unsigned int flow, struct kbpf_tcp_bbr_info *out);
 
 /* --- the scripted peer (docs/tcp-sim.md "Scripted peer") ---
  * Instead of the simulated receiver and link, a script drives one sender the way
