@@ -474,7 +474,6 @@ void widen_imprecise_scalars(struct env *env, const struct vstate *old, struct v
 
 /* precise.c */
 int mark_precise(struct env *env, int regno);
-int mark_chain_precision(struct env *env, int frame, uint32_t reg_mask, uint64_t stack_mask);
 int push_hist(struct vstate *st, int idx, int prev);
 /* Notes for backtracking on the current insn's history entry (made, or merged into the
  * one its arrival made), Linux 6.12's insn flags: a stack access that saved or restored a

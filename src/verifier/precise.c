@@ -505,7 +505,7 @@ static int mark_chain_batch(struct env *env, struct bt *bt)
 }
 
 /* reg_mask / stack_mask of frame, with the frames of the current state. */
-int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t stack)
+static int mark_chain_precision(struct env *env, int frame, uint32_t regs, uint64_t stack)
 {
 	struct bt bt = { .frame = env->cur->curframe };
 	if (frame > bt.frame)
