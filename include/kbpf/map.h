@@ -245,7 +245,8 @@ KBPF_API int kbpf_map_get_next_key(struct kbpf_map *map, const void *key, void *
  * its values are write-protected (PROT_READ), every pointer into them (direct value
  * addresses, program-side lookups) stays valid for reading but a write through it faults,
  * and the verifier reads loads from them as constants (docs/maps.md, "Frozen read-only
- * arrays").  -EBUSY if already frozen; -EOPNOTSUPP for values with kptrs; the errno of a
+ * arrays").  -EBUSY if already frozen; -EOPNOTSUPP for values with kptrs; -EPERM for a map
+ * created BPF_F_RDONLY (Linux: freezing needs a writable fd); the errno of a
  * failed mprotect (the map then stays unfrozen). */
 KBPF_API int kbpf_map_freeze(struct kbpf_map *map);
 KBPF_API int kbpf_map_is_frozen(const struct kbpf_map *map);

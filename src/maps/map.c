@@ -374,6 +374,8 @@ int kbpf_map_freeze(struct kbpf_map *map)
 		return -EINVAL;
 	if (map->nr_kptrs) /* Linux's map_freeze: ENOTSUPP for values with kptrs */
 		return -EOPNOTSUPP;
+	if (map->map_flags & BPF_F_RDONLY) /* Linux's map_freeze: the fd must be writable */
+		return -EPERM;
 	if (!__atomic_compare_exchange_n(&map->frozen, &expected, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return -EBUSY;
 	/* Linux refuses the freeze (-EBUSY) while a write is in flight and has its verifier

@@ -224,6 +224,12 @@ static void test_access_flags_and_freeze(void)
 	CHECK_EQ_U64(kbpf_map_update(m, &key, &val, BPF_ANY), 0);
 	kbpf_map_free(m);
 
+	/* Linux's map_freeze needs an fd that may write: a host-read-only map cannot be frozen */
+	CHECK_EQ_U64(mk(BPF_MAP_TYPE_ARRAY, 4, 8, 2, BPF_F_RDONLY, &m), 0);
+	CHECK_EQ_U64(kbpf_map_freeze(m), -EPERM);
+	CHECK_EQ_U64(kbpf_map_is_frozen(m), 0);
+	kbpf_map_free(m);
+
 	CHECK_EQ_U64(mk(BPF_MAP_TYPE_ARRAY, 4, 8, 2, 0, &m), 0);
 	CHECK_EQ_U64(kbpf_map_is_frozen(m), 0);
 	val = 5;
