@@ -78,6 +78,9 @@ static void run_isolated(const struct lp_case *c, int timeout_s, int verbose, st
 
 		close(fds[0]);
 		lp_case_run(c, verbose, &r.rc, r.kind, sizeof(r.kind), r.why, sizeof(r.why));
+		/* _exit does not flush stdio: -v's log lines would be lost when stdout is a pipe */
+		fflush(stdout);
+		fflush(stderr);
 		if (write(fds[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
 			_exit(1);
 		_exit(0);
