@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The test kfuncs of Linux 6.1's net/bpf/test_run.c as a kbpf host, written from their
- * documented behaviour (kfunc-spec.md §4.1): what Linux's kfunc selftests call. Most do
+ * documented behaviour (docs/reference/kfunc-spec.md §4.1): what Linux's kfunc selftests call. Most do
  * nothing: the selftests test the verifier's argument and reference rules, and only
  * test1/2/3, acquire/release and the get_mem pair have results a program can see. */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The test kfuncs of Linux 6.1's net/bpf/test_run.c and the types they take, with Linux's
- * names and layouts (../shared/reference/kfunc-spec.md §4.1), so that Linux's kfunc
+ * names and layouts (docs/reference/kfunc-spec.md §4.1), so that Linux's kfunc
  * selftest programs resolve their `__ksym` externs and CO-RE relocations against a kbpf
  * host exactly as against vmlinux. The functions are global and noinline: each needs a
  * symbol, so that pahole gives it a BTF FUNC (docs/host-btf.md). Registered by

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* BBR v1 as Linux 6.1's net/ipv4/tcp_bbr.c behaves (tcp-model.md §4.3; Cardwell et al.,
+/* BBR v1 as Linux 6.1's net/ipv4/tcp_bbr.c behaves (docs/reference/tcp-model.md §4.3; Cardwell et al.,
  * ACM Queue 2016): a model of the path (windowed max delivery rate, windowed min RTT)
  * drives pacing rate and cwnd through the STARTUP, DRAIN, PROBE_BW and PROBE_RTT modes.
  * Units as Linux's: bandwidth in segments/µs << 24, gains in 1/256. It runs as

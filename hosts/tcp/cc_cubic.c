@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* CUBIC with HyStart, as Linux 6.1's net/ipv4/tcp_cubic.c behaves with its default module
- * parameters (tcp-model.md §4.1, RFC 9438): β = 717/1024, C = 410/1024 (bic_scale 41),
+ * parameters (docs/reference/tcp-model.md §4.1, RFC 9438): β = 717/1024, C = 410/1024 (bic_scale 41),
  * fast convergence, TCP friendliness, HyStart ACK-train and delay detection, low window 16.
  * Written from those semantics; the integer arithmetic (cube root estimate, scaled time)
  * reproduces Linux's so that cwnd traces match it segment for segment. */
@@ -110,7 +110,7 @@ static int fls64(__u64 x)
  * tried reproduces it (round(k·cbrt(i)) − c, the best k and c, misses 16 of the 56 entries
  * the large-argument path uses; entries 1…7 are picked for the small path). Computing it
  * at startup would change K for some W_max − cwnd and so the cwnd traces. The spec's
- * K vectors (tcp-model.md §5.2: 1 → 1388 … 1000 → 13897) hold for this table. */
+ * K vectors (docs/reference/tcp-model.md §5.2: 1 → 1388 … 1000 → 13897) hold for this table. */
 static __u32 cubic_root(__u64 a)
 {
 	static const __u8 cbrt_tab[64] = {

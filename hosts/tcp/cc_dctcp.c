@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* DCTCP (RFC 8257) as Linux 6.1's net/ipv4/tcp_dctcp.c behaves (tcp-model.md §4.2):
+/* DCTCP (RFC 8257) as Linux 6.1's net/ipv4/tcp_dctcp.c behaves (docs/reference/tcp-model.md §4.2):
  * α in 1/1024 updated once per window with gain 1/16, cwnd × (1 − α/2) on ECE, halving
  * on loss, and the receiver's exact per-segment CE echo. Needs ECN negotiated; without
  * it the socket switches to "dctcp-reno" and stops sending ECT, as Linux does. */

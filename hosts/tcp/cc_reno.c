@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Reno and the generic window arithmetic every CC builds on (Linux net/ipv4/tcp_cong.c
- * semantics, tcp-model.md §3.1). Exported under Linux's names and prototypes: BPF CCs
+ * semantics, docs/reference/tcp-model.md §3.1). Exported under Linux's names and prototypes: BPF CCs
  * call them as kfuncs. All quantities are segments. */
 #include <kbpf/tcp.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Delivery-rate samples (Linux net/ipv4/tcp_rate.c semantics, tcp-model.md §3.6): each
+/* Delivery-rate samples (Linux net/ipv4/tcp_rate.c semantics, docs/reference/tcp-model.md §3.6): each
  * transmission snapshots the delivery state; the most recently sent segment an ACK
  * delivers gives the sample's start; rate = delivered / max(send interval, ACK interval). */
 #include "sim_internal.h"

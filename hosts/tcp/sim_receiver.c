@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The receiver (tcp-model.md §3.4, §2.6, §4.2): in-order and out-of-order data, delayed
+/* The receiver (docs/reference/tcp-model.md §3.4, §2.6, §4.2): in-order and out-of-order data, delayed
  * ACKs (every second full segment, 16 quick ACKs at start, a jiffy timer of ato), an
  * immediate ACK with a SACK for every out-of-order segment and a D-SACK for duplicates,
  * and ECN echo: RFC 3168 (ECE until CWR), or the CC's per-segment echo when it needs ECN

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Loss detection and the CA state machine (tcp-model.md §2.4–2.7, §3.2, §3.5): RACK
+/* Loss detection and the CA state machine (docs/reference/tcp-model.md §2.4–2.7, §3.2, §3.5): RACK
  * marking, Open/Disorder/CWR/Recovery/Loss transitions with the CC's ssthresh, set_state
  * and undo_cwnd called where Linux calls them, PRR (RFC 6937) and RTO entry. */
 #include <stdlib.h>

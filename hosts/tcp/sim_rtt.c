@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* RTT estimation, RTO and TCP's own pacing rate (tcp-model.md §3.3, §3.7; RFC 6298 with
+/* RTT estimation, RTO and TCP's own pacing rate (docs/reference/tcp-model.md §3.3, §3.7; RFC 6298 with
  * Linux's variations: µs resolution, slow reaction to falling RTT, rttvar ≥ 200 ms). */
 #include "sim_internal.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The sender: connection setup, transmission (cwnd, pacing, ECN marks), ACK processing in
- * Linux's order (tcp-model.md §2.3) and the retransmission timer. Every congestion
+ * Linux's order (docs/reference/tcp-model.md §2.3) and the retransmission timer. Every congestion
  * control decision goes through the socket's icsk_ca_ops. */
 #include <stdlib.h>
 #include <string.h>
@@ -314,7 +314,7 @@ static void send_seg_probe(struct sim_flow *f, __u32 idx, bool rtx, bool probe)
 	sim_link_send(f->sim, f, idx, pf);
 }
 
-/* tcp_cwnd_validate (tcp-model.md §2.9, §2.8). */
+/* tcp_cwnd_validate (docs/reference/tcp-model.md §2.9, §2.8). */
 static void cwnd_validate(struct sim_flow *f, bool is_cwnd_limited)
 {
 	struct tcp_sock *tp = &f->snd;
@@ -578,7 +578,7 @@ static void in_ack_event(struct tcp_sock *tp, int flag)
 	}
 }
 
-/* tcp_ack (tcp-model.md §2.3): one ACK for segment index ack_idx (cumulative), with at
+/* tcp_ack (docs/reference/tcp-model.md §2.3): one ACK for segment index ack_idx (cumulative), with at
  * most one newly SACKed or D-SACKed segment (sack_plus1 − 1), and ECE. */
 void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pflags)
 {

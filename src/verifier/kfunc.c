@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Kfunc calls (Linux 6.1's add_kfunc_call, check_kfunc_call, btf_check_kfunc_arg_match,
  * fixup_kfunc_call) and loads through PTR_TO_BTF_ID (check_ptr_to_btf_access,
- * btf_struct_walk), with Linux's messages; kfunc-spec.md §1-§2, docs/kfuncs.md.
+ * btf_struct_walk), with Linux's messages; docs/reference/kfunc-spec.md §1-§2, docs/kfuncs.md.
  *
  * kbpf differs from Linux where a userspace host needs it: the interpreter calls kfuncs
  * too (no "JIT is required"), and PTR_TO_BTF_ID loads are plain loads, not

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Kfunc calls in the verifier (src/verifier/kfunc.c): Linux 6.1's add_kfunc_call (before
  * the walk), check_kfunc_call (at each reachable call) and fixup_kfunc_call (after it),
- * plus loads through PTR_TO_BTF_ID pointers (check_ptr_to_btf_access) — kfunc-spec.md §1-§2. */
+ * plus loads through PTR_TO_BTF_ID pointers (check_ptr_to_btf_access) — docs/reference/kfunc-spec.md §1-§2. */
 #ifndef KBPF_VERIFIER_KFUNC_H
 #define KBPF_VERIFIER_KFUNC_H
 

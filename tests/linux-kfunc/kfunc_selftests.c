@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* linux.kfunc_selftests: Linux 6.1's kfunc selftest programs (progs/kfunc_call_*.c,
  * compiled unmodified by run.sh) loaded with kbpf's object API on a host that has Linux's
- * test kfuncs, run as BPF_PROG_TEST_RUN would, and every outcome of kfunc-spec.md
+ * test kfuncs, run as BPF_PROG_TEST_RUN would, and every outcome of docs/reference/kfunc-spec.md
  * §4.2–§4.4 checked (prog_tests/kfunc_call.c's table and subtests).
  *
  * usage: kbpf-linux-kfunc OBJDIR [--calls-table SO] [--expected FILE] [--write-expected FILE]

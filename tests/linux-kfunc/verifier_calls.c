@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The kfunc cases of Linux 6.1's verifier/calls.c (kfunc-spec.md §4.5): raw instruction
+/* The kfunc cases of Linux 6.1's verifier/calls.c (docs/reference/kfunc-spec.md §4.5): raw instruction
  * programs whose kfunc calls are patched with the BTF ids of Linux's test kfuncs, as
  * test_verifier.c's fixup_kfunc_btf_id does, then verified for their program type and
  * compared with Linux's verdict and error text. The table is tests/linux-selftests' (its

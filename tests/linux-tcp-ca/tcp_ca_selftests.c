@@ -2,7 +2,7 @@
 /* linux.tcp_ca: Linux 6.1's bpf_tcp_ca selftests (prog_tests/bpf_tcp_ca.c) on kbpf. The
  * objects (progs/bpf_cubic.c, bpf_dctcp.c, …) are compiled unmodified by run.sh; this
  * runner is their host: kbpf_tcp_host_add on its own BTF, and the TCP simulator in place of
- * Linux's loopback sockets. Each subtest of kfunc-spec.md §3.5 runs on the interpreter and
+ * Linux's loopback sockets. Each subtest of docs/reference/kfunc-spec.md §3.5 runs on the interpreter and
  * on the JIT.
  *
  * usage: kbpf-linux-tcp-ca OBJDIR [--only NAME] [--no-jit] [--expected FILE]

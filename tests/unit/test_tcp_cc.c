@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The native congestion controls, per call, against values derived from Linux 6.1's code
- * paths and constants (../shared/reference/tcp-model.md §3.1, §4, §5). */
+ * paths and constants (docs/reference/tcp-model.md §3.1, §4, §5). */
 #include <string.h>
 #include <kbpf/tcp.h>
 #include <kbpf/tcp_sim.h>
@@ -87,7 +87,7 @@ static __u32 cubic_field(int i)
 
 enum { CUBIC_CNT = 0, CUBIC_LAST_MAX = 1, CUBIC_K = 5, CUBIC_DELAY_MIN = 6, CUBIC_EPOCH = 7 };
 
-/* K = cbrt(cube_factor × d) in 1/1024 s, Linux's estimate (tcp-model.md §5.2). */
+/* K = cbrt(cube_factor × d) in 1/1024 s, Linux's estimate (docs/reference/tcp-model.md §5.2). */
 static void test_cubic_k_vectors(void)
 {
 	static const struct {

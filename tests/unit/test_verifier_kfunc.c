@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The verifier's kfunc rules (src/verifier/kfunc.c, kfunc-spec.md §1-§2): each rule
+/* The verifier's kfunc rules (src/verifier/kfunc.c, docs/reference/kfunc-spec.md §1-§2): each rule
  * accepted and rejected with Linux 6.1's message, on Linux's test kfuncs
  * (hosts/linux/test_kfuncs.c) registered on a host whose BTF is this binary's own. */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Copied from the project's TCP oracle (../shared/oracle/tcp, our own code) for
- * scripts/tcp-kernel-compare; not part of the build, no CI. */
+/* The kernel side of scripts/tcp-kernel-compare (our own code, first written for the
+ * project's TCP oracle; tools/tcp-oracle/README.md); not part of the build, no CI. */
 /* bulk: one TCP bulk flow with a chosen congestion control; samples TCP_INFO and TCP_CC_INFO */
 #define _GNU_SOURCE
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Copied from the project's TCP oracle (../shared/oracle/tcp, our own code) for
- * scripts/tcp-kernel-compare; not part of the build, no CI. */
+/* The kernel side of scripts/tcp-kernel-compare (our own code, first written for the
+ * project's TCP oracle; tools/tcp-oracle/README.md); not part of the build, no CI. */
 /* tunlink: tiny mahimahi-like link emulator between two TUN devices .
  * A->B: random loss, drop-tail FIFO at `rate`, optional CE marking when queue >= K, then one-way delay.
  * B->A: one-way delay only.  Runs for at most `secs` seconds.

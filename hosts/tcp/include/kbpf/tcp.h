@@ -3,7 +3,7 @@
  * (struct sock → inet_sock → inet_connection_sock → tcp_sock, ack_sample, rate_sample,
  * tcp_congestion_ops) with Linux 6.1's type names, member names, sizes, signedness and
  * first-member nesting, so that CO-RE relocations of Linux-built objects resolve by name
- * against this host's BTF (../shared/reference/tcp-model.md §1). Offsets differ from
+ * against this host's BTF (docs/reference/tcp-model.md §1). Offsets differ from
  * Linux's; only the members congestion controls and the simulator use are modelled.
  *
  * Also: Linux's inline helpers CCs use (tcp_sk, inet_csk_ca, before/after, …) and the
@@ -349,7 +349,7 @@ static inline __u32 tcp_stamp_us_delta(__u64 t1, __u64 t0)
 {
 	return t1 > t0 ? (__u32)(t1 - t0) : 0;
 }
-/* Linux 6.1's rule (tcp-model.md §2.9). */
+/* Linux 6.1's rule (docs/reference/tcp-model.md §2.9). */
 static inline bool tcp_is_cwnd_limited(const struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
