@@ -94,6 +94,12 @@ expect 0 "timers: 1 callback ran in 1500 ns, 1 still armed" -- run --jit "$(o ti
 expect 2 "--timers goes with a BPF object" -- run --timers 5 "$(o timer)x"
 expect 0 "retval: 0xbe \(190\)" -- run "$(o globals)" globals --repeat 3
 expect 0 "retval: 0x2a \(42\)" -- run --checked "$(o kfunc_weak)"
+# Linux 6.12's common kfuncs are the command's too: verified, and run on all three engines
+expect 0 "kern_ctx: safe as sched_cls" -- verify "$(o kfunc_casts)"
+head -c 14 /dev/zero >"$tmp/eth.bin"  # checked runs take the memory as given: a packet for the context
+for mode in "" --checked --jit; do
+  expect 0 "retval: 0x7 \(7\)" -- run $mode --packet "$tmp/eth.bin" "$(o kfunc_casts)" kern_ctx
+done
 expect 0 "retval: 0xfa \(250\)" -- run "$(o kconfig)" hz
 expect 0 "retval: 0x3e8 \(1000\)" -- run --kconfig CONFIG_HZ=1000 "$(o kconfig)" hz
 expect 0 "retval: 0x7 \(7\)" -- run --trusted-unverified "$(o subprogs)" not_autoloaded

@@ -230,6 +230,13 @@ struct kbpf_host *cli_host_new(const char *cmd, const struct cli_host_opts *o)
 	 * unless a plugin registered them itself. */
 	if (!kbpf_host_prog_type_find(host, "socket_filter") && kbpf_linux_host_add(host))
 		return host_fail(host, cmd, "cannot add Linux's program types (out of memory?)");
+	/* Linux's common kfuncs (bpf_cast_to_kern_ctx, bpf_rdonly_cast) for every type, where
+	 * the host's BTF has them (kbpf's own does; a plugin may have registered them itself) */
+	if (kbpf_host_btf(host) && kbpf_host_btf_find(host, "bpf_cast_to_kern_ctx", BTF_KIND_FUNC) > 0) {
+		ret = kbpf_linux_host_add_kfuncs(host, NULL, 0);
+		if (ret && ret != -EEXIST)
+			return host_fail(host, cmd, "cannot register Linux's common kfuncs");
+	}
 	if (kbpf_host_kconfig_set(host, "CONFIG_HZ", 250))
 		return host_fail(host, cmd, "out of memory");
 	for (int i = 0; i < o->nr_kconfig; i++)
