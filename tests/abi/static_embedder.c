@@ -36,6 +36,12 @@ int main(void)
 		return 1;
 	}
 	for (int jit = 0; jit < 2; jit++) {
+#ifndef __x86_64__
+		if (jit) { /* kbpf's JIT is x86-64's only */
+			printf("JIT run skipped: no JIT off x86-64\n");
+			break;
+		}
+#endif
 		char log[4096] = "";
 		struct kbpf_prog_opts o = { .sz = sizeof(o), .host = host, .prog_type = "embedder", .jit = jit,
 					    .log_level = 2, .log_buf = log, .log_size = sizeof(log) };
@@ -44,12 +50,7 @@ int main(void)
 		int err = kbpf_prog_create(prog, sizeof(prog) / sizeof(prog[0]), &o, &p);
 
 		if (err || kbpf_prog_run(p, &ctx, &r0) || r0 != 50 || !strstr(log, "processed") ||
-#ifdef __x86_64__
-		    kbpf_prog_is_jited(p) != jit
-#else
-		    0
-#endif
-		) {
+		    kbpf_prog_is_jited(p) != jit) {
 			fprintf(stderr, "%s: create %d, r0 %llu, log: %.300s\n", jit ? "JIT" : "interpreter", err,
 				(unsigned long long)r0, log);
 			status = 1;

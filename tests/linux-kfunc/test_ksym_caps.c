@@ -26,15 +26,7 @@ static char log_buf[65536];
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static int32_t btf_id(const char *name, int kind)
-{
-	int id = btf__find_by_name_kind(kbpf_host_btf(host), name, kind);
-	if (id <= 0)
-		fprintf(stderr, "no BTF %s\n", name);
-	return id > 0 ? id : 0;
-}
-
-#define VAR_ID(name) btf_id(name, BTF_KIND_VAR)
+#define VAR_ID(name) test_btf_id(host, name, BTF_KIND_VAR)
 #define KSYM(dst, id) BPF_LD_IMM64_RAW(dst, BPF_PSEUDO_BTF_ID, id)
 
 /* Verify as type (sched_cls if NULL) with caps; expect NULL: must pass, else the log
@@ -48,15 +40,7 @@ static int verify_caps(const struct bpf_insn *insns, size_t n, const char *type,
 		.caps = caps,
 	};
 	int err = kbpf_prog_verify(insns, n, &o, NULL);
-	if (!expect) {
-		if (err)
-			fprintf(stderr, "unexpected rejection (%d):\n%s\n", err, log_buf);
-		CHECK_EQ_U64(err, 0);
-	} else {
-		CHECK(err != 0);
-		CHECK_CONTAINS(log_buf, expect);
-	}
-	return err;
+	return check_verdict(err, log_buf, expect);
 }
 
 static int verify(const struct bpf_insn *insns, size_t n, const char *expect)
@@ -193,7 +177,7 @@ static void test_pseudo_btf_id(void)
 	};
 	CHECK_EQ_U64(verify(bad_id, N(bad_id), "ldimm64 insn specifies invalid btf_id 134217727."), -ENOENT);
 	struct bpf_insn not_var[] = {
-		KSYM(BPF_REG_1, btf_id("bpf_kfunc_call_test1", BTF_KIND_FUNC)),
+		KSYM(BPF_REG_1, test_btf_id(host, "bpf_kfunc_call_test1", BTF_KIND_FUNC)),
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 	};
@@ -228,7 +212,7 @@ static void test_pseudo_btf_id(void)
 static void test_caps(void)
 {
 	struct bpf_insn destructive[] = {
-		BPF_CALL_KFUNC(0, btf_id("bpf_kfunc_call_test_destructive", BTF_KIND_FUNC)),
+		BPF_CALL_KFUNC(0, test_btf_id(host, "bpf_kfunc_call_test_destructive", BTF_KIND_FUNC)),
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 	};
@@ -304,7 +288,7 @@ static void test_syscall_ctx(void)
 	/* a memory argument reaching into the context counts (kfunc_syscall_test_fail) */
 	struct bpf_insn mem[] = {
 		BPF_MOV64_IMM(BPF_REG_2, 25),
-		BPF_CALL_KFUNC(0, btf_id("bpf_kfunc_call_test_mem_len_pass1", BTF_KIND_FUNC)),
+		BPF_CALL_KFUNC(0, test_btf_id(host, "bpf_kfunc_call_test_mem_len_pass1", BTF_KIND_FUNC)),
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 	};

@@ -850,7 +850,7 @@ static void t_global_mem(struct snd_gen *g, const struct fn_state *fs)
 	size_t out = (size_t)-1, path = (size_t)-1;
 
 	if (pct(g, 3))
-		off += op == GM_READ_B ? SND_GMEM_SIZE - off : 8; /* past the end: refused */
+		off = SND_GMEM_SIZE; /* past the end: refused */
 	if (!buf && (src == 0 || src == 4))
 		src = 1;
 	if (src == 0 || src == 4)
@@ -912,7 +912,7 @@ static void t_global_mem(struct snd_gen *g, const struct fn_state *fs)
 	size_t j = (size_t)-1;
 	if (pct(g, 95))
 		j = jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, BPF_REG_0, index_limit(g), 0));
-	use_index(g, BPF_REG_0);
+	use_index_in(g, BPF_REG_0, j != (size_t)-1);
 	if (j != (size_t)-1)
 		patch(g, j);
 	if (buf && (src == 0 || src == 4 || pct(g, 30))) {
@@ -920,7 +920,7 @@ static void t_global_mem(struct snd_gen *g, const struct fn_state *fs)
 		 * still sees the small constant lets the unchecked use through) */
 		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_10, (int16_t)(GMEM_BUF + 8 * (int)rn(g, SND_GMEM_SIZE / 8))));
 		j = pct(g, 85) ? jmp_fwd(g, BPF_JMP_IMM(BPF_JGT, BPF_REG_4, index_limit(g), 0)) : (size_t)-1;
-		use_index(g, BPF_REG_4);
+		use_index_in(g, BPF_REG_4, j != (size_t)-1);
 		if (j != (size_t)-1)
 			patch(g, j);
 	}
@@ -941,10 +941,11 @@ static void t_global_mem(struct snd_gen *g, const struct fn_state *fs)
  * touches that stack. Here: 1-5 pairs, R1 a map value pointer, R4 a stack pointer, the
  * others scalars (a bounded index among them), sometimes around a helper that is not
  * inlined (bpf_get_prandom_u32: its pairs stay), sometimes a pattern broken on purpose (a
- * wrong offset, a register twice, R0), and sometimes a later read of a slot of the pairs
- * (through r10, a copy of it, or a variable offset) whose value is then used as the
- * pointer it held: a verifier that dropped the pairs anyway makes that read find stack
- * never written. After the fills every register is used as what it was. */
+ * gap, a register twice, R0), and sometimes a later read of a slot of the pairs (through
+ * r10 or a copy of it, then used as the pointer it held; or, privileged, at a variable
+ * offset over two slots, then used as a number): a verifier that dropped the pairs anyway
+ * makes that read find stack never written. After the fills every register is used as
+ * what it was. */
 /* fastcall's registers (those in mask): R1 a map value pointer, R2 an index below 32, R3
  * a small constant, R4 a stack pointer, R5 a copy of a scalar. */
 static void fc_regs_set(struct snd_gen *g, int mask)
@@ -966,8 +967,11 @@ static void fc_regs_set(struct snd_gen *g, int mask)
 static void t_fastcall(struct snd_gen *g)
 {
 	int regs[5] = { 1, 2, 3, 4, 5 }, n = 1 + (int)rn(g, 5);
-	int inlined = pct(g, 85), broken = pct(g, 8) ? 1 + (int)rn(g, 3) : 0;
+	/* broken on purpose only with 2 pairs or more: one broken pair alone is still a
+	 * pattern (a shifted lowest offset, a register spilled once) */
+	int inlined = pct(g, 85), broken = n > 1 && pct(g, 8) ? 1 + (int)rn(g, 3) : 0;
 	int16_t off[5];
+	int sp[5]; /* the register spilled and filled at off[k] */
 
 	for (int i = 4; i > 0; i--) { /* a random order: regs[0] is the innermost pair's */
 		int j = (int)rn(g, (uint32_t)i + 1), t = regs[i];
@@ -975,35 +979,40 @@ static void t_fastcall(struct snd_gen *g)
 		regs[j] = t;
 	}
 	fc_regs_set(g, 0x3e);
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
 		off[k] = (int16_t)(FC_LOW + 8 * k);
+		sp[k] = regs[k];
+	}
 	if (broken == 1)
-		off[n - 1] += 8; /* a gap (or an overlap): the outer pairs are no pattern */
+		off[n - 1] += 8; /* a gap: the outermost pair is no pattern */
+	if (broken == 2) { /* R0 (the call's result) spilled and filled: no pattern at all */
+		sp[0] = BPF_REG_0;
+		emit(g, BPF_MOV64_IMM(BPF_REG_0, (int32_t)rn(g, 32)));
+	}
+	if (broken == 3) /* regs[0] twice: only the innermost pair is a pattern */
+		sp[1] = regs[0];
 	for (int k = n - 1; k >= 0; k--)
-		emit(g, BPF_STX_MEM(BPF_DW, BPF_REG_10, broken == 2 && k == 0 ? BPF_REG_0 : regs[k], off[k]));
+		emit(g, BPF_STX_MEM(BPF_DW, BPF_REG_10, sp[k], off[k]));
 	emit(g, BPF_EMIT_CALL(inlined ? BPF_FUNC_get_smp_processor_id : BPF_FUNC_get_prandom_u32));
 	for (int k = 0; k < n; k++)
-		emit(g, BPF_LDX_MEM(BPF_DW, broken == 3 && k == n - 1 ? regs[0] : regs[k], BPF_REG_10, off[k]));
-	if (broken == 2) /* R0 filled from its spill: the call's result is gone */
-		emit(g, BPF_MOV64_IMM(BPF_REG_0, 0));
-	else if (broken == 3 && n > 1) /* regs[n-1] filled into regs[0]: set it again */
-		emit(g, BPF_MOV64_IMM(regs[n - 1], 0));
+		emit(g, BPF_LDX_MEM(BPF_DW, sp[k], BPF_REG_10, off[k]));
 	/* the registers no pair kept: set again (as a compiler would, or leave them dead) */
 	int kept = 0;
 	for (int k = 0; k < n; k++)
-		kept |= 1 << regs[k];
-	if (broken == 2)
-		kept &= ~(1 << regs[0]);
-	if (broken == 3 && n > 1)
-		kept &= ~(1 << regs[n - 1]);
+		kept |= 1 << sp[k];
 	fc_regs_set(g, ~kept);
-	/* R0: the cpu (or a random number) -- nothing depends on it */
+	/* R0: the cpu, a random number or what broken == 2 filled -- nothing depends on it */
 	emit(g, BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0));
 	if (pct(g, 40)) {
 		/* another read of a pair's slot: the pairs must stay */
-		int k = (int)rn(g, (uint32_t)n), r = regs[k];
+		int how = (int)rn(g, 3);
+		/* a variable offset (privileged only): over two adjacent slots of the pairs */
+		int adj = n - 1 - (broken == 1);
+		if (how == 2 && (g->c.unprivileged || adj < 1))
+			how = 0;
+		int k = (int)rn(g, (uint32_t)(how == 2 ? adj : n)), r = sp[k];
 		int16_t o = off[k];
-		switch (rn(g, 3)) {
+		switch (how) {
 		case 0:
 			emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_10, o));
 			break;
@@ -1012,15 +1021,11 @@ static void t_fastcall(struct snd_gen *g)
 			emit(g, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, o));
 			emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_0, 0));
 			break;
-		default: /* a variable offset of 0 (privileged only; the slot is read as a scalar) */
-			if (g->c.unprivileged) {
-				emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_10, o));
-				break;
-			}
-			emit(g, BPF_MOV64_REG(BPF_REG_0, sreg(g)));
-			emit(g, BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0));
+		default: /* o + 0 or o + 8: the slot is read as a scalar */
+			unknown(g, BPF_REG_0, 8);
 			emit(g, BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_10));
 			emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_0, o));
+			r = BPF_REG_0; /* a number only */
 			break;
 		}
 		/* the slot's value used as what was spilled there */
@@ -1152,6 +1157,8 @@ void snd_tmpl_funcs_emit(struct snd_gen *g)
 			case GM_WRITE_ALL:
 				for (int k = 0; k < SND_GMEM_SIZE / 8; k++)
 					emit(g, BPF_STX_MEM(BPF_DW, BPF_REG_1, BPF_REG_2, (int16_t)(8 * k)));
+				if (off >= SND_GMEM_SIZE) /* past the end: refused */
+					emit(g, BPF_STX_MEM(BPF_DW, BPF_REG_1, BPF_REG_2, off));
 				emit(g, BPF_MOV64_IMM(BPF_REG_0, 0));
 				break;
 			default:

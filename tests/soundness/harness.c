@@ -801,7 +801,8 @@ size_t snd_case_func_info(const struct snd_env *env, const struct snd_case *c, s
 }
 
 /* A tail call's targets: the program itself in slots 0 and 1 of its type's prog array
- * (a chain of up to 33 tail calls), nothing in slots 2 and 3 (the call falls through). */
+ * (a chain of up to 33 tail calls), nothing in slots 2 and 3 (the call falls through);
+ * slot 4 (SND_TAIL_RET_SLOT) holds env->tail_ret, set once by snd_env_init. */
 static void tail_slots_fill(struct snd_env *env, const struct snd_case *c, struct kbpf_prog *prog)
 {
 	for (uint32_t k = 0; k < 2; k++)

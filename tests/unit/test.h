@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <kbpf/kbpf.h>
 
 static int test_failed_now, test_passed_total, test_failed_total;
 
@@ -61,6 +62,36 @@ static int test_failed_now, test_passed_total, test_failed_total;
 			test_passed_total++;                                       \
 		}                                                                  \
 	} while (0)
+
+/* A verifier's verdict: expect NULL, it must have passed (else the log is printed);
+ * otherwise it must have refused, with expect in its log. Returns err. */
+static inline int check_verdict(int err, const char *log, const char *expect)
+{
+	if (!expect) {
+		if (err)
+			fprintf(stderr, "unexpected rejection (%d):\n%s\n", err, log);
+		CHECK_EQ_U64(err, 0);
+	} else {
+		if (!err)
+			fprintf(stderr, "unexpected acceptance, expected \"%s\":\n%s\n", expect, log);
+		CHECK(err != 0);
+		CHECK_CONTAINS(log, expect);
+	}
+	return err;
+}
+
+/* The id of the type name of a BTF_KIND_* kind in the host's BTF; a miss fails the
+ * current test and gives 0. */
+static inline int32_t test_btf_id(const struct kbpf_host *host, const char *name, uint32_t kind)
+{
+	int32_t id = kbpf_host_btf_find(host, name, kind);
+	if (id <= 0) {
+		fprintf(stderr, "no BTF %s (kind %u) in the host\n", name, kind);
+		test_failed_now = 1;
+		return 0;
+	}
+	return id;
+}
 
 static inline int test_summary(void)
 {

@@ -21,12 +21,6 @@
 
 static struct kbpf_host *host;
 
-static uint32_t btf_id(const char *name)
-{
-	int id = btf__find_by_name_kind(kbpf_host_btf(host), name, BTF_KIND_FUNC);
-	return id > 0 ? (uint32_t)id : 0;
-}
-
 static const struct kbpf_kfunc test_kfuncs[] = {
 	KBPF_KFUNC(kt_arg_u8, 0),   KBPF_KFUNC(kt_arg_s8, 0),    KBPF_KFUNC(kt_arg_u16, 0),
 	KBPF_KFUNC(kt_arg_s16, 0),  KBPF_KFUNC(kt_arg_u32, 0),   KBPF_KFUNC(kt_arg_s32, 0),
@@ -43,7 +37,7 @@ static uint64_t call1(const char *name, uint64_t arg)
 {
 	struct bpf_insn insns[] = {
 		BPF_LD_IMM64(BPF_REG_1, arg),
-		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id(name)),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, test_btf_id(host, name, BTF_KIND_FUNC)),
 		BPF_EXIT_INSN(),
 	};
 	char log[256] = "";
@@ -116,19 +110,19 @@ static void test_pointers_and_five_args(void)
 		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
 		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
 		BPF_MOV64_IMM(BPF_REG_2, 99),
-		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id("kt_ptr_store")),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, test_btf_id(host, "kt_ptr_store", BTF_KIND_FUNC)),
 		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
-		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id("kt_ptr_next")),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, test_btf_id(host, "kt_ptr_next", BTF_KIND_FUNC)),
 		BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, -8),
 		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
-		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id("kt_ptr_read")),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, test_btf_id(host, "kt_ptr_read", BTF_KIND_FUNC)),
 		BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),
 		BPF_LD_IMM64(BPF_REG_1, 0xffffffffffffff01ull), /* u8: 1 */
 		BPF_LD_IMM64(BPF_REG_2, 0x123456780000fffeull), /* s16: -2 */
 		BPF_LD_IMM64(BPF_REG_3, 0xdeadbeef00000003ull), /* u32: 3 */
 		BPF_LD_IMM64(BPF_REG_4, 0x00000001fffffffcull), /* s32: -4 */
 		BPF_MOV64_IMM(BPF_REG_5, 7),
-		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id("kt_mix5")),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, test_btf_id(host, "kt_mix5", BTF_KIND_FUNC)),
 		BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_7),
 		BPF_EXIT_INSN(),
 	};
@@ -211,7 +205,7 @@ static void test_jit_differential(void)
 				insns[n++] = ld[1];
 			}
 			insns[n++] = BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0,
-						  (int32_t)btf_id(fns[rnd(&seed) % nfns]));
+						  test_btf_id(host, fns[rnd(&seed) % nfns], BTF_KIND_FUNC));
 			insns[n++] = BPF_ALU64_IMM(BPF_LSH, BPF_REG_6, 7);
 			insns[n++] = BPF_ALU64_REG(BPF_XOR, BPF_REG_6, BPF_REG_0);
 		}
@@ -257,7 +251,7 @@ static void test_disasm_and_weak(void)
 {
 	struct bpf_insn insns[] = {
 		BPF_MOV64_IMM(BPF_REG_1, 1),
-		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id("kt_inc")),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, test_btf_id(host, "kt_inc", BTF_KIND_FUNC)),
 		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 2, 1),
 		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, 0), /* an absent __weak kfunc */
 		BPF_EXIT_INSN(),
@@ -269,7 +263,7 @@ static void test_disasm_and_weak(void)
 	uint64_t r0 = 0;
 
 	CHECK_EQ_U64(kbpf_insn_disasm(insns, 5, 1, &d, buf, sizeof(buf)), 1);
-	snprintf(want, sizeof(want), "call kt_inc#%u", btf_id("kt_inc"));
+	snprintf(want, sizeof(want), "call kt_inc#%u", (uint32_t)test_btf_id(host, "kt_inc", BTF_KIND_FUNC));
 	CHECK_STR(buf, want);
 	CHECK_EQ_U64(kbpf_insn_disasm(insns, 5, 3, &d, buf, sizeof(buf)), 1);
 	CHECK_STR(buf, "call kfunc#0");

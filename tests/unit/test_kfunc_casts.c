@@ -24,16 +24,12 @@ static char log_buf[65536];
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static int32_t host_id(const char *name, int kind)
-{
-	int id = btf__find_by_name_kind(kbpf_host_btf(host), name, kind);
-	if (id <= 0)
-		fprintf(stderr, "no BTF %s in the host\n", name);
-	return id > 0 ? id : 0;
-}
-
-#define K(name) BPF_CALL_KFUNC(0, host_id(name, BTF_KIND_FUNC))
-#define SKB_ID host_id("kbpf_linux_skb", BTF_KIND_STRUCT)
+/* bpf_csum_diff(R1, 4, NULL, 0, 0): a helper that only reads its memory (5 insns) */
+#define CSUM_DIFF_R1_4                                                                       \
+	BPF_MOV64_IMM(BPF_REG_2, 4), BPF_MOV64_IMM(BPF_REG_3, 0), BPF_MOV64_IMM(BPF_REG_4, 0), \
+		BPF_MOV64_IMM(BPF_REG_5, 0), BPF_EMIT_CALL(BPF_FUNC_csum_diff)
+#define K(name) BPF_CALL_KFUNC(0, test_btf_id(host, name, BTF_KIND_FUNC))
+#define SKB_ID test_btf_id(host, "kbpf_linux_skb", BTF_KIND_STRUCT)
 
 /* The program's own BTF and func_info, for global functions (NULL: none). */
 struct prog_btf {
@@ -58,17 +54,7 @@ static int verify_btf(const struct bpf_insn *insns, size_t n, const char *type, 
 	}
 	log_buf[0] = 0;
 	int err = kbpf_prog_verify(insns, n, &o, NULL);
-	if (!expect) {
-		if (err)
-			fprintf(stderr, "unexpected rejection (%d):\n%s\n", err, log_buf);
-		CHECK_EQ_U64(err, 0);
-	} else {
-		if (!err)
-			fprintf(stderr, "unexpected acceptance, expected \"%s\":\n%s\n", expect, log_buf);
-		CHECK(err != 0);
-		CHECK_CONTAINS(log_buf, expect);
-	}
-	return err;
+	return check_verdict(err, log_buf, expect);
 }
 
 static int verify(const struct bpf_insn *insns, size_t n, const char *type, const char *expect)
@@ -91,6 +77,14 @@ static void run_skb(const struct bpf_insn *insns, size_t n, const struct prog_bt
 	struct kbpf_linux_skb skb;
 	CHECK(!kbpf_linux_skb_init(&skb, buf, sizeof(buf), 64, 64));
 	for (int engine = 0; engine < 3; engine++) {
+#ifndef __x86_64__
+		if (engine == 2) { /* kbpf's JIT is x86-64's only */
+			static int said;
+			if (!said++)
+				printf("JIT runs skipped: no JIT off x86-64\n");
+			break;
+		}
+#endif
 		char log[4096] = "", err[256] = "";
 		struct kbpf_prog_opts po = { .sz = sizeof(po), .host = host, .name = "casts", .prog_type = "sched_cls",
 					     .license = "GPL", .jit = engine == 2, .log_buf = log,
@@ -236,31 +230,32 @@ static void test_rdonly_cast(void)
 		BPF_MOV64_IMM(BPF_REG_2, SKB_ID),
 		K("bpf_rdonly_cast"),
 		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
-		BPF_MOV64_IMM(BPF_REG_2, 4),
-		BPF_MOV64_IMM(BPF_REG_3, 0),
-		BPF_MOV64_IMM(BPF_REG_4, 0),
-		BPF_MOV64_IMM(BPF_REG_5, 0),
-		BPF_EMIT_CALL(BPF_FUNC_csum_diff),
+		CSUM_DIFF_R1_4,
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 	};
 	verify(helper, N(helper), NULL, "R1 type=untrusted_ptr_ expected=");
 	/* nor to a kfunc */
 	struct bpf_insn kfunc[] = {
-		BPF_MOV64_IMM(BPF_REG_2, host_id("prog_test_ref_kfunc", BTF_KIND_STRUCT)),
+		BPF_MOV64_IMM(BPF_REG_2, test_btf_id(host, "prog_test_ref_kfunc", BTF_KIND_STRUCT)),
 		K("bpf_rdonly_cast"),
 		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
 		K("bpf_kfunc_call_test_ref"),
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 	};
-	verify_btf(kfunc, N(kfunc), "sched_cls", NULL, "arg#0", NULL);
+	/* kbpf's line. Linux 6.12 takes the untrusted BTF pointer as KF_ARG_PTR_TO_BTF_ID and
+	 * says "R1 must be referenced or trusted" (KF_TRUSTED_ARGS; "R1 must be a rcu pointer"
+	 * with the selftests' KF_RCU); kbpf's kfunc.c takes only an unflagged PTR_TO_BTF_ID as
+	 * one and checks the argument as memory: same verdict, another text (not fixed yet) */
+	verify_btf(kfunc, N(kfunc), "sched_cls", NULL,
+		   "arg#0 pointer type STRUCT prog_test_ref_kfunc must point to scalar, or struct with scalar\n", NULL);
 	/* the type id: a known constant, of a struct or union */
 	call_after((struct bpf_insn)BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, 0), "bpf_rdonly_cast", NULL,
 		   "R2 must be a known constant");
 	call_after((struct bpf_insn)BPF_MOV64_REG(BPF_REG_2, BPF_REG_1), "bpf_rdonly_cast", NULL,
 		   "R2 is not a scalar");
-	call_after((struct bpf_insn)BPF_MOV64_IMM(BPF_REG_2, host_id("int", BTF_KIND_INT)), "bpf_rdonly_cast", NULL,
+	call_after((struct bpf_insn)BPF_MOV64_IMM(BPF_REG_2, test_btf_id(host, "int", BTF_KIND_INT)), "bpf_rdonly_cast", NULL,
 		   "kfunc bpf_rdonly_cast type ID argument must be of a struct");
 	call_after((struct bpf_insn)BPF_MOV64_IMM(BPF_REG_2, 0x7ffffff0), "bpf_rdonly_cast", NULL,
 		   "kfunc bpf_rdonly_cast type ID argument must be of a struct");
@@ -329,11 +324,7 @@ static void test_trusted_helper_mem(void)
 		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
 		K("bpf_cast_to_kern_ctx"),
 		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
-		BPF_MOV64_IMM(BPF_REG_2, 4),
-		BPF_MOV64_IMM(BPF_REG_3, 0),
-		BPF_MOV64_IMM(BPF_REG_4, 0),
-		BPF_MOV64_IMM(BPF_REG_5, 0),
-		BPF_EMIT_CALL(BPF_FUNC_csum_diff),
+		CSUM_DIFF_R1_4,
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 	};
@@ -360,11 +351,7 @@ static void test_trusted_helper_mem(void)
 	struct bpf_insn sc[] = {
 		BPF_MOV64_IMM(BPF_REG_1, 0),
 		BPF_MOV64_IMM(BPF_REG_1, 1),
-		BPF_MOV64_IMM(BPF_REG_2, 4),
-		BPF_MOV64_IMM(BPF_REG_3, 0),
-		BPF_MOV64_IMM(BPF_REG_4, 0),
-		BPF_MOV64_IMM(BPF_REG_5, 0),
-		BPF_EMIT_CALL(BPF_FUNC_csum_diff),
+		CSUM_DIFF_R1_4,
 		BPF_EXIT_INSN(),
 	};
 	verify(sc, N(sc), NULL,
@@ -405,12 +392,11 @@ static void trusted_btf(struct prog_btf *pb, const char *name, const char *tags,
 /* main's body that leaves in R1 what f gets (n insns; nonnull: it left R7 known
  * non-NULL), then calls f and releases the acquired object in R7 if any; f returns p->a
  * (42 for Linux's test object) or, with check_null, 0 for NULL. */
-static int trusted_case(const struct bpf_insn *arg, size_t n, const char *name, const char *tags, bool check_null,
-			const char *expect, uint64_t retval)
+static int trusted_case_at(int line, const struct bpf_insn *arg, size_t n, bool nonnull, const char *name,
+			   const char *tags, bool check_null, const char *expect, uint64_t retval)
 {
 	struct bpf_insn p[64];
 	size_t k = 0;
-	bool nonnull = n == 3 && arg[1].code == (BPF_JMP | BPF_JNE | BPF_K);
 	/* r7 = acquire(&(u64){0}) */
 	p[k++] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_6, BPF_REG_1);
 	p[k++] = (struct bpf_insn)BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0);
@@ -440,10 +426,11 @@ static int trusted_case(const struct bpf_insn *arg, size_t n, const char *name, 
 	trusted_btf(&pb, name, tags, (int)f);
 	int err = verify_btf(p, k, NULL, &pb, expect, NULL);
 	if (!expect && !err && retval != ~0ull)
-		run_skb(p, k, &pb, retval, __LINE__);
+		run_skb(p, k, &pb, retval, line);
 	btf__free(pb.btf);
 	return err;
 }
+#define trusted_case(...) trusted_case_at(__LINE__, __VA_ARGS__)
 
 static void test_arg_trusted(void)
 {
@@ -453,44 +440,44 @@ static void test_arg_trusted(void)
 		BPF_JMP_IMM(BPF_JNE, BPF_REG_7, 0, 1),
 		BPF_EXIT_INSN(), /* R0 = NULL: a scalar 0 */
 	};
-	trusted_case(ok, N(ok), "prog_test_ref_kfunc", "trusted", false, NULL, 42);
+	trusted_case(ok, N(ok), true, "prog_test_ref_kfunc", "trusted", false, NULL, 42);
 	CHECK_CONTAINS(log_buf, "Func#1 ('f') is safe for any args that match its prototype");
 	/* a CO-RE flavour of the struct's name */
-	trusted_case(ok, N(ok), "prog_test_ref_kfunc___local", "trusted", false, NULL, 42);
+	trusted_case(ok, N(ok), true, "prog_test_ref_kfunc___local", "trusted", false, NULL, 42);
 	/* maybe NULL: refused for the non-nullable argument */
 	struct bpf_insn maybe[] = { BPF_MOV64_REG(BPF_REG_1, BPF_REG_7) };
-	trusted_case(maybe, N(maybe), "prog_test_ref_kfunc", "trusted", false,
+	trusted_case(maybe, N(maybe), false, "prog_test_ref_kfunc", "trusted", false,
 		     "R1 type=ptr_or_null_ expected=ptr_, trusted_ptr_, rcu_ptr_", 0);
 	CHECK_CONTAINS(log_buf, "Caller passes invalid args into func#1 ('f')");
 	struct bpf_insn null[] = { BPF_MOV64_IMM(BPF_REG_1, 0) };
-	trusted_case(null, N(null), "prog_test_ref_kfunc", "trusted", false,
+	trusted_case(null, N(null), false, "prog_test_ref_kfunc", "trusted", false,
 		     "R1 type=scalar expected=ptr_, trusted_ptr_, rcu_ptr_", 0);
 	/* nullable: NULL and maybe-NULL pass, and the callee must check */
-	trusted_case(maybe, N(maybe), "prog_test_ref_kfunc", "trusted nullable", true, NULL, 42);
-	trusted_case(null, N(null), "prog_test_ref_kfunc", "trusted nullable", true, NULL, 0);
-	trusted_case(maybe, N(maybe), "prog_test_ref_kfunc", "trusted nullable", false,
+	trusted_case(maybe, N(maybe), false, "prog_test_ref_kfunc", "trusted nullable", true, NULL, 42);
+	trusted_case(null, N(null), false, "prog_test_ref_kfunc", "trusted nullable", true, NULL, 0);
+	trusted_case(maybe, N(maybe), false, "prog_test_ref_kfunc", "trusted nullable", false,
 		     "R1 invalid mem access 'ptr_or_null_'", 0);
 	/* another struct */
 	struct bpf_insn ctx[] = { BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), K("bpf_cast_to_kern_ctx"),
 				  BPF_MOV64_REG(BPF_REG_1, BPF_REG_0) };
-	trusted_case(ctx, N(ctx), "prog_test_ref_kfunc", "trusted", false,
+	trusted_case(ctx, N(ctx), false, "prog_test_ref_kfunc", "trusted", false,
 		     "R1 is of type kbpf_linux_skb but prog_test_ref_kfunc is expected", 0);
 	/* an untrusted pointer: bpf_rdonly_cast's, of the right struct */
 	struct bpf_insn unt[] = { BPF_MOV64_IMM(BPF_REG_1, 0x1000),
-				  BPF_MOV64_IMM(BPF_REG_2, host_id("prog_test_ref_kfunc", BTF_KIND_STRUCT)),
+				  BPF_MOV64_IMM(BPF_REG_2, test_btf_id(host, "prog_test_ref_kfunc", BTF_KIND_STRUCT)),
 				  K("bpf_rdonly_cast"), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0) };
-	trusted_case(unt, N(unt), "prog_test_ref_kfunc", "trusted", false,
+	trusted_case(unt, N(unt), false, "prog_test_ref_kfunc", "trusted", false,
 		     "R1 type=untrusted_ptr_ expected=ptr_, trusted_ptr_, rcu_ptr_", 0);
 	/* memory of the struct's size is no object */
 	struct bpf_insn stack[] = { BPF_MOV64_REG(BPF_REG_1, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8) };
-	trusted_case(stack, N(stack), "prog_test_ref_kfunc", "trusted", false,
+	trusted_case(stack, N(stack), false, "prog_test_ref_kfunc", "trusted", false,
 		     "R1 type=fp expected=ptr_, trusted_ptr_, rcu_ptr_", 0);
 	/* tags and types the callee refuses */
-	trusted_case(ok, N(ok), "prog_test_ref_kfunc", "trusted nonnull", false,
+	trusted_case(ok, N(ok), true, "prog_test_ref_kfunc", "trusted nonnull", false,
 		     "arg#0 has invalid combination of tags", 0);
-	trusted_case(ok, N(ok), "no_such_struct", "trusted", false,
+	trusted_case(ok, N(ok), true, "no_such_struct", "trusted", false,
 		     "arg#0 reference type('STRUCT no_such_struct') has no matches", 0);
-	trusted_case(null, N(null), "prog_test_ref_kfunc", "arena", false, "arg:arena is not supported by kbpf", 0);
+	trusted_case(null, N(null), false, "prog_test_ref_kfunc", "arena", false, "arg:arena is not supported by kbpf", 0);
 }
 
 /* Inside, the argument is read-only (sched_cls has no btf_struct_access) and holds no
@@ -537,18 +524,23 @@ static void test_arg_trusted_callee(void)
 	btf__free(pb.btf);
 }
 
+/* registered once: a second registration is a duplicate */
+static void test_kfuncs_registered_once(void)
+{
+	char err[256] = "";
+	CHECK_EQ_U64(kbpf_linux_host_add_kfuncs(host, err, sizeof(err)), -EEXIST);
+}
+
 int main(void)
 {
 	char err[256] = "";
 	host = kbpf_host_new();
-	CHECK(host);
 	if (!host || kbpf_linux_host_add(host) || kbpf_host_btf_load_self(host) ||
 	    kbpf_linux_host_add_test_kfuncs(host, err, sizeof(err)) || kbpf_linux_host_add_kfuncs(host, err, sizeof(err))) {
 		fprintf(stderr, "test host: %s\n", err);
 		return 1;
 	}
-	/* registered once: a second registration is a duplicate */
-	CHECK_EQ_U64(kbpf_linux_host_add_kfuncs(host, err, sizeof(err)), -EEXIST);
+	RUN(test_kfuncs_registered_once);
 	RUN(test_cast_to_kern_ctx);
 	RUN(test_rdonly_cast);
 	RUN(test_casts_xlated);

@@ -29,12 +29,6 @@ static struct kbpf_host *host_new(void)
 	return h;
 }
 
-static uint32_t btf_id(struct kbpf_host *h, const char *name)
-{
-	int id = btf__find_by_name_kind(kbpf_host_btf(h), name, BTF_KIND_FUNC);
-	return id > 0 ? (uint32_t)id : 0;
-}
-
 static const char *const tc_only[] = { "tc", NULL };
 static const char *const tc_and_syscall[] = { "tc", "syscall", NULL };
 
@@ -135,10 +129,10 @@ static void test_duplicates(void)
 
 	struct kbpf_kfunc_prog_info xdp = { .sz = sizeof(xdp), .prog_type = "xdp" };
 	uint32_t flags = 0;
-	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &xdp, btf_id(h, "kt_inc"), &flags), 0);
+	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &xdp, (uint32_t)test_btf_id(h, "kt_inc", BTF_KIND_FUNC), &flags), 0);
 	CHECK_EQ_U64(flags, KF_ACQUIRE);
 	xdp.prog_type = "syscall";
-	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &xdp, btf_id(h, "kt_inc"), &flags), 0);
+	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &xdp, (uint32_t)test_btf_id(h, "kt_inc", BTF_KIND_FUNC), &flags), 0);
 	CHECK_EQ_U64(flags, KF_RET_NULL);
 	kbpf_host_free(h);
 }
@@ -170,18 +164,18 @@ static void test_deny_by_default(void)
 
 	if (!h)
 		return;
-	sum5 = btf_id(h, "kt_sum5");
+	sum5 = (uint32_t)test_btf_id(h, "kt_sum5", BTF_KIND_FUNC);
 	/* nothing registered: nothing callable, a FUNC of the BTF included */
-	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &tc, btf_id(h, "kt_arg_u8"), &flags), -ENOENT);
-	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &tc, btf_id(h, "main"), &flags), -ENOENT);
+	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &tc, (uint32_t)test_btf_id(h, "kt_arg_u8", BTF_KIND_FUNC), &flags), -ENOENT);
+	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &tc, (uint32_t)test_btf_id(h, "main", BTF_KIND_FUNC), &flags), -ENOENT);
 	CHECK_EQ_U64(kbpf_host_kfunc_set_register(h, &o, NULL), 0);
-	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &tc, btf_id(h, "kt_arg_u8"), &flags), 0);
-	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &tc, btf_id(h, "kt_ptr_next"), &flags), 0);
+	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &tc, (uint32_t)test_btf_id(h, "kt_arg_u8", BTF_KIND_FUNC), &flags), 0);
+	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &tc, (uint32_t)test_btf_id(h, "kt_ptr_next", BTF_KIND_FUNC), &flags), 0);
 	CHECK_EQ_U64(flags, KF_RET_NULL | KF_ACQUIRE);
-	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &xdp, btf_id(h, "kt_arg_u8"), &flags), -EACCES);
+	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &xdp, (uint32_t)test_btf_id(h, "kt_arg_u8", BTF_KIND_FUNC), &flags), -EACCES);
 	/* the filter sees the program */
 	tc.attach = "release";
-	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &tc, btf_id(h, "kt_arg_u8"), &flags), -EACCES);
+	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &tc, (uint32_t)test_btf_id(h, "kt_arg_u8", BTF_KIND_FUNC), &flags), -EACCES);
 	CHECK(calls >= 3);
 
 	/* a set for no type: addresses only; a 5.13-style check callback allows one of them */
@@ -192,13 +186,13 @@ static void test_deny_by_default(void)
 	CHECK_EQ_U64(kbpf_host_kfunc_check_register(h, "xdp", check_sum5_only, &sum5), -EEXIST);
 	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &xdp, sum5, &flags), 0);
 	CHECK_EQ_U64(flags, KF_DESTRUCTIVE);
-	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &xdp, btf_id(h, "kt_mix5"), &flags), -EACCES);
+	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &xdp, (uint32_t)test_btf_id(h, "kt_mix5", BTF_KIND_FUNC), &flags), -EACCES);
 	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &tc, sum5, &flags), -EACCES);
 	CHECK_EQ_U64(kbpf_host_kfunc_check_register(h, "xdp", NULL, NULL), 0);
 	CHECK_EQ_U64(kbpf_host_kfunc_check_register(h, "xdp", NULL, NULL), -ENOENT);
 	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &xdp, sum5, &flags), -EACCES);
 	CHECK_STR(kbpf_host_kfunc_name(h, sum5), "kt_sum5");
-	CHECK(kbpf_host_kfunc_name(h, btf_id(h, "main")) == NULL);
+	CHECK(kbpf_host_kfunc_name(h, (uint32_t)test_btf_id(h, "main", BTF_KIND_FUNC)) == NULL);
 	kbpf_host_free(h);
 }
 
@@ -214,7 +208,7 @@ static void test_func_model(void)
 	if (!h)
 		return;
 	CHECK_EQ_U64(kbpf_host_kfunc_set_register(h, &o, NULL), 0);
-	CHECK_EQ_U64(kbpf_host_kfunc_get(h, btf_id(h, "kt_mix5"), &d), 0);
+	CHECK_EQ_U64(kbpf_host_kfunc_get(h, (uint32_t)test_btf_id(h, "kt_mix5", BTF_KIND_FUNC), &d), 0);
 	if (d) {
 		static const uint8_t size[] = { 1, 2, 4, 4, 8 }, flags[] = { 0, KBPF_FMODEL_SIGNED, 0, KBPF_FMODEL_SIGNED, 0 };
 		CHECK_EQ_U64(d->model.nr_args, 5);
@@ -228,32 +222,32 @@ static void test_func_model(void)
 		CHECK_STR(d->decl, "int64_t kt_mix5(uint8_t a, int16_t b, uint32_t c, int32_t d, uint64_t e)");
 		kbpf_host_kfunc_put(h, d);
 	}
-	CHECK_EQ_U64(kbpf_host_kfunc_get(h, btf_id(h, "kt_ptr_next"), &d), 0);
+	CHECK_EQ_U64(kbpf_host_kfunc_get(h, (uint32_t)test_btf_id(h, "kt_ptr_next", BTF_KIND_FUNC), &d), 0);
 	if (d) {
 		CHECK_EQ_U64(d->model.arg_flags[0], KBPF_FMODEL_PTR);
 		CHECK_EQ_U64(d->model.ret_size, 8);
 		CHECK_EQ_U64(d->model.ret_flags, KBPF_FMODEL_PTR);
 		kbpf_host_kfunc_put(h, d);
 	}
-	CHECK_EQ_U64(kbpf_host_kfunc_get(h, btf_id(h, "kt_ptr_store"), &d), 0);
+	CHECK_EQ_U64(kbpf_host_kfunc_get(h, (uint32_t)test_btf_id(h, "kt_ptr_store", BTF_KIND_FUNC), &d), 0);
 	if (d) {
 		CHECK_EQ_U64(d->model.ret_size, 0);
 		CHECK_EQ_U64(d->model.nr_args, 2);
 		kbpf_host_kfunc_put(h, d);
 	}
-	CHECK_EQ_U64(kbpf_host_kfunc_get(h, btf_id(h, "kt_ret_s8"), &d), 0);
+	CHECK_EQ_U64(kbpf_host_kfunc_get(h, (uint32_t)test_btf_id(h, "kt_ret_s8", BTF_KIND_FUNC), &d), 0);
 	if (d) {
 		CHECK_EQ_U64(d->model.ret_size, 1);
 		CHECK_EQ_U64(d->model.ret_flags, KBPF_FMODEL_SIGNED);
 		kbpf_host_kfunc_put(h, d);
 	}
-	CHECK_EQ_U64(kbpf_host_kfunc_get(h, btf_id(h, "kt_arg_bool"), &d), 0);
+	CHECK_EQ_U64(kbpf_host_kfunc_get(h, (uint32_t)test_btf_id(h, "kt_arg_bool", BTF_KIND_FUNC), &d), 0);
 	if (d) {
 		CHECK_EQ_U64(d->model.arg_size[0], 1);
 		CHECK_EQ_U64(d->model.arg_flags[0], 0); /* _Bool is unsigned */
 		kbpf_host_kfunc_put(h, d);
 	}
-	CHECK_EQ_U64(kbpf_host_kfunc_get(h, btf_id(h, "kt_sum5"), &d), -ENOENT);
+	CHECK_EQ_U64(kbpf_host_kfunc_get(h, (uint32_t)test_btf_id(h, "kt_sum5", BTF_KIND_FUNC), &d), -ENOENT);
 	kbpf_host_free(h);
 }
 
@@ -276,7 +270,7 @@ static void test_object_types(void)
 		BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 4),
 		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
 		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -16),
-		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id(h, "kt_pair_sum")),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, test_btf_id(h, "kt_pair_sum", BTF_KIND_FUNC)),
 		BPF_EXIT_INSN(),
 	};
 	struct kbpf_prog_opts o = { .sz = sizeof(o), .host = h, .prog_type = "tc", .license = "GPL", .log_buf = log,
@@ -308,7 +302,7 @@ static void test_object_types(void)
 	/* NULL neither (Linux's rule takes it as memory the kfunc must tolerate) */
 	struct bpf_insn null_arg[] = {
 		BPF_MOV64_IMM(BPF_REG_1, 0),
-		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id(h, "kt_pair_sum")),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, test_btf_id(h, "kt_pair_sum", BTF_KIND_FUNC)),
 		BPF_EXIT_INSN(),
 	};
 	CHECK_EQ_U64(kbpf_prog_create(null_arg, 3, &o, &p), -EINVAL);
@@ -321,7 +315,7 @@ static int create_inc(struct kbpf_host *h, struct kbpf_prog **prog, char *log, s
 {
 	struct bpf_insn insns[] = {
 		BPF_MOV64_IMM(BPF_REG_1, 5),
-		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id(h, "kt_inc")),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, test_btf_id(h, "kt_inc", BTF_KIND_FUNC)),
 		BPF_EXIT_INSN(),
 	};
 	struct kbpf_prog_opts o = { .sz = sizeof(o), .trusted_unverified = 1, .host = h, .log_buf = log, .log_size = log_size };
@@ -373,7 +367,7 @@ static void test_pins(void)
 	/* a create failing after the pin (a bad helper later on) leaves nothing pinned */
 	set = register_inc(h);
 	struct bpf_insn bad[] = {
-		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)btf_id(h, "kt_inc")),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, test_btf_id(h, "kt_inc", BTF_KIND_FUNC)),
 		BPF_EMIT_CALL(12345),
 		BPF_EXIT_INSN(),
 	};
@@ -510,7 +504,7 @@ static void test_threads(void)
 	printf("threads: %d creates succeeded while %d sets came and went\n", ok, RACE_ROUNDS);
 	/* everything unregistered and unpinned: nothing listed */
 	CHECK_EQ_U64(kbpf_host_kfunc_allowed(h, &(struct kbpf_kfunc_prog_info){ .sz = sizeof(struct kbpf_kfunc_prog_info), .prog_type = "tc" },
-					     btf_id(h, "kt_inc"), NULL), -ENOENT);
+					     (uint32_t)test_btf_id(h, "kt_inc", BTF_KIND_FUNC), NULL), -ENOENT);
 	kbpf_host_free(h); /* ASan: nothing leaked */
 }
 

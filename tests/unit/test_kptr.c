@@ -23,12 +23,7 @@ static char log_buf[65536];
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static int32_t fid(const char *name)
-{
-	int id = btf__find_by_name_kind(kbpf_host_btf(host), name, BTF_KIND_FUNC);
-	return id > 0 ? id : 0;
-}
-#define K(name) BPF_CALL_KFUNC(0, fid(name))
+#define K(name) BPF_CALL_KFUNC(0, test_btf_id(host, name, BTF_KIND_FUNC))
 
 static int refs(void)
 {
@@ -109,7 +104,7 @@ static void test_create(void)
 	const struct kbpf_map_kptr *k = kbpf_map_kptr_at(m, 8);
 	CHECK(k && k->referenced && k->dtor);
 	CHECK_STR(k ? k->type_name : NULL, "prog_test_ref_kfunc");
-	CHECK_EQ_U64(k->btf_id, btf__find_by_name_kind(kbpf_host_btf(host), "prog_test_ref_kfunc", BTF_KIND_STRUCT));
+	CHECK_EQ_U64(k->btf_id, test_btf_id(host, "prog_test_ref_kfunc", BTF_KIND_STRUCT));
 	CHECK(kbpf_map_kptr_at(m, 0) && !kbpf_map_kptr_at(m, 0)->referenced);
 	CHECK(!kbpf_map_kptr_at(m, 4));
 	CHECK(kbpf_map_kptr_host(m) == host);
@@ -281,7 +276,7 @@ static void test_dtor_register(void)
 	CHECK_EQ_U64(kbpf_host_kptr_dtor_register(host, again, 1, l, sizeof(l)), -EEXIST);
 	CHECK_EQ_U64(kbpf_host_kptr_dtor_register(host, twice, 2, l, sizeof(l)), -EEXIST);
 	CHECK_CONTAINS(l, "given twice");
-	int id = btf__find_by_name_kind(kbpf_host_btf(host), "prog_test_pass2", BTF_KIND_STRUCT);
+	int id = test_btf_id(host, "prog_test_pass2", BTF_KIND_STRUCT);
 	CHECK(!kbpf_host_kptr_dtor(host, (uint32_t)id)); /* nothing of a failed call stays */
 	struct kbpf_host *bare = kbpf_host_new();
 	CHECK_EQ_U64(kbpf_host_kptr_dtor_register(bare, again, 1, l, sizeof(l)), -ENOENT);
@@ -339,10 +334,10 @@ static struct bpf_insn kptr_get_prog[] = {
 
 static void patch_kfuncs(void)
 {
-	xchg_prog[13].imm = fid("bpf_kfunc_call_test_acquire");
-	xchg_prog[23].imm = fid("bpf_kfunc_call_test_release");
-	kptr_get_prog[14].imm = fid("bpf_kfunc_call_test_kptr_get");
-	kptr_get_prog[20].imm = fid("bpf_kfunc_call_test_release");
+	xchg_prog[13].imm = test_btf_id(host, "bpf_kfunc_call_test_acquire", BTF_KIND_FUNC);
+	xchg_prog[23].imm = test_btf_id(host, "bpf_kfunc_call_test_release", BTF_KIND_FUNC);
+	kptr_get_prog[14].imm = test_btf_id(host, "bpf_kfunc_call_test_kptr_get", BTF_KIND_FUNC);
+	kptr_get_prog[20].imm = test_btf_id(host, "bpf_kfunc_call_test_release", BTF_KIND_FUNC);
 }
 
 static struct kbpf_prog *load(const struct bpf_insn *insns, size_t n, struct kbpf_map *m, int jit)
@@ -500,8 +495,8 @@ static struct bpf_insn read_unref_prog[] = {
 
 static void test_untrusted_loads(void)
 {
-	store_unref_prog[13].imm = fid("bpf_kfunc_call_test_acquire");
-	store_unref_prog[18].imm = fid("bpf_kfunc_call_test_release");
+	store_unref_prog[13].imm = test_btf_id(host, "bpf_kfunc_call_test_acquire", BTF_KIND_FUNC);
+	store_unref_prog[18].imm = test_btf_id(host, "bpf_kfunc_call_test_release", BTF_KIND_FUNC);
 	for (int jit = 0; jit <= 1; jit++) {
 		struct kbpf_map *m = NULL;
 		int base = refs();
@@ -583,17 +578,7 @@ static int verify(const struct bpf_insn *insns, size_t n, struct kbpf_map *m, co
 	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "sched_cls", .license = "GPL",
 				      .maps = maps, .nr_maps = 1, .log_level = KBPF_LOG_LEVEL1,
 				      .log_buf = log_buf, .log_size = sizeof(log_buf) };
-	int err = kbpf_prog_verify(insns, n, &o, NULL);
-
-	if (!expect) {
-		if (err)
-			fprintf(stderr, "unexpected rejection (%d):\n%s\n", err, log_buf);
-		CHECK_EQ_U64(err, 0);
-	} else {
-		CHECK(err != 0);
-		CHECK_CONTAINS(log_buf, expect);
-	}
-	return err;
+	return check_verdict(kbpf_prog_verify(insns, n, &o, NULL), log_buf, expect);
 }
 
 static void test_verifier(void)

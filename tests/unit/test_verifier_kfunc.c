@@ -18,15 +18,7 @@
 static struct kbpf_host *host;
 static char log_buf[65536];
 
-static int32_t fid(const char *name)
-{
-	int id = btf__find_by_name_kind(kbpf_host_btf(host), name, BTF_KIND_FUNC);
-	if (id <= 0)
-		fprintf(stderr, "no BTF FUNC %s\n", name);
-	return id > 0 ? id : 0;
-}
-
-#define K(name) BPF_CALL_KFUNC(0, fid(name))
+#define K(name) BPF_CALL_KFUNC(0, test_btf_id(host, name, BTF_KIND_FUNC))
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 struct vopts {
@@ -50,16 +42,7 @@ static int verify(const struct bpf_insn *insns, size_t n, const struct vopts *vo
 		.log_buf = log_buf,
 		.log_size = sizeof(log_buf),
 	};
-	int err = kbpf_prog_verify(insns, n, &o, NULL);
-	if (!expect) {
-		if (err)
-			fprintf(stderr, "unexpected rejection (%d):\n%s\n", err, log_buf);
-		CHECK_EQ_U64(err, 0);
-	} else {
-		CHECK(err != 0);
-		CHECK_CONTAINS(log_buf, expect);
-	}
-	return err;
+	return check_verdict(kbpf_prog_verify(insns, n, &o, NULL), log_buf, expect);
 }
 
 /* *(u64 *)(fp-8) = 0; r1 = fp-8; acquire: R0 = prog_test_ref_kfunc or NULL */
@@ -392,16 +375,16 @@ static void test_pass_a(void)
 			    "loading/calling other bpf or kernel functions are allowed for CAP_BPF and CAP_SYS_ADMIN"),
 		     -EPERM);
 	/* a BTF id that is not a FUNC: the struct's own */
-	call[0].imm = btf__find_by_name_kind(kbpf_host_btf(host), "prog_test_ref_kfunc", BTF_KIND_STRUCT);
+	call[0].imm = test_btf_id(host, "prog_test_ref_kfunc", BTF_KIND_STRUCT);
 	char want[64];
 	snprintf(want, sizeof(want), "kernel btf_id %d is not a function", call[0].imm);
 	verify(call, N(call), NULL, want);
 	/* a FUNC no set registered (no address): the host's own kbpf_host_new */
-	call[0].imm = fid("kbpf_host_new");
+	call[0].imm = test_btf_id(host, "kbpf_host_new", BTF_KIND_FUNC);
 	if (call[0].imm)
 		verify(call, N(call), NULL, "cannot find address for kernel function kbpf_host_new");
 	call[0].off = -1;
-	call[0].imm = fid("bpf_kfunc_call_test_pass_ctx");
+	call[0].imm = test_btf_id(host, "bpf_kfunc_call_test_pass_ctx", BTF_KIND_FUNC);
 	verify(call, N(call), NULL, "negative offset disallowed for kernel module function call\nfailed to find BTF");
 	/* imm 0: fine when dead, an error when reached */
 	struct bpf_insn weak[] = {
@@ -448,7 +431,7 @@ static int vk_struct_access(const struct kbpf_prog_type *type, uint32_t btf_id, 
 			    size_t msg_size)
 {
 	(void)type;
-	int want = btf__find_by_name_kind(kbpf_host_btf(host), "prog_test_ref_kfunc", BTF_KIND_STRUCT);
+	int want = test_btf_id(host, "prog_test_ref_kfunc", BTF_KIND_STRUCT);
 	if ((int)btf_id == want && off == 4 && size == 4)
 		return 0;
 	snprintf(msg, msg_size, "no write support to prog_test_ref_kfunc at off %d", off);

@@ -114,9 +114,9 @@ static int parse_map_extra(const char *spec, struct case_map *m)
 static int parse_map(char *spec, struct case_map *m)
 {
 	char kind[32];
-	unsigned a = 0, b = 0, c = 0, f = 0;
-	int used = 0;
-	int n = sscanf(spec, "%31s %u %u %u %i%n", kind, &a, &b, &c, (int *)&f, &used);
+	unsigned a = 0, b = 0, c = 0;
+	int f = 0, used = 0, used_f = 0;
+	int n = sscanf(spec, "%31s %u %u %u%n", kind, &a, &b, &c, &used);
 
 	memset(m, 0, sizeof(*m));
 	if (n < 2)
@@ -138,8 +138,17 @@ static int parse_map(char *spec, struct case_map *m)
 	m->key_size = a;
 	m->value_size = b;
 	m->max_entries = c;
-	m->flags = n == 5 ? f : 0;
-	return n == 5 ? parse_map_extra(spec + used, m) : 0;
+	/* the flags are optional: value= and frozen may follow the numbers directly */
+	if (sscanf(spec + used, " %i%n", &f, &used_f) == 1) {
+		m->flags = (uint32_t)f;
+		used += used_f;
+	}
+	if (parse_map_extra(spec + used, m))
+		return -1;
+	/* value= is written at key 0 (a u32): an array's first element only */
+	if (m->value_len && m->type != BPF_MAP_TYPE_ARRAY)
+		return -1;
+	return 0;
 }
 
 static int parse_header(struct vcase *c, char *line, const char *file, int lineno, char *err,
