@@ -29,10 +29,10 @@ for c in asm run verify; do
 done
 
 # kbpf kfuncs --type: a name the host has neither as a program type nor in a kfunc set is
-# a usage error (a typo printed "no kfuncs" and exit 0); a type without kfuncs says so
+# a usage error (a typo printed "no kfuncs" and exit 0); every type has Linux's common kfuncs
 expect_error 2 "^kbpf kfuncs: --type: 'nosuch' is no program type of this host and no kfunc set names it" -- kfuncs --type nosuch
-expect 0 "program type socket_filter: no kfuncs" -- kfuncs --type socket_filter
-expect 0 "program type xdp: no kfuncs" -- kfuncs --type xdp
+expect 0 "^void \\*bpf_cast_to_kern_ctx\\(void \\*obj\\); /\\* set common_kfunc_set" -- kfuncs --type socket_filter
+expect 0 "^void \\*bpf_rdonly_cast\\(" -- kfuncs --type xdp
 expect 0 "program type tcp_congestion_ops" -- kfuncs --type tcp_congestion_ops
 expect 0 "usage: kbpf kfuncs.*" -- kfuncs --help
 if "$kbpf" kfuncs --help | grep -q "exit 2"; then ok; else bad "kfuncs --help does not document exit 2"; fi

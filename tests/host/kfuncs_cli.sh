@@ -18,10 +18,14 @@ expect 0 'shop_ring_up' -- kfuncs --host "$plugin" --type checkout
 # name no type has is a usage error, not "no kfuncs" (a typo read as "nothing callable")
 expect 0 '^/\* program type sched_cls: no kfuncs' -- kfuncs --host "$plugin" --type tc
 expect_error 2 "^kbpf kfuncs: --type: 'checkou' is no program type" -- kfuncs --host "$plugin" --json --type checkou
-# kbpf's own host: a type it knows, without kfuncs
-expect 0 '^/\* program type sched_cls: no kfuncs \(nothing is callable by default\) \*/$' -- kfuncs --type sched_cls
+# kbpf's own host: a type with only Linux's common kfuncs (kbpf's own BTF has them)
 out=$("$kbpf" kfuncs --type sched_cls 2>&1)
-if grep -q "shop_\|tcp_" <<<"$out"; then bad "--type sched_cls lists kfuncs: $out"; else ok; fi
+if [ "$(grep -c ';' <<<"$out")" = 2 ] && grep -q '^void \*bpf_cast_to_kern_ctx(void \*obj); /\* set common_kfunc_set' <<<"$out" &&
+   grep -q '^void \*bpf_rdonly_cast(const void \*obj__ign, uint32_t btf_id__k);' <<<"$out"; then ok; else bad "--type sched_cls: $out"; fi
+# every type's listing: the common kfuncs once, first, then only tcp_congestion_ops' own
+out=$("$kbpf" kfuncs 2>&1)
+if head -1 <<<"$out" | grep -q '^/\* every program type ([0-9]*): ' && [ "$(grep -c 'bpf_cast_to_kern_ctx' <<<"$out")" = 1 ] &&
+   [ "$(grep -c '^/\* program type' <<<"$out")" = 1 ]; then ok; else bad "kfuncs (all types): $(head -c 600 <<<"$out")"; fi
 # the kbpf command's own host: the TCP host's kfuncs, which 'kbpf run' and 'tcp-sim'
 # programs may call; the listing without --type said "no kfuncs registered" while
 # --type tcp_congestion_ops listed them
@@ -44,7 +48,16 @@ PY
 else
   bad "kfuncs --json failed: $(head -c 500 "$tmp/out.json")"
 fi
-if "$kbpf" kfuncs --json >"$tmp/own.json" 2>&1 && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [t["prog_type"] for t in d["prog_types"]] == ["tcp_congestion_ops"] and d["host"] is None' "$tmp/own.json"; then
+if "$kbpf" kfuncs --json >"$tmp/own.json" 2>&1 && python3 - "$tmp/own.json" <<'PY'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["host"] is None, d["host"]
+t = {t["prog_type"]: sorted(k["name"] for k in t["kfuncs"]) for t in d["prog_types"]}
+# JSON stays complete: every type with its kfuncs, the common ones in each
+assert t["sched_cls"] == ["bpf_cast_to_kern_ctx", "bpf_rdonly_cast"], t["sched_cls"]
+assert "tcp_slow_start" in t["tcp_congestion_ops"] and "bpf_rdonly_cast" in t["tcp_congestion_ops"], t
+assert all("bpf_cast_to_kern_ctx" in v for v in t.values()), t
+PY
   ok
 else
   bad "kfuncs --json without a host: $(head -c 500 "$tmp/own.json")"

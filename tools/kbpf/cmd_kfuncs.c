@@ -18,7 +18,8 @@ void usage_kfuncs(void)
 {
 	printf("usage: kbpf kfuncs [--host FILE] [--type T] [--json]\n\n"
 	       "List the host functions BPF programs may call (kfuncs), per program type, with their\n"
-	       "C prototypes and flags: what a host exported to BPF. Nothing else is callable.\n\n"
+	       "C prototypes and flags: what a host exported to BPF. Nothing else is callable.\n"
+	       "Kfuncs every program type may call (Linux's common kfuncs) are listed once, first.\n\n"
 	       "  --host FILE   a host plugin: a shared object built with kbpf_add_host_btf that\n"
 	       "                exports int kbpf_host_init(struct kbpf_host *host); kbpf loads its\n"
 	       "                BTF, dlopens it and calls kbpf_host_init, which registers its kfunc\n"
@@ -37,12 +38,71 @@ static const char *const flag_names[] = {
 	"KF_ACQUIRE", "KF_RELEASE", "KF_RET_NULL", "KF_KPTR_GET", "KF_TRUSTED_ARGS", "KF_SLEEPABLE", "KF_DESTRUCTIVE",
 };
 
+static bool same_type(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* A kfunc every program type of the host may call (Linux's common kfuncs): the text
+ * listing of every type prints it once, under its own heading, not under each type. */
+struct shared_kfunc {
+	const char *set, *name;
+	size_t types; /* how many program types list it */
+};
+
 struct listing {
 	bool json;
 	const char *last_type; /* the group being printed */
 	bool started, any;
 	size_t n;
+	/* the first pass (text, no --type): the program types and each kfunc's count */
+	const char *count_type;
+	size_t nr_types, nr_shared, cap_shared;
+	struct shared_kfunc *shared;
+	bool fold; /* print shared kfuncs once */
 };
+
+static struct shared_kfunc *shared_find(struct listing *l, const struct kbpf_kfunc_entry *e)
+{
+	for (size_t i = 0; i < l->nr_shared; i++)
+		if (!strcmp(l->shared[i].name, e->name) && !strcmp(l->shared[i].set, e->set))
+			return &l->shared[i];
+	return NULL;
+}
+
+/* Is e's kfunc one every program type lists (and so printed once, not under each)? */
+static bool is_shared(struct listing *l, const struct kbpf_kfunc_entry *e)
+{
+	struct shared_kfunc *s;
+	return l->fold && e->prog_type && (s = shared_find(l, e)) && s->types == l->nr_types;
+}
+
+static int count_shared(const struct kbpf_kfunc_entry *e, void *arg)
+{
+	struct listing *l = arg;
+	struct shared_kfunc *s;
+
+	if (!e->prog_type)
+		return 0;
+	if (!same_type(l->count_type, e->prog_type)) {
+		l->count_type = e->prog_type;
+		l->nr_types++;
+	}
+	if ((s = shared_find(l, e))) {
+		s->types++;
+		return 0;
+	}
+	if (l->nr_shared == l->cap_shared) {
+		size_t cap = l->cap_shared ? 2 * l->cap_shared : 16;
+		struct shared_kfunc *n = realloc(l->shared, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		l->shared = n;
+		l->cap_shared = cap;
+	}
+	l->shared[l->nr_shared++] = (struct shared_kfunc){ e->set, e->name, 1 };
+	return 0;
+}
 
 static void json_str(const char *s)
 {
@@ -59,10 +119,6 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
-static bool same_type(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
 
 static int print_json(const struct kbpf_kfunc_entry *e, struct listing *l)
 {
@@ -92,8 +148,38 @@ static int print_json(const struct kbpf_kfunc_entry *e, struct listing *l)
 	return 0;
 }
 
+static void print_text_line(const struct kbpf_kfunc_entry *e)
+{
+	printf("%s; /* ", e->decl);
+	for (unsigned b = 0, k = 0; b < sizeof(flag_names) / sizeof(flag_names[0]); b++)
+		if (e->flags & (1u << b))
+			printf("%s%s", k++ ? " | " : "", flag_names[b]);
+	if (e->flags)
+		printf(", ");
+	printf("set %s, btf_id %u%s%s */\n", e->set, e->btf_id, e->filtered ? ", subject to the set's filter" : "",
+	       e->by_check ? ", allowed by check_kfunc_call" : "");
+}
+
+/* The shared kfuncs, once, from the first type's entries */
+static int print_shared(const struct kbpf_kfunc_entry *e, void *arg)
+{
+	struct listing *l = arg;
+	if (!e->prog_type || !is_shared(l, e))
+		return 0;
+	if (l->last_type && !same_type(l->last_type, e->prog_type))
+		return 1; /* the first type's are all of them */
+	if (!l->started)
+		printf("/* every program type (%zu): kfuncs Linux lets every type call */\n", l->nr_types);
+	l->started = l->any = true;
+	l->last_type = e->prog_type;
+	print_text_line(e);
+	return 0;
+}
+
 static int print_text(const struct kbpf_kfunc_entry *e, struct listing *l)
 {
+	if (is_shared(l, e))
+		return 0;
 	if (!l->started || !same_type(l->last_type, e->prog_type)) {
 		if (e->prog_type)
 			printf("%s/* program type %s */\n", l->started ? "\n" : "", e->prog_type);
@@ -103,14 +189,7 @@ static int print_text(const struct kbpf_kfunc_entry *e, struct listing *l)
 		l->started = true;
 		l->last_type = e->prog_type;
 	}
-	printf("%s; /* ", e->decl);
-	for (unsigned b = 0, k = 0; b < sizeof(flag_names) / sizeof(flag_names[0]); b++)
-		if (e->flags & (1u << b))
-			printf("%s%s", k++ ? " | " : "", flag_names[b]);
-	if (e->flags)
-		printf(", ");
-	printf("set %s, btf_id %u%s%s */\n", e->set, e->btf_id, e->filtered ? ", subject to the set's filter" : "",
-	       e->by_check ? ", allowed by check_kfunc_call" : "");
+	print_text_line(e);
 	return 0;
 }
 
@@ -185,7 +264,17 @@ int cmd_kfuncs(int argc, char **argv)
 				printf("null");
 			printf(",\n  \"prog_types\": [");
 		}
-		ret = kbpf_host_kfunc_foreach(host, type, print_entry, &l);
+		/* text listing of every type: what all types share, once, first */
+		if (!l.json && !type) {
+			ret = kbpf_host_kfunc_foreach(host, NULL, count_shared, &l);
+			l.fold = !ret && l.nr_types > 1;
+			if (l.fold) {
+				kbpf_host_kfunc_foreach(host, NULL, print_shared, &l);
+				l.last_type = NULL;
+			}
+		}
+		if (!ret)
+			ret = kbpf_host_kfunc_foreach(host, type, print_entry, &l);
 		if (ret)
 			ret = cli_error(EXIT_FAIL, "kfuncs", "%s", strerror(-ret));
 		else if (l.json)
@@ -195,6 +284,7 @@ int cmd_kfuncs(int argc, char **argv)
 		else if (!l.any)
 			printf("/* no kfuncs registered (nothing is callable by default) */\n");
 	}
+	free(l.shared);
 	cli_host_free(host); /* the plugin is closed after the host */
 	return ret;
 }
