@@ -245,7 +245,8 @@ KBPF_API int kbpf_map_get_next_key(struct kbpf_map *map, const void *key, void *
  * its values are write-protected (PROT_READ), every pointer into them (direct value
  * addresses, program-side lookups) stays valid for reading but a write through it faults,
  * and the verifier reads loads from them as constants (docs/maps.md, "Frozen read-only
- * arrays").  -EBUSY if already frozen; -EOPNOTSUPP for values with kptrs; -EPERM for a map
+ * arrays").  -EBUSY if already frozen; -EOPNOTSUPP for values with special fields
+ * (bpf_spin_lock, bpf_timer, kptrs: Linux 6.12's map->record); -EPERM for a map
  * created BPF_F_RDONLY (Linux: freezing needs a writable fd); the errno of a
  * failed mprotect (the map then stays unfrozen). */
 KBPF_API int kbpf_map_freeze(struct kbpf_map *map);

@@ -372,7 +372,9 @@ int kbpf_map_freeze(struct kbpf_map *map)
 
 	if (!map)
 		return -EINVAL;
-	if (map->nr_kptrs) /* Linux's map_freeze: ENOTSUPP for values with kptrs */
+	/* Linux 6.12's map_freeze: ENOTSUPP for a value with special fields (map->record:
+	 * spin lock, timer, kptrs), which programs write even where the map is read-only */
+	if (map->nr_fields > 0 || map->nr_kptrs)
 		return -EOPNOTSUPP;
 	if (map->map_flags & BPF_F_RDONLY) /* Linux's map_freeze: the fd must be writable */
 		return -EPERM;

@@ -315,7 +315,7 @@ int kbpf_map_check_btf(struct kbpf_map *map, const struct btf *btf, uint32_t key
 
 	map->spin_lock_off = find_field(btf, value, "bpf_spin_lock", SPIN_LOCK_SIZE, SPIN_LOCK_ALIGN);
 	if (map->spin_lock_off >= 0) {
-		if (map->map_flags & BPF_F_RDONLY_PROG)
+		if (map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)) /* 6.12's map_check_btf */
 			return -EACCES;
 		/* Linux also allows cgroup, inode and task storage, which kbpf has not */
 		if (map->type != BPF_MAP_TYPE_HASH && map->type != BPF_MAP_TYPE_ARRAY &&
@@ -326,7 +326,7 @@ int kbpf_map_check_btf(struct kbpf_map *map, const struct btf *btf, uint32_t key
 	}
 	map->timer_off = find_field(btf, value, "bpf_timer", TIMER_SIZE, TIMER_ALIGN);
 	if (map->timer_off >= 0) {
-		if (map->map_flags & BPF_F_RDONLY_PROG)
+		if (map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)) /* 6.12's map_check_btf */
 			return -EACCES;
 		if (map->type != BPF_MAP_TYPE_HASH && map->type != BPF_MAP_TYPE_LRU_HASH &&
 		    map->type != BPF_MAP_TYPE_ARRAY)

@@ -125,6 +125,34 @@ static void test_map_btf(void)
 	btf__free(btf);
 }
 
+/* Linux 6.12's map_freeze refuses a map whose value has special fields (map->record:
+ * spin lock, timer, kptrs) with -ENOTSUPP, and map_check_btf refuses them in a
+ * BPF_F_RDONLY_PROG or BPF_F_WRONLY_PROG map (-EACCES): a frozen read-only value is
+ * write-protected, and bpf_spin_lock / bpf_timer_init write into the value. */
+static void test_freeze_special_fields(void)
+{
+	struct btf *btf = mk_btf();
+	struct kbpf_map *m;
+
+	for (uint32_t flags = BPF_F_RDONLY_PROG; flags; flags = flags == BPF_F_RDONLY_PROG ? BPF_F_WRONLY_PROG : 0) {
+		CHECK_EQ_U64(mk_map(btf, BPF_MAP_TYPE_ARRAY, 8, 3, flags, &m), (uint64_t)-EACCES);
+		CHECK_EQ_U64(mk_map(btf, BPF_MAP_TYPE_ARRAY, 24, 10, flags, &m), (uint64_t)-EACCES);
+	}
+	CHECK_EQ_U64(mk_map(btf, BPF_MAP_TYPE_ARRAY, 8, 3, 0, &m), 0);
+	CHECK_EQ_U64(kbpf_map_freeze(m), (uint64_t)-EOPNOTSUPP);
+	CHECK(!kbpf_map_is_frozen(m));
+	kbpf_map_free(m);
+	CHECK_EQ_U64(mk_map(btf, BPF_MAP_TYPE_ARRAY, 24, 10, 0, &m), 0);
+	CHECK_EQ_U64(kbpf_map_freeze(m), (uint64_t)-EOPNOTSUPP);
+	CHECK(!kbpf_map_is_frozen(m));
+	kbpf_map_free(m);
+	/* a value with no special field freezes */
+	CHECK_EQ_U64(mk_map(btf, BPF_MAP_TYPE_ARRAY, 8, 6, 0, &m), 0);
+	CHECK_EQ_U64(kbpf_map_freeze(m), 0);
+	kbpf_map_free(m);
+	btf__free(btf);
+}
+
 /* Host-side copies: the lock word is never written by an update, reads as 0, and
  * BPF_F_LOCK needs a lock. */
 static void test_host_copies(void)
@@ -545,6 +573,7 @@ int main(void)
 {
 	RUN(test_map_btf);
 	RUN(test_sk_storage_value_limit);
+	RUN(test_freeze_special_fields);
 	RUN(test_host_copies);
 	RUN(test_verifier_rules);
 	RUN(test_prune_lock_identity);
