@@ -470,6 +470,41 @@ static void test_write_hook(void)
 	verify(w, N(w), &vt, "R10 leaks addr");
 }
 
+/* A kfunc's memory argument is checked for reading and writing (6.12
+ * check_kfunc_mem_size_reg), but a packet only for its bounds (check_helper_mem_access
+ * runs check_packet_access whatever the access): a packet pointer of a type with
+ * read-only direct access (cgroup_skb) is accepted as a kfunc's memory, as in 6.12 — the
+ * packet is kbpf's run buffer, in bounds, and the kfunc is the host's own code. Reading
+ * past the checked range stays refused. */
+static void test_mem_packet(void)
+{
+	static const char *const types[] = { "cgroup_skb", NULL };
+	static const struct kbpf_kfunc fns[] = { KBPF_KFUNC(bpf_kfunc_call_test_mem_len_pass1, 0) };
+	struct kbpf_kfunc_set_opts so = { .sz = sizeof(so), .name = "vk_mem", .funcs = fns, .nr_funcs = 1,
+					  .prog_types = types };
+	CHECK_EQ_U64(kbpf_host_kfunc_set_register(host, &so, NULL), 0);
+	/* r2 = skb->data; r3 = skb->data_end; if data + 8 <= data_end: kfunc(data, 8) */
+	struct bpf_insn pkt[] = {
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, 76),
+		BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, 80),
+		BPF_MOV64_REG(BPF_REG_4, BPF_REG_2),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, 8),
+		BPF_JMP_REG(BPF_JGT, BPF_REG_4, BPF_REG_3, 3),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_2),
+		BPF_MOV64_IMM(BPF_REG_2, 8),
+		K("bpf_kfunc_call_test_mem_len_pass1"),
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+	};
+	struct vopts cg = { .type = "cgroup_skb" };
+	verify(pkt, N(pkt), &cg, NULL);
+	verify(pkt, N(pkt), NULL, NULL); /* tc */
+	pkt[6].imm = 9; /* one byte past the checked range */
+	CHECK_EQ_U64(verify(pkt, N(pkt), &cg, "invalid access to packet, off=0 size=9, R1(id=0,off=0,r=8)"),
+		     -EINVAL);
+	CHECK_CONTAINS(log_buf, "arg#0 arg#1 memory, len pair leads to invalid memory access");
+}
+
 int main(void)
 {
 	char err[256] = "";
@@ -492,6 +527,7 @@ int main(void)
 	RUN(test_destructive);
 	RUN(test_log_name);
 	RUN(test_write_hook);
+	RUN(test_mem_packet);
 	kbpf_host_free(host);
 	return test_summary();
 }
