@@ -142,6 +142,33 @@ static bool is_tracing(uint32_t linux_type)
 	       linux_type == BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE;
 }
 
+/* The map types a sleepable program may use (6.12's check_map_prog_compatibility): those
+ * whose elements outlive an RCU-tasks-trace reader; prog arrays, socket maps, perf event
+ * arrays, LPM tries, bloom filters… are refused. */
+static bool sleepable_map(uint32_t type)
+{
+	switch (type) {
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
+	case BPF_MAP_TYPE_HASH_OF_MAPS:
+	case BPF_MAP_TYPE_RINGBUF:
+	case BPF_MAP_TYPE_USER_RINGBUF:
+	case BPF_MAP_TYPE_INODE_STORAGE:
+	case BPF_MAP_TYPE_SK_STORAGE:
+	case BPF_MAP_TYPE_TASK_STORAGE: /* and 6.2's CGRP_STORAGE, 6.9's ARENA: kbpf has neither */
+	case BPF_MAP_TYPE_QUEUE:
+	case BPF_MAP_TYPE_STACK:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int check_map_prog_fields(struct env *env, const struct kbpf_map *map)
 {
 	uint32_t t = env->type->linux_type;
@@ -160,6 +187,10 @@ int check_map_prog_fields(struct env *env, const struct kbpf_map *map)
 	}
 	if (kbpf_map_timer_off(map) >= 0 && is_tracing(t)) {
 		vlog(env, "tracing progs cannot use bpf_timer yet\n");
+		return -EINVAL;
+	}
+	if (env->sleepable && !sleepable_map(kbpf_map_type(map))) {
+		vlog(env, "Sleepable programs can only use array, hash, ringbuf and local storage maps\n");
 		return -EINVAL;
 	}
 	return check_map_kptr_host(env, map);

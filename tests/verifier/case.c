@@ -175,6 +175,8 @@ static int parse_header(struct vcase *c, char *line, const char *file, int linen
 			c->state_freq = 1;
 		else if (!strcmp(val, "test_reg_invariants"))
 			c->reg_invariants = 1;
+		else if (!strcmp(val, "sleepable"))
+			c->sleepable = 1;
 		else
 			goto bad;
 	} else if (!strcmp(key, "result")) {

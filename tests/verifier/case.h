@@ -30,6 +30,7 @@ struct vcase {
 	int unpriv;
 	int state_freq;       /* flags: test_state_freq (Linux's BPF_F_TEST_STATE_FREQ) */
 	int reg_invariants;   /* flags: test_reg_invariants (BPF_F_TEST_REG_INVARIANTS) */
+	int sleepable;        /* flags: sleepable (BPF_F_SLEEPABLE) */
 	int accept;           /* 1 accept, 0 reject */
 	char errors[CASE_MAX_ERRORS][256]; /* substrings, in order */
 	int nr_errors;

@@ -164,6 +164,8 @@ static int prog_load(const struct vcase *c, int type, const struct bpf_insn *ins
 		a.prog_flags = BPF_F_TEST_STATE_FREQ;
 	if (c->reg_invariants)
 		a.prog_flags |= BPF_F_TEST_REG_INVARIANTS;
+	if (c->sleepable)
+		a.prog_flags |= BPF_F_SLEEPABLE;
 	a.insns = (uint64_t)(uintptr_t)insns;
 	a.insn_cnt = cnt;
 	a.license = (uint64_t)(uintptr_t)c->license;

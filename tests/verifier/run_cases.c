@@ -231,7 +231,7 @@ static int run_case(struct kbpf_host *host, const struct vcase *c, char *log, in
 		.prog_name = c->name,
 		/* Linux's BPF_F_TEST_STATE_FREQ: a checkpoint at every prune point */
 		.test_state_freq = c->state_freq || getenv("CASE_STATE_FREQ") != NULL,
-		.prog_flags = c->reg_invariants ? BPF_F_TEST_REG_INVARIANTS : 0,
+		.prog_flags = (c->reg_invariants ? BPF_F_TEST_REG_INVARIANTS : 0) | (c->sleepable ? BPF_F_SLEEPABLE : 0),
 	};
 	if (c->funcs[0]) {
 		/* BTF func_info: global functions and callbacks */
