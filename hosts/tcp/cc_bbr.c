@@ -4,6 +4,7 @@
  * drives pacing rate and cwnd through the STARTUP, DRAIN, PROBE_BW and PROBE_RTT modes.
  * Units as Linux's: bandwidth in segments/µs << 24, gains in 1/256. It runs as
  * cong_control, so the core skips PRR and its own pacing update. */
+#include <string.h>
 #include <kbpf/tcp.h>
 #include "tcp_host_internal.h"
 
@@ -96,35 +97,48 @@ static __u32 bbr_max_bw(const struct sock *sk)
 }
 
 /* The bandwidth the model uses: long-term (policed) if detected, else the max filter. */
+static __u32 bbr_state_bw(const struct bbr *bbr)
+{
+	return bbr->lt_use_bw ? bbr->lt_bw : minmax_get(&bbr->bw);
+}
+
 static __u32 bbr_bw(const struct sock *sk)
 {
-	const struct bbr *bbr = inet_csk_ca(sk);
-	return bbr->lt_use_bw ? bbr->lt_bw : bbr_max_bw(sk);
+	return bbr_state_bw(inet_csk_ca(sk));
+}
+
+static __u16 bbr_state_extra_acked(const struct bbr *bbr)
+{
+	return bbr->extra_acked[0] > bbr->extra_acked[1] ? bbr->extra_acked[0] : bbr->extra_acked[1];
 }
 
 static __u16 bbr_extra_acked(const struct sock *sk)
 {
-	const struct bbr *bbr = inet_csk_ca(sk);
-	return bbr->extra_acked[0] > bbr->extra_acked[1] ? bbr->extra_acked[0] : bbr->extra_acked[1];
+	return bbr_state_extra_acked(inet_csk_ca(sk));
 }
 
 /* For the scripted peer's assertions (script.c) and kbpf_tcp_sim_bbr_info: BBR's state
  * machine and model, read from a socket whose private area has this layout (native bbr, or a
- * BPF CC forwarding to bbr_*); bw in bytes/s as Linux's bbr_get_info computes it. */
+ * BPF CC forwarding to bbr_*; any other CC's state reads as nonsense, in bounds: struct bbr
+ * fits the area, asserted above); bw in bytes/s as Linux's bbr_get_info computes it. The
+ * area is declared __u64[] and written by whoever runs (a BPF forwarder, another CC, a
+ * memset): its bytes are copied into a struct bbr, which is defined whatever wrote them,
+ * where reading them through a cast pointer is not (C11 6.5p7). */
 void kbpf_tcp_bbr_peek(const struct sock *sk, struct kbpf_tcp_bbr_peek *out)
 {
-	const struct bbr *bbr = (const struct bbr *)inet_csk(sk)->icsk_ca_priv;
+	struct bbr bbr;
 
-	out->mode = bbr->mode;
-	out->cycle_idx = bbr->cycle_idx;
-	out->pacing_gain = bbr->pacing_gain;
-	out->cwnd_gain = bbr->cwnd_gain;
-	out->full_bw_cnt = bbr->full_bw_cnt;
-	out->full_bw_reached = bbr->full_bw_reached;
-	out->rtt_cnt = bbr->rtt_cnt;
-	out->min_rtt_us = bbr->min_rtt_us;
-	out->bw_Bps = (__u64)bbr_bw(sk) * tcp_sk(sk)->mss_cache * 1000000ULL >> BW_SCALE;
-	out->extra_acked = bbr_extra_acked(sk);
+	memcpy(&bbr, inet_csk(sk)->icsk_ca_priv, sizeof(bbr));
+	out->mode = bbr.mode;
+	out->cycle_idx = bbr.cycle_idx;
+	out->pacing_gain = bbr.pacing_gain;
+	out->cwnd_gain = bbr.cwnd_gain;
+	out->full_bw_cnt = bbr.full_bw_cnt;
+	out->full_bw_reached = bbr.full_bw_reached;
+	out->rtt_cnt = bbr.rtt_cnt;
+	out->min_rtt_us = bbr.min_rtt_us;
+	out->bw_Bps = (__u64)bbr_state_bw(&bbr) * tcp_sk(sk)->mss_cache * 1000000ULL >> BW_SCALE;
+	out->extra_acked = bbr_state_extra_acked(&bbr);
 }
 
 /* rate (segments/µs << 24) × gain → bytes/s, 1 % under, to keep the queue drained. */

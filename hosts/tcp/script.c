@@ -318,8 +318,12 @@ static int field_get(struct script *sc, const char *name, __u64 *v, enum val_kin
 		*v = tp->ecn_flags;
 	else if (!strcmp(name, "prior_cwnd"))
 		*v = tp->prior_cwnd;
-	else if (!strcmp(name, "dctcp_alpha")) /* Linux's struct dctcp: the fourth u32 */
-		*v = ((const __u32 *)tp->inet_conn.icsk_ca_priv)[3];
+	else if (!strcmp(name, "dctcp_alpha")) { /* Linux's struct dctcp: the fourth u32 */
+		__u32 alpha;
+
+		memcpy(&alpha, (const char *)tp->inet_conn.icsk_ca_priv + 3 * sizeof(__u32), sizeof(alpha));
+		*v = alpha;
+	}
 	else if (!strncmp(name, "bbr_", 4)) {
 		kbpf_tcp_bbr_peek(sk, &bbr);
 		if (!strcmp(name, "bbr_mode")) {

@@ -316,8 +316,8 @@ static bool sack_compress(struct sim_flow *f, __u32 idx)
 		/* srtt_us is 8 × the RTT: rtt × (1000 >> 3) / 20 ns is RTT/20 */
 		__u64 delay = (__u64)tp->srtt_us * (NSEC_PER_USEC >> 3) / 20;
 
-		if (delay > 1000000)
-			delay = 1000000;
+		if (delay > NSEC_PER_MSEC)
+			delay = NSEC_PER_MSEC;
 		sim_timer_arm(f, T_COMPACK, f->sim->now + delay);
 	}
 	return true;

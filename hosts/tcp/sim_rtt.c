@@ -61,7 +61,7 @@ void sim_rtt_update(struct sim_flow *f, long seq_rtt_us, long ca_rtt_us)
 		return;
 	/* 300 s window in jiffies; a 0 µs sample counts as one jiffy. */
 	minmax_running_min(&tp->rtt_min, 300U * KBPF_TCP_HZ, kbpf_tcp_jiffies32(tp),
-			   ca_rtt_us > 0 ? (__u32)ca_rtt_us : 1000000U / KBPF_TCP_HZ);
+			   ca_rtt_us > 0 ? (__u32)ca_rtt_us : (__u32)(USEC_PER_SEC / KBPF_TCP_HZ));
 	rtt_estimator(tp, seq_rtt_us);
 	set_rto(tp);
 	tp->inet_conn.icsk_backoff = 0;

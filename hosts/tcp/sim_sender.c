@@ -403,7 +403,7 @@ bool sim_tso_should_defer(struct sim_flow *f, __u32 skb_segs, __u32 max_segs, bo
 
 	if (tp->inet_conn.icsk_ca_state >= TCP_CA_Recovery)
 		return false;
-	if ((__s64)(tp->tcp_clock_cache - tp->tcp_wstamp_ns - 1000000) > 0)
+	if ((__s64)(tp->tcp_clock_cache - tp->tcp_wstamp_ns - NSEC_PER_MSEC) > 0)
 		return false;
 	cong_win = (__u64)(tp->snd_cwnd - in_flight) * f->mss;
 	if (cong_win >= (__u64)max_segs * f->mss)

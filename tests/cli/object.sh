@@ -100,6 +100,12 @@ head -c 14 /dev/zero >"$tmp/eth.bin"  # checked runs take the memory as given: a
 for mode in "" --checked --jit; do
   expect 0 "retval: 0x7 \(7\)" -- run $mode --packet "$tmp/eth.bin" "$(o kfunc_casts)" kern_ctx
 done
+# without --packet: unchecked, the default packet's context; checked, none (R1 = NULL, which
+# the cast returns: 3), as the help says (it said every object's program got a context)
+expect 0 "retval: 0x7 \(7\)" -- run "$(o kfunc_casts)" kern_ctx
+expect 0 "retval: 0x3 \(3\)" -- run --checked "$(o kfunc_casts)" kern_ctx
+expect 0 "^Unchecked, an object's program gets a context" -- run --help
+expect 0 "without --mem, --ctx or --packet, R1 is NULL" -- run --help
 expect 0 "retval: 0xfa \(250\)" -- run "$(o kconfig)" hz
 expect 0 "retval: 0x3e8 \(1000\)" -- run --kconfig CONFIG_HZ=1000 "$(o kconfig)" hz
 expect 0 "retval: 0x7 \(7\)" -- run --trusted-unverified "$(o subprogs)" not_autoloaded

@@ -76,6 +76,12 @@ expect 0 "" -- tcp-sim --cc bbr --cc cubic --duration 3s --trace "$tmp/b.csv" --
 if head -1 "$tmp/b.csv" | grep -q ',ca_state,bbr_mode,pacing_gain,cwnd_gain,bbr_bw_Bps,bbr_min_rtt_us,extra_acked$' &&
    grep -q '^[0-9.]*,0,.*,2,[0-9]*,512,[0-9]*,40000,[0-9]*$' "$tmp/b.csv" && grep -q '^[0-9.]*,1,.*,,,,,$' "$tmp/b.csv"; then ok
 else bad "--trace-bbr: header or BBR columns"; fi
+# only with --trace (it wrote nothing, silently), and not with --script (whose trace it
+# left without the BBR columns)
+expect_error 2 "^kbpf tcp-sim: --trace-bbr goes with --trace, and not with --script$" -- tcp-sim --cc bbr --duration 1s --trace-bbr
+bbr_script=$(dirname "$0")/../tcp-scripts/bbr-startup-probe-bw-probe-rtt.script
+expect_error 2 "--trace-bbr goes with --trace, and not with --script" -- \
+  tcp-sim --cc bbr --script "$bbr_script" --trace "$tmp/s.csv" --trace-bbr
 
 # --- trace: CSV, one line per ACK, identical for the same seed ---
 expect 0 "" -- tcp-sim --cc cubic --cc bbr --loss 0.5% --duration 3s --seed 9 --trace "$tmp/a.csv" --quiet

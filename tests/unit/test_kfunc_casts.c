@@ -531,6 +531,60 @@ static void test_kfuncs_registered_once(void)
 	CHECK_EQ_U64(kbpf_linux_host_add_kfuncs(host, err, sizeof(err)), -EEXIST);
 }
 
+static void count_type(const struct kbpf_prog_type *type, void *arg)
+{
+	(void)type;
+	++*(size_t *)arg;
+}
+
+/* A Linux host with n program types (its own and "extra_*" ones), BTF loaded. */
+static struct kbpf_host *host_with_types(size_t n)
+{
+	struct kbpf_host *h = kbpf_host_new();
+	size_t have = 0;
+	char name[32];
+
+	if (!h || kbpf_linux_host_add(h) || kbpf_host_btf_load_self(h)) {
+		kbpf_host_free(h);
+		return NULL;
+	}
+	kbpf_host_prog_type_foreach(h, count_type, &have);
+	for (size_t i = 0; have < n; i++, have++) {
+		struct kbpf_prog_type t = { .sz = sizeof(t), .name = name };
+
+		snprintf(name, sizeof(name), "extra_%zu", i);
+		if (kbpf_host_prog_type_register(h, &t)) {
+			kbpf_host_free(h);
+			return NULL;
+		}
+	}
+	return have == n ? h : (kbpf_host_free(h), NULL);
+}
+
+/* The casts are registered for up to 256 program types (256 were refused as too many);
+ * a refusal says why in the log. */
+static void test_kfuncs_type_limit(void)
+{
+	char err[256] = "";
+	struct kbpf_host *h = host_with_types(256);
+
+	CHECK(h != NULL);
+	if (h) {
+		CHECK_EQ_U64(kbpf_linux_host_add_kfuncs(h, err, sizeof(err)), 0);
+		kbpf_host_free(h);
+	}
+	h = host_with_types(257);
+	CHECK(h != NULL);
+	if (h) {
+		CHECK_EQ_U64(kbpf_linux_host_add_kfuncs(h, err, sizeof(err)), -E2BIG);
+		CHECK_CONTAINS(err, "the host has 257 program types, more than the 256");
+		kbpf_host_free(h);
+	}
+	err[0] = 0;
+	CHECK_EQ_U64(kbpf_linux_host_add_kfuncs(NULL, err, sizeof(err)), -EINVAL);
+	CHECK_CONTAINS(err, "no host");
+}
+
 int main(void)
 {
 	char err[256] = "";
@@ -541,6 +595,7 @@ int main(void)
 		return 1;
 	}
 	RUN(test_kfuncs_registered_once);
+	RUN(test_kfuncs_type_limit);
 	RUN(test_cast_to_kern_ctx);
 	RUN(test_rdonly_cast);
 	RUN(test_casts_xlated);

@@ -63,7 +63,7 @@ void usage_tcp_sim(void)
 	       "                      in flight, queue, delivered, lost, retransmits, CA state\n"
 	       "  --trace-bbr         with --trace: also BBR's mode, pacing and cwnd gains (1/256),\n"
 	       "                      bandwidth (bytes/s), min RTT and ACK-aggregation allowance\n"
-	       "                      (empty for flows not on the native bbr)\n"
+	       "                      (empty for flows not on the native bbr); not with --script\n"
 	       "  --plot FILE         cwnd and queue over time through gnuplot (.svg or .png)\n"
 	       "  --quiet             no summary\n\n"
 	       "  --script FILE       scripted peer: FILE drives one sender (the one --cc) instead of\n"
@@ -135,11 +135,24 @@ static int parse_loss(const char *s, double *out)
 	return 0;
 }
 
+/* The per-ACK CSV (--trace): its header (with --trace-bbr's columns) and a line's fields,
+ * the ones every line has, ended by end. */
+static void trace_header(FILE *f, bool bbr)
+{
+	fprintf(f, "time_s,flow,cwnd,ssthresh,srtt_us,pacing_rate_Bps,inflight,queue_pkts,delivered,lost,retrans,"
+		   "ca_state%s\n", bbr ? ",bbr_mode,pacing_gain,cwnd_gain,bbr_bw_Bps,bbr_min_rtt_us,extra_acked" : "");
+}
+
+static void trace_fields(FILE *f, const struct kbpf_tcp_trace_point *p, char end)
+{
+	fprintf(f, "%.6f,%u,%u,%u,%u,%llu,%u,%u,%u,%u,%u,%u%c", p->time_us / 1e6, p->flow, p->cwnd, p->ssthresh,
+		p->srtt_us, (unsigned long long)p->pacing_rate, p->inflight, p->queue_pkts, p->delivered, p->lost,
+		p->retrans, p->ca_state, end);
+}
+
 static void trace_csv(const struct kbpf_tcp_trace_point *p, void *ctx)
 {
-	fprintf((FILE *)ctx, "%.6f,%u,%u,%u,%u,%llu,%u,%u,%u,%u,%u,%u\n", p->time_us / 1e6, p->flow, p->cwnd,
-		p->ssthresh, p->srtt_us, (unsigned long long)p->pacing_rate, p->inflight, p->queue_pkts, p->delivered,
-		p->lost, p->retrans, p->ca_state);
+	trace_fields(ctx, p, '\n');
 }
 
 /* --trace-bbr: the same line plus BBR's model (Linux's TCP_CC_INFO for bbr, the mode and the
@@ -154,9 +167,7 @@ static void trace_csv_bbr(const struct kbpf_tcp_trace_point *p, void *ctx)
 	struct trace_bbr_ctx *c = ctx;
 	struct kbpf_tcp_bbr_info bi;
 
-	fprintf(c->f, "%.6f,%u,%u,%u,%u,%llu,%u,%u,%u,%u,%u,%u,", p->time_us / 1e6, p->flow, p->cwnd, p->ssthresh,
-		p->srtt_us, (unsigned long long)p->pacing_rate, p->inflight, p->queue_pkts, p->delivered, p->lost,
-		p->retrans, p->ca_state);
+	trace_fields(c->f, p, ',');
 	if (kbpf_tcp_sim_bbr_info(c->sim, p->flow, &bi))
 		fputs(",,,,,\n", c->f);
 	else
@@ -605,8 +616,7 @@ static int run_script(const char *path, const struct tcp_congestion_ops *ops, co
 			free(text);
 			return cli_error(EXIT_FAIL, CMD, "cannot write %s: %s", trace_path, strerror(errno));
 		}
-		fprintf(trace, "time_s,flow,cwnd,ssthresh,srtt_us,pacing_rate_Bps,inflight,queue_pkts,delivered,lost,"
-			       "retrans,ca_state\n");
+		trace_header(trace, false);
 		so.trace = trace_csv;
 		so.trace_ctx = trace;
 	}
@@ -800,6 +810,9 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		return cli_error(EXIT_USAGE, CMD, "--script drives one sender: give exactly one --cc, and no --plot");
 	if (keep_going && !script_path)
 		return cli_error(EXIT_USAGE, CMD, "--keep-going goes with --script");
+	/* the scripted peer's sender is no flow of a simulation kbpf_tcp_sim_bbr_info can ask */
+	if (trace_bbr && (!trace_path || script_path))
+		return cli_error(EXIT_USAGE, CMD, "--trace-bbr goes with --trace, and not with --script");
 	if (plot_path) {
 		const char *dot = strrchr(plot_path, '.');
 
@@ -870,9 +883,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		goto out;
 	}
 	if (trace) {
-		fprintf(trace, "time_s,flow,cwnd,ssthresh,srtt_us,pacing_rate_Bps,inflight,queue_pkts,delivered,lost,"
-			       "retrans,ca_state%s\n",
-			trace_bbr ? ",bbr_mode,pacing_gain,cwnd_gain,bbr_bw_Bps,bbr_min_rtt_us,extra_acked" : "");
+		trace_header(trace, trace_bbr);
 		tbc = (struct trace_bbr_ctx){ trace, sim };
 		if (trace_bbr)
 			kbpf_tcp_sim_set_trace(sim, trace_csv_bbr, &tbc);

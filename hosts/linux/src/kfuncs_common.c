@@ -9,6 +9,7 @@
  *   bpf_rdonly_cast(obj, btf_id): any value as an untrusted, read-only pointer to the
  *     struct or union btf_id of the host BTF, read with fault-tolerant loads. */
 #include <errno.h>
+#include <stdio.h>
 #include <kbpf/kfunc.h>
 #include "linux_internal.h"
 
@@ -33,26 +34,35 @@ static const struct kbpf_kfunc common_kfuncs[] = {
 #define MAX_TYPES 256
 
 struct type_names {
-	const char *names[MAX_TYPES + 1];
-	size_t n;
+	const char *names[MAX_TYPES + 1]; /* and the NULL that ends them */
+	size_t n; /* every type the host has: more than MAX_TYPES is too many */
 };
 
 static void add_name(const struct kbpf_prog_type *type, void *arg)
 {
 	struct type_names *t = arg;
 	if (t->n < MAX_TYPES)
-		t->names[t->n++] = type->name;
+		t->names[t->n] = type->name;
+	t->n++;
 }
 
 int kbpf_linux_host_add_kfuncs(struct kbpf_host *host, char *log_buf, size_t log_size)
 {
 	struct type_names types = { .n = 0 };
 
-	if (!host)
+	if (!host) {
+		if (log_buf && log_size)
+			snprintf(log_buf, log_size, "kfunc set 'common_kfunc_set': no host");
 		return -EINVAL;
+	}
 	kbpf_host_prog_type_foreach(host, add_name, &types);
-	if (types.n >= MAX_TYPES)
+	if (types.n > MAX_TYPES) {
+		if (log_buf && log_size)
+			snprintf(log_buf, log_size,
+				 "kfunc set 'common_kfunc_set': the host has %zu program types, more than the %d "
+				 "it is registered for", types.n, MAX_TYPES);
 		return -E2BIG;
+	}
 	types.names[types.n] = NULL;
 	struct kbpf_kfunc_set_opts opts = {
 		.sz = sizeof(opts),

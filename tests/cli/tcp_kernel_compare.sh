@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# scripts/tcp-kernel-compare without a kernel run (those need root, namespaces and TUN):
+# its argument checking (usage errors exit 2 with one line) and --reuse DIR, which only
+# reads the kernel results an earlier --out DIR kept and runs kbpf, so needs no root. As
+# root the script runs as nobody (setpriv), so that the root check is exercised too; and
+# as root, its link emulator (tools/tcp-oracle/tunlink) in a network namespace.
+# usage: tcp_kernel_compare.sh KBPF SOURCE_DIR
+kbpf=$1
+script=$2/scripts/tcp-kernel-compare
+. "$(dirname "$0")/lib.sh"
+chmod 755 "$tmp"
+
+as_user=()
+if [ "$(id -u)" = 0 ]; then
+  if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+    as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+  else
+    echo "setpriv cannot drop root here: the script runs as root"
+  fi
+fi
+
+# script CODE PATTERN -- ARGS...: the script exits CODE; PATTERN in its output; a usage
+# error (2) is one line on stderr and nothing on stdout.
+script() {
+  local code=$1 pat=$2 out rc
+  shift 3
+  out=$("${as_user[@]}" "$script" "$@" 2>"$tmp/stderr")
+  rc=$?
+  if [ "$rc" != "$code" ]; then
+    bad "tcp-kernel-compare $* exited $rc, expected $code: $out$(cat "$tmp/stderr")"
+  elif ! grep -Eq -- "$pat" <<<"$out$(cat "$tmp/stderr")"; then
+    bad "tcp-kernel-compare $* output lacks /$pat/: $out$(cat "$tmp/stderr")"
+  elif [ "$code" = 2 ] && { [ -n "$out" ] || [ "$(wc -l <"$tmp/stderr")" != 1 ]; }; then
+    bad "tcp-kernel-compare $*: a usage error should be one line on stderr: $out$(cat "$tmp/stderr")"
+  else
+    ok
+  fi
+}
+
+script 0 "usage: scripts/tcp-kernel-compare" -- --help
+# too few arguments: the usage text, on stderr
+"${as_user[@]}" "$script" reno 10 >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+if [ "$rc" = 2 ] && [ ! -s "$tmp/stdout" ] && grep -q "CC RATE_MBIT DELAY_MS" "$tmp/stderr"; then ok; else
+  bad "tcp-kernel-compare reno 10: exit $rc, expected 2 and the usage on stderr"; fi
+script 2 "unknown option --nope" -- --nope reno 10 5
+for bad_runs in abc 0 -1 1.5 ""; do
+  script 2 "--runs takes a whole number above 0, not '$bad_runs'" -- --runs "$bad_runs" reno 10 5
+done
+script 2 "--secs takes a whole number above 0, not 'x'" -- --secs x reno 10 5
+script 2 "--runs needs a value" -- --runs
+
+# --reuse DIR: the kernel's results of two runs as an earlier --out DIR keeps them
+dir=$tmp/reuse
+mkdir -p "$dir"
+for r in 1 2; do
+  echo "cc=reno secs=1.00 goodput_mbit=9.$r total_retrans=$r delivered=900 delivered_ce=0" >"$dir/k$r.sum"
+  echo "fwd=1000 rev=500 qdrop=2 rdrop=0 ce_marks=0 maxq=20" >"$dir/k$r.link"
+  printf 't_us cwnd ssthresh\n1000 10 2147483647\n2000 20 2147483647\n3000 30 15\n' >"$dir/k$r.tsv"
+  printf '0.5 %d\n0.6 4\n0.7 6\n' "$r" >"$dir/k$r.q"
+done
+chmod -R a+rwX "$dir"
+script 0 "goodput \(Mbit/s\) +9\.15 " -- --reuse "$dir" --runs 2 --secs 1 --kbpf "$kbpf" reno 10 5
+script 0 "cwnd at first reduction +20 " -- --reuse "$dir" --runs 2 --secs 1 --kbpf "$kbpf" reno 10 5
+script 0 "^\| reno \| 10 \| 5 \| 0 \| 0/16 \| 9\.15 / " -- --reuse "$dir" --runs 2 --secs 1 --md --kbpf "$kbpf" reno 10 5
+script 1 "no kernel run 3 in $dir" -- --reuse "$dir" --runs 3 --secs 1 --kbpf "$kbpf" reno 10 5
+
+# tools/tcp-oracle/tunlink, the script's emulator: the summary's busiest millisecond
+# (burst_1ms) without -l too (it was 0.00: only the -l log's intervals counted). Needs root,
+# /dev/net/tun and a network namespace of its own; skipped without them.
+if [ "$(id -u)" = 0 ] && [ -c /dev/net/tun ] && command -v "${CC:-cc}" >/dev/null && unshare -n true 2>/dev/null; then
+  "${CC:-cc}" -O2 -o "$tmp/tunlink" "$2/tools/tcp-oracle/tunlink.c" || bad "tunlink does not build"
+  # 10 Mbit/s, 100 datagrams of 1028 IP bytes into tA, delivered to tB
+  timeout 30 unshare -n bash -c '
+    "$1/tunlink" tA tB 10 1 200 0 0 1.5 >"$1/link.out" 2>&1 &
+    for _ in $(seq 100); do grep -q ready "$1/link.out" 2>/dev/null && break; sleep 0.05; done
+    ip addr add 10.9.0.1 peer 10.9.0.2 dev tA && ip link set tA up && ip link set tB up
+    for _ in $(seq 100); do head -c 1000 /dev/zero >/dev/udp/10.9.0.2/9; done
+    wait' _ "$tmp"
+  if [ "$(sed -n 's/^fwd=\([0-9]*\) .*/\1/p' "$tmp/link.out")" -ge 100 ] 2>/dev/null && grep -Eq "burst_1ms=([1-9]|0\.[0-9]*[1-9])" "$tmp/link.out"; then ok
+  else bad "tunlink without -l: $(cat "$tmp/link.out")"; fi
+else
+  echo "tunlink: needs root, /dev/net/tun, cc and unshare -n: skipped"
+fi
+finish
