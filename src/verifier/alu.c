@@ -14,7 +14,7 @@ static const char *const alu_str[16] = { "+=", "-=", "*=", "/=", "|=", "&=", "<<
 
 static bool is_pointer_value(struct env *env, int regno)
 {
-	return reg_is_pointer(&cur_regs(env)[regno]) && !env->priv;
+	return reg_is_pointer(&cur_regs(env)[regno]) && !env->perfmon;
 }
 
 static bool check_reg_sane_offset(struct env *env, const struct reg *r, uint32_t type)
@@ -56,7 +56,7 @@ static bool ssub_overflows(int64_t a, int64_t b)
 /* Unprivileged (Spectre v1) limits on the result of pointer arithmetic. */
 static int sanitize_check_bounds(struct env *env, const struct bpf_insn *insn, struct reg *dst)
 {
-	if (env->priv)
+	if (env->perfmon)
 		return 0;
 	if (dst->type == KBPF_PTR_TO_STACK) {
 		char tn[TNUM_STR_MAX];
@@ -131,7 +131,7 @@ static int sanitize_ptr_alu(struct env *env, const struct bpf_insn *insn, const 
 	uint32_t state, limit;
 	int err;
 
-	if (env->priv || BPF_SRC(insn->code) == BPF_K)
+	if (env->perfmon || BPF_SRC(insn->code) == BPF_K)
 		return 0;
 	if (env->cur->speculative)
 		goto sim;
@@ -217,7 +217,7 @@ static int adjust_ptr(struct env *env, const struct bpf_insn *insn, const struct
 		return 0;
 	}
 	if (BPF_CLASS(insn->code) != BPF_ALU64) {
-		if (op == BPF_SUB && env->priv) {
+		if (op == BPF_SUB && env->perfmon) {
 			reg_mark_unknown(env, dst);
 			return 0;
 		}
@@ -390,7 +390,7 @@ static int adjust_reg(struct env *env, const struct bpf_insn *insn)
 		struct reg *src = &regs[insn->src_reg];
 		if (src->type != KBPF_SCALAR_VALUE) {
 			if (dst->type != KBPF_SCALAR_VALUE) {
-				if (op == BPF_SUB && env->priv) {
+				if (op == BPF_SUB && env->perfmon) {
 					reg_mark_unknown(env, dst);
 					return 0;
 				}
@@ -412,7 +412,7 @@ static int adjust_reg(struct env *env, const struct bpf_insn *insn)
 			if (err)
 				return err;
 		}
-		if (!env->priv && (op == BPF_ADD || op == BPF_SUB)) {
+		if (!env->perfmon && (op == BPF_ADD || op == BPF_SUB)) {
 			/* The same insn may not do pointer arithmetic on another path. */
 			if (update_alu_state(&env->aux[env->insn_idx], ALU_NON_POINTER, 0))
 				return sanitize_err(env, insn, REASON_PATHS, false);

@@ -224,7 +224,12 @@ struct env {
 	struct kbpf_verify_result *res; /* NULL: not wanted */
 	struct kbpf_host *host;
 	const struct kbpf_prog_type *type;
-	bool priv; /* bpf_capable and perfmon: allow_ptr_leaks, loops, uninit stack */
+	/* Linux's two privilege tiers, each from the loader's caps (KBPF_CAP_*; SYS_ADMIN
+	 * implies both): priv is bpf_capable (CAP_BPF: calls, loops, precision tracking,
+	 * spilled scalars, 64 states per insn, nop removal); perfmon is CAP_PERFMON's
+	 * allow_ptr_leaks, allow_uninit_stack and bypass_spec_v1/v4 (pointer leaks and
+	 * comparisons, uninitialised stack reads, BTF pointer loads, no Spectre masking) */
+	bool priv, perfmon;
 	unsigned caps; /* the loader's KBPF_CAP_* (kbpf_verify_opts.caps, defaults applied) */
 	uint32_t max_ctx_offset; /* Linux's prog->aux->max_ctx_offset (kbpf_verify_result) */
 	uint32_t max_tp_access;  /* Linux's prog->aux->max_tp_access (kbpf_verify_result) */

@@ -48,7 +48,7 @@ static bool inline_here(const struct env *env, int i)
 
 static bool tail_guard_here(const struct env *env, int i)
 {
-	return !env->priv && env->aux[i].tail_map && !env->aux[i].tail_map_poison;
+	return !env->perfmon && env->aux[i].tail_map && !env->aux[i].tail_map_poison;
 }
 
 static void emit_tail_guard(struct bpf_insn *out, const struct kbpf_map *map, struct bpf_insn call)

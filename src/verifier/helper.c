@@ -385,7 +385,7 @@ static int check_func_arg(struct env *env, int arg, struct call_meta *meta, cons
 	if ((err = check_reg_read(env, regno)))
 		return err;
 	if (base == KBPF_ARG_ANYTHING) {
-		if (reg_is_pointer(r) && !env->priv) {
+		if (reg_is_pointer(r) && !env->perfmon) {
 			vlog(env, "R%d leaks addr into helper function\n", regno);
 			return -EACCES;
 		}
@@ -1157,7 +1157,7 @@ int check_return_code(struct env *env)
 	int err = check_reg_read(env, 0);
 	if (err)
 		return err;
-	if (reg_is_pointer(r0) && !env->priv) {
+	if (reg_is_pointer(r0) && !env->perfmon) {
 		vlog(env, "R0 leaks addr as return value\n");
 		return -EACCES;
 	}

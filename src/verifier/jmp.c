@@ -413,7 +413,7 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		src = &regs[insn->src_reg];
 		bool pkts = (reg_is_pkt(dst) || dst->type == KBPF_PTR_TO_PACKET_END) &&
 			    (reg_is_pkt(src) || src->type == KBPF_PTR_TO_PACKET_END);
-		if (!pkts && reg_is_pointer(src) && !env->priv) {
+		if (!pkts && reg_is_pointer(src) && !env->perfmon) {
 			vlog(env, "R%d pointer comparison prohibited\n", insn->src_reg);
 			return -EACCES;
 		}
@@ -447,7 +447,7 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		if (src && src->type == KBPF_SCALAR_VALUE && (err = mark_precise(env, insn->src_reg)))
 			return err;
 	}
-	if (pred >= 0 && !env->priv) {
+	if (pred >= 0 && !env->perfmon) {
 		/* Spectre v1: the dead side is still walked, speculatively, with the
 		 * compared registers unknown (6.1 sanitize_speculative_path). */
 		int next = pred == 1 ? *insn_idx + 1 : *insn_idx + insn->off + 1;
@@ -506,7 +506,7 @@ int check_cond_jmp(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		mark_ptr_or_null_regs(other, insn->dst_reg, op == BPF_JEQ);
 	} else {
 		struct reg empty = { 0 };
-		if (!match_pkt(insn, dst, src ? src : &empty, this_b, other) && reg_is_pointer(dst) && !env->priv) {
+		if (!match_pkt(insn, dst, src ? src : &empty, this_b, other) && reg_is_pointer(dst) && !env->perfmon) {
 			vlog(env, "R%d pointer comparison prohibited\n", insn->dst_reg);
 			return -EACCES;
 		}

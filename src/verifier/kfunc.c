@@ -830,6 +830,12 @@ int check_btf_access(struct env *env, int regno, int off, int size, bool write, 
 	const struct btf_type *t = vbtf_skip_mods(btf, r->btf_id, &sid);
 	const char *sname = vbtf_name(btf, t);
 	char tn[TNUM_STR_MAX];
+	/* 6.12's check_ptr_to_btf_access: a host object is read only with CAP_PERFMON (a
+	 * cast pointer, bpf_rdonly_cast's, may point anywhere in the host) */
+	if (!env->perfmon) {
+		vlog(env, "'struct %s' access is allowed only to CAP_PERFMON and CAP_SYS_ADMIN\n", sname);
+		return -EPERM;
+	}
 	if (off < 0) {
 		vlog(env, "R%d is ptr_%s invalid negative access: off=%d\n", regno, sname, off);
 		return -EACCES;

@@ -20,7 +20,7 @@ static int bpf_size_to_bytes(int sz)
 
 static bool is_pointer_value(struct env *env, int regno)
 {
-	return reg_is_pointer(&cur_regs(env)[regno]) && !env->priv;
+	return reg_is_pointer(&cur_regs(env)[regno]) && !env->perfmon;
 }
 
 int check_ptr_off_reg_fixed(struct env *env, const struct reg *r, int regno, bool fixed_off_ok)

@@ -194,7 +194,7 @@ static const struct reg *scalar_for_slot(const struct env *env, const struct sta
 	bool spill = true, misc = true;
 	for (int b = 0; b < 8; b++) {
 		spill = spill && sl->type[b] == STACK_SPILL;
-		misc = misc && (sl->type[b] == STACK_MISC || (sl->type[b] == STACK_INVALID && env->priv));
+		misc = misc && (sl->type[b] == STACK_MISC || (sl->type[b] == STACK_INVALID && env->perfmon));
 	}
 	if (spill && sl->spilled.type == KBPF_SCALAR_VALUE)
 		return &sl->spilled;
@@ -217,7 +217,7 @@ static bool stacksafe(struct env *env, const struct frame *o, const struct frame
 		uint8_t ot = o->stack[spi].type[i % 8];
 		if (ot == STACK_INVALID)
 			continue;
-		if (env->priv && ot == STACK_MISC)
+		if (env->perfmon && ot == STACK_MISC)
 			continue;
 		if (i >= c->allocated)
 			return false;

@@ -55,7 +55,7 @@ int stack_bounds(struct env *env, int regno, int off, int size, enum stack_acces
 		max_off = size > 0 ? r->s.smax_value + off + size - 1 : s64_max(min_off, r->s.smax_value + off - 1);
 	}
 	fastcall_stack_access(env, f, min_off); /* bpf_fastcall's contract (fastcall.c) */
-	int64_t min_valid = (acc != STACK_READ || env->priv) ? -KBPF_MAX_STACK : -f->allocated;
+	int64_t min_valid = (acc != STACK_READ || env->perfmon) ? -KBPF_MAX_STACK : -f->allocated;
 	if (min_off < min_valid || min_off > -1 || max_off < min_valid || max_off > -1) {
 		if (kbpf_tnum_is_const(r->s.var_off)) {
 			vlog(env, "invalid%s stack R%d off=%d size=%d\n", extra, regno, off, size);
@@ -103,7 +103,7 @@ static int write_fixed(struct env *env, struct frame *f, int off, int size, int 
 	if (size == 8)
 		f->stack_written |= 1ull << spi;
 
-	if (!env->priv && sl->type[7] == STACK_SPILL && size != 8) {
+	if (!env->perfmon && sl->type[7] == STACK_SPILL && size != 8) {
 		vlog(env, "attempt to corrupt spilled pointer on stack\n");
 		return -EACCES;
 	}
@@ -175,7 +175,7 @@ static int write_var(struct env *env, struct frame *f, int regno, int off, int s
 	for (int i = min_off; i < max_off; i++) {
 		int slot = -i - 1, spi = slot / 8;
 		uint8_t *t = &f->stack[spi].type[slot % 8];
-		if (!env->priv && *t != STACK_MISC && *t != STACK_ZERO) {
+		if (!env->perfmon && *t != STACK_MISC && *t != STACK_ZERO) {
 			if (*t == STACK_INVALID)
 				vlog(env, "uninit stack in range of var-offset write prohibited for !root; insn %d, off: %d",
 				     insn_idx, i);
@@ -277,7 +277,7 @@ static int read_fixed(struct env *env, struct frame *f, int off, int size, int d
 					spills++;
 				else if (t == STACK_ZERO)
 					zeros++;
-				else if (!(t == STACK_MISC || (t == STACK_INVALID && env->priv))) {
+				else if (!(t == STACK_MISC || (t == STACK_INVALID && env->perfmon))) {
 					vlog(env, "invalid read from stack off %d+%d size %d\n", off, i, size);
 					return -EACCES;
 				}
@@ -297,7 +297,7 @@ static int read_fixed(struct env *env, struct frame *f, int off, int size, int d
 			cur_regs(env)[dst] = *r;
 			if (r->type == KBPF_SCALAR_VALUE)
 				return hist_note_stack(env, f->frameno, spi);
-		} else if (reg_is_pointer(r) && !env->priv) {
+		} else if (reg_is_pointer(r) && !env->perfmon) {
 			vlog(env, "leaking pointer from stack off %d\n", off);
 			return -EACCES;
 		}
@@ -305,7 +305,7 @@ static int read_fixed(struct env *env, struct frame *f, int off, int size, int d
 	}
 	for (int i = 0; i < size; i++) {
 		uint8_t t = st[(slot - i) % 8];
-		if (t == STACK_MISC || t == STACK_ZERO || (t == STACK_INVALID && env->priv))
+		if (t == STACK_MISC || t == STACK_ZERO || (t == STACK_INVALID && env->perfmon))
 			continue;
 		vlog(env, "invalid read from stack off %d+%d size %d\n", off, i, size);
 		return -EACCES;
@@ -356,7 +356,7 @@ int stack_range_init(struct env *env, int regno, int off, int size, bool zero_ok
 	if (kbpf_tnum_is_const(ptr->s.var_off)) {
 		min_off = max_off = (int)ptr->s.var_off.value + off;
 	} else {
-		if (!env->priv) {
+		if (!env->perfmon) {
 			kbpf_tnum_strn(tn, sizeof(tn), ptr->s.var_off);
 			vlog(env, "R%d%s variable offset stack access prohibited for !root, var_off=%s\n", regno, extra,
 			     tn);
@@ -371,7 +371,7 @@ int stack_range_init(struct env *env, int regno, int off, int size, bool zero_ok
 		/* The helper writes these bytes: they become misc after the call. Linux 6.12
 		 * writes them one byte at a time (check_helper_call), so a byte of a spilled
 		 * pointer is a partial overwrite, refused without allow_ptr_leaks. */
-		if (!env->priv)
+		if (!env->perfmon)
 			for (int i = min_off; i < max_off + size; i++) {
 				const struct stack_slot *sl = &f->stack[(-i - 1) / 8];
 				if (sl->type[7] == STACK_SPILL && sl->spilled.type != KBPF_SCALAR_VALUE) {
@@ -403,7 +403,7 @@ int stack_range_init(struct env *env, int regno, int off, int size, bool zero_ok
 				*t = STACK_MISC;
 			continue;
 		}
-		if (sl->type[7] == STACK_SPILL && (sl->spilled.type == KBPF_SCALAR_VALUE || env->priv)) {
+		if (sl->type[7] == STACK_SPILL && (sl->spilled.type == KBPF_SCALAR_VALUE || env->perfmon)) {
 			if (clobber) {
 				reg_mark_unknown(env, &sl->spilled);
 				for (int b = 0; b < 8; b++)
@@ -411,7 +411,7 @@ int stack_range_init(struct env *env, int regno, int off, int size, bool zero_ok
 			}
 			continue;
 		}
-		if (*t == STACK_INVALID && env->priv) {
+		if (*t == STACK_INVALID && env->perfmon) {
 			if (clobber)
 				*t = STACK_MISC;
 			continue;

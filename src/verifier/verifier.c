@@ -123,7 +123,7 @@ int release_ref(struct env *env, uint32_t id)
 		struct frame *ff = env->cur->frame[fr];
 		for (int r = 0; r < MAX_REG; r++)
 			if (ff->regs[r].ref_obj_id == id) {
-				if (env->priv)
+				if (env->perfmon)
 					reg_mark_unknown(env, &ff->regs[r]);
 				else
 					reg_mark_not_init(env, &ff->regs[r]);
@@ -634,6 +634,7 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	env->host = opts->host;
 	env->type = type;
 	env->priv = !unpriv;
+	env->perfmon = caps & KBPF_CAP_PERFMON; /* verify_caps: SYS_ADMIN implies it */
 	env->caps = caps;
 	env->test_state_freq = (OPTS_HAS(opts, test_state_freq) && opts->test_state_freq) ||
 			       (prog_flags & BPF_F_TEST_STATE_FREQ);
@@ -677,7 +678,7 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		err = check_max_stack_depth(env);
 	if (!err)
 		err = kfunc_fixup_check(env);
-	for (int i = 0; !err && !env->priv && i < env->cnt; i++) {
+	for (int i = 0; !err && !env->perfmon && i < env->cnt; i++) {
 		if (env->aux[i].tail_map_poison) {
 			/* 6.1 do_misc_fixups: the index mask needs one map per insn */
 			vlog(env, "tail_call abusing map_ptr\n");

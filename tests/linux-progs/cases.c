@@ -219,6 +219,11 @@ static void load(const struct lp_case *c, struct kbpf_host *host, int log_level,
 		 * runs drop CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN too */
 		.caps = c->unpriv ? KBPF_CAP_NONE : KBPF_CAP_BPF | KBPF_CAP_PERFMON | KBPF_CAP_NET_ADMIN,
 	};
+	/* test_verifier_mtu runs its file with CAP_BPF and CAP_NET_ADMIN only */
+	const char *base = strrchr(c->path, '/');
+	base = base ? base + 1 : c->path;
+	if (!c->unpriv && !strncmp(base, "verifier_mtu.", 13))
+		o.caps = KBPF_CAP_BPF | KBPF_CAP_NET_ADMIN;
 	struct kbpf_program *p;
 	char btf_path[4096];
 

@@ -100,8 +100,12 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(probe_read_kernel, F(probe_read), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	H(probe_read_user_str, F(probe_read_str), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	/* sleepable programs' copy_from_user(dst, size, user_ptr): probe_read_user's copy
-	 * (-EFAULT with dst zeroed), may sleep, not GPL-only */
-	H(copy_from_user, F(probe_read), INT, KBPF_HELPER_SLEEPABLE, 0, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	 * (-EFAULT with dst zeroed), may sleep, not GPL-only. Linux needs no CAP_PERFMON for
+	 * it (user memory is the loader's own); in kbpf "user" memory is the host's, any
+	 * address of it, which Linux gives only to CAP_PERFMON (probe_read_kernel): kbpf
+	 * asks for CAP_PERFMON too */
+	H(copy_from_user, F(probe_read), INT, KBPF_HELPER_SLEEPABLE, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO,
+	  ANY),
 	H(probe_read_kernel_str, F(probe_read_str), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	/* bpf_sk_base_func_proto */
 	H(ktime_get_coarse_ns, F(ktime_get_coarse_ns), INT, 0, 0),
