@@ -176,6 +176,10 @@ struct subprog {
 	bool called, verified;
 	bool is_async_cb; /* a timer callback: runs on a stack of its own (check_max_stack_depth) */
 	bool changes_pkt_data; /* it, or a function it calls, may change packet data (helper.c) */
+	/* a global function's argument tags (func_info.c's arg_tags), read from the BTF
+	 * once: ARG_TAG_* bits per argument, and the arguments with a tag kbpf does not know */
+	bool arg_tags_known;
+	uint8_t arg_tags[5], arg_tags_bad;
 	/* bpf_fastcall (fastcall.c): the patterns' spill area is [lowest spill offset,
 	 * fastcall_hi) (the largest pattern's end; kbpf's contract) and Linux's
 	 * fastcall_stack_off (the smallest's end: the depth after removal); fastcall_keep:
