@@ -702,14 +702,18 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 /* Linux's bpf_helper_changes_pkt_data (6.12, with 6.13's tail call): after such a call no
  * packet pointer of any frame may be trusted. A tail call counts for the functions that
  * call it: the program it runs may change the packet and return to their caller. */
+static bool proto_changes_pkt_data(const struct kbpf_helper_proto *fn, int32_t id)
+{
+	return id == BPF_FUNC_tail_call || (fn && (fn->flags & KBPF_HELPER_CHANGES_PKT));
+}
+
 static bool helper_changes_pkt_data(struct env *env, int32_t id)
 {
 	if (id == BPF_FUNC_tail_call)
 		return true;
 	if (id < 0 || (env->type->linux_type && id >= LINUX_FUNC_MAX_ID))
 		return false;
-	const struct kbpf_helper_proto *fn = helper_proto(env, id);
-	return fn && (fn->flags & KBPF_HELPER_CHANGES_PKT);
+	return proto_changes_pkt_data(helper_proto(env, id), id);
 }
 
 /* Linux 6.13's changes_pkt_data of each function (computed in check_cfg there): a
@@ -1036,7 +1040,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	}
 	/* A tail call from the main frame either never comes back or fell through with the
 	 * packet untouched; from a called function, its target returns to the caller. */
-	if ((fn->flags & KBPF_HELPER_CHANGES_PKT) || (id == BPF_FUNC_tail_call && env->cur->curframe > 0))
+	if (proto_changes_pkt_data(fn, id) && (id != BPF_FUNC_tail_call || env->cur->curframe > 0))
 		clear_pkt_pointers(env);
 	return map_func_compat(env, meta.map, id, name);
 }
@@ -1061,7 +1065,7 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		for (int i = 1; i <= 5; i++)
 			if (caller->regs[i].type != KBPF_NOT_INIT)
 				mark_reg_read(env, st, st->curframe, i);
-		if (!env->pkt_data_known) /* check_global_call asks for it */
+		if (!env->pkt_data_known) /* check_global_call and the clobber below ask for it */
 			compute_changes_pkt_data(env);
 		int err = check_global_call(env, sub, caller->regs);
 		if (err == -EFAULT)
@@ -1079,8 +1083,6 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		}
 		caller->written |= 0x3f;
 		reg_mark_unknown(env, &caller->regs[0]);
-		if (!env->pkt_data_known)
-			compute_changes_pkt_data(env);
 		if (env->sub[sub].changes_pkt_data)
 			clear_pkt_pointers(env);
 		env->insn_idx = *insn_idx;
