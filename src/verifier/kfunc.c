@@ -254,7 +254,6 @@ static bool is_sock_type(uint32_t type)
 static int arg_reg_off(struct env *env, const struct reg *r, int regno, bool release)
 {
 	bool fixed_off_ok = false;
-	char tn[TNUM_STR_MAX];
 	switch (r->type) {
 	case KBPF_PTR_TO_STACK:
 	case KBPF_PTR_TO_PACKET:
@@ -277,23 +276,14 @@ static int arg_reg_off(struct env *env, const struct reg *r, int regno, bool rel
 	default:
 		break;
 	}
-	if (r->off < 0) {
-		/* a walked pointer is Linux's plain ptr_ (kbpf adds maybe-NULL) */
-		uint32_t t = r->btf_walked ? r->type & ~KBPF_PTR_MAYBE_NULL : r->type;
-		vlog(env, "negative offset %s ptr R%d off=%d disallowed\n", reg_type_str(env, t), regno, r->off);
-		return -EACCES;
+	if (r->off < 0 && r->btf_walked) {
+		/* a walked pointer is Linux's plain ptr_ (kbpf adds maybe-NULL): named so in
+		 * the negative offset message, the first check_ptr_off_reg_fixed makes */
+		struct reg plain = *r;
+		plain.type &= ~KBPF_PTR_MAYBE_NULL;
+		return check_ptr_off_reg_fixed(env, &plain, regno, fixed_off_ok);
 	}
-	if (!fixed_off_ok && r->off) {
-		vlog(env, "dereference of modified %s ptr R%d off=%d disallowed\n", reg_type_str(env, r->type), regno,
-		     r->off);
-		return -EACCES;
-	}
-	if (!kbpf_tnum_is_const(r->s.var_off) || r->s.var_off.value) {
-		kbpf_tnum_strn(tn, sizeof(tn), r->s.var_off);
-		vlog(env, "variable %s access var_off=%s disallowed\n", reg_type_str(env, r->type), tn);
-		return -EACCES;
-	}
-	return 0;
+	return check_ptr_off_reg_fixed(env, r, regno, fixed_off_ok);
 }
 
 /* check_mem_reg / check_kfunc_mem_size_reg: a maybe-NULL pointer is checked as if it
