@@ -449,6 +449,8 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 /* the prototype of helper id for this program (its type's, else the host's), or NULL */
 const struct kbpf_helper_proto *helper_proto(const struct env *env, int32_t id);
 int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx);
+/* After a call: f's R0-R5 not initialised, written, and scratched for the log if asked */
+void clobber_caller_saved(struct env *env, struct frame *f, bool scratch);
 int prepare_func_exit(struct env *env, int *insn_idx);
 int check_return_code(struct env *env);
 

@@ -908,11 +908,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	if (callback && (err = push_callback(env, id, insn_idx, meta.subprogno)))
 		return err;
 	cur_frame(env)->cb_returning = false;
-	for (int i = 0; i <= 5; i++) {
-		reg_mark_not_init(env, &regs[i]);
-		scratch_reg(env, i);
-		cur_frame(env)->written |= 1u << i;
-	}
+	clobber_caller_saved(env, cur_frame(env), true);
 
 	uint32_t rt = KBPF_RET_BASE(fn->ret_type);
 	uint32_t null_flag = (fn->ret_type & KBPF_RET_MAYBE_NULL) ? KBPF_PTR_MAYBE_NULL : 0;
@@ -1045,6 +1041,16 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	return map_func_compat(env, meta.map, id, name);
 }
 
+void clobber_caller_saved(struct env *env, struct frame *f, bool scratch)
+{
+	for (int i = 0; i <= 5; i++) {
+		reg_mark_not_init(env, &f->regs[i]);
+		if (scratch)
+			scratch_reg(env, i);
+	}
+	f->written |= 0x3f;
+}
+
 int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 {
 	struct vstate *st = env->cur;
@@ -1077,11 +1083,7 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		}
 		if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2))
 			vlog(env, "Func#%d ('%s') is global and assumed valid.\n", sub, subprog_name(env, sub));
-		for (int i = 0; i <= 5; i++) {
-			reg_mark_not_init(env, &caller->regs[i]);
-			scratch_reg(env, i);
-		}
-		caller->written |= 0x3f;
+		clobber_caller_saved(env, caller, true);
 		reg_mark_unknown(env, &caller->regs[0]);
 		if (env->sub[sub].changes_pkt_data)
 			clear_pkt_pointers(env);
@@ -1103,9 +1105,7 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 			mark_reg_read(env, st, st->curframe, i);
 		callee->regs[i] = caller->regs[i];
 	}
-	for (int i = 0; i <= 5; i++)
-		reg_mark_not_init(env, &caller->regs[i]);
-	caller->written |= 0x3f;
+	clobber_caller_saved(env, caller, false);
 	frame_free(st->frame[st->curframe + 1]);
 	st->frame[++st->curframe] = callee;
 	if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2)) {

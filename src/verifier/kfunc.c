@@ -596,11 +596,7 @@ static int check_cast_call(struct env *env, enum kfunc_cast kind)
 	if (err)
 		return err;
 	struct reg *regs = cur_regs(env);
-	for (int i = 0; i <= 5; i++) {
-		reg_mark_not_init(env, &regs[i]);
-		cur_frame(env)->written |= 1u << i;
-		scratch_reg(env, i);
-	}
+	clobber_caller_saved(env, cur_frame(env), true);
 	struct reg *r0 = &regs[0];
 	reg_mark_unknown(env, r0);
 	reg_mark_known(r0, 0);
@@ -668,11 +664,7 @@ int check_kfunc_call(struct env *env, const struct bpf_insn *insn, int insn_idx)
 		vlog(env, "kfunc %s#%d reference has not been acquired before\n", fname, func_id);
 		return -EINVAL;
 	}
-	for (int i = 0; i <= 5; i++) {
-		reg_mark_not_init(env, &regs[i]);
-		cur_frame(env)->written |= 1u << i;
-		scratch_reg(env, i);
-	}
+	clobber_caller_saved(env, cur_frame(env), true);
 
 	uint32_t ptr_id;
 	const struct btf_type *t = vbtf_skip_mods(btf, proto->type, NULL);
