@@ -1092,10 +1092,9 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		return 0;
 	}
 	struct frame *callee = frame_new(*insn_idx, st->curframe + 1, sub);
-	if (callee)
-		callee->invocation = ++env->invocations;
 	if (!callee)
 		return -ENOMEM;
+	callee->invocation = ++env->invocations;
 	callee->nr_refs = caller->nr_refs;
 	memcpy(callee->refs, caller->refs, sizeof(callee->refs));
 	for (int i = 1; i <= 5; i++) {
