@@ -213,6 +213,9 @@ struct insn_aux {
 	const volatile uint64_t *inline_load;
 	/* helper call whose proto has run_id (fixup.c): the helper id it runs as */
 	int32_t run_id;
+	/* a kfunc call: which of the generic casts it is (enum kfunc_cast, kfunc.h), found
+	 * once before the walk (kfunc_add) for the walk, fastcall.c and fixup.c */
+	uint8_t kfunc_cast;
 	/* a load through an untrusted BTF pointer (kptr.c): made fault-tolerant (fixup.c) */
 	bool untrusted_load;
 	/* bpf_fastcall (fastcall.c): a spill or fill of a pattern; at a call, how many pairs

@@ -69,10 +69,13 @@ static int module_btf(struct env *env, int16_t off)
 	return off < 0 ? -EINVAL : -EPROTO;
 }
 
+static enum kfunc_cast kfunc_cast_kind(const struct env *env, const struct bpf_insn *insn);
+
 int kfunc_add(struct env *env, int idx)
 {
 	const struct bpf_insn *insn = &env->insns[idx];
 	const struct btf *btf = host_btf(env);
+	env->aux[idx].kfunc_cast = (uint8_t)kfunc_cast_kind(env, insn);
 	/* Before the table's checks (Linux checks them first): an unresolved weak kfunc
 	 * needs neither host BTF nor a GPL licence, so a host without BTF still loads a
 	 * program whose optional kfunc call is dead. */
@@ -509,7 +512,7 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 	return rel ? meta->ref_regno : 0;
 }
 
-enum kfunc_cast kfunc_cast_kind(const struct env *env, const struct bpf_insn *insn)
+static enum kfunc_cast kfunc_cast_kind(const struct env *env, const struct bpf_insn *insn)
 {
 	const struct btf *btf = env->host ? kbpf_host_btf(env->host) : NULL;
 	if (!btf || insn->code != (BPF_JMP | BPF_CALL) || insn->src_reg != BPF_PSEUDO_KFUNC_CALL || insn->off ||
@@ -652,7 +655,7 @@ int check_kfunc_call(struct env *env, const struct bpf_insn *insn, int insn_idx)
 		return -EACCES;
 	}
 
-	enum kfunc_cast cast = kfunc_cast_kind(env, insn);
+	enum kfunc_cast cast = env->aux[insn_idx].kfunc_cast;
 	if (cast != KFUNC_CAST_NONE)
 		return check_cast_call(env, cast);
 
