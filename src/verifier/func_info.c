@@ -121,7 +121,13 @@ static int trusted_btf_id(struct env *env, int arg, const struct btf_type *ptr, 
 {
 	const struct btf_type *t = vbtf_skip_mods(env->prog_btf, ptr->type, NULL);
 	const char *name = vbtf_name(env->prog_btf, t);
-	if (t == &vbtf_void || !(btf_is_struct(t) || btf_is_union(t)) || !name[0]) {
+	if (t == &vbtf_void || !name[0]) {
+		/* 6.12: CO-RE's candidate search refuses a type without a name */
+		vlog(env, "arg#%d reference type('%s %s') candidate matching error: %d\n", arg, vbtf_kind_str(t), name,
+		     -EINVAL);
+		return -EINVAL;
+	}
+	if (!(btf_is_struct(t) || btf_is_union(t))) {
 		vlog(env, "arg#%d reference type('%s %s') is not a struct or union\n", arg, vbtf_kind_str(t), name);
 		return -EINVAL;
 	}

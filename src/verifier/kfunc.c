@@ -551,9 +551,9 @@ static int kern_ctx_arg(struct env *env, uint32_t *btf_id)
 	const char *name = OPTS_GET(env->type, kern_ctx_btf_name, NULL);
 	int32_t id = name ? kbpf_host_btf_find(env->host, name, BTF_KIND_STRUCT) : -ENOENT;
 	if (id <= 0) {
-		/* Linux's text; kbpf knows a type's run-time context only if the host says */
-		vlog(env, "kern ctx type id %d is not a struct (program type %s, kern_ctx_btf_name %s)\n", id > 0 ? id : 0,
-		     env->type->name, name ? name : "unset");
+		/* Linux 6.12's get_kern_ctx_btf_id; kbpf knows a type's run-time context only
+		 * if the host names it (kbpf_prog_type.kern_ctx_btf_name) */
+		vlog(env, "kern ctx type id %u is not a struct\n", 0u);
 		return -EINVAL;
 	}
 	*btf_id = (uint32_t)id;
