@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include <kbpf/btf.h>
 #include <kbpf/isa.h>
 #include "verifier/env.h"
 #include "verifier/kfunc.h"
@@ -971,9 +972,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		 * BTF pointer, anything else as memory of its size */
 		const struct btf *btf = kbpf_host_btf(env->host);
 		uint32_t tid = meta.ret_btf_id;
-		const struct btf_type *t = btf && tid ? btf__type_by_id(btf, tid) : NULL;
-		for (int depth = 0; t && (btf_is_mod(t) || btf_is_typedef(t)) && depth < 32; depth++)
-			t = btf__type_by_id(btf, t->type);
+		const struct btf_type *t = btf && tid ? kbpf_btf_skip_mods(btf, tid, NULL) : NULL;
 		reg_mark_unknown(env, r0);
 		reg_mark_known(r0, 0);
 		if (!t) {
