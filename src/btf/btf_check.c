@@ -10,12 +10,12 @@
  * "through a pointer" state, and refuse any cycle and any chain deep enough to exhaust
  * the stack. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <bpf/btf.h>
 #include "btf/btf_check.h"
+#include "btf/core_internal.h"
 
 #define END UINT64_MAX
 #define BAD (UINT64_MAX - 1)
@@ -91,17 +91,6 @@ static uint64_t next_state(const struct btf *btf, uint64_t s, uint32_t k)
 	return to < cnt ? state(to, ptr) : BAD;
 }
 
-static void put(char *msg, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void put(char *msg, size_t size, const char *fmt, ...)
-{
-	va_list args;
-	if (!msg || !size)
-		return;
-	va_start(args, fmt);
-	vsnprintf(msg, size, fmt, args);
-	va_end(args);
-}
-
 static const char *name_of(const struct btf *btf, uint32_t id)
 {
 	const char *n = btf__name_by_offset(btf, btf__type_by_id(btf, id)->name_off);
@@ -156,11 +145,11 @@ int kbpf_btf_validate(const struct btf *btf, char *msg, size_t msg_size)
 {
 	uint32_t cnt;
 
-	put(msg, msg_size, "%s", "");
+	kbpf_core_msg(msg, msg_size, "%s", "");
 	if (!btf)
 		return -EINVAL;
 	if (kbpf_btf_check_aligned(btf)) {
-		put(msg, msg_size, "the type records are not 4-byte aligned (a header length that is not a "
+		kbpf_core_msg(msg, msg_size, "the type records are not 4-byte aligned (a header length that is not a "
 				   "multiple of 4)");
 		return -EINVAL;
 	}
@@ -247,7 +236,7 @@ int kbpf_btf_validate(const struct btf *btf, char *msg, size_t msg_size)
 		if (!what)
 			continue;
 bad:
-		put(msg, msg_size, "type [%u] has %s", id, what);
+		kbpf_core_msg(msg, msg_size, "type [%u] has %s", id, what);
 		return -EINVAL;
 	}
 	/* now that every id is known good, sizes can be resolved */
@@ -255,7 +244,7 @@ bad:
 		const struct btf_type *t = btf__type_by_id(btf, id);
 		const char *what = btf_is_composite(t) ? check_layout(btf, t) : NULL;
 		if (what) {
-			put(msg, msg_size, "type [%u] has %s", id, what);
+			kbpf_core_msg(msg, msg_size, "type [%u] has %s", id, what);
 			return -EINVAL;
 		}
 	}
@@ -291,11 +280,11 @@ static int walk(const struct btf *btf, uint64_t root, uint8_t *color, uint16_t *
 			continue;
 		}
 		if (n == BAD) {
-			put(msg, msg_size, "type [%u] refers to a type id that does not exist", (uint32_t)(f->s / 2));
+			kbpf_core_msg(msg, msg_size, "type [%u] refers to a type id that does not exist", (uint32_t)(f->s / 2));
 			return -EINVAL;
 		}
 		if (color[n] == GREY) {
-			put(msg, msg_size, "type [%u] '%s' refers back to itself (a reference cycle)",
+			kbpf_core_msg(msg, msg_size, "type [%u] '%s' refers back to itself (a reference cycle)",
 			    (uint32_t)(n / 2), name_of(btf, (uint32_t)(n / 2)));
 			return -ELOOP;
 		}
@@ -314,7 +303,7 @@ static int walk(const struct btf *btf, uint64_t root, uint8_t *color, uint16_t *
 	}
 	return 0;
 too_deep:
-	put(msg, msg_size, "type [%u] '%s' starts a chain of more than %d type references", (uint32_t)(root / 2),
+	kbpf_core_msg(msg, msg_size, "type [%u] '%s' starts a chain of more than %d type references", (uint32_t)(root / 2),
 	    name_of(btf, (uint32_t)(root / 2)), KBPF_BTF_MAX_REF_DEPTH);
 	return -E2BIG;
 }
@@ -389,14 +378,14 @@ static int check_members(struct align_memo *am, uint32_t id, char *msg, size_t m
 	const struct btf_member *m = btf_members(t);
 
 	if (align_visits(am, id) >= MAX_ALIGN_VISITS) {
-		put(msg, msg_size, "%s '%s' [%u] nests members by value too widely and deeply to be laid out",
+		kbpf_core_msg(msg, msg_size, "%s '%s' [%u] nests members by value too widely and deeply to be laid out",
 		    btf_is_union(t) ? "union" : "struct", name_of(btf, id), id);
 		return -E2BIG;
 	}
 	for (uint32_t i = 0; i < btf_vlen(t); i++, m++) {
 		if (am->aligned[m->type])
 			continue;
-		put(msg, msg_size, "%s '%s' [%u] member '%s' has a type without size or alignment",
+		kbpf_core_msg(msg, msg_size, "%s '%s' [%u] member '%s' has a type without size or alignment",
 		    btf_is_union(t) ? "union" : "struct", name_of(btf, id), id,
 		    m->name_off ? btf__name_by_offset(btf, m->name_off) : "(anon)");
 		return -EINVAL;
@@ -412,12 +401,12 @@ int kbpf_btf_check_printable(const struct btf *btf, uint32_t root, char *msg, si
 	struct frame *stack;
 	int ret = 0;
 
-	put(msg, msg_size, "%s", "");
+	kbpf_core_msg(msg, msg_size, "%s", "");
 	if (!btf)
 		return -EINVAL;
 	cnt = btf__type_cnt(btf);
 	if (root >= cnt) {
-		put(msg, msg_size, "type [%u] does not exist", root);
+		kbpf_core_msg(msg, msg_size, "type [%u] does not exist", root);
 		return -EINVAL;
 	}
 	ret = kbpf_btf_validate(btf, msg, msg_size);
@@ -449,7 +438,7 @@ int kbpf_btf_check_printable(const struct btf *btf, uint32_t root, char *msg, si
 			ret = check_members(&am, id, msg, msg_size);
 			total += am.visits[id];
 			if (!ret && total > MAX_ALIGN_VISITS_TOTAL) {
-				put(msg, msg_size, "its structs nest members by value too widely to be laid out");
+				kbpf_core_msg(msg, msg_size, "its structs nest members by value too widely to be laid out");
 				ret = -E2BIG;
 			}
 		}

@@ -7,11 +7,11 @@
  * "type [N] …" errors instead of crashes. (Newer libbpf has a similar sanity pass; this
  * is the part kbpf relies on.) */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <bpf/btf.h>
 #include "btf/btf_check.h"
+#include "btf/core_internal.h"
 
 /* Ids t refers to by value (a cycle through them is an infinitely large type) or
  * through a pointer/function prototype (any id in range is fine). Calls fn for each;
@@ -88,23 +88,12 @@ struct check {
 	size_t depth;
 };
 
-static void put(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct check *c, const char *fmt, ...)
-{
-	va_list args;
-	if (!c->msg || !c->msg_size)
-		return;
-	va_start(args, fmt);
-	vsnprintf(c->msg, c->msg_size, fmt, args);
-	va_end(args);
-}
-
 static int check_range(void *ctx, uint32_t from, uint32_t to, bool by_value)
 {
 	struct check *c = ctx;
 	(void)by_value;
 	if (to >= c->n) {
-		put(c, "type [%u] refers to type [%u], beyond the last type [%u]", from, to, c->n - 1);
+		kbpf_core_msg(c->msg, c->msg_size, "type [%u] refers to type [%u], beyond the last type [%u]", from, to, c->n - 1);
 		return -EINVAL;
 	}
 	return 0;
@@ -164,7 +153,7 @@ static int find_cycles(struct check *c)
 			if (to == 0 || c->state[to] == 2)
 				continue;
 			if (c->state[to] == 1) {
-				put(c, "type [%u] contains itself (through type [%u])", to, top);
+				kbpf_core_msg(c->msg, c->msg_size, "type [%u] contains itself (through type [%u])", to, top);
 				ret = -EINVAL;
 				break;
 			}
@@ -189,7 +178,7 @@ int kbpf_btf_check_object(const struct btf *btf, char *msg, size_t msg_size)
 		int ret;
 
 		if (!t || btf_kind(t) > BTF_KIND_ENUM64 || btf_kind(t) == BTF_KIND_UNKN) {
-			put(&c, "type [%u] has unknown kind %u", id, t ? btf_kind(t) : 0);
+			kbpf_core_msg(c.msg, c.msg_size, "type [%u] has unknown kind %u", id, t ? btf_kind(t) : 0);
 			return -EINVAL;
 		}
 		ret = for_each_ref(t, id, check_range, &c);
@@ -198,7 +187,7 @@ int kbpf_btf_check_object(const struct btf *btf, char *msg, size_t msg_size)
 		if (btf_is_func(t)) {
 			const struct btf_type *proto = btf__type_by_id(c.btf, t->type);
 			if (!proto || !btf_is_func_proto(proto)) {
-				put(&c, "FUNC [%u]'s type [%u] is not a FUNC_PROTO", id, t->type);
+				kbpf_core_msg(c.msg, c.msg_size, "FUNC [%u]'s type [%u] is not a FUNC_PROTO", id, t->type);
 				return -EINVAL;
 			}
 		}

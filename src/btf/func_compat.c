@@ -280,17 +280,6 @@ static int find_mismatch(const struct btf *local, const struct btf_type *lp, con
 	return 0;
 }
 
-static void put_msg(char *msg, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void put_msg(char *msg, size_t size, const char *fmt, ...)
-{
-	va_list args;
-	if (!msg || !size)
-		return;
-	va_start(args, fmt);
-	vsnprintf(msg, size, fmt, args);
-	va_end(args);
-}
-
 int kbpf_btf_func_compat(const struct btf *local, uint32_t local_func_id, const struct btf *target,
 			 uint32_t targ_func_id, char *msg, size_t msg_size)
 {
@@ -300,20 +289,20 @@ int kbpf_btf_func_compat(const struct btf *local, uint32_t local_func_id, const 
 	struct strbuf ldecl = { 0 }, tdecl = { 0 }, why = { 0 };
 	int ret;
 
-	put_msg(msg, msg_size, "%s", "");
+	kbpf_core_msg(msg, msg_size, "%s", "");
 	lp = func_proto(local, local_func_id, &lproto, &lname);
 	if (!lp) {
-		put_msg(msg, msg_size, "program BTF type [%u] is not a function with a prototype", local_func_id);
+		kbpf_core_msg(msg, msg_size, "program BTF type [%u] is not a function with a prototype", local_func_id);
 		return -EINVAL;
 	}
 	tp = func_proto(target, targ_func_id, &tproto, &tname);
 	if (!tp) {
-		put_msg(msg, msg_size, "host BTF type [%u] is not a function with a prototype", targ_func_id);
+		kbpf_core_msg(msg, msg_size, "host BTF type [%u] is not a function with a prototype", targ_func_id);
 		return -EINVAL;
 	}
 	ret = kbpf_core_types_are_compat(local, lproto, target, tproto);
 	if (ret < 0) {
-		put_msg(msg, msg_size, "malformed BTF while comparing '%s' [%u] with the host's [%u]", lname,
+		kbpf_core_msg(msg, msg_size, "malformed BTF while comparing '%s' [%u] with the host's [%u]", lname,
 			local_func_id, targ_func_id);
 		return ret;
 	}
@@ -324,7 +313,7 @@ int kbpf_btf_func_compat(const struct btf *local, uint32_t local_func_id, const 
 	char bad[160];
 	if (kbpf_btf_check_printable(local, lproto, bad, sizeof(bad)) ||
 	    kbpf_btf_check_printable(target, tproto, bad, sizeof(bad))) {
-		put_msg(msg, msg_size, "extern '%s' does not match the host's prototype, and its BTF is malformed: %s",
+		kbpf_core_msg(msg, msg_size, "extern '%s' does not match the host's prototype, and its BTF is malformed: %s",
 			lname, bad);
 		return -EINVAL;
 	}
@@ -336,10 +325,10 @@ int kbpf_btf_func_compat(const struct btf *local, uint32_t local_func_id, const 
 	if (!ret && why.oom)
 		ret = -ENOMEM;
 	if (ret)
-		put_msg(msg, msg_size, "extern '%s' does not match the host's prototype (%s)", lname,
+		kbpf_core_msg(msg, msg_size, "extern '%s' does not match the host's prototype (%s)", lname,
 			ret == -ENOMEM ? "out of memory describing it" : "malformed BTF");
 	else
-		put_msg(msg, msg_size, "extern '%s' does not match host '%s': %s", ldecl.buf, tdecl.buf, why.buf);
+		kbpf_core_msg(msg, msg_size, "extern '%s' does not match host '%s': %s", ldecl.buf, tdecl.buf, why.buf);
 	free(ldecl.buf);
 	free(tdecl.buf);
 	free(why.buf);

@@ -26,11 +26,6 @@ static const struct btf *ctx_btf(const struct env *env)
 	return env->host ? kbpf_host_btf(env->host) : NULL;
 }
 
-static bool is_modifier(const struct btf_type *t)
-{
-	return t != &vbtf_void && (btf_is_mod(t) || btf_is_typedef(t) || btf_is_type_tag(t));
-}
-
 /* Bytes an argument (or the return) takes in the context: a pointer one slot, anything
  * else its size rounded up to slots (Linux's get_ctx_arg_idx; structs by value span
  * several). */
@@ -173,10 +168,7 @@ static int generic_access(struct env *env, const struct btf *btf, const struct b
 		if (!strcmp(tag, "user") || !strcmp(tag, "percpu"))
 			return 1; /* not host memory kbpf can reach: the value only */
 	}
-	for (int depth = 0; depth < 64 && is_modifier(pt); depth++) {
-		id = pt->type;
-		pt = vbtf_type(btf, id);
-	}
+	pt = vbtf_skip_mods(btf, id, &id);
 	if (pt == &vbtf_void || !btf_is_composite(pt)) {
 		vlog(env, "func '%s' arg%d type %s is not a struct\n", fn, arg, vbtf_kind_str(pt));
 		return 0;

@@ -143,10 +143,9 @@ int push_callback(struct env *env, int32_t helper_id, int insn_idx, uint32_t sub
 		}
 	}
 	struct frame *callee = frame_new(insn_idx, st->curframe + 1, subprogno);
-	if (callee)
-		callee->invocation = ++env->invocations;
 	if (!callee)
 		return -ENOMEM;
+	callee->invocation = ++env->invocations;
 	callee->nr_refs = caller->nr_refs;
 	memcpy(callee->refs, caller->refs, sizeof(callee->refs));
 	if (helper_id == BPF_FUNC_loop) {

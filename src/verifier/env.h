@@ -176,6 +176,10 @@ struct subprog {
 	bool called, verified;
 	bool is_async_cb; /* a timer callback: runs on a stack of its own (check_max_stack_depth) */
 	bool changes_pkt_data; /* it, or a function it calls, may change packet data (helper.c) */
+	/* a global function's argument tags (func_info.c's arg_tags), read from the BTF
+	 * once: ARG_TAG_* bits per argument, and the arguments with a tag kbpf does not know */
+	bool arg_tags_known;
+	uint8_t arg_tags[5], arg_tags_bad;
 	/* bpf_fastcall (fastcall.c): the patterns' spill area is [lowest spill offset,
 	 * fastcall_hi) (the largest pattern's end; kbpf's contract) and Linux's
 	 * fastcall_stack_off (the smallest's end: the depth after removal); fastcall_keep:
@@ -209,6 +213,9 @@ struct insn_aux {
 	const volatile uint64_t *inline_load;
 	/* helper call whose proto has run_id (fixup.c): the helper id it runs as */
 	int32_t run_id;
+	/* a kfunc call: which of the generic casts it is (enum kfunc_cast, kfunc.h), found
+	 * once before the walk (kfunc_add) for the walk, fastcall.c and fixup.c */
+	uint8_t kfunc_cast;
 	/* a load through an untrusted BTF pointer (kptr.c): made fault-tolerant (fixup.c) */
 	bool untrusted_load;
 	/* bpf_fastcall (fastcall.c): a spill or fill of a pattern; at a call, how many pairs
@@ -450,6 +457,8 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 /* the prototype of helper id for this program (its type's, else the host's), or NULL */
 const struct kbpf_helper_proto *helper_proto(const struct env *env, int32_t id);
 int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx);
+/* After a call: f's R0-R5 not initialised, written, and scratched for the log if asked */
+void clobber_caller_saved(struct env *env, struct frame *f, bool scratch);
 int prepare_func_exit(struct env *env, int *insn_idx);
 int check_return_code(struct env *env);
 

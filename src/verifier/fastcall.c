@@ -62,7 +62,7 @@ bool fastcall_inlines_cpu_id(const struct env *env, int i)
 static bool inlines_call(const struct env *env, int i)
 {
 	return fastcall_inlines_cpu_id(env, i) ||
-	       (env->aux[i].seen && kfunc_cast_kind(env, &env->insns[i]) != KFUNC_CAST_NONE);
+	       (env->aux[i].seen && env->aux[i].kfunc_cast != KFUNC_CAST_NONE);
 }
 
 void fastcall_emit_cpu_id(struct bpf_insn *out)
@@ -84,7 +84,7 @@ static uint32_t clobbered(const struct env *env, int i, bool *inlined)
 	uint32_t mask = 0;
 
 	*inlined = false;
-	switch (kfunc_cast_kind(env, in)) {
+	switch ((enum kfunc_cast)env->aux[i].kfunc_cast) {
 	case KFUNC_CAST_KERN_CTX: /* void *(void *): R0, R1 */
 		*inlined = true;
 		return 1u << BPF_REG_0 | 1u << BPF_REG_1;

@@ -106,7 +106,7 @@ int fixup_apply(struct env *env, struct bpf_insn *out)
 	/* The casts (kfunc.c) are the identity: Linux's fixup_kfunc_call makes them r0 = r1
 	 * (dead calls are goto -1 below) */
 	for (int i = 0; i < env->cnt; i++)
-		if (env->aux[i].seen && kfunc_cast_kind(env, &env->insns[i]) != KFUNC_CAST_NONE)
+		if (env->aux[i].seen && env->aux[i].kfunc_cast != KFUNC_CAST_NONE)
 			out[i] = (struct bpf_insn)BPF_MOV64_REG(BPF_REG_0, BPF_REG_1);
 	/* A helper whose proto runs under another id (kbpf_helper_proto.run_id): Linux's
 	 * do_misc_fixups puts the proto's own function into the call. */

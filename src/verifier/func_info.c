@@ -64,7 +64,9 @@ static bool is_ctx_ptr(struct env *env, const struct btf_type *ptr)
  * btf_prepare_func_args collects them. Returns 0 with the tags, or -EOPNOTSUPP (logged). */
 enum { ARG_TAG_CTX = 1, ARG_TAG_NONNULL = 2, ARG_TAG_TRUSTED = 4, ARG_TAG_NULLABLE = 8, ARG_TAG_ARENA = 16 };
 
-static int arg_tags(struct env *env, int sub, int arg, unsigned *tags)
+/* The tags of each of the function's (at most 5) arguments, one pass over the BTF: a
+ * call is checked at every visit, and the BTF may hold thousands of types. */
+static void collect_arg_tags(struct env *env, struct subprog *s)
 {
 	static const struct {
 		const char *name;
@@ -76,24 +78,38 @@ static int arg_tags(struct env *env, int sub, int arg, unsigned *tags)
 		      { "arena", ARG_TAG_ARENA } };
 	const struct btf *btf = env->prog_btf;
 	uint32_t n = btf ? btf__type_cnt(btf) : 0;
+	int nargs = (int)(sizeof(s->arg_tags) / sizeof(s->arg_tags[0]));
 
-	*tags = 0;
+	s->arg_tags_known = true;
 	for (uint32_t id = 1; id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
-		if (!btf_is_decl_tag(t) || t->type != env->sub[sub].btf_id || btf_decl_tag(t)->component_idx != arg)
+		if (!btf_is_decl_tag(t) || t->type != s->btf_id)
 			continue;
+		int arg = btf_decl_tag(t)->component_idx;
 		const char *tag = btf__name_by_offset(btf, t->name_off);
-		if (!tag || strncmp(tag, "arg:", 4))
+		if (arg < 0 || arg >= nargs || !tag || strncmp(tag, "arg:", 4))
 			continue;
 		size_t k = 0;
 		while (k < sizeof(known) / sizeof(known[0]) && strcmp(tag + 4, known[k].name))
 			k++;
-		if (k == sizeof(known) / sizeof(known[0])) {
-			vlog(env, "arg#%d has unsupported set of tags\n", arg);
-			return -EOPNOTSUPP;
-		}
-		*tags |= known[k].bit;
+		if (k == sizeof(known) / sizeof(known[0]))
+			s->arg_tags_bad |= (uint8_t)(1u << arg);
+		else
+			s->arg_tags[arg] |= (uint8_t)known[k].bit;
 	}
+}
+
+static int arg_tags(struct env *env, int sub, int arg, unsigned *tags)
+{
+	struct subprog *s = &env->sub[sub];
+
+	if (!s->arg_tags_known)
+		collect_arg_tags(env, s);
+	if (s->arg_tags_bad & (1u << arg)) {
+		vlog(env, "arg#%d has unsupported set of tags\n", arg);
+		return -EOPNOTSUPP;
+	}
+	*tags = s->arg_tags[arg];
 	return 0;
 }
 
@@ -105,7 +121,13 @@ static int trusted_btf_id(struct env *env, int arg, const struct btf_type *ptr, 
 {
 	const struct btf_type *t = vbtf_skip_mods(env->prog_btf, ptr->type, NULL);
 	const char *name = vbtf_name(env->prog_btf, t);
-	if (t == &vbtf_void || !(btf_is_struct(t) || btf_is_union(t)) || !name[0]) {
+	if (t == &vbtf_void || !name[0]) {
+		/* 6.12: CO-RE's candidate search refuses a type without a name */
+		vlog(env, "arg#%d reference type('%s %s') candidate matching error: %d\n", arg, vbtf_kind_str(t), name,
+		     -EINVAL);
+		return -EINVAL;
+	}
+	if (!(btf_is_struct(t) || btf_is_union(t))) {
 		vlog(env, "arg#%d reference type('%s %s') is not a struct or union\n", arg, vbtf_kind_str(t), name);
 		return -EINVAL;
 	}

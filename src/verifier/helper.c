@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include <kbpf/btf.h>
 #include <kbpf/isa.h>
 #include "verifier/env.h"
 #include "verifier/kfunc.h"
@@ -702,14 +703,18 @@ static int map_func_compat(struct env *env, struct kbpf_map *map, int32_t id, co
 /* Linux's bpf_helper_changes_pkt_data (6.12, with 6.13's tail call): after such a call no
  * packet pointer of any frame may be trusted. A tail call counts for the functions that
  * call it: the program it runs may change the packet and return to their caller. */
+static bool proto_changes_pkt_data(const struct kbpf_helper_proto *fn, int32_t id)
+{
+	return id == BPF_FUNC_tail_call || (fn && (fn->flags & KBPF_HELPER_CHANGES_PKT));
+}
+
 static bool helper_changes_pkt_data(struct env *env, int32_t id)
 {
 	if (id == BPF_FUNC_tail_call)
 		return true;
 	if (id < 0 || (env->type->linux_type && id >= LINUX_FUNC_MAX_ID))
 		return false;
-	const struct kbpf_helper_proto *fn = helper_proto(env, id);
-	return fn && (fn->flags & KBPF_HELPER_CHANGES_PKT);
+	return proto_changes_pkt_data(helper_proto(env, id), id);
 }
 
 /* Linux 6.13's changes_pkt_data of each function (computed in check_cfg there): a
@@ -904,11 +909,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	if (callback && (err = push_callback(env, id, insn_idx, meta.subprogno)))
 		return err;
 	cur_frame(env)->cb_returning = false;
-	for (int i = 0; i <= 5; i++) {
-		reg_mark_not_init(env, &regs[i]);
-		scratch_reg(env, i);
-		cur_frame(env)->written |= 1u << i;
-	}
+	clobber_caller_saved(env, cur_frame(env), true);
 
 	uint32_t rt = KBPF_RET_BASE(fn->ret_type);
 	uint32_t null_flag = (fn->ret_type & KBPF_RET_MAYBE_NULL) ? KBPF_PTR_MAYBE_NULL : 0;
@@ -971,9 +972,7 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 		 * BTF pointer, anything else as memory of its size */
 		const struct btf *btf = kbpf_host_btf(env->host);
 		uint32_t tid = meta.ret_btf_id;
-		const struct btf_type *t = btf && tid ? btf__type_by_id(btf, tid) : NULL;
-		for (int depth = 0; t && (btf_is_mod(t) || btf_is_typedef(t)) && depth < 32; depth++)
-			t = btf__type_by_id(btf, t->type);
+		const struct btf_type *t = btf && tid ? kbpf_btf_skip_mods(btf, tid, NULL) : NULL;
 		reg_mark_unknown(env, r0);
 		reg_mark_known(r0, 0);
 		if (!t) {
@@ -1036,9 +1035,19 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 	}
 	/* A tail call from the main frame either never comes back or fell through with the
 	 * packet untouched; from a called function, its target returns to the caller. */
-	if ((fn->flags & KBPF_HELPER_CHANGES_PKT) || (id == BPF_FUNC_tail_call && env->cur->curframe > 0))
+	if (proto_changes_pkt_data(fn, id) && (id != BPF_FUNC_tail_call || env->cur->curframe > 0))
 		clear_pkt_pointers(env);
 	return map_func_compat(env, meta.map, id, name);
+}
+
+void clobber_caller_saved(struct env *env, struct frame *f, bool scratch)
+{
+	for (int i = 0; i <= 5; i++) {
+		reg_mark_not_init(env, &f->regs[i]);
+		if (scratch)
+			scratch_reg(env, i);
+	}
+	f->written |= 0x3f;
 }
 
 int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
@@ -1061,7 +1070,7 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		for (int i = 1; i <= 5; i++)
 			if (caller->regs[i].type != KBPF_NOT_INIT)
 				mark_reg_read(env, st, st->curframe, i);
-		if (!env->pkt_data_known) /* check_global_call asks for it */
+		if (!env->pkt_data_known) /* check_global_call and the clobber below ask for it */
 			compute_changes_pkt_data(env);
 		int err = check_global_call(env, sub, caller->regs);
 		if (err == -EFAULT)
@@ -1073,14 +1082,8 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		}
 		if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2))
 			vlog(env, "Func#%d ('%s') is global and assumed valid.\n", sub, subprog_name(env, sub));
-		for (int i = 0; i <= 5; i++) {
-			reg_mark_not_init(env, &caller->regs[i]);
-			scratch_reg(env, i);
-		}
-		caller->written |= 0x3f;
+		clobber_caller_saved(env, caller, true);
 		reg_mark_unknown(env, &caller->regs[0]);
-		if (!env->pkt_data_known)
-			compute_changes_pkt_data(env);
 		if (env->sub[sub].changes_pkt_data)
 			clear_pkt_pointers(env);
 		env->insn_idx = *insn_idx;
@@ -1088,10 +1091,9 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 		return 0;
 	}
 	struct frame *callee = frame_new(*insn_idx, st->curframe + 1, sub);
-	if (callee)
-		callee->invocation = ++env->invocations;
 	if (!callee)
 		return -ENOMEM;
+	callee->invocation = ++env->invocations;
 	callee->nr_refs = caller->nr_refs;
 	memcpy(callee->refs, caller->refs, sizeof(callee->refs));
 	for (int i = 1; i <= 5; i++) {
@@ -1101,9 +1103,7 @@ int check_func_call(struct env *env, const struct bpf_insn *insn, int *insn_idx)
 			mark_reg_read(env, st, st->curframe, i);
 		callee->regs[i] = caller->regs[i];
 	}
-	for (int i = 0; i <= 5; i++)
-		reg_mark_not_init(env, &caller->regs[i]);
-	caller->written |= 0x3f;
+	clobber_caller_saved(env, caller, false);
 	frame_free(st->frame[st->curframe + 1]);
 	st->frame[++st->curframe] = callee;
 	if (env->level & (KBPF_LOG_LEVEL1 | KBPF_LOG_LEVEL2)) {

@@ -69,10 +69,13 @@ static int module_btf(struct env *env, int16_t off)
 	return off < 0 ? -EINVAL : -EPROTO;
 }
 
+static enum kfunc_cast kfunc_cast_kind(const struct env *env, const struct bpf_insn *insn);
+
 int kfunc_add(struct env *env, int idx)
 {
 	const struct bpf_insn *insn = &env->insns[idx];
 	const struct btf *btf = host_btf(env);
+	env->aux[idx].kfunc_cast = (uint8_t)kfunc_cast_kind(env, insn);
 	/* Before the table's checks (Linux checks them first): an unresolved weak kfunc
 	 * needs neither host BTF nor a GPL licence, so a host without BTF still loads a
 	 * program whose optional kfunc call is dead. */
@@ -254,7 +257,6 @@ static bool is_sock_type(uint32_t type)
 static int arg_reg_off(struct env *env, const struct reg *r, int regno, bool release)
 {
 	bool fixed_off_ok = false;
-	char tn[TNUM_STR_MAX];
 	switch (r->type) {
 	case KBPF_PTR_TO_STACK:
 	case KBPF_PTR_TO_PACKET:
@@ -277,23 +279,14 @@ static int arg_reg_off(struct env *env, const struct reg *r, int regno, bool rel
 	default:
 		break;
 	}
-	if (r->off < 0) {
-		/* a walked pointer is Linux's plain ptr_ (kbpf adds maybe-NULL) */
-		uint32_t t = r->btf_walked ? r->type & ~KBPF_PTR_MAYBE_NULL : r->type;
-		vlog(env, "negative offset %s ptr R%d off=%d disallowed\n", reg_type_str(env, t), regno, r->off);
-		return -EACCES;
+	if (r->off < 0 && r->btf_walked) {
+		/* a walked pointer is Linux's plain ptr_ (kbpf adds maybe-NULL): named so in
+		 * the negative offset message, the first check_ptr_off_reg_fixed makes */
+		struct reg plain = *r;
+		plain.type &= ~KBPF_PTR_MAYBE_NULL;
+		return check_ptr_off_reg_fixed(env, &plain, regno, fixed_off_ok);
 	}
-	if (!fixed_off_ok && r->off) {
-		vlog(env, "dereference of modified %s ptr R%d off=%d disallowed\n", reg_type_str(env, r->type), regno,
-		     r->off);
-		return -EACCES;
-	}
-	if (!kbpf_tnum_is_const(r->s.var_off) || r->s.var_off.value) {
-		kbpf_tnum_strn(tn, sizeof(tn), r->s.var_off);
-		vlog(env, "variable %s access var_off=%s disallowed\n", reg_type_str(env, r->type), tn);
-		return -EACCES;
-	}
-	return 0;
+	return check_ptr_off_reg_fixed(env, r, regno, fixed_off_ok);
 }
 
 /* check_mem_reg / check_kfunc_mem_size_reg: a maybe-NULL pointer is checked as if it
@@ -519,7 +512,7 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 	return rel ? meta->ref_regno : 0;
 }
 
-enum kfunc_cast kfunc_cast_kind(const struct env *env, const struct bpf_insn *insn)
+static enum kfunc_cast kfunc_cast_kind(const struct env *env, const struct bpf_insn *insn)
 {
 	const struct btf *btf = env->host ? kbpf_host_btf(env->host) : NULL;
 	if (!btf || insn->code != (BPF_JMP | BPF_CALL) || insn->src_reg != BPF_PSEUDO_KFUNC_CALL || insn->off ||
@@ -558,9 +551,9 @@ static int kern_ctx_arg(struct env *env, uint32_t *btf_id)
 	const char *name = OPTS_GET(env->type, kern_ctx_btf_name, NULL);
 	int32_t id = name ? kbpf_host_btf_find(env->host, name, BTF_KIND_STRUCT) : -ENOENT;
 	if (id <= 0) {
-		/* Linux's text; kbpf knows a type's run-time context only if the host says */
-		vlog(env, "kern ctx type id %d is not a struct (program type %s, kern_ctx_btf_name %s)\n", id > 0 ? id : 0,
-		     env->type->name, name ? name : "unset");
+		/* Linux 6.12's get_kern_ctx_btf_id; kbpf knows a type's run-time context only
+		 * if the host names it (kbpf_prog_type.kern_ctx_btf_name) */
+		vlog(env, "kern ctx type id %u is not a struct\n", 0u);
 		return -EINVAL;
 	}
 	*btf_id = (uint32_t)id;
@@ -606,11 +599,7 @@ static int check_cast_call(struct env *env, enum kfunc_cast kind)
 	if (err)
 		return err;
 	struct reg *regs = cur_regs(env);
-	for (int i = 0; i <= 5; i++) {
-		reg_mark_not_init(env, &regs[i]);
-		cur_frame(env)->written |= 1u << i;
-		scratch_reg(env, i);
-	}
+	clobber_caller_saved(env, cur_frame(env), true);
 	struct reg *r0 = &regs[0];
 	reg_mark_unknown(env, r0);
 	reg_mark_known(r0, 0);
@@ -666,7 +655,7 @@ int check_kfunc_call(struct env *env, const struct bpf_insn *insn, int insn_idx)
 		return -EACCES;
 	}
 
-	enum kfunc_cast cast = kfunc_cast_kind(env, insn);
+	enum kfunc_cast cast = env->aux[insn_idx].kfunc_cast;
 	if (cast != KFUNC_CAST_NONE)
 		return check_cast_call(env, cast);
 
@@ -678,11 +667,7 @@ int check_kfunc_call(struct env *env, const struct bpf_insn *insn, int insn_idx)
 		vlog(env, "kfunc %s#%d reference has not been acquired before\n", fname, func_id);
 		return -EINVAL;
 	}
-	for (int i = 0; i <= 5; i++) {
-		reg_mark_not_init(env, &regs[i]);
-		cur_frame(env)->written |= 1u << i;
-		scratch_reg(env, i);
-	}
+	clobber_caller_saved(env, cur_frame(env), true);
 
 	uint32_t ptr_id;
 	const struct btf_type *t = vbtf_skip_mods(btf, proto->type, NULL);

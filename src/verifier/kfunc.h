@@ -40,7 +40,7 @@ const char *kfunc_btf_name(struct env *env, int32_t id);
  * *, u32)) is typed by the verifier, not by its prototype, and becomes `r0 = r1` after
  * verification (fixup.c; bpf_fastcall: it keeps R2-R5, R3-R5). */
 enum kfunc_cast { KFUNC_CAST_NONE, KFUNC_CAST_KERN_CTX, KFUNC_RDONLY_CAST };
-enum kfunc_cast kfunc_cast_kind(const struct env *env, const struct bpf_insn *insn);
+/* (env->aux[i].kfunc_cast holds the call's kind) */
 
 /* helper.c: Linux's check_mem_reg (size_regno < 0: size bytes) and
  * check_kfunc_mem_size_reg (size from size_regno): read, then write access. */

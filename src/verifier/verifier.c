@@ -199,6 +199,22 @@ static int leave_subprog(struct env *env, int *insn_idx, int *prev)
 	return prepare_func_exit(env, insn_idx);
 }
 
+/* An insn that may also end the called function (LD_ABS finding no packet bytes: R0 = 0;
+ * a tail call that succeeds: R0 unknown): the path that goes on is pushed, this one
+ * returns to the caller. */
+static int hidden_exit(struct env *env, int *insn_idx, int *prev, bool r0_zero)
+{
+	int err;
+	if (!push_branch(env, *insn_idx + 1, *insn_idx, false, &err))
+		return err;
+	struct reg *r0 = &cur_regs(env)[0];
+	if (r0_zero)
+		reg_mark_known(r0, 0);
+	else
+		reg_mark_unknown(env, r0);
+	return leave_subprog(env, insn_idx, prev);
+}
+
 static int do_check(struct env *env, int start)
 {
 	const struct bpf_insn *insns = env->insns;
@@ -317,10 +333,7 @@ static int do_check(struct env *env, int start)
 						 * this path takes that exit with R0 unknown (the live
 						 * 6.18 kernel does; 6.12 followed the fall-through only,
 						 * and the caller trusted the function's own R0) */
-						if (!push_branch(env, insn_idx + 1, insn_idx, false, &err))
-							return err;
-						reg_mark_unknown(env, &cur_regs(env)[0]);
-						if ((err = leave_subprog(env, &insn_idx, &prev)))
+						if ((err = hidden_exit(env, &insn_idx, &prev, false)))
 							return err;
 						do_print_state = true;
 						continue;
@@ -381,10 +394,7 @@ static int do_check(struct env *env, int start)
 					 * bytes returns 0 from the current function (both engines
 					 * do so), and in a subprog its caller goes on: the success
 					 * path is pushed, this one takes that hidden exit */
-					if (!push_branch(env, insn_idx + 1, insn_idx, false, &err))
-						return err;
-					reg_mark_known(&cur_regs(env)[0], 0);
-					if ((err = leave_subprog(env, &insn_idx, &prev)))
+					if ((err = hidden_exit(env, &insn_idx, &prev, true)))
 						return err;
 					do_print_state = true;
 					continue;

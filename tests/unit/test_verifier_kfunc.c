@@ -253,6 +253,21 @@ static void test_btf_loads(void)
 	verify(moved, N(moved), NULL, "R1 invalid mem access 'ptr_or_null_'");
 	moved[8] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, 0); /* the checked one is fine */
 	verify(moved, N(moved), NULL, NULL);
+	/* ... and one moved below its start, passed to a kfunc, is Linux's plain ptr_ in the
+	 * message (kbpf's maybe-NULL flag is not named) */
+	struct bpf_insn below[] = {
+		ACQUIRE(),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 6),
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_0),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_0, 16),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8),
+		K("bpf_kfunc_call_test_offset"),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+		K("bpf_kfunc_call_test_release"),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	verify(below, N(below), NULL, "negative offset ptr_ ptr R1 off=-8 disallowed");
 
 	struct bpf_insn acc[] = {
 		ACQUIRE(),
