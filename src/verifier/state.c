@@ -176,6 +176,23 @@ bool reg_is_pkt(const struct reg *r)
 	return r->type == KBPF_PTR_TO_PACKET || r->type == KBPF_PTR_TO_PACKET_META;
 }
 
+bool reg_is_trusted(const struct reg *r)
+{
+	if (r->ref_obj_id)
+		return true;
+	switch (r->type) { /* 6.12's reg2btf_ids, with no flag set */
+	case KBPF_PTR_TO_SOCKET:
+	case KBPF_PTR_TO_SOCK_COMMON:
+	case KBPF_PTR_TO_TCP_SOCK:
+	case KBPF_CONST_PTR_TO_MAP:
+		return true;
+	case KBPF_PTR_TO_BTF_ID:
+		return r->btf_trusted;
+	default:
+		return false;
+	}
+}
+
 /* Grow the frame's allocated stack to cover size bytes below fp (Linux's
  * grow_stack_state). In place: callers hold pointers to the frame and its registers,
  * so a stack that outgrows its room moves to (or within) the heap, never the frame.
