@@ -234,6 +234,7 @@ bool reg_identical(const struct reg *a, const struct reg *b)
 	return a->type == b->type && a->off == b->off && a->range == b->range && a->map == b->map &&
 	       a->mem_size == b->mem_size && a->btf_id == b->btf_id && a->subprogno == b->subprogno &&
 	       a->id == b->id && a->ref_obj_id == b->ref_obj_id && a->frameno == b->frameno &&
+	       a->btf_walked == b->btf_walked && a->btf_trusted == b->btf_trusted &&
 	       a->s.var_off.value == b->s.var_off.value && a->s.var_off.mask == b->s.var_off.mask &&
 	       a->s.smin_value == b->s.smin_value && a->s.smax_value == b->s.smax_value &&
 	       a->s.umin_value == b->s.umin_value && a->s.umax_value == b->s.umax_value &&

@@ -5,7 +5,8 @@
  * takes only trusted ones: KF_TRUSTED_ARGS kfuncs ("R%d must be referenced or trusted")
  * and read-only helper memory (the expected types end in trusted_ptr_). Then the ways a
  * program might launder an untrusted pointer into a trusted one: a stack spill and fill,
- * a static subprogram, a NULL check, a variable offset, a member walk. This test is the host: its structs, kfuncs and
+ * a static subprogram, a NULL check, a variable offset, a member walk, and a path pruned
+ * against one that held a trusted pointer. This test is the host: its structs, kfuncs and
  * attach targets are described by its own BTF. */
 #include <errno.h>
 #include <stdlib.h>
@@ -269,6 +270,35 @@ static void test_launder(void)
 	CHECK_CONTAINS(vlog, "variable ptr_ access var_off=(0x0; 0x8) disallowed");
 }
 
+/* Pruning: a path holding a trusted pointer reaches a checkpoint first; a path holding a
+ * plain pointer of the same struct, offset and (cleared) id must not be cut against it
+ * (reg_identical compares the trust). The plain one is o->next, NULL-checked. */
+static void test_prune(void)
+{
+	const struct bpf_insn prune[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_6, BPF_REG_1, 0),      /* trusted o */
+		BPF_LDX_MEM(BPF_DW, BPF_REG_7, BPF_REG_6, 8),      /* o->next: plain, maybe NULL */
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_7, 0, 2),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+		BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_7),               /* the branch's: o->next */
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),               /* fall-through, walked first: o */
+		BPF_MOV64_IMM(BPF_REG_6, 0),                       /* a checkpoint after the join */
+		BPF_MOV64_IMM(BPF_REG_7, 0),
+		KFUNC("tr_take"),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "tr_tp_btf", .license = "GPL",
+				      .log_level = KBPF_LOG_LEVEL1, .log_buf = vlog, .log_size = sizeof(vlog),
+				      .attach_btf_id = find_id("tr_traced", BTF_KIND_FUNC), .test_state_freq = 1 };
+	vlog[0] = 0;
+	CHECK_EQ_U64(kbpf_prog_verify(prune, N(prune), &o, NULL), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(vlog, NOT_TRUSTED);
+}
+
 int main(void)
 {
 	if (setup()) {
@@ -280,6 +310,7 @@ int main(void)
 	RUN(test_nullable);
 	RUN(test_helper_mem);
 	RUN(test_launder);
+	RUN(test_prune);
 	kbpf_host_free(host);
 	return test_summary();
 }
