@@ -151,6 +151,10 @@ static bool args_trusted(const struct env *env, uint32_t arg)
 		return eat == BPF_TRACE_RAW_TP || (eat == BPF_TRACE_ITER && arg == 0);
 	}
 	case BPF_PROG_TYPE_LSM:
+		/* a hook is a named function (bpf_lsm_verify_prog); a bare prototype names none,
+		 * so neither its rules nor its trust can be known */
+		if (env->attach_member || !env->attach_name[0])
+			return false;
 		for (size_t i = 0; i < sizeof(untrusted_lsm_hooks) / sizeof(untrusted_lsm_hooks[0]); i++)
 			if (!strcmp(env->attach_name, untrusted_lsm_hooks[i]))
 				return false;

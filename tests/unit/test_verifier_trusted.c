@@ -152,6 +152,13 @@ static void test_ctx_args(void)
 	/* ... but for 6.12's untrusted_lsm_hooks (the object is being freed) */
 	CHECK_EQ_U64(VERIFY("lsm", "bpf_lsm_task_free", take), (uint64_t)-EINVAL);
 	CHECK_CONTAINS(vlog, NOT_TRUSTED);
+	/* an LSM program attached to a bare prototype names no hook: not trusted */
+	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "lsm", .license = "GPL",
+				      .log_buf = vlog, .log_size = sizeof(vlog) };
+	const struct btf_type *hook = btf__type_by_id(kbpf_host_btf(host), find_id("bpf_lsm_tr_hook", BTF_KIND_FUNC));
+	o.attach_btf_id = hook ? hook->type : 0;
+	CHECK_EQ_U64(kbpf_prog_verify(take, N(take), &o, NULL), (uint64_t)-EINVAL);
+	CHECK_CONTAINS(vlog, NOT_TRUSTED);
 	/* an unreferenced kfunc result is plain too (6.12's check_kfunc_call) */
 	const struct bpf_insn get[] = {
 		KFUNC("tr_get"),
