@@ -61,7 +61,11 @@ enum kbpf_reg_type {
 #define KBPF_MEM_RDONLY      (1u << 9)
 #define KBPF_MEM_ALLOC       (1u << 10)
 #define KBPF_PTR_UNTRUSTED   (1u << 11)
-#define KBPF_PTR_TRUSTED     (1u << 12) /* kfunc KF_TRUSTED_ARGS bookkeeping */
+#define KBPF_PTR_TRUSTED     (1u << 12) /* Linux 6.12's PTR_TRUSTED: in kbpf_ctx_access_info
+					 * .reg_type, a KBPF_PTR_TO_BTF_ID the host vouches for
+					 * (valid for the whole run: KF_TRUSTED_ARGS kfuncs and
+					 * read-only helper memory take it); without it such a
+					 * pointer is 6.12's plain ptr_ */
 #define KBPF_MEM_PERCPU      (1u << 13) /* a per-CPU host variable (typed __ksym): only
 					 * bpf_per_cpu_ptr / bpf_this_cpu_ptr take it */
 
@@ -288,7 +292,10 @@ struct kbpf_prog_type {
 	/* After the generic typing of argument arg of an attach_btf_id context (see
 	 * kbpf_verify_opts.attach_btf_id): may change *info (e.g. promote struct sock to
 	 * struct tcp_sock: Linux's bpf_tcp_ca_is_valid_access); return 1 to allow, 0 to refuse
-	 * ("invalid bpf_context access off=%d size=%d"). NULL: the generic typing stands. */
+	 * ("invalid bpf_context access off=%d size=%d"). NULL: the generic typing stands.
+	 * reg_type comes without KBPF_PTR_TRUSTED, which the verifier adds afterwards by
+	 * Linux 6.12's rule (expected_attach_type); the hook may set it to vouch for an
+	 * argument the rule leaves plain. */
 	int (*ctx_arg_access)(const struct kbpf_prog_type *type, const struct kbpf_host *host,
 			      uint32_t arg, struct kbpf_ctx_access_info *info);
 	/* Like get_func_proto, knowing the struct_ops member the program fills (NULL if none):
@@ -323,6 +330,15 @@ struct kbpf_prog_type {
 	 * be at least that struct's size. Copied at registration. NULL: the cast is refused
 	 * for this type ("kern ctx type ... is not a struct"). */
 	const char *kern_ctx_btf_name;
+	/* Linux's expected_attach_type (enum bpf_attach_type) this type mirrors, where a
+	 * verifier rule depends on it. Read for linux_type BPF_PROG_TYPE_TRACING only: Linux
+	 * 6.12's btf_ctx_access trusts (PTR_TRUSTED) the BTF context arguments of
+	 * BPF_TRACE_RAW_TP (tp_btf) and BPF_TRACE_ITER programs, never those of fentry,
+	 * fexit or fmod_ret (BPF_TRACE_FENTRY…), nor of a tracing type that leaves this 0;
+	 * of BPF_TRACE_ITER, kbpf trusts meta only (it cannot tell a host's targets apart).
+	 * STRUCT_OPS arguments are trusted, LSM ones but for 6.12's untrusted hooks; a
+	 * ctx_arg_access hook may add KBPF_PTR_TRUSTED to an argument. */
+	uint32_t expected_attach_type;
 };
 #define KBPF_ATTACH_RET_ANY 1
 #define KBPF_ATTACH_RET_INT 2

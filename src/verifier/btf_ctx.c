@@ -10,7 +10,12 @@
  * although the register then holds a truncated value; kbpf gives it the same type and
  * makes it true: the load is rewritten into the whole 8-byte load (a ctx conversion),
  * so the register holds the pointer it is typed as. Pointers tagged __user/__percpu read
- * as scalars (kbpf has no such memory to reach through them). */
+ * as scalars (kbpf has no such memory to reach through them).
+ *
+ * Trust (Linux 6.12's btf_ctx_access + prog_args_trusted): a struct pointer argument is
+ * PTR_TRUSTED (KBPF_PTR_TRUSTED, reg.btf_trusted) for struct_ops, tp_btf, iterators and
+ * LSM hooks but 6.12's untrusted ones, plain for fentry/fexit/fmod_ret; a parameter
+ * named *__nullable is maybe-NULL. */
 #include <errno.h>
 #include <string.h>
 #include <bpf/btf.h>
@@ -119,6 +124,51 @@ int btf_ctx_init(struct env *env)
 	return 0;
 }
 
+/* Linux 6.12's bpf_lsm_is_trusted: the hooks whose object is being created or freed,
+ * so their arguments are not trusted (kernel/bpf/bpf_lsm.c, untrusted_lsm_hooks). */
+static const char *const untrusted_lsm_hooks[] = {
+	"bpf_lsm_bpf_map_free",	     "bpf_lsm_bpf_prog_free",	  "bpf_lsm_file_alloc_security",
+	"bpf_lsm_file_free_security", "bpf_lsm_sk_alloc_security", "bpf_lsm_sk_free_security",
+	"bpf_lsm_task_free",
+};
+
+/* Linux 6.12's prog_args_trusted: whether BTF pointer argument arg is PTR_TRUSTED.
+ * tp_btf yes, fentry/fexit/fmod_ret no (their target may be called with any pointer, an
+ * object half built or being freed), LSM hooks but the untrusted ones, struct_ops
+ * always; any other type no. Iterators: 6.12 trusts meta, and the objects of the
+ * targets whose ctx_arg_info says PTR_TRUSTED (task, map, cgroup; not task_file's file,
+ * task_vma's vma, link, prog); kbpf cannot tell a host's targets apart: meta only. */
+static bool args_trusted(const struct env *env, uint32_t arg)
+{
+	switch (env->type->linux_type) {
+	case BPF_PROG_TYPE_TRACING: {
+		uint32_t eat = OPTS_GET(env->type, expected_attach_type, 0);
+		return eat == BPF_TRACE_RAW_TP || (eat == BPF_TRACE_ITER && arg == 0);
+	}
+	case BPF_PROG_TYPE_LSM:
+		/* a hook is a named function (bpf_lsm_verify_prog); a bare prototype names none,
+		 * so neither its rules nor its trust can be known */
+		if (env->attach_member || !env->attach_name[0])
+			return false;
+		for (size_t i = 0; i < sizeof(untrusted_lsm_hooks) / sizeof(untrusted_lsm_hooks[0]); i++)
+			if (!strcmp(env->attach_name, untrusted_lsm_hooks[i]))
+				return false;
+		return true;
+	case BPF_PROG_TYPE_STRUCT_OPS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool nullable_param(const struct btf *btf, const struct btf_param *p)
+{
+	static const char suffix[] = "__nullable";
+	const char *n = btf__name_by_offset(btf, p->name_off);
+	size_t len = n ? strlen(n) : 0, m = sizeof(suffix) - 1;
+	return len >= m && !strcmp(n + len - m, suffix);
+}
+
 /* The generic typing (btf_ctx_access); 1: allowed, *info filled. */
 static int generic_access(struct env *env, const struct btf *btf, const struct btf_type *proto, int off, int size,
 			  uint32_t *argp, struct kbpf_ctx_access_info *info)
@@ -175,6 +225,9 @@ static int generic_access(struct env *env, const struct btf *btf, const struct b
 	}
 	vlog(env, "func '%s' arg%d has btf_id %u type %s '%s'\n", fn, arg, id, vbtf_kind_str(pt), vbtf_name(btf, pt));
 	info->reg_type = KBPF_PTR_TO_BTF_ID;
+	/* a parameter named *__nullable may be NULL: the program must check it */
+	if (arg < nargs && nullable_param(btf, &args[arg]))
+		info->reg_type |= KBPF_PTR_MAYBE_NULL;
 	info->btf_id = id;
 	return 1;
 }
@@ -193,6 +246,10 @@ int btf_ctx_access(struct env *env, int off, int size, bool write, struct kbpf_c
 		return 0;
 	if (type->ctx_arg_access && !type->ctx_arg_access(type, env->host, arg, info))
 		return 0;
+	/* trust by 6.12's rule, after the hook (which sees the type without it, and may
+	 * add KBPF_PTR_TRUSTED to vouch for an argument itself) */
+	if (KBPF_REG_BASE(info->reg_type) == KBPF_PTR_TO_BTF_ID && args_trusted(env, arg))
+		info->reg_type |= KBPF_PTR_TRUSTED;
 	/* Never trust the callback: a scalar or a pointer to a struct of the host BTF, no
 	 * conversion (the context is the array the trampoline built), within the args. */
 	info->conv_off = info->conv_size = 0;

@@ -56,6 +56,13 @@ struct reg {
 	/* a pointer read from a BTF object (kfunc.c): Linux types it non-NULL PTR_TO_BTF_ID,
 	 * kbpf maybe-NULL; KF_TRUSTED_ARGS refuses it with Linux's reason, not a reference */
 	bool btf_walked;
+	/* Linux 6.12's PTR_TRUSTED on a PTR_TO_BTF_ID, kept beside the type so kbpf's type
+	 * comparisons and log names stay as they were (reg_is_trusted): set only where 6.12
+	 * sets it — the BTF context arguments of the program types btf_ctx_access trusts
+	 * (btf_ctx.c), bpf_cast_to_kern_ctx's result, an arg:trusted argument inside its
+	 * function — and kept by copies, spills, offsets and NULL checks; a pointer loaded
+	 * through it is not trusted. Every other BTF pointer is 6.12's plain ptr_. */
+	bool btf_trusted;
 };
 
 struct stack_slot {
@@ -399,6 +406,9 @@ bool reg_is_pkt(const struct reg *r);
 /* 0, or -ENOMEM (the frame is unchanged); slots it adds are STACK_INVALID. */
 int stack_grow(struct frame *f, int size);
 bool reg_identical(const struct reg *a, const struct reg *b);
+/* Linux 6.12's is_trusted_reg: referenced, a socket pointer without modifiers, or a
+ * PTR_TO_BTF_ID marked trusted (btf_trusted) without modifiers. */
+bool reg_is_trusted(const struct reg *r);
 
 static inline struct frame *cur_frame(struct env *env)
 {

@@ -146,9 +146,12 @@ static int trusted_btf_id(struct env *env, int arg, const struct btf_type *ptr, 
 /* The caller's side of arg:trusted (6.12's check_reg_type with ARG_PTR_TO_BTF_ID |
  * PTR_TRUSTED, then check_func_arg_reg_off): a BTF pointer of the struct (or one that
  * begins with it, or a member of that type at a fixed offset), NULL or maybe-NULL only
- * with arg:nullable. Stricter than 6.12, which takes its plain ptr_ too: kbpf's pointers
- * read from objects are maybe-NULL until checked, untrusted ones (a loaded kptr,
- * bpf_rdonly_cast's result) are refused: the callee reads through it with plain loads. */
+ * with arg:nullable. Stricter than 6.12, which takes its plain ptr_ too: untrusted ones
+ * (a loaded kptr, bpf_rdonly_cast's result) are refused (the callee reads through it
+ * with plain loads), and so are plain ones (a fentry argument, a pointer walked from an
+ * object, a kfunc's unreferenced result): the argument is trusted inside the function,
+ * so taking them would launder them into trusted pointers. 6.12's reason for such a
+ * pointer at a trusted kfunc argument: "R%d must be referenced or trusted". */
 static int trusted_arg_match(struct env *env, int arg, const struct reg *r, int regno, const struct btf_type *ptr,
 			     unsigned tags)
 {
@@ -170,6 +173,12 @@ static int trusted_arg_match(struct env *env, int arg, const struct reg *r, int 
 	if (!kfunc_struct_ids_match(hb, r->btf_id, r->off, need, false)) {
 		vlog(env, "R%d is of type %s but ", regno, vbtf_name(hb, vbtf_type(hb, r->btf_id)));
 		vlog(env, "%s is expected\n", vbtf_name(hb, vbtf_type(hb, need)));
+		return -EACCES;
+	}
+	struct reg plain = *r; /* arg:nullable: trusted once not NULL */
+	plain.type = type;
+	if (!reg_is_trusted(&plain)) {
+		vlog(env, "R%d must be referenced or trusted\n", regno);
 		return -EACCES;
 	}
 	return check_ptr_off_reg_fixed(env, r, regno, true);
@@ -324,6 +333,7 @@ int global_func_args(struct env *env, int sub, struct reg *regs)
 					return err;
 				r->type = KBPF_PTR_TO_BTF_ID | ((tags & ARG_TAG_NULLABLE) ? KBPF_PTR_MAYBE_NULL : 0);
 				reg_mark_known(r, 0);
+				r->btf_trusted = true;
 				r->btf_id = hid;
 				r->id = ++env->id_gen;
 				continue;

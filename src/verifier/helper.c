@@ -109,11 +109,12 @@ static bool reg_is_null(const struct reg *r)
 	return r->type == KBPF_SCALAR_VALUE && kbpf_tnum_equals_const(r->s.var_off, 0);
 }
 
-/* A BTF pointer Linux 6.12 would call trusted, as kbpf has them: valid and non-NULL by
- * the host's contract, not walked from another object, not untrusted. */
+/* 6.12's trusted_ptr_ (PTR_TO_BTF_ID | PTR_TRUSTED exactly, compared as a type: a
+ * referenced plain ptr_ is not one): a struct_ops, tp_btf or LSM argument, the kern ctx
+ * cast; never a fentry/fexit argument nor a pointer walked from an object. */
 static bool btf_trusted(const struct reg *r)
 {
-	return r->type == KBPF_PTR_TO_BTF_ID && !r->btf_walked;
+	return r->type == KBPF_PTR_TO_BTF_ID && r->btf_trusted;
 }
 
 static int check_reg_type(struct env *env, int regno, uint32_t arg, const struct kbpf_helper_proto *fn)
@@ -134,8 +135,7 @@ static int check_reg_type(struct env *env, int regno, uint32_t arg, const struct
 	if (KBPF_ARG_BASE(arg) == KBPF_ARG_PTR_TO_BTF_ID && r->btf_walked &&
 	    type == (KBPF_PTR_TO_BTF_ID | KBPF_PTR_MAYBE_NULL))
 		type = KBPF_PTR_TO_BTF_ID;
-	/* 6.12: memory may be a trusted BTF pointer; kbpf's are the plain ptr_ it did not
-	 * read from an object (a kfunc's or cast's result, a BTF context argument) */
+	/* 6.12: memory may be a trusted BTF pointer (btf_trusted) */
 	if (KBPF_ARG_BASE(arg) == KBPF_ARG_PTR_TO_MEM && btf_trusted(r)) {
 		/* ... that the helper only reads (6.12's check_reg_type) */
 		if (!(arg & KBPF_ARG_MEM_RDONLY)) {

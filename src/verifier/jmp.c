@@ -193,6 +193,7 @@ static void mark_or_null(struct reg *r, uint32_t id, bool is_null)
 		r->range = 0;
 		r->mem_size = 0;
 		r->frameno = fn;
+		r->btf_walked = r->btf_trusted = false;
 		return;
 	}
 	mark_ptr_not_null_reg(r);

@@ -421,13 +421,20 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 			vlog(env, "Possibly NULL pointer passed to trusted arg%d\n", i);
 			return -EACCES;
 		}
-		if (trusted && (obj_ptr || walked) && r->type != KBPF_PTR_TO_CTX && !r->ref_obj_id) {
-			vlog(env, "R%d must be referenced\n", regno);
-			return -EINVAL;
-		}
 		uint32_t ref_id;
 		const struct btf_type *ref_t = vbtf_skip_mods(btf, t->type, &ref_id);
 		const char *ref_tname = vbtf_name(btf, ref_t);
+		bool ctx_param = is_struct(ref_t) && ctx_name && !strcmp(ref_tname, ctx_name);
+		/* 6.12 (check_kfunc_args, KF_ARG_PTR_TO_BTF_ID): a trusted or released argument
+		 * that is a BTF or socket pointer must be is_trusted_reg — referenced, a socket,
+		 * or trusted (a struct_ops / tp_btf / LSM argument, the kern ctx cast); not a
+		 * fentry/fexit argument, a walked, untrusted or per-CPU pointer, nor a kfunc's
+		 * or helper's unreferenced result. A ctx parameter is checked as ctx instead. */
+		bool btf_obj = KBPF_REG_BASE(r->type) == KBPF_PTR_TO_BTF_ID || is_sock_type(r->type);
+		if ((trusted || rel) && btf_obj && !ctx_param && !reg_is_trusted(r)) {
+			vlog(env, "R%d must be referenced or trusted\n", regno);
+			return -EINVAL;
+		}
 		bool strict = (trusted && obj_ptr) || (rel && r->ref_obj_id);
 		if ((err = arg_reg_off(env, r, regno, strict)))
 			return err;
@@ -444,7 +451,7 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 			if ((err = kptr_get_arg(env, btf, fname, r, ref_t)))
 				return err;
 			/* the other arguments are checked as any kfunc's */
-		} else if (is_struct(ref_t) && ctx_name && !strcmp(ref_tname, ctx_name)) {
+		} else if (ctx_param) {
 			/* btf_get_prog_ctx_type: the program type's context struct */
 			if (r->type != KBPF_PTR_TO_CTX) {
 				/* 6.12 names the register's type (6.1: the argument's BTF kind) */
@@ -603,11 +610,12 @@ static int check_cast_call(struct env *env, enum kfunc_cast kind)
 	struct reg *r0 = &regs[0];
 	reg_mark_unknown(env, r0);
 	reg_mark_known(r0, 0);
-	/* the context as it is at run time: Linux's trusted_ptr_, kbpf's plain ptr_ (valid
-	 * for the run, read with plain loads, written only where btf_struct_access allows);
+	/* the context as it is at run time: trusted_ptr_ (valid for the run, read with plain
+	 * loads, written only where btf_struct_access allows; kbpf's log prints ptr_);
 	 * anything cast read-only: untrusted, never written, read with fault-tolerant loads
 	 * (check_btf_access, fixup.c), taken by no helper or kfunc */
 	r0->type = kind == KFUNC_CAST_KERN_CTX ? KBPF_PTR_TO_BTF_ID : KBPF_PTR_TO_BTF_ID | KBPF_PTR_UNTRUSTED;
+	r0->btf_trusted = kind == KFUNC_CAST_KERN_CTX;
 	r0->btf_id = id;
 	return 0;
 }

@@ -466,7 +466,11 @@ int check_mem_access(struct env *env, int insn_idx, int regno, int off, int size
 			} else {
 				reg_mark_unknown(env, d);
 				reg_mark_known(d, 0);
-				d->type = info.reg_type;
+				/* KBPF_PTR_TRUSTED is kept beside the type (reg.btf_trusted), on a
+				 * BTF pointer only, never with KBPF_PTR_UNTRUSTED */
+				d->type = info.reg_type & ~KBPF_PTR_TRUSTED;
+				d->btf_trusted = base == KBPF_PTR_TO_BTF_ID && (info.reg_type & KBPF_PTR_TRUSTED) &&
+						 !(info.reg_type & KBPF_PTR_UNTRUSTED);
 				d->btf_id = info.btf_id;
 				if (info.reg_type & KBPF_PTR_MAYBE_NULL)
 					d->id = ++env->id_gen;

@@ -176,6 +176,23 @@ bool reg_is_pkt(const struct reg *r)
 	return r->type == KBPF_PTR_TO_PACKET || r->type == KBPF_PTR_TO_PACKET_META;
 }
 
+bool reg_is_trusted(const struct reg *r)
+{
+	if (r->ref_obj_id)
+		return true;
+	switch (r->type) { /* 6.12's reg2btf_ids, with no flag set */
+	case KBPF_PTR_TO_SOCKET:
+	case KBPF_PTR_TO_SOCK_COMMON:
+	case KBPF_PTR_TO_TCP_SOCK:
+	case KBPF_CONST_PTR_TO_MAP:
+		return true;
+	case KBPF_PTR_TO_BTF_ID:
+		return r->btf_trusted;
+	default:
+		return false;
+	}
+}
+
 /* Grow the frame's allocated stack to cover size bytes below fp (Linux's
  * grow_stack_state). In place: callers hold pointers to the frame and its registers,
  * so a stack that outgrows its room moves to (or within) the heap, never the frame.
@@ -217,6 +234,7 @@ bool reg_identical(const struct reg *a, const struct reg *b)
 	return a->type == b->type && a->off == b->off && a->range == b->range && a->map == b->map &&
 	       a->mem_size == b->mem_size && a->btf_id == b->btf_id && a->subprogno == b->subprogno &&
 	       a->id == b->id && a->ref_obj_id == b->ref_obj_id && a->frameno == b->frameno &&
+	       a->btf_walked == b->btf_walked && a->btf_trusted == b->btf_trusted &&
 	       a->s.var_off.value == b->s.var_off.value && a->s.var_off.mask == b->s.var_off.mask &&
 	       a->s.smin_value == b->s.smin_value && a->s.smax_value == b->s.smax_value &&
 	       a->s.umin_value == b->s.umin_value && a->s.umax_value == b->s.umax_value &&

@@ -244,12 +244,9 @@ static void test_rdonly_cast(void)
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 	};
-	/* kbpf's line. Linux 6.12 takes the untrusted BTF pointer as KF_ARG_PTR_TO_BTF_ID and
-	 * says "R1 must be referenced or trusted" (KF_TRUSTED_ARGS; "R1 must be a rcu pointer"
-	 * with the selftests' KF_RCU); kbpf's kfunc.c takes only an unflagged PTR_TO_BTF_ID as
-	 * one and checks the argument as memory: same verdict, another text (not fixed yet) */
-	verify_btf(kfunc, N(kfunc), "sched_cls", NULL,
-		   "arg#0 pointer type STRUCT prog_test_ref_kfunc must point to scalar, or struct with scalar\n", NULL);
+	/* Linux 6.12 takes the untrusted BTF pointer as KF_ARG_PTR_TO_BTF_ID and refuses it
+	 * for KF_TRUSTED_ARGS ("R1 must be a rcu pointer" with the selftests' KF_RCU) */
+	verify_btf(kfunc, N(kfunc), "sched_cls", NULL, "R1 must be referenced or trusted\n", NULL);
 	/* the type id: a known constant, of a struct or union */
 	call_after((struct bpf_insn)BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, 0), "bpf_rdonly_cast", NULL,
 		   "R2 must be a known constant");
@@ -468,6 +465,18 @@ static void test_arg_trusted(void)
 				  K("bpf_rdonly_cast"), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0) };
 	trusted_case(unt, N(unt), false, "prog_test_ref_kfunc", "trusted", false,
 		     "R1 type=untrusted_ptr_ expected=ptr_, trusted_ptr_, rcu_ptr_", 0);
+	/* a plain pointer (read from the object, NULL-checked): refused, stricter than 6.12,
+	 * which takes a plain ptr_ here and makes it trusted inside the function */
+	struct bpf_insn walked[] = {
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_7, 0, 1),
+		BPF_EXIT_INSN(),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_7, (int16_t)offsetof(struct prog_test_ref_kfunc, next)),
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_1, 0, 1),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_7),
+	};
+	trusted_case(walked, N(walked), true, "prog_test_ref_kfunc", "trusted", false,
+		     "R1 must be referenced or trusted", 0);
+	CHECK_CONTAINS(log_buf, "Caller passes invalid args into func#1 ('f')");
 	/* memory of the struct's size is no object */
 	struct bpf_insn stack[] = { BPF_MOV64_REG(BPF_REG_1, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8) };
 	trusted_case(stack, N(stack), false, "prog_test_ref_kfunc", "trusted", false,

@@ -256,7 +256,8 @@ static void test_netfilter(void)
 	CHECK(t->linux_type == KBPF_LINUX_PROG_TYPE_NETFILTER && t->has_ret_range && t->ret_min == 0 &&
 	      t->ret_max == 1 && t->load_caps == (KBPF_CAP_BPF | KBPF_CAP_NET_ADMIN));
 	struct kbpf_ctx_access_info info;
-	CHECK(ctx_ok(t, 0, 8, R, &info) == 1 && info.reg_type == KBPF_PTR_TO_BTF_ID &&
+	/* 6.12's nf_is_valid_access: trusted_ptr_ */
+	CHECK(ctx_ok(t, 0, 8, R, &info) == 1 && info.reg_type == (KBPF_PTR_TO_BTF_ID | KBPF_PTR_TRUSTED) &&
 	      !strcmp(info.btf_name, "nf_hook_state"));
 	CHECK(ctx_ok(t, 8, 8, R, &info) == 1 && !strcmp(info.btf_name, "sk_buff"));
 	CHECK(ctx_ok(t, 0, 1, R, NULL) == 0); /* size too short */

@@ -196,7 +196,8 @@ static void test_acquire_release(void)
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 	};
-	verify(noref, N(noref), NULL, "release kernel function bpf_kfunc_call_test_release expects refcounted PTR_TO_BTF_ID");
+	/* 6.12: a release kfunc's argument must be trusted first (is_kfunc_trusted_args) */
+	verify(noref, N(noref), NULL, "R1 must be referenced or trusted");
 	/* release at an offset */
 	struct bpf_insn off[] = {
 		ACQUIRE(),

@@ -21,7 +21,7 @@ static int iter_access(const struct kbpf_prog_type *type, int off, int size, enu
 	return 0;
 }
 
-/* The object arguments after meta: maybe NULL. */
+/* The object arguments after meta: maybe NULL (trusted: meta only, src/verifier/btf_ctx.c). */
 static int iter_ctx_arg_access(const struct kbpf_prog_type *type, const struct kbpf_host *host, uint32_t arg,
 			       struct kbpf_ctx_access_info *info)
 {
@@ -45,6 +45,6 @@ const struct kbpf_prog_type kbpf_linux_iter_types[] = {
 	  .ctx_size = KBPF_LINUX_RAW_TP_CTX_SIZE, .is_valid_access = iter_access,
 	  .get_func_proto = kbpf_linux_get_func_proto, .has_ret_range = 1, .ret_min = 0, .ret_max = 1,
 	  .priv = (void *)&iter_desc, .load_caps = KBPF_CAP_BPF | KBPF_CAP_PERFMON,
-	  .ctx_arg_access = iter_ctx_arg_access },
+	  .ctx_arg_access = iter_ctx_arg_access, .expected_attach_type = BPF_TRACE_ITER },
 };
 const size_t kbpf_linux_nr_iter_types = sizeof(kbpf_linux_iter_types) / sizeof(kbpf_linux_iter_types[0]);

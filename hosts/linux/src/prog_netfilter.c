@@ -24,7 +24,7 @@ static int netfilter_access(const struct kbpf_prog_type *type, int off, int size
 		return 0;
 	if (off != OFF(state) && off != OFF(skb))
 		return 0;
-	info->reg_type = KBPF_PTR_TO_BTF_ID;
+	info->reg_type = KBPF_PTR_TO_BTF_ID | KBPF_PTR_TRUSTED; /* 6.12's nf_is_valid_access */
 	info->btf_name = off == OFF(state) ? "nf_hook_state" : "sk_buff";
 	return 1;
 }

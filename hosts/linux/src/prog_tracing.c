@@ -60,11 +60,14 @@ static const struct kbpf_helper_proto *tracing_func_proto(const struct kbpf_prog
 /* check_return_code: fentry and fexit must return 0; fmod_ret's value is the function's. */
 /* fexit reads the function's return value after its arguments; fmod_ret the int return
  * of the function (or of the fmod_ret program before it): Linux's btf_ctx_access. */
-#define TRACING(name_, ret_, attach_ret_)                                                                       \
+/* Their BTF pointer arguments are not trusted (6.12's prog_args_trusted: the target may
+ * be called with any pointer), so KF_TRUSTED_ARGS kfuncs and helper memory refuse them. */
+#define TRACING(name_, eat_, ret_, attach_ret_)                                                                 \
 	{ .sz = sizeof(struct kbpf_prog_type), .name = name_, .linux_type = BPF_PROG_TYPE_TRACING,                \
 	  .ctx_size = KBPF_LINUX_RAW_TP_CTX_SIZE, .is_valid_access = tracing_access,                            \
 	  .get_func_proto = tracing_func_proto, .has_ret_range = ret_, .ret_min = 0, .ret_max = 0,               \
-	  .priv = (void *)&tracing_desc, .load_caps = PERFMON, .attach_ret = attach_ret_ }
+	  .priv = (void *)&tracing_desc, .load_caps = PERFMON, .attach_ret = attach_ret_,                       \
+	  .expected_attach_type = eat_ }
 
 /* bpf_lsm_func_proto's own cases kbpf has (inode storage, bprm, ima: kernel objects),
  * then tracing_prog_func_proto's. */
@@ -119,9 +122,9 @@ static int lsm_attach_func(const struct kbpf_prog_type *type, const struct kbpf_
 }
 
 const struct kbpf_prog_type kbpf_linux_tracing_types[] = {
-	TRACING("fentry", 1, 0),
-	TRACING("fexit", 1, KBPF_ATTACH_RET_ANY),
-	TRACING("fmod_ret", 0, KBPF_ATTACH_RET_INT),
+	TRACING("fentry", BPF_TRACE_FENTRY, 1, 0),
+	TRACING("fexit", BPF_TRACE_FEXIT, 1, KBPF_ATTACH_RET_ANY),
+	TRACING("fmod_ret", BPF_MODIFY_RETURN, 0, KBPF_ATTACH_RET_INT),
 	/* BPF_PROG_TYPE_LSM, BPF_LSM_MAC: attached to an LSM hook (bpf_lsm_<hook>), whose
 	 * arguments and return value (the slot after them) are the context; the hook's
 	 * verdict in 6.12's range (lsm_attach_func); a void hook needs none
@@ -129,6 +132,6 @@ const struct kbpf_prog_type kbpf_linux_tracing_types[] = {
 	{ .sz = sizeof(struct kbpf_prog_type), .name = "lsm", .linux_type = BPF_PROG_TYPE_LSM,
 	  .ctx_size = KBPF_LINUX_RAW_TP_CTX_SIZE, .is_valid_access = tracing_access,
 	  .get_func_proto = tracing_func_proto, .priv = (void *)&lsm_desc, .load_caps = PERFMON,
-	  .attach_ret = KBPF_ATTACH_RET_ANY, .attach_func = lsm_attach_func },
+	  .attach_ret = KBPF_ATTACH_RET_ANY, .attach_func = lsm_attach_func, .expected_attach_type = BPF_LSM_MAC },
 };
 const size_t kbpf_linux_nr_tracing_types = sizeof(kbpf_linux_tracing_types) / sizeof(kbpf_linux_tracing_types[0]);
