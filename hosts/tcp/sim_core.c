@@ -328,7 +328,7 @@ void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim)
 		free(f->segs);
 		free(f->ooo);
 		free(f->rtxq);
-		free(f->sack_lo);
+		free(f->wsack);
 		free(f);
 	}
 	kbpf_tcp_clock_leave(saved_clock);
@@ -372,6 +372,7 @@ int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_
 	f->opts.sz = sizeof(f->opts);
 	f->tcp_ecn = f->opts.tcp_ecn_set ? f->opts.tcp_ecn : 2;
 	f->peer_ops = f->opts.peer_ops ? f->opts.peer_ops : ops;
+	f->wire_sack = !f->opts.sack_ideal;
 	if (f->tcp_ecn < 0 || f->tcp_ecn > 2 || kbpf_tcp_cc_validate(f->peer_ops)) {
 		free(f);
 		return -EINVAL;

@@ -50,7 +50,15 @@ struct kbpf_tcp_flow_opts {
 	 * min(1 ms, RTT/20) or 44 segments, with one SACK block covering them. 0: every
 	 * out-of-order segment is ACKed at once (the default). */
 	int sack_compress;
+	/* 0 (the default): SACK as on the wire (docs/tcp-sim.md "SACK on the wire"): the
+	 * receiver keeps Linux's block list (most recent first, merged, at most 4) and each ACK
+	 * carries at most 3 blocks (timestamps take the rest of the option space), a D-SACK
+	 * first; the sender's scoreboard learns only what the blocks say and recognises a
+	 * D-SACK as Linux's tcp_check_dsack does. Nonzero: the earlier idealised model, where
+	 * each ACK reports only the segment (or compressed run) that triggered it. */
+	int sack_ideal;
 };
+
 
 /* One point per ACK the sender processes, after the CC ran. */
 struct kbpf_tcp_trace_point {
