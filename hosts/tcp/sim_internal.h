@@ -42,7 +42,7 @@ struct sim_seg {
 
 enum sim_ev_type {
 	EV_FLOW_START,
-	EV_DATA, /* data segment reaches the receiver */
+	EV_DATA, /* data segment reaches the receiver (b: its TSval) */
 	EV_ACK, /* ACK reaches the sender */
 	EV_TIMER, /* a flow timer: a = which */
 };
@@ -53,6 +53,7 @@ enum sim_timer_id {
 	T_PACE, /* pacing hrtimer */
 	T_DELACK, /* receiver's delayed ACK */
 	T_COMPACK, /* receiver's compressed-SACK hrtimer */
+	T_GRO, /* receiver's GRO window closes (opts.gro) */
 	T_NR,
 };
 
@@ -61,7 +62,7 @@ struct sim_event {
 	__u64 order; /* FIFO among equal times: determinism */
 	__u32 flow;
 	__u32 a; /* EV_DATA: segment index; EV_ACK: ack segment index; EV_TIMER: timer id */
-	__u32 b; /* EV_ACK: SACKed segment index + 1 (0 = none) */
+	__u32 b; /* EV_DATA: TSval (ms); EV_ACK: SACKed segment index + 1 (0 = none) */
 	__u8 type;
 	__u8 flags; /* PKT_* */
 };
@@ -155,12 +156,15 @@ struct sim_flow {
 	__u32 dup_ack_counter, compressed_ack;
 	__u32 comp_lo, comp_hi; /* out-of-order segments not yet reported: [lo, hi) */
 	/* SACK as on the wire: the receiver's block list */
-	bool wire_sack; /* !opts.sack_ideal */
+	bool wire_sack; /* !opts.sack_ideal or opts.gro > 1 */
 	struct sim_sack_list rsack;
 	/* the SACK options of ACKs on the reverse path (FIFO: ACKs arrive in order), for
 	 * PKT_SACKLIST and PKT_SACKBLK */
 	struct sim_wire_sack *wsack;
 	__u32 wsack_cap, wsack_head, wsack_len;
+	/* GRO (opts.gro): the aggregate being built: first index, segments, first's flags */
+	__u32 gro_idx, gro_n, gro_tsval;
+	__u8 gro_flags;
 	/* the sender's side of wire_sack: the previous ACK's blocks (Linux's recv_sack_cache:
 	 * all SACKed already, so the walk skips them) and D-SACKed segments (tp->dsack_dups) */
 	struct sim_sack_block sack_cache[SIM_WIRE_SACKS];
@@ -280,12 +284,17 @@ void sim_rate_skb_delivered(struct sim_flow *f, struct sim_seg *seg, __u32 idx, 
 void sim_rate_gen(struct sim_flow *f, __u32 delivered, __u32 lost, struct rate_sample *rs);
 
 /* sim_receiver.c */
-void sim_receiver_data(struct sim_flow *f, __u32 idx, __u8 flags);
+/* A data segment arrives; tsval: the TCP timestamp it carries. */
+void sim_receiver_data(struct sim_flow *f, __u32 idx, __u32 tsval, __u8 flags);
 void sim_receiver_delack(struct sim_flow *f);
 void sim_receiver_compack(struct sim_flow *f);
 void sim_receiver_send_ack_hook(struct sock *sk, __u32 rcv_nxt);
-/* One skb of n segments from idx, with f->wire_sack. */
+/* One skb of n segments from idx (a GRO aggregate, or one segment), with f->wire_sack. */
 void sim_receiver_skb(struct sim_flow *f, __u32 idx, __u32 n, __u8 flags);
+
+/* sim_gro.c: GRO at the receiver (opts.gro) */
+void sim_gro_receive(struct sim_flow *f, __u32 idx, __u32 tsval, __u8 flags);
+void sim_gro_flush(struct sim_flow *f);
 
 /* sim_sack.c: SACK blocks as Linux's receiver builds them (tcp_input.c) and sends them
  * (tcp_output.c), in segment indexes compared modulo 2^32 */

@@ -362,7 +362,7 @@ static void compress_send_ack(void *ctx)
 }
 
 /* With f->wire_sack: tcp_data_queue and __tcp_ack_snd_check (Linux 6.12) for one skb
- * of n full segments [idx, idx + n). The receiver keeps
+ * of n full segments [idx, idx + n) — one segment, or a GRO aggregate. The receiver keeps
  * Linux's SACK block list and D-SACK; each ACK carries what sim_sack_wire takes from them. */
 void sim_receiver_skb(struct sim_flow *f, __u32 idx, __u32 n, __u8 pflags)
 {
@@ -452,13 +452,17 @@ void sim_receiver_skb(struct sim_flow *f, __u32 idx, __u32 n, __u8 pflags)
 		comp_timer_arm(f);
 }
 
-void sim_receiver_data(struct sim_flow *f, __u32 idx, __u8 pflags)
+void sim_receiver_data(struct sim_flow *f, __u32 idx, __u32 tsval, __u8 pflags)
 {
 	struct tcp_sock *tp = &f->rcv;
 	struct inet_connection_sock *icsk = &tp->inet_conn;
 	__u32 sack_plus1 = 0;
 	__u8 ack_flags = 0;
 
+	if (f->opts.gro > 1) {
+		sim_gro_receive(f, idx, tsval, pflags);
+		return;
+	}
 	if (f->wire_sack) {
 		sim_receiver_skb(f, idx, 1, pflags);
 		return;

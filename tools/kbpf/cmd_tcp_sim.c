@@ -59,6 +59,11 @@ void usage_tcp_sim(void)
 	       "                      the wire: receivers keep Linux's block list, each ACK carries\n"
 	       "                      at most 3 blocks, a D-SACK first, and senders learn only what\n"
 	       "                      the blocks say)\n"
+	       "  --gro N             receivers merge up to N back-to-back segments arriving within\n"
+	       "                      the GRO window into one skb, ACKed as one (stretch ACKs;\n"
+	       "                      N <= 64; overrides --sack-ideal; default off)\n"
+	       "  --gro-window D      the GRO window from an aggregate's first segment, suffix\n"
+	       "                      us/ms (default 100us)\n"
 	       "  --bytes N           each flow sends N bytes, suffix k/M/G = 10^3.. (default:\n"
 	       "                      unlimited)\n"
 	       "  --stagger D         start flow i at i*D (default 0)\n"
@@ -634,7 +639,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 {
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
 	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING, O_CC_MIX, O_FLOWS,
-	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST, O_TRACE_BBR, O_SACK_IDEAL };
+	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST, O_TRACE_BBR, O_SACK_IDEAL, O_GRO, O_GRO_WINDOW };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -650,6 +655,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		{ "per-flow", no_argument, 0, O_PER_FLOW },   { "tso", no_argument, 0, O_TSO },
 		{ "sack-compress", no_argument, 0, O_SACK_COMPRESS }, { "host", required_argument, 0, O_HOST },
 		{ "trace-bbr", no_argument, 0, O_TRACE_BBR }, { "sack-ideal", no_argument, 0, O_SACK_IDEAL },
+		{ "gro", required_argument, 0, O_GRO },	     { "gro-window", required_argument, 0, O_GRO_WINDOW },
 		{ 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
@@ -659,6 +665,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	unsigned int nflows = 0;
 	uint64_t want_flows = 0;
 	bool per_flow = false, tso = false, sack_compress = false, trace_bbr = false, sack_ideal = false;
+	uint32_t gro = 0, gro_window_us = 0;
 	struct trace_bbr_ctx tbc;
 	uint64_t duration = 30000000, bytes = 0, stagger = 0, v;
 	const char *trace_path = NULL, *plot_path = NULL, *script_path = NULL;
@@ -709,6 +716,18 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 			break;
 		case O_SACK_IDEAL:
 			sack_ideal = true;
+			break;
+		case O_GRO:
+			if (cli_parse_u64(optarg, &v) || !v || v > KBPF_TCP_SIM_MAX_GRO_SEGS)
+				return cli_error(EXIT_USAGE, CMD, "--gro: '%s' is not a segment count (1..%d)", optarg,
+						 KBPF_TCP_SIM_MAX_GRO_SEGS);
+			gro = (uint32_t)v;
+			break;
+		case O_GRO_WINDOW:
+			if (parse_time_us(optarg, 1, &v) || !v || v > 1000000)
+				return cli_error(EXIT_USAGE, CMD, "--gro-window: '%s' is not a time (1us..1s, e.g. 100us)",
+						 optarg);
+			gro_window_us = (uint32_t)v;
 			break;
 		case O_HOST:
 			bpf.host_file = optarg;
@@ -852,7 +871,9 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 						 .bytes = fs->has_bytes ? fs->bytes : bytes,
 						 .tso = tso,
 						 .sack_compress = sack_compress,
-						 .sack_ideal = sack_ideal };
+						 .sack_ideal = sack_ideal,
+						 .gro = gro,
+						 .gro_window_us = gro_window_us };
 
 		if (ecn) {
 			fo.tcp_ecn = 1;

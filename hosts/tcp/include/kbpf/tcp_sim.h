@@ -57,8 +57,15 @@ struct kbpf_tcp_flow_opts {
 	 * D-SACK as Linux's tcp_check_dsack does. Nonzero: the earlier idealised model, where
 	 * each ACK reports only the segment (or compressed run) that triggered it. */
 	int sack_ideal;
+	/* GRO at the receiver: up to gro segments that arrive back to back within gro_window_us
+	 * (0: 100 µs) of the first are merged into one skb and ACKed as one (stretch ACKs);
+	 * at most KBPF_TCP_SIM_MAX_GRO_SEGS. 0 or 1: off. Overrides sack_ideal. */
+	uint32_t gro;
+	uint32_t gro_window_us;
 };
 
+/* The largest GRO aggregate, in segments (gro_max_size 64 KB holds 45 of 1448 bytes). */
+#define KBPF_TCP_SIM_MAX_GRO_SEGS 64
 
 /* One point per ACK the sender processes, after the CC ran. */
 struct kbpf_tcp_trace_point {
