@@ -47,8 +47,9 @@ struct kbpf_tcp_flow_opts {
 	uint32_t min_tso_segs;
 	/* Nonzero: the receiver compresses SACKs as Linux's (net.ipv4.tcp_comp_sack_nr 44):
 	 * after 3 immediate dupACKs per rcv_nxt, out-of-order data is ACKed once per
-	 * min(1 ms, RTT/20) or 44 segments, with one SACK block covering them. 0: every
-	 * out-of-order segment is ACKed at once (the default). */
+	 * min(1 ms, RTT/20) or 44 segments, the held ACK carrying the block list as it then is
+	 * (with sack_ideal: one block covering what arrived). 0: every out-of-order segment is
+	 * ACKed at once (the default). */
 	int sack_compress;
 	/* 0 (the default): SACK as on the wire (docs/tcp-sim.md "SACK on the wire"): the
 	 * receiver keeps Linux's block list (most recent first, merged, at most 4) and each ACK
