@@ -252,6 +252,9 @@ static void sim_timer_fire(struct sim_flow *f, const struct sim_event *ev)
 	case T_COMPACK:
 		sim_receiver_compack(f);
 		break;
+	case T_GRO:
+		sim_gro_flush(f);
+		break;
 	}
 }
 
@@ -328,7 +331,7 @@ void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim)
 		free(f->segs);
 		free(f->ooo);
 		free(f->rtxq);
-		free(f->sack_lo);
+		free(f->wsack);
 		free(f);
 	}
 	kbpf_tcp_clock_leave(saved_clock);
@@ -372,7 +375,10 @@ int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_
 	f->opts.sz = sizeof(f->opts);
 	f->tcp_ecn = f->opts.tcp_ecn_set ? f->opts.tcp_ecn : 2;
 	f->peer_ops = f->opts.peer_ops ? f->opts.peer_ops : ops;
-	if (f->tcp_ecn < 0 || f->tcp_ecn > 2 || kbpf_tcp_cc_validate(f->peer_ops)) {
+	/* GRO's aggregates need SACK blocks as on the wire (one ACK reports a whole skb) */
+	f->wire_sack = !f->opts.sack_ideal || f->opts.gro > 1;
+	if (f->tcp_ecn < 0 || f->tcp_ecn > 2 || kbpf_tcp_cc_validate(f->peer_ops) ||
+	    f->opts.gro > KBPF_TCP_SIM_MAX_GRO_SEGS || f->opts.gro_window_us > 1000000) {
 		free(f);
 		return -EINVAL;
 	}
@@ -457,7 +463,7 @@ int kbpf_tcp_sim_run(struct kbpf_tcp_sim *sim, uint64_t duration_us)
 			break;
 		case EV_DATA:
 			sim_flow_clock(f);
-			sim_receiver_data(f, ev.a, ev.flags);
+			sim_receiver_data(f, ev.a, ev.b, ev.flags);
 			break;
 		case EV_ACK:
 			sim_flow_clock(f);

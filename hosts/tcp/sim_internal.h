@@ -42,7 +42,7 @@ struct sim_seg {
 
 enum sim_ev_type {
 	EV_FLOW_START,
-	EV_DATA, /* data segment reaches the receiver */
+	EV_DATA, /* data segment reaches the receiver (b: its TSval) */
 	EV_ACK, /* ACK reaches the sender */
 	EV_TIMER, /* a flow timer: a = which */
 };
@@ -53,6 +53,7 @@ enum sim_timer_id {
 	T_PACE, /* pacing hrtimer */
 	T_DELACK, /* receiver's delayed ACK */
 	T_COMPACK, /* receiver's compressed-SACK hrtimer */
+	T_GRO, /* receiver's GRO window closes (opts.gro) */
 	T_NR,
 };
 
@@ -61,7 +62,7 @@ struct sim_event {
 	__u64 order; /* FIFO among equal times: determinism */
 	__u32 flow;
 	__u32 a; /* EV_DATA: segment index; EV_ACK: ack segment index; EV_TIMER: timer id */
-	__u32 b; /* EV_ACK: SACKed segment index + 1 (0 = none) */
+	__u32 b; /* EV_DATA: TSval (ms); EV_ACK: SACKed segment index + 1 (0 = none) */
 	__u8 type;
 	__u8 flags; /* PKT_* */
 };
@@ -72,7 +73,31 @@ enum {
 	PKT_ECE = 8,
 	PKT_DSACK = 16,
 	PKT_RETRANS = 32,
-	PKT_SACKBLK = 64, /* ACK: its SACK block starts at the flow's next sack_lo entry */
+	PKT_SACKBLK = 64, /* ACK (sack_ideal): its SACK block is the flow's next wsack entry */
+	PKT_SACKLIST = 128, /* ACK: its SACK option is the flow's next wire_sack entry */
+};
+
+/* A SACK block: segment indexes [start, end). */
+struct sim_sack_block {
+	__u32 start, end;
+};
+
+/* The receiver's SACK state as Linux keeps it (struct tcp_options_received): a D-SACK to
+ * report once, and up to TCP_NUM_SACKS blocks, the most recently changed first. */
+#define SIM_NUM_SACKS 4
+/* Blocks per ACK: 40 bytes of options less 12 of timestamps leave room for 3. */
+#define SIM_WIRE_SACKS 3
+struct sim_sack_list {
+	struct sim_sack_block dsack;
+	__u8 has_dsack;
+	__u8 num;
+	struct sim_sack_block blk[SIM_NUM_SACKS];
+};
+
+/* The SACK option of one ACK (f->wire_sack): D-SACK first when there is one. */
+struct sim_wire_sack {
+	__u8 n;
+	struct sim_sack_block b[SIM_WIRE_SACKS];
 };
 
 struct sim_timer {
@@ -130,9 +155,21 @@ struct sim_flow {
 	__u32 comp_rcv_idx; /* compressed_ack_rcv_nxt, as an index */
 	__u32 dup_ack_counter, compressed_ack;
 	__u32 comp_lo, comp_hi; /* out-of-order segments not yet reported: [lo, hi) */
-	/* block starts of ACKs on the reverse path (FIFO: ACKs arrive in order) */
-	__u32 *sack_lo;
-	__u32 sack_lo_cap, sack_lo_head, sack_lo_len;
+	/* SACK as on the wire: the receiver's block list */
+	bool wire_sack; /* !opts.sack_ideal or opts.gro > 1 */
+	struct sim_sack_list rsack;
+	/* the SACK options of ACKs on the reverse path (FIFO: ACKs arrive in order), for
+	 * PKT_SACKLIST and PKT_SACKBLK */
+	struct sim_wire_sack *wsack;
+	__u32 wsack_cap, wsack_head, wsack_len;
+	/* GRO (opts.gro): the aggregate being built: first index, segments, first's flags */
+	__u32 gro_idx, gro_n, gro_tsval;
+	__u8 gro_flags;
+	/* the sender's side of wire_sack: the previous ACK's blocks (Linux's recv_sack_cache:
+	 * all SACKed already, so the walk skips them) and D-SACKed segments (tp->dsack_dups) */
+	struct sim_sack_block sack_cache[SIM_WIRE_SACKS];
+	__u8 sack_cache_n;
+	__u64 dsack_dups;
 
 	/* scripted peer (script.c): no receiver or link, the script ACKs; sysctl-like knobs */
 	bool scripted;
@@ -206,10 +243,6 @@ void sim_sender_start(struct sim_flow *f);
 /* The connection is established now, rtt_ns after the SYN (the handshake's RTT sample). */
 void sim_sender_establish(struct sim_flow *f, __u64 rtt_ns);
 void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 flags);
-/* A SACK block: segment indexes [start, end). */
-struct sim_sack_block {
-	__u32 start, end;
-};
 /* tcp_ack with any number of SACK blocks (with PKT_DSACK, blk[0] is the D-SACK). */
 void sim_sender_ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_block *blk, unsigned int nblk,
 			   __u8 flags);
@@ -251,12 +284,37 @@ void sim_rate_skb_delivered(struct sim_flow *f, struct sim_seg *seg, __u32 idx, 
 void sim_rate_gen(struct sim_flow *f, __u32 delivered, __u32 lost, struct rate_sample *rs);
 
 /* sim_receiver.c */
-void sim_receiver_data(struct sim_flow *f, __u32 idx, __u8 flags);
+/* A data segment arrives; tsval: the TCP timestamp it carries. */
+void sim_receiver_data(struct sim_flow *f, __u32 idx, __u32 tsval, __u8 flags);
 void sim_receiver_delack(struct sim_flow *f);
 void sim_receiver_compack(struct sim_flow *f);
-/* The start of the SACK block of the next ACK flagged PKT_SACKBLK. */
-__u32 sim_receiver_sack_lo_pop(struct sim_flow *f);
 void sim_receiver_send_ack_hook(struct sock *sk, __u32 rcv_nxt);
+/* One skb of n segments from idx (a GRO aggregate, or one segment), with f->wire_sack. */
+void sim_receiver_skb(struct sim_flow *f, __u32 idx, __u32 n, __u8 flags);
+
+/* sim_gro.c: GRO at the receiver (opts.gro) */
+void sim_gro_receive(struct sim_flow *f, __u32 idx, __u32 tsval, __u8 flags);
+void sim_gro_flush(struct sim_flow *f);
+
+/* sim_sack.c: SACK blocks as Linux's receiver builds them (tcp_input.c) and sends them
+ * (tcp_output.c), in segment indexes compared modulo 2^32 */
+bool sim_sack_extend(struct sim_sack_block *b, __u32 start, __u32 end);
+/* tcp_sack_new_ofo_skb: [start, end) arrived out of order. kick (may be NULL) is
+ * tcp_sack_compress_send_ack, called where Linux calls it. */
+void sim_sack_new_ofo(struct sim_sack_list *l, __u32 start, __u32 end, void (*kick)(void *), void *ctx);
+/* tcp_sack_remove: rcv_nxt advanced to rcv_idx; ofo_empty: nothing is held above it. */
+void sim_sack_remove(struct sim_sack_list *l, __u32 rcv_idx, bool ofo_empty);
+void sim_dsack_set(struct sim_sack_list *l, __u32 start, __u32 end);
+void sim_dsack_extend(struct sim_sack_list *l, __u32 start, __u32 end);
+/* The SACK option of the next ACK (tcp_established_options + tcp_options_write): the
+ * D-SACK, then the blocks, at most SIM_WIRE_SACKS; the D-SACK is sent once. */
+void sim_sack_wire(struct sim_sack_list *l, struct sim_wire_sack *w);
+/* tcp_check_dsack's test: is the first block a D-SACK (below the ACK, or inside the
+ * second block)? */
+bool sim_sack_is_dsack(const struct sim_sack_block *b, unsigned int n, __u32 ack_idx);
+/* The reverse path's FIFO of SACK options (ACKs arrive in the order they were sent). */
+bool sim_wire_sack_push(struct sim_flow *f, const struct sim_wire_sack *w);
+void sim_wire_sack_pop(struct sim_flow *f, struct sim_wire_sack *w);
 
 /* Flags of one ACK's processing (Linux's FLAG_*). */
 enum {

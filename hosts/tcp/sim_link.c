@@ -63,5 +63,8 @@ void sim_link_send(struct sim *s, struct sim_flow *f, __u32 idx, __u8 flags)
 	s->link_free = depart;
 	s->q[(s->q_head + s->q_len) & (s->q_cap - 1)] = depart;
 	s->q_len++;
-	sim_push(s, depart + (__u64)s->o.delay_us * NSEC_PER_USEC, EV_DATA, f->id, idx, 0, flags);
+	/* b: the TCP timestamp the segment carries (ms of its EDT, as Linux's TSval); GRO
+	 * merges only segments with equal options */
+	sim_push(s, depart + (__u64)s->o.delay_us * NSEC_PER_USEC, EV_DATA, f->id, idx,
+		 (__u32)(sim_seg(f, idx)->xmit_us / 1000), flags);
 }

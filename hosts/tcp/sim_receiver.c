@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The receiver (docs/reference/tcp-model.md §3.4, §2.6, §4.2): in-order and out-of-order data, delayed
  * ACKs (every second full segment, 16 quick ACKs at start, a jiffy timer of ato), an
- * immediate ACK with a SACK for every out-of-order segment and a D-SACK for duplicates,
- * and ECN echo: RFC 3168 (ECE until CWR), or the CC's per-segment echo when it needs ECN
- * (dctcp's cwnd_event). */
+ * immediate ACK for every out-of-order segment and a D-SACK for duplicates — SACK blocks
+ * as Linux's receiver keeps and sends them (sim_receiver_skb, sim_sack.c), or with
+ * opts.sack_ideal one block for the segment that triggered the ACK —, and ECN echo: RFC
+ * 3168 (ECE until CWR), or the CC's per-segment echo when it needs ECN (dctcp's
+ * cwnd_event). */
 #include <stdlib.h>
 #include <string.h>
 #include "sim_internal.h"
@@ -69,35 +71,39 @@ static void enter_quickack_mode(struct tcp_sock *tp, unsigned int max_quickacks)
 	tp->inet_conn.icsk_ack.ato = TCP_ATO_MIN;
 }
 
-/* A compressed SACK's block start travels beside its ACK (the event carries its end). */
-static bool sack_lo_push(struct sim_flow *f, __u32 lo)
+/* The start of every data segment's processing; false while the connection is not up. */
+static bool rcv_begin(struct sim_flow *f, __u8 pflags)
 {
-	if (f->sack_lo_len == f->sack_lo_cap) {
-		__u32 cap = f->sack_lo_cap ? f->sack_lo_cap * 2 : 64;
-		__u32 *v = malloc(cap * sizeof(*v));
+	struct tcp_sock *tp = &f->rcv;
+	struct inet_connection_sock *icsk = &tp->inet_conn;
 
-		if (!v) {
-			f->sim->oom = 1;
-			return false;
-		}
-		for (__u32 i = 0; i < f->sack_lo_len; i++)
-			v[i] = f->sack_lo[(f->sack_lo_head + i) & (f->sack_lo_cap - 1)];
-		free(f->sack_lo);
-		f->sack_lo = v;
-		f->sack_lo_cap = cap;
-		f->sack_lo_head = 0;
+	if (!f->started || !icsk->icsk_ca_initialized)
+		return false;
+	icsk->icsk_ack.rcv_mss = (__u16)f->mss;
+	/* tcp_ecn_accept_cwr: the sender reduced; stop echoing, and ACK this data now. */
+	if (pflags & PKT_CWR) {
+		tp->ecn_flags &= (__u8)~TCP_ECN_DEMAND_CWR;
+		icsk->icsk_ack.pending |= ICSK_ACK_NOW;
 	}
-	f->sack_lo[(f->sack_lo_head + f->sack_lo_len++) & (f->sack_lo_cap - 1)] = lo;
 	return true;
 }
 
-__u32 sim_receiver_sack_lo_pop(struct sim_flow *f)
+/* In-order data up to end: rcv_nxt advances past it and past the out-of-order segments it
+ * reaches (tcp_ofo_queue). */
+static void rcv_advance(struct sim_flow *f, __u32 end, bool had_ooo)
 {
-	__u32 lo = f->sack_lo[f->sack_lo_head];
-
-	f->sack_lo_head = (f->sack_lo_head + 1) & (f->sack_lo_cap - 1);
-	f->sack_lo_len--;
-	return lo;
+	f->rcv_unacked += end - f->rcv_idx;
+	f->rcv_idx = end;
+	while (f->ooo_count && ooo_test(f, f->rcv_idx)) {
+		ooo_set(f, f->rcv_idx, 0);
+		f->ooo_count--;
+		f->rcv_idx++;
+		f->rcv_unacked++;
+	}
+	f->rcv.rcv_nxt = sim_seq(f, f->rcv_idx);
+	/* A filled hole is ACKed at once (RFC 5681 4.2). */
+	if (had_ooo && !f->ooo_count)
+		f->rcv.inet_conn.icsk_ack.pending |= ICSK_ACK_NOW;
 }
 
 /* Put an ACK for rcv_nxt (as a segment index) on the reverse path. */
@@ -105,10 +111,25 @@ static void emit_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 p
 {
 	struct tcp_sock *tp = &f->rcv;
 
+	if (f->wire_sack) {
+		/* SACK as on the wire: the receiver's block list, D-SACK first, at most 3 */
+		struct sim_wire_sack w;
+
+		sim_sack_wire(&f->rsack, &w);
+		if (w.n) {
+			if (!sim_wire_sack_push(f, &w))
+				return;
+			pflags |= PKT_SACKLIST;
+		}
+		sack_plus1 = 0;
+		pflags &= (__u8)~PKT_DSACK;
+	}
 	/* A compressed SACK reports every segment that arrived since the last ACK. */
 	if (f->comp_hi && sack_plus1 == f->comp_hi && !(pflags & PKT_DSACK)) {
 		if (f->comp_lo + 1 != f->comp_hi) {
-			if (!sack_lo_push(f, f->comp_lo))
+			struct sim_wire_sack w = { .n = 1, .b = { { f->comp_lo, f->comp_hi } } };
+
+			if (!sim_wire_sack_push(f, &w))
 				return;
 			pflags |= PKT_SACKBLK;
 		}
@@ -287,7 +308,19 @@ static void event_data_recv(struct sim_flow *f)
 	icsk->icsk_ack.lrcvtime = now;
 }
 
-/* The out-of-order part of __tcp_ack_snd_check (Linux 6.12) for segment idx: the first
+/* min(tcp_comp_sack_delay_ns 1 ms, RTT/20): the compressed-ACK hrtimer (its 100 µs
+ * slack not modelled) */
+static void comp_timer_arm(struct sim_flow *f)
+{
+	/* srtt_us is 8 × the RTT: rtt × (1000 >> 3) / 20 ns is RTT/20 */
+	__u64 delay = (__u64)f->rcv.srtt_us * (NSEC_PER_USEC >> 3) / 20;
+
+	if (delay > NSEC_PER_MSEC)
+		delay = NSEC_PER_MSEC;
+	sim_timer_arm(f, T_COMPACK, f->sim->now + delay);
+}
+
+/* opts.sack_ideal: the out-of-order part of __tcp_ack_snd_check (Linux 6.12) for segment idx: the first
  * three ACKs per rcv_nxt go at once, later ones wait for the compressed-ACK hrtimer
  * (min(tcp_comp_sack_delay_ns 1 ms, RTT/20), its 100 µs slack not modelled) or for 44
  * of them (tcp_comp_sack_nr). Returns true when the ACK is held. The held ACK's SACK block
@@ -295,8 +328,6 @@ static void event_data_recv(struct sim_flow *f)
  * below it) first sends the held ACK, so that every block stays contiguous. */
 static bool sack_compress(struct sim_flow *f, __u32 idx)
 {
-	struct tcp_sock *tp = &f->rcv;
-
 	if (f->comp_rcv_idx != f->rcv_idx) {
 		f->comp_rcv_idx = f->rcv_idx;
 		f->dup_ack_counter = 0;
@@ -312,33 +343,132 @@ static bool sack_compress(struct sim_flow *f, __u32 idx)
 		f->comp_lo = idx;
 	f->comp_hi = idx + 1;
 	f->compressed_ack++;
-	if (f->compressed_ack == 1) {
-		/* srtt_us is 8 × the RTT: rtt × (1000 >> 3) / 20 ns is RTT/20 */
-		__u64 delay = (__u64)tp->srtt_us * (NSEC_PER_USEC >> 3) / 20;
-
-		if (delay > NSEC_PER_MSEC)
-			delay = NSEC_PER_MSEC;
-		sim_timer_arm(f, T_COMPACK, f->sim->now + delay);
-	}
+	if (f->compressed_ack == 1)
+		comp_timer_arm(f);
 	return true;
 }
 
-void sim_receiver_data(struct sim_flow *f, __u32 idx, __u8 pflags)
+/* tcp_sack_compress_send_ack: a held ACK goes now (the block list changed past its first
+ * two blocks). */
+static void compress_send_ack(void *ctx)
+{
+	struct sim_flow *f = ctx;
+
+	if (!f->compressed_ack)
+		return;
+	sim_timer_cancel(f, T_COMPACK);
+	f->compressed_ack = 0;
+	send_ack(f, 0, 0);
+}
+
+/* With f->wire_sack: tcp_data_queue and __tcp_ack_snd_check (Linux 6.12) for one skb
+ * of n full segments [idx, idx + n) — one segment, or a GRO aggregate. The receiver keeps
+ * Linux's SACK block list and D-SACK; each ACK carries what sim_sack_wire takes from them. */
+void sim_receiver_skb(struct sim_flow *f, __u32 idx, __u32 n, __u8 pflags)
+{
+	struct tcp_sock *tp = &f->rcv;
+	struct inet_connection_sock *icsk = &tp->inet_conn;
+	__u32 end = idx + n;
+
+	if (!rcv_begin(f, pflags))
+		return;
+	if ((__s32)(end - f->rcv_idx) <= 0) {
+		/* all of it old: a D-SACK, quick-ACK mode, an ACK now */
+		sim_dsack_set(&f->rsack, idx, end);
+		enter_quickack_mode(tp, SIM_QUICKACKS);
+		send_ack(f, 0, 0);
+		return;
+	}
+	if ((__s32)(idx - f->rcv_idx) < 0) {
+		/* partly old: D-SACK the old head, take the rest in order */
+		sim_dsack_set(&f->rsack, idx, f->rcv_idx);
+		idx = f->rcv_idx;
+	}
+	if (idx == f->rcv_idx) {
+		bool had_ooo = f->ooo_count != 0;
+
+		/* tcp_ofo_queue: held segments the skb covers are duplicates */
+		for (__u32 i = idx; f->ooo_count && i != end; i++) {
+			if (ooo_test(f, i)) {
+				ooo_set(f, i, 0);
+				f->ooo_count--;
+				sim_dsack_extend(&f->rsack, i, i + 1);
+			}
+		}
+		rcv_advance(f, end, had_ooo);
+		if (f->rsack.num)
+			sim_sack_remove(&f->rsack, f->rcv_idx, !f->ooo_count);
+		event_data_recv(f);
+		ecn_check_ce(f, pflags);
+	} else {
+		/* tcp_data_queue_ofo */
+		bool dup = false;
+
+		ecn_check_ce(f, pflags);
+		if (ooo_reserve(f, end - 1))
+			return;
+		for (__u32 i = idx; i != end; i++) {
+			if (ooo_test(f, i)) {
+				if (!dup)
+					sim_dsack_set(&f->rsack, i, i + 1);
+				else
+					sim_dsack_extend(&f->rsack, i, i + 1);
+				dup = true;
+				continue;
+			}
+			ooo_set(f, i, 1);
+			f->ooo_count++;
+		}
+		if ((__s32)(end - f->ooo_high) > 0)
+			f->ooo_high = end;
+		icsk->icsk_ack.pending |= ICSK_ACK_SCHED;
+		sim_sack_new_ofo(&f->rsack, idx, end, compress_send_ack, f);
+	}
+
+	/* __tcp_ack_snd_check */
+	if (f->rcv_unacked >= 2 || (icsk->icsk_ack.quick && !icsk->icsk_ack.pingpong) ||
+	    (icsk->icsk_ack.pending & ICSK_ACK_NOW)) {
+		send_ack(f, 0, 0);
+		return;
+	}
+	if (!f->ooo_count) {
+		send_delayed_ack(f);
+		return;
+	}
+	if (!f->opts.sack_compress || f->compressed_ack >= 44) {
+		send_ack(f, 0, 0);
+		return;
+	}
+	if (f->comp_rcv_idx != f->rcv_idx) {
+		f->comp_rcv_idx = f->rcv_idx;
+		f->dup_ack_counter = 0;
+	}
+	if (f->dup_ack_counter < 3) {
+		f->dup_ack_counter++;
+		send_ack(f, 0, 0);
+		return;
+	}
+	if (++f->compressed_ack == 1)
+		comp_timer_arm(f);
+}
+
+void sim_receiver_data(struct sim_flow *f, __u32 idx, __u32 tsval, __u8 pflags)
 {
 	struct tcp_sock *tp = &f->rcv;
 	struct inet_connection_sock *icsk = &tp->inet_conn;
 	__u32 sack_plus1 = 0;
 	__u8 ack_flags = 0;
 
-	if (!f->started || !icsk->icsk_ca_initialized)
+	if (f->opts.gro > 1) {
+		sim_gro_receive(f, idx, tsval, pflags);
 		return;
-	icsk->icsk_ack.rcv_mss = (__u16)f->mss;
-	/* tcp_ecn_accept_cwr: the sender reduced; stop echoing, and ACK this data now. */
-	if (pflags & PKT_CWR) {
-		tp->ecn_flags &= (__u8)~TCP_ECN_DEMAND_CWR;
-		icsk->icsk_ack.pending |= ICSK_ACK_NOW;
 	}
-
+	if (f->wire_sack) {
+		sim_receiver_skb(f, idx, 1, pflags);
+		return;
+	}
+	if (!rcv_begin(f, pflags))
+		return;
 	if ((__s32)(idx - f->rcv_idx) < 0) {
 		/* Duplicate: D-SACK it at once and re-enter quick-ACK mode. */
 		enter_quickack_mode(tp, SIM_QUICKACKS);
@@ -348,18 +478,7 @@ void sim_receiver_data(struct sim_flow *f, __u32 idx, __u8 pflags)
 	if (idx == f->rcv_idx) {
 		bool had_ooo = f->ooo_count != 0;
 
-		f->rcv_idx++;
-		f->rcv_unacked++;
-		while (f->ooo_count && ooo_test(f, f->rcv_idx)) {
-			ooo_set(f, f->rcv_idx, 0);
-			f->ooo_count--;
-			f->rcv_idx++;
-			f->rcv_unacked++;
-		}
-		tp->rcv_nxt = sim_seq(f, f->rcv_idx);
-		/* A filled hole is ACKed at once (RFC 5681 4.2). */
-		if (had_ooo && !f->ooo_count)
-			icsk->icsk_ack.pending |= ICSK_ACK_NOW;
+		rcv_advance(f, idx + 1, had_ooo);
 		event_data_recv(f);
 		ecn_check_ce(f, pflags);
 	} else {

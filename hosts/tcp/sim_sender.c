@@ -578,14 +578,34 @@ static void in_ack_event(struct tcp_sock *tp, int flag)
 	}
 }
 
+static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_block *blk, unsigned int nblk,
+		       __u8 pflags, bool wire);
+
 /* tcp_ack (docs/reference/tcp-model.md §2.3): one ACK for segment index ack_idx (cumulative), with at
- * most one newly SACKed or D-SACKed segment (sack_plus1 − 1), and ECE. */
+ * most one newly SACKed or D-SACKed segment (sack_plus1 − 1), and ECE; or, with
+ * PKT_SACKLIST, the SACK option the receiver put on the wire (f->wire_sack). */
 void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pflags)
 {
 	struct sim_sack_block b = { sack_plus1 - 1, sack_plus1 };
 
-	if (pflags & PKT_SACKBLK)
-		b.start = sim_receiver_sack_lo_pop(f); /* a compressed SACK: several segments */
+	if (pflags & PKT_SACKLIST) {
+		struct sim_wire_sack w;
+
+		sim_wire_sack_pop(f, &w);
+		ack_blocks(f, ack_idx, w.b, w.n, pflags & (__u8)~PKT_SACKLIST, true);
+		return;
+	}
+	if (f->wire_sack) {
+		ack_blocks(f, ack_idx, NULL, 0, pflags, true);
+		return;
+	}
+	if (pflags & PKT_SACKBLK) {
+		/* a compressed SACK: several segments, its block on the reverse path's queue */
+		struct sim_wire_sack w;
+
+		sim_wire_sack_pop(f, &w);
+		b.start = w.b[0].start;
+	}
 
 	sim_sender_ack_blocks(f, ack_idx, &b, sack_plus1 ? 1 : 0, pflags);
 }
@@ -593,6 +613,82 @@ void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pf
 /* tcp_ack with SACK blocks [start, end) of segment indexes. */
 void sim_sender_ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_block *blk, unsigned int nblk,
 			   __u8 pflags)
+{
+	ack_blocks(f, ack_idx, blk, nblk, pflags, false);
+}
+
+/* Is idx in one of the previous ACK's blocks? Then idx becomes that block's end. */
+static bool sack_cache_skip(const struct sim_flow *f, __u32 *idx)
+{
+	for (unsigned int c = 0; c < f->sack_cache_n; c++) {
+		const struct sim_sack_block *b = &f->sack_cache[c];
+
+		if ((__s32)(*idx - b->start) >= 0 && (__s32)(*idx - b->end) < 0) {
+			*idx = b->end;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* tcp_sacktag_write_queue for the blocks of one ACK as they came on the wire: the first
+ * is a D-SACK if tcp_check_dsack says so (and tcp_dsack_seen does not find it dubious:
+ * more segments D-SACKed than were ever retransmitted); a D-SACK below snd_una counts
+ * against undo_retrans, one inside the window counts its retransmitted segments; blocks
+ * are clipped to [snd_una, snd_nxt); what the previous ACK's blocks covered is SACKed
+ * already and skipped (recv_sack_cache). */
+static void sacktag_wire(struct sim_flow *f, __u32 ack_idx, __u32 prior_una_idx, const struct sim_sack_block *blk,
+			 unsigned int nblk, struct sack_state *ss, struct rate_sample *rs, int *flag)
+{
+	struct tcp_sock *tp = &f->snd;
+	bool dsack = false;
+
+	if (sim_sack_is_dsack(blk, nblk, ack_idx)) {
+		__u32 dup = blk[0].end - blk[0].start;
+
+		if ((__s32)dup > 0) {
+			f->dsack_dups += dup;
+			if (f->dsack_dups <= tp->total_retrans) {
+				dsack = true;
+				*flag |= FLAG_DSACKING_ACK;
+				if (tp->undo_marker && tp->undo_retrans > 0 && (__s32)(blk[0].end - prior_una_idx) <= 0 &&
+				    after(sim_seq(f, blk[0].end), tp->undo_marker))
+					tp->undo_retrans = tp->undo_retrans > (int)dup ? tp->undo_retrans - (int)dup : 0;
+			}
+		}
+	}
+	struct sim_sack_block cache[SIM_WIRE_SACKS];
+	unsigned int ncache = 0;
+
+	for (unsigned int b = 0; b < nblk; b++) {
+		bool dup = dsack && !b;
+		__u32 start = blk[b].start, end = blk[b].end;
+
+		if ((__s32)(start - ack_idx) < 0)
+			start = ack_idx;
+		if ((__s32)(end - f->nxt_idx) > 0)
+			end = f->nxt_idx;
+		if ((__s32)(end - start) <= 0)
+			continue;
+		if (!dup)
+			cache[ncache++] = (struct sim_sack_block){ start, end };
+		for (__u32 i = start; (__s32)(i - end) < 0;) {
+			if (!dup && sack_cache_skip(f, &i))
+				continue;
+			if (dup && (sim_seg(f, i)->flags & SEG_EVER_RETRANS) && tp->undo_marker && tp->undo_retrans > 0 &&
+			    after(sim_seq(f, i + 1), tp->undo_marker))
+				tp->undo_retrans--;
+			sacktag_one(f, i, ss, rs, flag);
+			i++;
+		}
+	}
+	for (unsigned int c = 0; c < ncache; c++)
+		f->sack_cache[c] = cache[c];
+	f->sack_cache_n = (__u8)ncache;
+}
+
+static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_block *blk, unsigned int nblk,
+		       __u8 pflags, bool wire)
 {
 	struct tcp_sock *tp = &f->snd;
 	struct sock *sk = SK(tp);
@@ -634,7 +730,11 @@ void sim_sender_ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_s
 			flag |= FLAG_WIN_UPDATE;
 		unsigned int first = 0;
 
-		if (nblk && (pflags & PKT_DSACK)) {
+		if (wire) {
+			if (nblk)
+				sacktag_wire(f, ack_idx, f->una_idx, blk, nblk, &ss, &rs, &flag);
+			nblk = 0;
+		} else if (nblk && (pflags & PKT_DSACK)) {
 			__u32 d = blk[0].start;
 
 			first = 1;

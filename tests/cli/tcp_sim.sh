@@ -71,6 +71,21 @@ expect 0 "" -- tcp-sim --cc dctcp --rate 100M --delay 2ms --ecn-threshold 10 --d
 if ! cmp -s "$tmp/t1.csv" "$tmp/t2.csv"; then ok; else bad "--tso changed nothing"; fi
 expect 0 "^0 +cubic .* done at" -- tcp-sim --cc cubic --rate 1G --delay 5ms --loss 0.1% --bytes 5M --duration 5s --sack-compress --tso
 
+# --- SACK on the wire (default) against --sack-ideal; --gro: stretch ACKs, deterministic ---
+expect 2 "--gro: '0' is not a segment count" -- tcp-sim --cc cubic --gro 0
+expect 2 "--gro: '65' is not a segment count" -- tcp-sim --cc cubic --gro 65
+expect 2 "--gro-window: '2s' is not a time" -- tcp-sim --cc cubic --gro 8 --gro-window 2s
+expect 0 "--sack-ideal" -- tcp-sim --help
+expect 0 "" -- tcp-sim --cc cubic --rate 100M --delay 2ms --loss 1% --duration 3s --trace "$tmp/s1.csv" --quiet
+expect 0 "" -- tcp-sim --cc cubic --rate 100M --delay 2ms --loss 1% --duration 3s --trace "$tmp/s2.csv" --quiet --sack-ideal
+if cmp -s "$tmp/s1.csv" "$tmp/s2.csv"; then ok; else bad "SACK on the wire changed an uncompressed trace"; fi
+expect 0 "" -- tcp-sim --cc cubic --rate 1G --delay 5ms --loss 0.1% --duration 2s --trace "$tmp/g1.csv" --quiet --gro 8
+expect 0 "" -- tcp-sim --cc cubic --rate 1G --delay 5ms --loss 0.1% --duration 2s --trace "$tmp/g2.csv" --quiet --gro 8
+if cmp -s "$tmp/g1.csv" "$tmp/g2.csv" && ! cmp -s "$tmp/g1.csv" "$tmp/s1.csv" &&
+   [ "$(wc -l <"$tmp/g1.csv")" -lt "$(wc -l <"$tmp/s1.csv")" ]; then ok
+else bad "--gro: not deterministic, or no fewer ACKs"; fi
+expect 0 "^0 +dctcp .* yes" -- tcp-sim --cc dctcp --ecn-threshold 20 --rate 1G --delay 1ms --duration 1s --gro 16 --gro-window 200us --sack-compress
+
 # --- --trace-bbr: BBR's model per ACK (mode, gains, bandwidth, min RTT, extra_acked) ---
 expect 0 "" -- tcp-sim --cc bbr --cc cubic --duration 3s --trace "$tmp/b.csv" --trace-bbr --quiet
 if head -1 "$tmp/b.csv" | grep -q ',ca_state,bbr_mode,pacing_gain,cwnd_gain,bbr_bw_Bps,bbr_min_rtt_us,extra_acked$' &&

@@ -54,6 +54,16 @@ void usage_tcp_sim(void)
 	       "  --sack-compress     receivers compress SACKs as Linux's (after 3 dupACKs, one\n"
 	       "                      ACK per min(1 ms, RTT/20) or 44 segments; default: an ACK\n"
 	       "                      for every out-of-order segment)\n"
+	       "  --sack-ideal        the earlier idealised SACK: each ACK reports only the segment\n"
+	       "                      (or compressed run) that triggered it (default: SACK as on\n"
+	       "                      the wire: receivers keep Linux's block list, each ACK carries\n"
+	       "                      at most 3 blocks, a D-SACK first, and senders learn only what\n"
+	       "                      the blocks say)\n"
+	       "  --gro N             receivers merge up to N back-to-back segments arriving within\n"
+	       "                      the GRO window into one skb, ACKed as one (stretch ACKs;\n"
+	       "                      N <= 64; overrides --sack-ideal; default off)\n"
+	       "  --gro-window D      the GRO window from an aggregate's first segment, suffix\n"
+	       "                      us/ms (default 100us)\n"
 	       "  --bytes N           each flow sends N bytes, suffix k/M/G = 10^3.. (default:\n"
 	       "                      unlimited)\n"
 	       "  --stagger D         start flow i at i*D (default 0)\n"
@@ -639,7 +649,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 {
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
 	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING, O_CC_MIX, O_FLOWS,
-	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST, O_TRACE_BBR };
+	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST, O_TRACE_BBR, O_SACK_IDEAL, O_GRO, O_GRO_WINDOW };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -654,7 +664,9 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		{ "flows", required_argument, 0, O_FLOWS },   { "flow-file", required_argument, 0, O_FLOW_FILE },
 		{ "per-flow", no_argument, 0, O_PER_FLOW },   { "tso", no_argument, 0, O_TSO },
 		{ "sack-compress", no_argument, 0, O_SACK_COMPRESS }, { "host", required_argument, 0, O_HOST },
-		{ "trace-bbr", no_argument, 0, O_TRACE_BBR }, { 0, 0, 0, 0 },
+		{ "trace-bbr", no_argument, 0, O_TRACE_BBR }, { "sack-ideal", no_argument, 0, O_SACK_IDEAL },
+		{ "gro", required_argument, 0, O_GRO },	     { "gro-window", required_argument, 0, O_GRO_WINDOW },
+		{ 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
 	struct bpf_ccs bpf = { 0 };
@@ -662,7 +674,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	char (*names)[TCP_CA_NAME_MAX] = NULL;
 	unsigned int nflows = 0;
 	uint64_t want_flows = 0;
-	bool per_flow = false, tso = false, sack_compress = false, trace_bbr = false;
+	bool per_flow = false, tso = false, sack_compress = false, trace_bbr = false, sack_ideal = false;
+	uint32_t gro = 0, gro_window_us = 0;
 	struct trace_bbr_ctx tbc;
 	uint64_t duration = 30000000, bytes = 0, stagger = 0, v;
 	const char *trace_path = NULL, *plot_path = NULL, *script_path = NULL;
@@ -710,6 +723,21 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 			break;
 		case O_SACK_COMPRESS:
 			sack_compress = true;
+			break;
+		case O_SACK_IDEAL:
+			sack_ideal = true;
+			break;
+		case O_GRO:
+			if (cli_parse_u64(optarg, &v) || !v || v > KBPF_TCP_SIM_MAX_GRO_SEGS)
+				return cli_error(EXIT_USAGE, CMD, "--gro: '%s' is not a segment count (1..%d)", optarg,
+						 KBPF_TCP_SIM_MAX_GRO_SEGS);
+			gro = (uint32_t)v;
+			break;
+		case O_GRO_WINDOW:
+			if (parse_time_us(optarg, 1, &v) || !v || v > 1000000)
+				return cli_error(EXIT_USAGE, CMD, "--gro-window: '%s' is not a time (1us..1s, e.g. 100us)",
+						 optarg);
+			gro_window_us = (uint32_t)v;
 			break;
 		case O_HOST:
 			bpf.host_file = optarg;
@@ -855,7 +883,10 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 						 .start_us = fs->has_start ? fs->start_us : stagger * i,
 						 .bytes = fs->has_bytes ? fs->bytes : bytes,
 						 .tso = tso,
-						 .sack_compress = sack_compress };
+						 .sack_compress = sack_compress,
+						 .sack_ideal = sack_ideal,
+						 .gro = gro,
+						 .gro_window_us = gro_window_us };
 
 		if (ecn) {
 			fo.tcp_ecn = 1;

@@ -47,10 +47,26 @@ struct kbpf_tcp_flow_opts {
 	uint32_t min_tso_segs;
 	/* Nonzero: the receiver compresses SACKs as Linux's (net.ipv4.tcp_comp_sack_nr 44):
 	 * after 3 immediate dupACKs per rcv_nxt, out-of-order data is ACKed once per
-	 * min(1 ms, RTT/20) or 44 segments, with one SACK block covering them. 0: every
-	 * out-of-order segment is ACKed at once (the default). */
+	 * min(1 ms, RTT/20) or 44 segments, the held ACK carrying the block list as it then is
+	 * (with sack_ideal: one block covering what arrived). 0: every out-of-order segment is
+	 * ACKed at once (the default). */
 	int sack_compress;
+	/* 0 (the default): SACK as on the wire (docs/tcp-sim.md "SACK on the wire"): the
+	 * receiver keeps Linux's block list (most recent first, merged, at most 4) and each ACK
+	 * carries at most 3 blocks (timestamps take the rest of the option space), a D-SACK
+	 * first; the sender's scoreboard learns only what the blocks say and recognises a
+	 * D-SACK as Linux's tcp_check_dsack does. Nonzero: the earlier idealised model, where
+	 * each ACK reports only the segment (or compressed run) that triggered it. */
+	int sack_ideal;
+	/* GRO at the receiver: up to gro segments that arrive back to back within gro_window_us
+	 * (0: 100 µs) of the first are merged into one skb and ACKed as one (stretch ACKs);
+	 * at most KBPF_TCP_SIM_MAX_GRO_SEGS. 0 or 1: off. Overrides sack_ideal. */
+	uint32_t gro;
+	uint32_t gro_window_us;
 };
+
+/* The largest GRO aggregate, in segments (gro_max_size 64 KB holds 45 of 1448 bytes). */
+#define KBPF_TCP_SIM_MAX_GRO_SEGS 64
 
 /* One point per ACK the sender processes, after the CC ran. */
 struct kbpf_tcp_trace_point {
