@@ -54,6 +54,11 @@ void usage_tcp_sim(void)
 	       "  --sack-compress     receivers compress SACKs as Linux's (after 3 dupACKs, one\n"
 	       "                      ACK per min(1 ms, RTT/20) or 44 segments; default: an ACK\n"
 	       "                      for every out-of-order segment)\n"
+	       "  --fq                each sender's egress has Linux's sch_fq (its defaults): every\n"
+	       "                      CC is paced (cubic, reno, dctcp at 200%%/120%% of cwnd/SRTT)\n"
+	       "                      by the departure time TCP stamps, which fq enforces, and TCP\n"
+	       "                      small queues apply (default: no qdisc; only CCs that ask\n"
+	       "                      for pacing, bbr, are paced, by TCP itself)\n"
 	       "  --bytes N           each flow sends N bytes, suffix k/M/G = 10^3.. (default:\n"
 	       "                      unlimited)\n"
 	       "  --stagger D         start flow i at i*D (default 0)\n"
@@ -629,7 +634,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 {
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
 	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING, O_CC_MIX, O_FLOWS,
-	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST, O_TRACE_BBR };
+	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST, O_TRACE_BBR, O_FQ };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -644,7 +649,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		{ "flows", required_argument, 0, O_FLOWS },   { "flow-file", required_argument, 0, O_FLOW_FILE },
 		{ "per-flow", no_argument, 0, O_PER_FLOW },   { "tso", no_argument, 0, O_TSO },
 		{ "sack-compress", no_argument, 0, O_SACK_COMPRESS }, { "host", required_argument, 0, O_HOST },
-		{ "trace-bbr", no_argument, 0, O_TRACE_BBR }, { 0, 0, 0, 0 },
+		{ "trace-bbr", no_argument, 0, O_TRACE_BBR }, { "fq", no_argument, 0, O_FQ },
+		{ 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
 	struct bpf_ccs bpf = { 0 };
@@ -652,7 +658,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	char (*names)[TCP_CA_NAME_MAX] = NULL;
 	unsigned int nflows = 0;
 	uint64_t want_flows = 0;
-	bool per_flow = false, tso = false, sack_compress = false, trace_bbr = false;
+	bool per_flow = false, tso = false, sack_compress = false, trace_bbr = false, fq = false;
 	struct trace_bbr_ctx tbc;
 	uint64_t duration = 30000000, bytes = 0, stagger = 0, v;
 	const char *trace_path = NULL, *plot_path = NULL, *script_path = NULL;
@@ -700,6 +706,9 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 			break;
 		case O_SACK_COMPRESS:
 			sack_compress = true;
+			break;
+		case O_FQ:
+			fq = true;
 			break;
 		case O_HOST:
 			bpf.host_file = optarg;
@@ -800,6 +809,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		return cli_error(EXIT_USAGE, CMD, "--script drives one sender: give exactly one --cc, and no --plot");
 	if (keep_going && !script_path)
 		return cli_error(EXIT_USAGE, CMD, "--keep-going goes with --script");
+	if (fq && script_path)
+		return cli_error(EXIT_USAGE, CMD, "--fq is for simulated flows; a script says 'pacing fq'");
 	if (plot_path) {
 		const char *dot = strrchr(plot_path, '.');
 
@@ -842,7 +853,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 						 .start_us = fs->has_start ? fs->start_us : stagger * i,
 						 .bytes = fs->has_bytes ? fs->bytes : bytes,
 						 .tso = tso,
-						 .sack_compress = sack_compress };
+						 .sack_compress = sack_compress,
+						 .fq = fq };
 
 		if (ecn) {
 			fo.tcp_ecn = 1;

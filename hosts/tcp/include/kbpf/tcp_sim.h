@@ -50,6 +50,12 @@ struct kbpf_tcp_flow_opts {
 	 * min(1 ms, RTT/20) or 44 segments, with one SACK block covering them. 0: every
 	 * out-of-order segment is ACKed at once (the default). */
 	int sack_compress;
+	/* Nonzero: the sender's egress has Linux's sch_fq (tc qdisc … fq, its defaults;
+	 * docs/tcp-sim.md "fq"): the socket's pacing status becomes SK_PACING_FQ, so every
+	 * CC is paced (cubic, reno, dctcp at 200 %/120 % of cwnd/SRTT) by the departure time
+	 * TCP stamps on each packet, which fq enforces; TCP small queues limit what waits in
+	 * fq. 0: no qdisc in the way, only CCs that ask for pacing are paced (the default). */
+	int fq;
 };
 
 /* One point per ACK the sender processes, after the CC ran. */
