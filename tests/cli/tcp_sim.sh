@@ -71,6 +71,17 @@ expect 0 "" -- tcp-sim --cc dctcp --rate 100M --delay 2ms --ecn-threshold 10 --d
 if ! cmp -s "$tmp/t1.csv" "$tmp/t2.csv"; then ok; else bad "--tso changed nothing"; fi
 expect 0 "^0 +cubic .* done at" -- tcp-sim --cc cubic --rate 1G --delay 5ms --loss 0.1% --bytes 5M --duration 5s --sack-compress --tso
 
+# --- --fq: sch_fq on the senders' egress (every CC paced by its EDTs, TSQ); same seed, same run ---
+expect 0 "--fq +each sender's egress has Linux's sch_fq" -- tcp-sim --help
+expect 0 "^0 +cubic +9[0-9]\.[0-9]+ Mb/s" -- tcp-sim --cc cubic --rate 100M --delay 2ms --duration 3s --fq
+expect 0 "^0 +bbr +9[0-9]\.[0-9]+ Mb/s" -- tcp-sim --cc bbr --rate 100M --delay 10ms --duration 3s --fq --tso
+expect 0 "" -- tcp-sim --cc cubic --cc dctcp --rate 100M --delay 2ms --loss 0.5% --duration 2s --trace "$tmp/f1.csv" --quiet --fq
+expect 0 "" -- tcp-sim --cc cubic --cc dctcp --rate 100M --delay 2ms --loss 0.5% --duration 2s --trace "$tmp/f2.csv" --quiet --fq
+expect 0 "" -- tcp-sim --cc cubic --cc dctcp --rate 100M --delay 2ms --loss 0.5% --duration 2s --trace "$tmp/f3.csv" --quiet
+if cmp -s "$tmp/f1.csv" "$tmp/f2.csv" && ! cmp -s "$tmp/f1.csv" "$tmp/f3.csv"; then ok
+else bad "--fq: not deterministic, or it changed nothing"; fi
+expect 2 "--fq is for simulated flows; a script says 'pacing fq'" -- tcp-sim --cc cubic --fq --script "$tmp/none.script"
+
 # --- --trace-bbr: BBR's model per ACK (mode, gains, bandwidth, min RTT, extra_acked) ---
 expect 0 "" -- tcp-sim --cc bbr --cc cubic --duration 3s --trace "$tmp/b.csv" --trace-bbr --quiet
 if head -1 "$tmp/b.csv" | grep -q ',ca_state,bbr_mode,pacing_gain,cwnd_gain,bbr_bw_Bps,bbr_min_rtt_us,extra_acked$' &&
