@@ -17,7 +17,8 @@
  *   on an otherwise idle CPU it fires at its hard expiry, time_next_packet + 10 µs; an
  *   enqueue once time_next_packet has passed dequeues at once.
  * A dropped packet is refused to TCP (NET_XMIT_DROP): tcp_write_xmit stops with the segment
- * unsent and TCP enters CWR, as __tcp_transmit_skb does. A released packet is handed to
+ * unsent and TCP enters CWR, as __tcp_transmit_skb does. A retransmission of a segment still
+ * in fq is not sent (skb_still_in_host_queue). A released packet is handed to
  * the bottleneck at once (no NIC of its own), and so is its TX completion: a socket TSQ
  * throttled writes again. */
 #include <stdlib.h>
@@ -267,6 +268,20 @@ bool sim_fq_tsq_throttled(struct sim_flow *f, __u32 segs, unsigned int factor)
 	q->tsq_throttled = true;
 	q->st.tsq_throttled++;
 	return true;
+}
+
+bool sim_fq_still_queued(struct sim_flow *f, __u32 idx)
+{
+	struct sim_fq *q = f->fq;
+
+	for (__u32 i = 0; q && i < q->len; i++) {
+		if (q->v[(q->head + i) & (q->cap - 1)].idx == idx) {
+			q->tsq_throttled = true;
+			q->st.rtx_host_queue++;
+			return true;
+		}
+	}
+	return false;
 }
 
 void sim_fq_stats(const struct sim_flow *f, struct sim_fq_stats *st)

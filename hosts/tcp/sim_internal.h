@@ -244,9 +244,13 @@ void sim_fq_enqueue(struct sim_flow *f, __u32 idx, __u8 flags, __u64 tstamp, boo
 bool sim_fq_tsq_throttled(struct sim_flow *f, __u32 segs, unsigned int factor);
 /* The watchdog (T_FQ) fired. */
 void sim_fq_watchdog(struct sim_flow *f);
+/* skb_still_in_host_queue: segment idx still waits in fq (a retransmission of it is not
+ * sent; TCP writes again when fq releases a packet). */
+bool sim_fq_still_queued(struct sim_flow *f, __u32 idx);
 /* fq's counters (tests) */
 struct sim_fq_stats {
 	__u64 enqueued, throttled, horizon_drops, horizon_caps, plimit_drops, tsq_throttled;
+	__u64 rtx_host_queue; /* retransmissions refused: the original still in fq */
 	__u32 qlen, max_qlen; /* segments queued now, at most */
 };
 void sim_fq_stats(const struct sim_flow *f, struct sim_fq_stats *st);

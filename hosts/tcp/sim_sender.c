@@ -229,6 +229,9 @@ static bool send_seg_probe(struct sim_flow *f, __u32 idx, bool rtx, bool probe)
 
 	if (!rtx && seg_reserve(f))
 		return false;
+	/* skb_still_in_host_queue: no copy of a packet fq still holds */
+	if (rtx && f->fq && sim_fq_still_queued(f, idx))
+		return false;
 	seg = sim_seg(f, idx);
 	if (!rtx)
 		memset(seg, 0, sizeof(*seg));

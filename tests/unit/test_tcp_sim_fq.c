@@ -272,7 +272,8 @@ static void test_rate_no_edt(void)
 }
 
 /* A departure time is kept (plus the watchdog's slack); one beyond the horizon (10 s) is
- * dropped, and TCP would be told. */
+ * dropped, and TCP would be told. While a segment waits in fq, TCP does not retransmit it
+ * (skb_still_in_host_queue). */
 static void test_edt_horizon(void)
 {
 	struct tap tp;
@@ -290,11 +291,15 @@ static void test_edt_horizon(void)
 	sim_fq_enqueue(f, 0, 0, t0 + 500000000, true);
 	CHECK(sim_fq_admit(f, t0 + 10 * NSEC_PER_SEC, true)); /* at the horizon: kept */
 	CHECK(!sim_fq_admit(f, t0 + 10 * NSEC_PER_SEC + 1, true));
+	CHECK(sim_fq_still_queued(f, 0));
+	CHECK(!sim_fq_still_queued(f, 1));
 	CHECK_EQ_U64(kbpf_tcp_sim_run(s, 1000000), 0);
+	CHECK(!sim_fq_still_queued(f, 0));
 	CHECK_EQ_U64(tp.n, 1);
 	CHECK_EQ_U64(tp.t[0], t0 + 500000000 + 10000);
 	sim_fq_stats(f, &st);
 	CHECK_EQ_U64(st.horizon_drops, 1);
+	CHECK_EQ_U64(st.rtx_host_queue, 1);
 	CHECK_EQ_U64(st.qlen, 0);
 	kbpf_tcp_sim_free(s);
 	tap_free(&tp);
