@@ -249,7 +249,7 @@ void sim_fq_watchdog(struct sim_flow *f);
 bool sim_fq_still_queued(struct sim_flow *f, __u32 idx);
 /* fq's counters (tests) */
 struct sim_fq_stats {
-	__u64 enqueued, throttled, horizon_drops, horizon_caps, plimit_drops, tsq_throttled;
+	__u64 enqueued, throttled, horizon_drops, plimit_drops, tsq_throttled;
 	__u64 rtx_host_queue; /* retransmissions refused: the original still in fq */
 	__u32 qlen, max_qlen; /* segments queued now, at most */
 };
