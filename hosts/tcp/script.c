@@ -249,9 +249,14 @@ static void establish(struct script *sc, __u64 rtt_us)
 	if (!tp->inet_conn.icsk_ca_ops->cong_control)
 		sim_update_pacing_rate(tp);
 	tp->lsndtime = kbpf_tcp_jiffies32(tp);
-	/* sch_fq marks the socket when its first packet passes through it. */
-	if (sc->fq)
+	/* sch_fq marks the socket when its first packet passes through it; it holds each
+	 * packet until its departure time, and TCP small queues keep TCP from getting ahead of
+	 * it (sim_fq.c): the peer sees packets as fq releases them. */
+	if (sc->fq) {
+		if (!f->fq && sim_fq_create(f))
+			sc->s->oom = 1;
 		tp->inet_conn.icsk_inet.sk.sk_pacing_status = SK_PACING_FQ;
+	}
 }
 
 /* --- assertions --- */

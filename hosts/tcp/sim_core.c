@@ -255,6 +255,9 @@ static void sim_timer_fire(struct sim_flow *f, const struct sim_event *ev)
 	case T_GRO:
 		sim_gro_flush(f);
 		break;
+	case T_FQ:
+		sim_fq_watchdog(f);
+		break;
 	}
 }
 
@@ -332,6 +335,7 @@ void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim)
 		free(f->ooo);
 		free(f->rtxq);
 		free(f->wsack);
+		sim_fq_free(f);
 		free(f);
 	}
 	kbpf_tcp_clock_leave(saved_clock);
@@ -387,7 +391,7 @@ int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_congestion_
 	f->segs = calloc(f->cap, sizeof(*f->segs));
 	f->ooo_cap = 64;
 	f->ooo = calloc(f->ooo_cap, 1);
-	if (!f->segs || !f->ooo) {
+	if (!f->segs || !f->ooo || (f->opts.fq && sim_fq_create(f))) {
 		free(f->segs);
 		free(f->ooo);
 		free(f);

@@ -54,6 +54,7 @@ enum sim_timer_id {
 	T_DELACK, /* receiver's delayed ACK */
 	T_COMPACK, /* receiver's compressed-SACK hrtimer */
 	T_GRO, /* receiver's GRO window closes (opts.gro) */
+	T_FQ, /* sch_fq's watchdog (opts.fq) */
 	T_NR,
 };
 
@@ -106,6 +107,7 @@ struct sim_timer {
 };
 
 struct sim;
+struct sim_fq;
 
 struct sim_flow {
 	struct sim *sim;
@@ -181,6 +183,9 @@ struct sim_flow {
 	/* TSO (opts.tso): the burst being sent: its size and how many of it went out */
 	__u32 tso_burst, tso_pos;
 
+	/* sch_fq on the sender's egress (opts.fq, sim_fq.c), or NULL */
+	struct sim_fq *fq;
+
 	/* stats */
 	__u64 start_ns, done_ns;
 	__u64 rtos, segs_sent;
@@ -215,6 +220,10 @@ struct sim {
 	__u32 q_cap, q_head, q_len;
 	__u64 *q_hist; /* [queue_pkts + 1] */
 	struct kbpf_tcp_sim_stats st;
+	/* tests: called for every data packet handed to the bottleneck (or a scripted peer),
+	 * before any drop (NULL: none) */
+	void (*link_tap)(struct sim *s, struct sim_flow *f, __u32 idx);
+	void *link_tap_ctx;
 };
 
 /* sim_core.c */
@@ -254,6 +263,31 @@ void sim_sender_trace(struct sim_flow *f);
 struct sim_seg *sim_seg(struct sim_flow *f, __u32 idx);
 __u32 sim_seq(const struct sim_flow *f, __u32 idx);
 
+/* sim_fq.c: Linux 6.12's sch_fq on the sender's egress as one flow meets it, and TCP small
+ * queues (docs/tcp-sim.md "fq") */
+int sim_fq_create(struct sim_flow *f);
+void sim_fq_free(struct sim_flow *f);
+/* fq_enqueue's drops (horizon, flow_plimit) for an skb stamped tstamp (ns; 0: no EDT):
+ * false if fq would drop it (skb_head: the first segment of its skb). */
+bool sim_fq_admit(struct sim_flow *f, __u64 tstamp, bool skb_head);
+/* A segment enters fq now (after sim_fq_admit); fq releases it to the link. */
+void sim_fq_enqueue(struct sim_flow *f, __u32 idx, __u8 flags, __u64 tstamp, bool skb_head);
+/* tcp_small_queue_check for an skb of segs segments (factor 1: a retransmission): true if
+ * TCP must wait for fq to release a packet. */
+bool sim_fq_tsq_throttled(struct sim_flow *f, __u32 segs, unsigned int factor);
+/* The watchdog (T_FQ) fired. */
+void sim_fq_watchdog(struct sim_flow *f);
+/* skb_still_in_host_queue: segment idx still waits in fq (a retransmission of it is not
+ * sent; TCP writes again when fq releases a packet). */
+bool sim_fq_still_queued(struct sim_flow *f, __u32 idx);
+/* fq's counters (tests) */
+struct sim_fq_stats {
+	__u64 enqueued, throttled, horizon_drops, plimit_drops, tsq_throttled;
+	__u64 rtx_host_queue; /* retransmissions refused: the original still in fq */
+	__u32 qlen, max_qlen; /* segments queued now, at most */
+};
+void sim_fq_stats(const struct sim_flow *f, struct sim_fq_stats *st);
+
 /* sim_recovery.c */
 struct sim_ack_state {
 	int flag;
@@ -270,6 +304,7 @@ void sim_mark_lost(struct sim_flow *f, __u32 idx);
 void sim_fastretrans_alert(struct sim_flow *f, struct sim_ack_state *as);
 void sim_cwnd_reduction(struct sim_flow *f, int newly_acked_sacked, int newly_lost, int flag);
 void sim_enter_loss(struct sim_flow *f);
+void sim_enter_cwr(struct sim_flow *f); /* tcp_enter_cwr */
 void sim_process_tlp_ack(struct sim_flow *f, __u32 ack_seq, int flag);
 __u32 sim_current_ssthresh(const struct tcp_sock *tp);
 

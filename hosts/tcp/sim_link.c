@@ -26,6 +26,8 @@ void sim_link_send(struct sim *s, struct sim_flow *f, __u32 idx, __u8 flags)
 	__u64 wire = f->mss + SIM_HDR_BYTES, tx_ns, depart;
 	__u32 qlen;
 
+	if (s->link_tap)
+		s->link_tap(s, f, idx);
 	/* A scripted peer (script.c) takes the packet: its ACKs come from the script. */
 	if (f->scripted) {
 		f->script_sent++;

@@ -321,6 +321,11 @@ static void enter_cwr(struct sim_flow *f)
 	}
 }
 
+void sim_enter_cwr(struct sim_flow *f)
+{
+	enter_cwr(f);
+}
+
 static void enter_recovery(struct sim_flow *f, bool ece_ack)
 {
 	struct tcp_sock *tp = &f->snd;

@@ -50,7 +50,8 @@ static void sock_defaults(struct sim_flow *f, struct tcp_sock *tp, const struct 
 	sk->sk_state = TCP_ESTABLISHED;
 	sk->sk_pacing_rate = ~0UL;
 	sk->sk_max_pacing_rate = ~0UL;
-	sk->sk_pacing_status = SK_PACING_NONE;
+	/* sch_fq marks the sockets whose packets pass through it (fq_classify) */
+	sk->sk_pacing_status = f->fq && tp == &f->snd ? SK_PACING_FQ : SK_PACING_NONE;
 	sk->sk_pacing_shift = 10;
 	sk->sk_gso_max_size = 65536 - 1 - 320;
 	sk->sk_gso_max_segs = 65535;
@@ -207,13 +208,14 @@ static bool in_cwnd_reduction(const struct tcp_sock *tp)
  * which Linux sends with __tcp_retransmit_skb: counted in total_retrans and marked
  * EVER_RETRANS, but not SACKED_RETRANS, so not in retrans_out, retrans_stamp or
  * undo_retrans — an RTO that follows computes cwnd = in flight + 1 without it). */
-static void send_seg_probe(struct sim_flow *f, __u32 idx, bool rtx, bool probe);
-static void send_seg(struct sim_flow *f, __u32 idx, bool rtx)
+static bool send_seg_probe(struct sim_flow *f, __u32 idx, bool rtx, bool probe);
+static bool send_seg(struct sim_flow *f, __u32 idx, bool rtx)
 {
-	send_seg_probe(f, idx, rtx, false);
+	return send_seg_probe(f, idx, rtx, false);
 }
 
-static void send_seg_probe(struct sim_flow *f, __u32 idx, bool rtx, bool probe)
+/* Returns false if the qdisc refused the packet (sim_fq.c): nothing was sent. */
+static bool send_seg_probe(struct sim_flow *f, __u32 idx, bool rtx, bool probe)
 {
 	struct tcp_sock *tp = &f->snd;
 	struct sock *sk = SK(tp);
@@ -222,9 +224,14 @@ static void send_seg_probe(struct sim_flow *f, __u32 idx, bool rtx, bool probe)
 	__u64 prior_wstamp = tp->tcp_wstamp_ns;
 	__u32 prior_packets = tp->packets_out;
 	__u8 pf = 0;
+	bool skb_head = !f->tso_burst || f->tso_pos == 0; /* the first segment of its skb */
+	__u64 edt;
 
 	if (!rtx && seg_reserve(f))
-		return;
+		return false;
+	/* skb_still_in_host_queue: no copy of a packet fq still holds */
+	if (rtx && f->fq && sim_fq_still_queued(f, idx))
+		return false;
 	seg = sim_seg(f, idx);
 	if (!rtx)
 		memset(seg, 0, sizeof(*seg));
@@ -237,6 +244,12 @@ static void send_seg_probe(struct sim_flow *f, __u32 idx, bool rtx, bool probe)
 	/* Earliest departure time: the packet's timestamp for RTT and rate samples. */
 	if (tp->tcp_wstamp_ns < tp->tcp_clock_cache)
 		tp->tcp_wstamp_ns = tp->tcp_clock_cache;
+	edt = tp->tcp_wstamp_ns;
+	/* fq drops it (NET_XMIT_DROP): not sent, and TCP enters CWR (__tcp_transmit_skb) */
+	if (f->fq && !sim_fq_admit(f, edt, skb_head)) {
+		sim_enter_cwr(f);
+		return false;
+	}
 	seg->xmit_us = tp->tcp_wstamp_ns / NSEC_PER_USEC;
 	sim_rate_skb_sent(f, seg);
 
@@ -310,8 +323,13 @@ static void send_seg_probe(struct sim_flow *f, __u32 idx, bool rtx, bool probe)
 	 * replaces a pending loss probe by the RTO (re-scheduled after the send batch). */
 	if (!rtx && (!prior_packets || f->tlp_armed))
 		arm_rto(f);
-	/* The packet leaves at its departure time; with no sch_fq, that is now. */
-	sim_link_send(f->sim, f, idx, pf);
+	/* With no qdisc in the way the packet leaves now; sch_fq holds it until its departure
+	 * time. */
+	if (f->fq)
+		sim_fq_enqueue(f, idx, pf, edt, skb_head);
+	else
+		sim_link_send(f->sim, f, idx, pf);
+	return true;
 }
 
 /* tcp_cwnd_validate (docs/reference/tcp-model.md §2.9, §2.8). */
@@ -458,7 +476,8 @@ static void xmit(struct sim_flow *f, bool probe)
 			cwnd_limited = true;
 			break;
 		}
-		if (sk->sk_pacing_status != SK_PACING_NONE && tp->tcp_wstamp_ns > tp->tcp_clock_cache) {
+		/* tcp_pacing_check: TCP holds packets itself only with internal pacing */
+		if (sk->sk_pacing_status == SK_PACING_NEEDED && tp->tcp_wstamp_ns > tp->tcp_clock_cache) {
 			sim_timer_arm(f, T_PACE, tp->tcp_wstamp_ns);
 			break;
 		}
@@ -471,19 +490,29 @@ static void xmit(struct sim_flow *f, bool probe)
 			__u32 half = tp->snd_cwnd >> 1 ? tp->snd_cwnd >> 1 : 1;
 			__u32 quota = tp->snd_cwnd - in_flight < half ? tp->snd_cwnd - in_flight : half;
 
+			bool refused = false;
+
 			if (skb_segs > 1 && sim_tso_should_defer(f, skb_segs, max_segs, left <= max_segs, &cwnd_limited))
+				break;
+			if (sim_fq_tsq_throttled(f, skb_segs < quota ? skb_segs : quota, 0))
 				break;
 			f->tso_burst = skb_segs < quota ? skb_segs : quota;
 			f->tso_pos = 0;
-			for (__u32 k = 0; k < f->tso_burst && !f->sim->oom; k++)
-				send_seg(f, f->nxt_idx, false);
+			for (__u32 k = 0; k < f->tso_burst && !f->sim->oom && !refused; k++)
+				refused = !send_seg(f, f->nxt_idx, false);
 			f->tso_burst = 0;
-			sent = true;
 			if (f->sim->oom)
 				return;
+			if (refused)
+				break; /* fq refused the skb (its first segment): nothing of it left */
+			sent = true;
 			continue;
 		}
-		send_seg(f, idx, rtx);
+		/* TCP small queues (only what waits in fq counts: without it packets leave at once) */
+		if (sim_fq_tsq_throttled(f, 1, rtx ? 1 : 0))
+			break;
+		if (!send_seg(f, idx, rtx))
+			break;
 		sent = true;
 		if (f->sim->oom)
 			return;
@@ -884,7 +913,7 @@ static void send_loss_probe(struct sim_flow *f)
 	if (tp->tlp_high_seq)
 		goto rearm;
 	f->tlp_retrans = false;
-	if (sk->sk_pacing_status != SK_PACING_NONE && tp->tcp_wstamp_ns > tp->tcp_clock_cache)
+	if (sk->sk_pacing_status == SK_PACING_NEEDED && tp->tcp_wstamp_ns > tp->tcp_clock_cache)
 		goto rearm; /* tcp_pacing_check holds it */
 	if (f->nxt_idx < f->limit_segs) {
 		__u32 before_out = tp->packets_out;

@@ -85,6 +85,16 @@ if cmp -s "$tmp/g1.csv" "$tmp/g2.csv" && ! cmp -s "$tmp/g1.csv" "$tmp/s1.csv" &&
    [ "$(wc -l <"$tmp/g1.csv")" -lt "$(wc -l <"$tmp/s1.csv")" ]; then ok
 else bad "--gro: not deterministic, or no fewer ACKs"; fi
 expect 0 "^0 +dctcp .* yes" -- tcp-sim --cc dctcp --ecn-threshold 20 --rate 1G --delay 1ms --duration 1s --gro 16 --gro-window 200us --sack-compress
+# --- --fq: sch_fq on the senders' egress (every CC paced by its EDTs, TSQ); same seed, same run ---
+expect 0 "--fq +each sender's egress has Linux's sch_fq" -- tcp-sim --help
+expect 0 "^0 +cubic +9[0-9]\.[0-9]+ Mb/s" -- tcp-sim --cc cubic --rate 100M --delay 2ms --duration 3s --fq
+expect 0 "^0 +bbr +9[0-9]\.[0-9]+ Mb/s" -- tcp-sim --cc bbr --rate 100M --delay 10ms --duration 3s --fq --tso
+expect 0 "" -- tcp-sim --cc cubic --cc dctcp --rate 100M --delay 2ms --loss 0.5% --duration 2s --trace "$tmp/f1.csv" --quiet --fq
+expect 0 "" -- tcp-sim --cc cubic --cc dctcp --rate 100M --delay 2ms --loss 0.5% --duration 2s --trace "$tmp/f2.csv" --quiet --fq
+expect 0 "" -- tcp-sim --cc cubic --cc dctcp --rate 100M --delay 2ms --loss 0.5% --duration 2s --trace "$tmp/f3.csv" --quiet
+if cmp -s "$tmp/f1.csv" "$tmp/f2.csv" && ! cmp -s "$tmp/f1.csv" "$tmp/f3.csv"; then ok
+else bad "--fq: not deterministic, or it changed nothing"; fi
+expect 2 "--fq is for simulated flows; a script says 'pacing fq'" -- tcp-sim --cc cubic --fq --script "$tmp/none.script"
 
 # --- --trace-bbr: BBR's model per ACK (mode, gains, bandwidth, min RTT, extra_acked) ---
 expect 0 "" -- tcp-sim --cc bbr --cc cubic --duration 3s --trace "$tmp/b.csv" --trace-bbr --quiet

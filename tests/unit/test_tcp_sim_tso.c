@@ -7,6 +7,7 @@
 #include <kbpf/tcp_sim.h>
 #include "../../hosts/tcp/sim_internal.h"
 #include "test.h"
+#include "test_tcp_sim_util.h"
 
 struct groups {
 	unsigned int pairs, equal, max_group;
@@ -123,44 +124,11 @@ static void test_defer_rule(void)
 	kbpf_tcp_sim_free(s);
 }
 
-struct hash {
-	uint64_t h;
-	unsigned long n;
-};
-
-static void hash_trace(const struct kbpf_tcp_trace_point *p, void *ctx)
-{
-	struct hash *h = ctx;
-	const uint64_t w[] = { p->time_us, p->flow, p->cwnd, p->ssthresh, p->srtt_us, p->pacing_rate,
-			       p->inflight, p->queue_pkts, p->delivered, p->lost, p->retrans, p->ca_state };
-
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		h->h = (h->h ^ w[i]) * 0x100000001b3ULL;
-	h->n++;
-}
-
-static uint64_t tso_hash(void)
-{
-	struct kbpf_tcp_sim_opts o = { .sz = sizeof(o), .rate_bps = 100000000, .delay_us = 2000, .loss = 0.005,
-				       .ecn_threshold_pkts = 10, .seed = 11 };
-	struct kbpf_tcp_flow_opts fo = { .sz = sizeof(fo), .tso = 1 };
-	struct kbpf_tcp_sim *s = NULL;
-	struct hash h = { .h = 14695981039346656037ULL };
-
-	CHECK_EQ_U64(kbpf_tcp_sim_create(&o, &s), 0);
-	CHECK_EQ_U64(kbpf_tcp_sim_add_flow(s, &kbpf_tcp_dctcp, &fo, NULL), 0);
-	CHECK_EQ_U64(kbpf_tcp_sim_add_flow(s, &kbpf_tcp_cubic, &fo, NULL), 0);
-	CHECK_EQ_U64(kbpf_tcp_sim_add_flow(s, &kbpf_tcp_bbr, &fo, NULL), 0);
-	kbpf_tcp_sim_set_trace(s, hash_trace, &h);
-	CHECK_EQ_U64(kbpf_tcp_sim_run(s, 3000000), 0);
-	CHECK(h.n > 10000);
-	kbpf_tcp_sim_free(s);
-	return h.h;
-}
-
 static void test_determinism(void)
 {
-	CHECK_EQ_U64(tso_hash(), tso_hash());
+	struct kbpf_tcp_flow_opts fo = { .sz = sizeof(fo), .tso = 1 };
+
+	CHECK_EQ_U64(trace_hash_mix(&fo), trace_hash_mix(&fo));
 }
 
 int main(void)

@@ -64,6 +64,11 @@ void usage_tcp_sim(void)
 	       "                      N <= 64; overrides --sack-ideal; default off)\n"
 	       "  --gro-window D      the GRO window from an aggregate's first segment, suffix\n"
 	       "                      us/ms (default 100us)\n"
+	       "  --fq                each sender's egress has Linux's sch_fq (its defaults): every\n"
+	       "                      CC is paced (cubic, reno, dctcp at 200%%/120%% of cwnd/SRTT)\n"
+	       "                      by the departure time TCP stamps, which fq enforces, and TCP\n"
+	       "                      small queues apply (default: no qdisc; only CCs that ask\n"
+	       "                      for pacing, bbr, are paced, by TCP itself)\n"
 	       "  --bytes N           each flow sends N bytes, suffix k/M/G = 10^3.. (default:\n"
 	       "                      unlimited)\n"
 	       "  --stagger D         start flow i at i*D (default 0)\n"
@@ -649,7 +654,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 {
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
 	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING, O_CC_MIX, O_FLOWS,
-	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST, O_TRACE_BBR, O_SACK_IDEAL, O_GRO, O_GRO_WINDOW };
+	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST, O_TRACE_BBR, O_SACK_IDEAL, O_GRO, O_GRO_WINDOW,
+	       O_FQ };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -666,6 +672,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		{ "sack-compress", no_argument, 0, O_SACK_COMPRESS }, { "host", required_argument, 0, O_HOST },
 		{ "trace-bbr", no_argument, 0, O_TRACE_BBR }, { "sack-ideal", no_argument, 0, O_SACK_IDEAL },
 		{ "gro", required_argument, 0, O_GRO },	     { "gro-window", required_argument, 0, O_GRO_WINDOW },
+		{ "fq", no_argument, 0, O_FQ },
 		{ 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
@@ -674,7 +681,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	char (*names)[TCP_CA_NAME_MAX] = NULL;
 	unsigned int nflows = 0;
 	uint64_t want_flows = 0;
-	bool per_flow = false, tso = false, sack_compress = false, trace_bbr = false, sack_ideal = false;
+	bool per_flow = false, tso = false, sack_compress = false, trace_bbr = false, sack_ideal = false, fq = false;
 	uint32_t gro = 0, gro_window_us = 0;
 	struct trace_bbr_ctx tbc;
 	uint64_t duration = 30000000, bytes = 0, stagger = 0, v;
@@ -738,6 +745,9 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 				return cli_error(EXIT_USAGE, CMD, "--gro-window: '%s' is not a time (1us..1s, e.g. 100us)",
 						 optarg);
 			gro_window_us = (uint32_t)v;
+			break;
+		case O_FQ:
+			fq = true;
 			break;
 		case O_HOST:
 			bpf.host_file = optarg;
@@ -841,6 +851,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	/* the scripted peer's sender is no flow of a simulation kbpf_tcp_sim_bbr_info can ask */
 	if (trace_bbr && (!trace_path || script_path))
 		return cli_error(EXIT_USAGE, CMD, "--trace-bbr goes with --trace, and not with --script");
+	if (fq && script_path)
+		return cli_error(EXIT_USAGE, CMD, "--fq is for simulated flows; a script says 'pacing fq'");
 	if (plot_path) {
 		const char *dot = strrchr(plot_path, '.');
 
@@ -886,7 +898,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 						 .sack_compress = sack_compress,
 						 .sack_ideal = sack_ideal,
 						 .gro = gro,
-						 .gro_window_us = gro_window_us };
+						 .gro_window_us = gro_window_us,
+						 .fq = fq };
 
 		if (ecn) {
 			fo.tcp_ecn = 1;

@@ -63,6 +63,12 @@ struct kbpf_tcp_flow_opts {
 	 * at most KBPF_TCP_SIM_MAX_GRO_SEGS. 0 or 1: off. Overrides sack_ideal. */
 	uint32_t gro;
 	uint32_t gro_window_us;
+	/* Nonzero: the sender's egress has Linux's sch_fq (tc qdisc … fq, its defaults;
+	 * docs/tcp-sim.md "fq"): the socket's pacing status becomes SK_PACING_FQ, so every
+	 * CC is paced (cubic, reno, dctcp at 200 %/120 % of cwnd/SRTT) by the departure time
+	 * TCP stamps on each packet, which fq enforces; TCP small queues limit what waits in
+	 * fq. 0: no qdisc in the way, only CCs that ask for pacing are paced (the default). */
+	int fq;
 };
 
 /* The largest GRO aggregate, in segments (gro_max_size 64 KB holds 45 of 1448 bytes). */
