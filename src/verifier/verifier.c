@@ -577,6 +577,31 @@ static void copy_log(struct env *env)
 	o->log_buf[len] = 0;
 }
 
+/* Linux 6.12's check_attach_btf_id: only syscall, fentry/fexit/fmod_ret/iter tracing, LSM
+ * (not LSM_CGROUP), kprobe (uprobes) and struct_ops programs may be sleepable. A host's
+ * own types (no linux_type) decide for themselves. Linux also refuses a syscall program
+ * that is not sleepable ("Syscall programs can only be sleepable"); kbpf verifies it as a
+ * non-sleepable one (docs/linux-compatibility.md): its embedders run such programs. */
+static int check_sleepable(struct env *env)
+{
+	uint32_t t = env->type->linux_type, eat = OPTS_GET(env->type, expected_attach_type, 0);
+	bool can;
+
+	if (!env->sleepable || !t || t == BPF_PROG_TYPE_SYSCALL)
+		return 0;
+	if (t == BPF_PROG_TYPE_TRACING)
+		can = eat == BPF_TRACE_FENTRY || eat == BPF_TRACE_FEXIT || eat == BPF_MODIFY_RETURN ||
+		      eat == BPF_TRACE_ITER;
+	else if (t == BPF_PROG_TYPE_LSM)
+		can = eat != BPF_LSM_CGROUP;
+	else
+		can = t == BPF_PROG_TYPE_KPROBE || t == BPF_PROG_TYPE_STRUCT_OPS;
+	if (can)
+		return 0;
+	vlog(env, "Only fentry/fexit/fmod_ret, lsm, iter, uprobe, and struct_ops programs can be sleepable\n");
+	return -EINVAL;
+}
+
 /* The loader's capabilities: opts->caps if given, else every one (none if unprivileged);
  * the older no_destructive takes CAP_SYS_BOOT away. */
 static unsigned verify_caps(const struct kbpf_verify_opts *opts)
@@ -667,7 +692,9 @@ int kbpf_prog_verify(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 	if (!env->aux || !env->explored || !env->states_cnt)
 		goto out;
 
-	err = btf_ctx_init(env);
+	err = check_sleepable(env);
+	if (!err)
+		err = btf_ctx_init(env);
 	if (!err)
 		err = check_subprogs(env);
 	if (!err)
