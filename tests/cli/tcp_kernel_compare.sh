@@ -13,10 +13,12 @@ chmod 755 "$tmp"
 
 as_user=()
 if [ "$(id -u)" = 0 ]; then
-  if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+  # nobody must reach the script and kbpf: a clone in a private directory (mktemp -d's
+  # 0700) is out of its reach, and the script then runs as root
+  if setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$script" -a -x "$kbpf" 2>/dev/null; then
     as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
   else
-    echo "setpriv cannot drop root here: the script runs as root"
+    echo "setpriv cannot drop root here, or nobody cannot reach $script: the script runs as root"
   fi
 fi
 
