@@ -277,8 +277,10 @@ static int adjust_ptr(struct env *env, const struct bpf_insn *insn, const struct
 			return sanitize_err(env, insn, r, off_in == dst);
 	}
 
+	/* the result is the pointer moved, whichever operand it was: its reference too
+	 * (6.12 copies the whole pointer register into dst), so a release of the original
+	 * invalidates 'r6 = 0; r6 += r0' as it invalidates r0 */
 	struct reg res = ptr;
-	res.ref_obj_id = ptr_in == dst ? ptr.ref_obj_id : dst->ref_obj_id;
 	if (walked)
 		res.id = 0;
 	kbpf_scalar_mark_unbounded32(&res.s);
