@@ -124,6 +124,16 @@ static void test_copy_from_user_needs_perfmon(void)
 			    "program of this type cannot use helper bpf_copy_from_user#148"),
 		     -EINVAL);
 	verify(p, N(p), "syscall", KBPF_CAP_BPF | KBPF_CAP_PERFMON, 1, NULL);
+	/* the legacy probe reads too (a CAP_BPF-only syscall program read the host's ELF
+	 * header with them) */
+	p[5] = (struct bpf_insn)BPF_EMIT_CALL(BPF_FUNC_probe_read);
+	CHECK_EQ_U64(verify(p, N(p), "syscall", KBPF_CAP_BPF, 0, "program of this type cannot use helper bpf_probe_read#4"),
+		     -EINVAL);
+	verify(p, N(p), "syscall", KBPF_CAP_BPF | KBPF_CAP_PERFMON, 0, NULL);
+	p[5] = (struct bpf_insn)BPF_EMIT_CALL(BPF_FUNC_probe_read_str);
+	CHECK_EQ_U64(verify(p, N(p), "syscall", KBPF_CAP_BPF, 0,
+			    "program of this type cannot use helper bpf_probe_read_str#45"),
+		     -EINVAL);
 }
 
 int main(void)

@@ -207,8 +207,11 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	H(get_current_pid_tgid, F(get_current_pid_tgid), INT, 0, 0),
 	H(get_current_uid_gid, F(get_current_uid_gid), INT, 0, 0),
 	H(get_current_comm, NULL, INT, 0, 0, UNINIT_MEM, KBPF_ARG_CONST_SIZE),
-	H(probe_read, F(probe_read), INT, GPL, 0, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
-	H(probe_read_str, F(probe_read_str), INT, GPL, 0, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	/* the legacy probe reads (Linux has them only where user and kernel addresses do not
+	 * overlap, not on x86-64) read any host address: CAP_PERFMON, as probe_read_kernel;
+	 * they were open to a CAP_BPF-only syscall program */
+	H(probe_read, F(probe_read), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	H(probe_read_str, F(probe_read_str), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	/* kprobe / tp / raw_tp: the stack helpers (same shape in each) */
 	H(get_stackid, F(get_stackid), INT, GPL, 0, CTX, MAP, ANY),
 	H(get_stack, F(get_stack), INT, GPL, 0, CTX, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
