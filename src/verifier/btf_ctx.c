@@ -225,8 +225,10 @@ static int generic_access(struct env *env, const struct btf *btf, const struct b
 	}
 	vlog(env, "func '%s' arg%d has btf_id %u type %s '%s'\n", fn, arg, id, vbtf_kind_str(pt), vbtf_name(btf, pt));
 	info->reg_type = KBPF_PTR_TO_BTF_ID;
-	/* a parameter named *__nullable may be NULL: the program must check it */
-	if (arg < nargs && nullable_param(btf, &args[arg]))
+	/* a parameter named *__nullable may be NULL: the program must check it; so may the
+	 * return value of fexit/fmod_ret (any lookup returns NULL, and no name can say so).
+	 * Stricter than 6.12, which reads both with fault-tolerant loads; kbpf's are plain */
+	if ((arg < nargs && nullable_param(btf, &args[arg])) || arg == nargs)
 		info->reg_type |= KBPF_PTR_MAYBE_NULL;
 	info->btf_id = id;
 	return 1;

@@ -195,6 +195,43 @@ static void test_nullable(void)
 	CHECK_CONTAINS(vlog, NOT_TRUSTED);
 }
 
+/* fexit on a function returning a pointer: the return value may be NULL (a lookup's miss),
+ * and nothing can name it __nullable; kbpf's loads through it are plain loads, so the
+ * program must check it (6.12 reads it with a fault-tolerant load instead). Before, an
+ * unchecked read of a NULL return was accepted and crashed the host. */
+__attribute__((noinline)) struct tr_obj *tr_lookup(int key)
+{
+	return key == 1 ? &tr_static_obj : NULL;
+}
+
+static void test_fexit_ret(void)
+{
+	const struct bpf_insn unchecked[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, 8), /* the return value: slot 1 */
+		BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, 4),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(VERIFY("fexit", "tr_lookup", unchecked), (uint64_t)-EACCES);
+	CHECK_CONTAINS(vlog, "R1 invalid mem access 'ptr_or_null_'");
+	const struct bpf_insn checked[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, 8),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 1),
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, 4),
+		BPF_MOV64_IMM(BPF_REG_0, 0), /* fexit returns 0 */
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(VERIFY("fexit", "tr_lookup", checked), 0);
+	/* the argument stays what it was: not NULL by the host's contract */
+	const struct bpf_insn arg[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, 0),
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, 4),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(VERIFY("fexit", "tr_traced", arg), 0);
+}
+
 /* Read-only helper memory takes trusted_ptr_ only (6.12's mem_types). */
 static void test_helper_mem(void)
 {
@@ -315,6 +352,7 @@ int main(void)
 	}
 	RUN(test_ctx_args);
 	RUN(test_nullable);
+	RUN(test_fexit_ret);
 	RUN(test_helper_mem);
 	RUN(test_launder);
 	RUN(test_prune);
