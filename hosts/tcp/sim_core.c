@@ -283,6 +283,7 @@ int kbpf_tcp_sim_create(const struct kbpf_tcp_sim_opts *opts, struct kbpf_tcp_si
 	if (!s->o.mtu)
 		s->o.mtu = 1500;
 	if (s->o.mtu < SIM_HDR_BYTES + 64 || s->o.mtu > 65535 || !(s->o.loss >= 0 && s->o.loss <= 1) ||
+	    !(s->o.reorder >= 0 && s->o.reorder <= 1) || s->o.reorder_delay_us > 10000000 ||
 	    s->o.rate_bps < 10000) {
 		free(s);
 		return -EINVAL;
@@ -561,6 +562,10 @@ int kbpf_tcp_sim_flow_stats(const struct kbpf_tcp_sim *sim, unsigned int flow, s
 	st->ecn_ok = f->ecn_ok;
 	st->acks = f->acks;
 	st->acks_old = f->acks_old;
+	st->dsack_segs = f->dsack_segs;
+	st->reordering = f->snd.reordering;
+	st->reord_seen = f->snd.reord_seen;
+	st->reo_wnd_steps = f->snd.rack.reo_wnd_steps;
 	memcpy(st->cc, f->snd.inet_conn.icsk_ca_ops ? f->snd.inet_conn.icsk_ca_ops->name : f->ops->name,
 	       TCP_CA_NAME_MAX);
 	st->cc[TCP_CA_NAME_MAX - 1] = 0;
