@@ -125,9 +125,9 @@ static bool fifo_push(struct sim *s, struct sim_fifo *q, const struct sim_event 
 	return true;
 }
 
-void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags)
+static void push(struct sim *s, bool fifo, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags)
 {
-	if (type == EV_DATA || type == EV_ACK) {
+	if (fifo && (type == EV_DATA || type == EV_ACK)) {
 		struct sim_event ev = { .t = t, .order = s->order, .flow = flow, .a = a, .b = b, .type = type, .flags = flags };
 
 		if (fifo_push(s, &s->fifo[type == EV_ACK], &ev)) {
@@ -158,6 +158,16 @@ void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, _
 		i = p;
 	}
 	s->heap[i] = ev;
+}
+
+void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags)
+{
+	push(s, true, t, type, flow, a, b, flags);
+}
+
+void sim_push_heap(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags)
+{
+	push(s, false, t, type, flow, a, b, flags);
 }
 
 /* The earliest queued event (time, then insertion order), or NULL. */

@@ -236,6 +236,9 @@ struct sim {
 
 /* sim_core.c */
 void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags);
+/* The same, always through the heap: an event out of its kind's time order (a data packet
+ * held back by opts.reorder), which would send every later one to the heap. */
+void sim_push_heap(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags);
 void sim_timer_arm(struct sim_flow *f, enum sim_timer_id id, __u64 due);
 void sim_timer_cancel(struct sim_flow *f, enum sim_timer_id id);
 __u64 sim_rand(struct sim *s);
