@@ -397,14 +397,18 @@ static bool try_undo_dsack(struct sim_flow *f)
 	return false;
 }
 
-/* tcp_packet_delayed: the ACK echoes a timestamp older than the first retransmission, so
- * an original filled the hole. Only with wire SACK, where ACKs carry the TSecr. */
+/* tcp_packet_delayed: the ACK echoes a timestamp older than the first retransmission (only
+ * with wire SACK, where ACKs carry the TSecr), or nothing was retransmitted yet: an original
+ * filled the hole. */
 static bool packet_delayed(const struct sim_flow *f)
 {
-	return f->snd.retrans_stamp && f->ack_tsecr && (__s32)(f->ack_tsecr - f->retrans_tsval) < 0;
+	if (!f->snd.retrans_stamp)
+		return true;
+	return f->ack_tsecr && (__s32)(f->ack_tsecr - f->retrans_tsval) < 0;
 }
 
-/* tcp_try_undo_partial: a partial ACK in Recovery filled by a delayed original. */
+/* tcp_try_undo_partial: a partial ACK in Recovery filled by a delayed original. True: the
+ * ACK is done with (retransmissions still out); after an undo, loss detection goes on. */
 static bool try_undo_partial(struct sim_flow *f, __u32 prior_snd_una)
 {
 	struct tcp_sock *tp = &f->snd;
@@ -420,7 +424,7 @@ static bool try_undo_partial(struct sim_flow *f, __u32 prior_snd_una)
 		tp->retrans_stamp = 0;
 	undo_cwnd_reduction(f, true);
 	try_keep_open(f);
-	return true;
+	return false;
 }
 
 /* tcp_try_to_open */
