@@ -599,6 +599,9 @@ void sim_enter_loss(struct sim_flow *f)
 	tp->snd_cwnd = tcp_packets_in_flight(tp) + 1;
 	tp->snd_cwnd_cnt = 0;
 	tp->snd_cwnd_stamp = kbpf_tcp_jiffies32(tp);
+	/* An RTO after enough dupACKs: the reordering degree was overestimated. */
+	if (ca_state(tp) <= TCP_CA_Disorder && tp->sacked_out >= 3 && tp->reordering > 3)
+		tp->reordering = 3;
 	kbpf_tcp_set_ca_state(SK(tp), TCP_CA_Loss);
 	tp->high_seq = tp->snd_nxt;
 	tp->tlp_high_seq = 0;

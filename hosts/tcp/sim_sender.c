@@ -916,7 +916,9 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 		} else {
 			if (in_cwnd_reduction(tp)) {
 				sim_cwnd_reduction(f, (int)delivered, rs.losses, flag);
-			} else if (flag & FLAG_DATA_ACKED) {
+			} else if (flag & (tp->reordering > 3 ? FLAG_FORWARD_PROGRESS : FLAG_DATA_ACKED)) {
+				/* tcp_may_raise_cwnd: with reordering above the default degree, SACKed
+				 * data raises cwnd too */
 				icsk->icsk_ca_ops->cong_avoid(sk, ack_seq, delivered);
 				tp->snd_cwnd_stamp = kbpf_tcp_jiffies32(tp);
 			}

@@ -17,6 +17,8 @@ struct watch {
 	unsigned int recoveries, undone; /* Recovery entries; exits with ssthresh restored */
 	uint64_t retrans_at_first_dsack, reordered_at_first_dsack, reordered_at_step;
 	uint32_t steps_seen_max;
+	uint32_t prev_una, prev_cwnd;
+	unsigned int sack_raises; /* cwnd raised by an ACK that only SACKed, in Disorder */
 	struct trace_hash h;
 };
 
@@ -40,8 +42,13 @@ static void on_ack(const struct kbpf_tcp_trace_point *pt, void *ctx)
 		w->steps_seen_max = f->snd.rack.reo_wnd_steps;
 		w->reordered_at_step = s->st.pkts_reordered;
 	}
+	if (w->prev_state == TCP_CA_Disorder && pt->ca_state == TCP_CA_Disorder && f->una_idx == w->prev_una &&
+	    pt->cwnd > w->prev_cwnd)
+		w->sack_raises++;
 	w->prev_state = pt->ca_state;
 	w->prev_ssthresh = pt->ssthresh;
+	w->prev_una = f->una_idx;
+	w->prev_cwnd = pt->cwnd;
 	trace_hash_point(pt, &w->h);
 }
 
@@ -86,6 +93,8 @@ static void test_first_spurious_then_window_grows(void)
 	/* (b) the later reorderings of the same degree: no retransmission at all */
 	CHECK(fs.retransmits == 1 && fs.dsack_segs == 1 && fs.lost == 1);
 	CHECK(fs.reord_seen >= st.pkts_reordered - 5);
+	/* tcp_may_raise_cwnd: with reordering above 3, ACKs that only SACK raise cwnd too */
+	CHECK(w.sack_raises > 0);
 	/* the degree, in segments: 4 ms at 8.3 packets per ms */
 	CHECK(fs.reordering >= 30 && fs.reordering <= 36);
 	CHECK_EQ_U64(fs.reo_wnd_steps, 2);
