@@ -125,9 +125,9 @@ static bool fifo_push(struct sim *s, struct sim_fifo *q, const struct sim_event 
 	return true;
 }
 
-void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags)
+static void push(struct sim *s, bool fifo, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags)
 {
-	if (type == EV_DATA || type == EV_ACK) {
+	if (fifo && (type == EV_DATA || type == EV_ACK)) {
 		struct sim_event ev = { .t = t, .order = s->order, .flow = flow, .a = a, .b = b, .type = type, .flags = flags };
 
 		if (fifo_push(s, &s->fifo[type == EV_ACK], &ev)) {
@@ -158,6 +158,16 @@ void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, _
 		i = p;
 	}
 	s->heap[i] = ev;
+}
+
+void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags)
+{
+	push(s, true, t, type, flow, a, b, flags);
+}
+
+void sim_push_heap(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags)
+{
+	push(s, false, t, type, flow, a, b, flags);
 }
 
 /* The earliest queued event (time, then insertion order), or NULL. */
@@ -283,6 +293,7 @@ int kbpf_tcp_sim_create(const struct kbpf_tcp_sim_opts *opts, struct kbpf_tcp_si
 	if (!s->o.mtu)
 		s->o.mtu = 1500;
 	if (s->o.mtu < SIM_HDR_BYTES + 64 || s->o.mtu > 65535 || !(s->o.loss >= 0 && s->o.loss <= 1) ||
+	    !(s->o.reorder >= 0 && s->o.reorder <= 1) || s->o.reorder_delay_us > 10000000 ||
 	    s->o.rate_bps < 10000) {
 		free(s);
 		return -EINVAL;
@@ -561,6 +572,10 @@ int kbpf_tcp_sim_flow_stats(const struct kbpf_tcp_sim *sim, unsigned int flow, s
 	st->ecn_ok = f->ecn_ok;
 	st->acks = f->acks;
 	st->acks_old = f->acks_old;
+	st->dsack_segs = f->dsack_segs;
+	st->reordering = f->snd.reordering;
+	st->reord_seen = f->snd.reord_seen;
+	st->reo_wnd_steps = f->snd.rack.reo_wnd_steps;
 	memcpy(st->cc, f->snd.inet_conn.icsk_ca_ops ? f->snd.inet_conn.icsk_ca_ops->name : f->ops->name,
 	       TCP_CA_NAME_MAX);
 	st->cc[TCP_CA_NAME_MAX - 1] = 0;

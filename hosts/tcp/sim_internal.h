@@ -63,7 +63,8 @@ struct sim_event {
 	__u64 order; /* FIFO among equal times: determinism */
 	__u32 flow;
 	__u32 a; /* EV_DATA: segment index; EV_ACK: ack segment index; EV_TIMER: timer id */
-	__u32 b; /* EV_DATA: TSval (ms); EV_ACK: SACKed segment index + 1 (0 = none) */
+	__u32 b; /* EV_DATA: TSval (ms); EV_ACK: SACKed segment index + 1 (0 = none), or with
+		  * wire SACK the ACK's TSecr (ms) */
 	__u8 type;
 	__u8 flags; /* PKT_* */
 };
@@ -172,6 +173,13 @@ struct sim_flow {
 	struct sim_sack_block sack_cache[SIM_WIRE_SACKS];
 	__u8 sack_cache_n;
 	__u64 dsack_dups;
+	__u64 dsack_segs; /* D-SACKed segments accepted (not dubious) */
+	/* TCP timestamps, only for tcp_packet_delayed (wire SACK): the receiver's ts_recent;
+	 * the sender's TSecr of the ACK being processed (0: none) and the TSval of the first
+	 * retransmission since retrans_stamp was set */
+	__u32 ts_recent;
+	__u32 ack_tsecr;
+	__u32 retrans_tsval;
 
 	/* scripted peer (script.c): no receiver or link, the script ACKs; sysctl-like knobs */
 	bool scripted;
@@ -228,6 +236,9 @@ struct sim {
 
 /* sim_core.c */
 void sim_push(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags);
+/* The same, always through the heap: an event out of its kind's time order (a data packet
+ * held back by opts.reorder), which would send every later one to the heap. */
+void sim_push_heap(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32 b, __u8 flags);
 void sim_timer_arm(struct sim_flow *f, enum sim_timer_id id, __u64 due);
 void sim_timer_cancel(struct sim_flow *f, enum sim_timer_id id);
 __u64 sim_rand(struct sim *s);
@@ -307,6 +318,11 @@ void sim_enter_loss(struct sim_flow *f);
 void sim_enter_cwr(struct sim_flow *f); /* tcp_enter_cwr */
 void sim_process_tlp_ack(struct sim_flow *f, __u32 ack_seq, int flag);
 __u32 sim_current_ssthresh(const struct tcp_sock *tp);
+/* tcp_check_sack_reordering: segment low_idx, never retransmitted, was delivered after
+ * higher ones. */
+void sim_check_sack_reordering(struct sim_flow *f, __u32 low_idx);
+/* tcp_rack_update_reo_wnd, after the ACK's rate sample (rs.prior_delivered). */
+void sim_rack_update_reo_wnd(struct sim_flow *f, __u32 prior_delivered);
 
 /* sim_rtt.c */
 void sim_rtt_update(struct sim_flow *f, long seq_rtt_us, long ca_rtt_us);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The bottleneck: seeded random loss, a drop-tail FIFO counted in packets, CE marking of
- * ECT packets above a threshold, serialization at the link rate, then the one-way delay.
+ * ECT packets above a threshold, serialization at the link rate, then the one-way delay,
+ * longer for the packets picked for reordering (opts.reorder).
  * The queue is a ring of departure times: a packet leaves the queue when the link has
  * finished sending it, so occupancy at time t needs no events of its own. ACKs return
  * over an uncongested, lossless path of the same delay. */
@@ -24,6 +25,7 @@ __u32 sim_link_queue(struct sim *s)
 void sim_link_send(struct sim *s, struct sim_flow *f, __u32 idx, __u8 flags)
 {
 	__u64 wire = f->mss + SIM_HDR_BYTES, tx_ns, depart;
+	__u64 extra_ns = 0;
 	__u32 qlen;
 
 	if (s->link_tap)
@@ -48,6 +50,9 @@ void sim_link_send(struct sim *s, struct sim_flow *f, __u32 idx, __u8 flags)
 		s->st.drops_random++;
 		return;
 	}
+	/* Reordering: drawn only when asked for, so runs without it keep their draws. */
+	if (s->o.reorder > 0 && (double)(sim_rand(s) >> 11) * (1.0 / 9007199254740992.0) < s->o.reorder)
+		extra_ns = 1;
 	s->q_hist[qlen < s->o.queue_pkts ? qlen : s->o.queue_pkts]++;
 	if (qlen > s->st.queue_max)
 		s->st.queue_max = qlen;
@@ -65,8 +70,13 @@ void sim_link_send(struct sim *s, struct sim_flow *f, __u32 idx, __u8 flags)
 	s->link_free = depart;
 	s->q[(s->q_head + s->q_len) & (s->q_cap - 1)] = depart;
 	s->q_len++;
+	if (extra_ns) {
+		/* delayed after the queue: the packets behind it overtake it */
+		extra_ns = s->o.reorder_delay_us ? (__u64)s->o.reorder_delay_us * NSEC_PER_USEC : 4 * tx_ns;
+		s->st.pkts_reordered++;
+	}
 	/* b: the TCP timestamp the segment carries (ms of its EDT, as Linux's TSval); GRO
 	 * merges only segments with equal options */
-	sim_push(s, depart + (__u64)s->o.delay_us * NSEC_PER_USEC, EV_DATA, f->id, idx,
-		 (__u32)(sim_seg(f, idx)->xmit_us / 1000), flags);
+	(extra_ns ? sim_push_heap : sim_push)(s, depart + (__u64)s->o.delay_us * NSEC_PER_USEC + extra_ns, EV_DATA, f->id,
+					      idx, (__u32)(sim_seg(f, idx)->xmit_us / 1000), flags);
 }

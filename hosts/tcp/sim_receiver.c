@@ -121,7 +121,8 @@ static void emit_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 p
 				return;
 			pflags |= PKT_SACKLIST;
 		}
-		sack_plus1 = 0;
+		/* b: the ACK's TSecr (the sender's tcp_packet_delayed) */
+		sack_plus1 = f->ts_recent;
 		pflags &= (__u8)~PKT_DSACK;
 	}
 	/* A compressed SACK reports every segment that arrived since the last ACK. */
@@ -459,6 +460,10 @@ void sim_receiver_data(struct sim_flow *f, __u32 idx, __u32 tsval, __u8 pflags)
 	__u32 sack_plus1 = 0;
 	__u8 ack_flags = 0;
 
+	/* tcp_replace_ts_recent: the timestamp to echo (TSecr) comes from a segment at or below
+	 * rcv_wup and never goes back (PAWS) */
+	if (!after(sim_seq(f, idx), tp->rcv_wup) && (__s32)(tsval - f->ts_recent) >= 0)
+		f->ts_recent = tsval;
 	if (f->opts.gro > 1) {
 		sim_gro_receive(f, idx, tsval, pflags);
 		return;

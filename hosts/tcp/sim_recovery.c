@@ -66,13 +66,52 @@ void sim_mark_lost(struct sim_flow *f, __u32 idx)
 		f->retrans_hint = idx;
 }
 
+/* The most tp->reordering becomes (net.ipv4.tcp_max_reordering). */
+#define SIM_MAX_REORDERING 300
+/* Recoveries a widened reorder window lasts (TCP_RACK_RECOVERY_THRESH). */
+#define SIM_RACK_RECOVERY_THRESH 16
+
+void sim_check_sack_reordering(struct sim_flow *f, __u32 low_idx)
+{
+	struct tcp_sock *tp = &f->snd;
+	/* tcp_highest_sack_seq: the end of the highest SACKed segment, snd_una if none */
+	__u32 fack = tp->sacked_out ? f->high_sacked_idx : f->una_idx;
+
+	if ((__s32)(low_idx - fack) >= 0)
+		return;
+	__u32 metric = fack - low_idx; /* in full segments */
+	if (metric > tp->reordering)
+		tp->reordering = metric < SIM_MAX_REORDERING ? metric : SIM_MAX_REORDERING;
+	tp->reord_seen++;
+}
+
+void sim_rack_update_reo_wnd(struct sim_flow *f, __u32 prior_delivered)
+{
+	struct tcp_rack *r = &f->snd.rack;
+
+	if (!prior_delivered)
+		return;
+	/* one step per round trip: a D-SACK within a round of the last step is disregarded */
+	if (before(prior_delivered, r->last_delivered))
+		r->dsack_seen = 0;
+	if (r->dsack_seen) {
+		r->reo_wnd_steps = r->reo_wnd_steps < 0xFF ? r->reo_wnd_steps + 1 : 0xFF;
+		r->dsack_seen = 0;
+		r->last_delivered = f->snd.delivered;
+		r->reo_wnd_persist = SIM_RACK_RECOVERY_THRESH;
+	} else if (!r->reo_wnd_persist) {
+		r->reo_wnd_steps = 1;
+	}
+}
+
+/* tcp_rack_reo_wnd */
 static __u32 rack_reo_wnd(const struct tcp_sock *tp)
 {
-	/* No reordering is ever seen on this path: be aggressive in recovery and once three
-	 * segments are SACKed (the dupthresh shortcut); else allow min_rtt/4. */
-	if (ca_state(tp) >= TCP_CA_Recovery || tp->sacked_out >= tp->reordering)
+	/* Before any reordering is seen: be aggressive in recovery and once reordering (3)
+	 * segments are SACKed (the dupthresh shortcut). Else min_rtt/4 per step, at most SRTT. */
+	if (!tp->reord_seen && (ca_state(tp) >= TCP_CA_Recovery || tp->sacked_out >= tp->reordering))
 		return 0;
-	__u32 w = (tcp_min_rtt(tp) >> 2) * (tp->rack.reo_wnd_steps ? tp->rack.reo_wnd_steps : 1);
+	__u32 w = (tcp_min_rtt(tp) >> 2) * tp->rack.reo_wnd_steps;
 	return w < (tp->srtt_us >> 3) ? w : tp->srtt_us >> 3;
 }
 
@@ -275,6 +314,8 @@ static void try_undo_recovery(struct sim_flow *f)
 
 	if (may_undo(tp))
 		undo_cwnd_reduction(f, false);
+	else if (tp->rack.reo_wnd_persist)
+		tp->rack.reo_wnd_persist--; /* one more recovery that was not spurious */
 	kbpf_tcp_set_ca_state(SK(tp), TCP_CA_Open);
 }
 
@@ -348,9 +389,41 @@ static bool try_undo_dsack(struct sim_flow *f)
 	struct tcp_sock *tp = &f->snd;
 
 	if (tp->undo_marker && !tp->undo_retrans) {
+		tp->rack.reo_wnd_persist = tp->rack.reo_wnd_persist < SIM_RACK_RECOVERY_THRESH ?
+						   tp->rack.reo_wnd_persist + 1 : SIM_RACK_RECOVERY_THRESH;
 		undo_cwnd_reduction(f, false);
 		return true;
 	}
+	return false;
+}
+
+/* tcp_packet_delayed: the ACK echoes a timestamp older than the first retransmission (only
+ * with wire SACK, where ACKs carry the TSecr), or nothing was retransmitted yet: an original
+ * filled the hole. */
+static bool packet_delayed(const struct sim_flow *f)
+{
+	if (!f->snd.retrans_stamp)
+		return true;
+	return f->ack_tsecr && (__s32)(f->ack_tsecr - f->retrans_tsval) < 0;
+}
+
+/* tcp_try_undo_partial: a partial ACK in Recovery filled by a delayed original. True: the
+ * ACK is done with (retransmissions still out); after an undo, loss detection goes on. */
+static bool try_undo_partial(struct sim_flow *f, __u32 prior_snd_una)
+{
+	struct tcp_sock *tp = &f->snd;
+
+	if (!tp->undo_marker || !packet_delayed(f))
+		return false;
+	/* the reordering is at least what snd_una jumped over */
+	sim_check_sack_reordering(f, f->una_idx - (tp->snd_una - prior_snd_una) / tp->mss_cache);
+	/* retransmissions still out: clock out new data, mark nothing more lost */
+	if (tp->retrans_out)
+		return true;
+	if (!any_retrans_done(f))
+		tp->retrans_stamp = 0;
+	undo_cwnd_reduction(f, true);
+	try_keep_open(f);
 	return false;
 }
 
@@ -396,6 +469,8 @@ void sim_fastretrans_alert(struct sim_flow *f, struct sim_ack_state *as)
 
 	switch (ca_state(tp)) {
 	case TCP_CA_Recovery:
+		if ((flag & FLAG_SND_UNA_ADVANCED) && try_undo_partial(f, as->prior_snd_una))
+			return;
 		/* Every retransmission D-SACKed: undo at once (tcp_try_undo_dsack). */
 		if (try_undo_dsack(f))
 			try_to_open(f, flag);
@@ -524,6 +599,9 @@ void sim_enter_loss(struct sim_flow *f)
 	tp->snd_cwnd = tcp_packets_in_flight(tp) + 1;
 	tp->snd_cwnd_cnt = 0;
 	tp->snd_cwnd_stamp = kbpf_tcp_jiffies32(tp);
+	/* An RTO after enough dupACKs: the reordering degree was overestimated. */
+	if (ca_state(tp) <= TCP_CA_Disorder && tp->sacked_out >= 3 && tp->reordering > 3)
+		tp->reordering = 3;
 	kbpf_tcp_set_ca_state(SK(tp), TCP_CA_Loss);
 	tp->high_seq = tp->snd_nxt;
 	tp->tlp_high_seq = 0;

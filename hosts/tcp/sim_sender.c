@@ -281,8 +281,10 @@ static bool send_seg_probe(struct sim_flow *f, __u32 idx, bool rtx, bool probe)
 		tp->total_retrans++;
 		if (seg->flags & SEG_LOST)
 			f->lost_pending--;
-		if (!tp->retrans_stamp)
+		if (!tp->retrans_stamp) {
 			tp->retrans_stamp = kbpf_tcp_jiffies32(tp);
+			f->retrans_tsval = (__u32)(seg->xmit_us / 1000);
+		}
 		if (tp->undo_retrans < 0)
 			tp->undo_retrans = 0;
 		tp->undo_retrans++;
@@ -528,6 +530,9 @@ static void xmit(struct sim_flow *f, bool probe)
 }
 
 struct sack_state {
+	__u32 reord; /* lowest never-retransmitted segment newly SACKed below the highest (index) */
+	bool reord_set;
+	__u32 fack; /* tcp_highest_sack_seq before the ACK, as an index */
 	__u64 first_sackt, last_sackt;
 	__u32 sack_delivered;
 	__u64 best_xmit;
@@ -543,6 +548,14 @@ static void sacktag_one(struct sim_flow *f, __u32 idx, struct sack_state *ss, st
 	if (seg->flags & SEG_SACKED)
 		return;
 	if (!(seg->flags & SEG_EVER_RETRANS)) {
+		/* a hole filled by a segment never retransmitted: reordering. Linux walks the
+		 * blocks sorted by sequence, so the highest SACK a segment is compared with is the
+		 * one before the ACK (blocks here come most recent first). */
+		if ((__s32)(idx - ss->fack) < 0 &&
+		    (!ss->reord_set || (__s32)(idx - ss->reord) < 0)) {
+			ss->reord = idx;
+			ss->reord_set = true;
+		}
 		if (!ss->first_sackt || seg->xmit_us < ss->first_sackt)
 			ss->first_sackt = seg->xmit_us;
 		if (seg->xmit_us > ss->last_sackt)
@@ -617,6 +630,8 @@ void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pf
 {
 	struct sim_sack_block b = { sack_plus1 - 1, sack_plus1 };
 
+	/* with wire SACK, b is the ACK's TSecr */
+	f->ack_tsecr = f->wire_sack ? sack_plus1 : 0;
 	if (pflags & PKT_SACKLIST) {
 		struct sim_wire_sack w;
 
@@ -680,6 +695,11 @@ static void sacktag_wire(struct sim_flow *f, __u32 ack_idx, __u32 prior_una_idx,
 			if (f->dsack_dups <= tp->total_retrans) {
 				dsack = true;
 				*flag |= FLAG_DSACKING_ACK;
+				f->dsack_segs += dup;
+				/* RACK widens its window for D-SACKs once reordering was seen, but not
+				 * for one matching a loss probe (timer-driven, not RACK's doing) */
+				if (tp->reord_seen && !(dup == 1 && tp->tlp_high_seq && tp->tlp_high_seq == sim_seq(f, blk[0].end)))
+					tp->rack.dsack_seen = 1;
 				if (tp->undo_marker && tp->undo_retrans > 0 && (__s32)(blk[0].end - prior_una_idx) <= 0 &&
 				    after(sim_seq(f, blk[0].end), tp->undo_marker))
 					tp->undo_retrans = tp->undo_retrans > (int)dup ? tp->undo_retrans - (int)dup : 0;
@@ -723,9 +743,12 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 	struct sock *sk = SK(tp);
 	struct inet_connection_sock *icsk = &tp->inet_conn;
 	struct rate_sample rs = { 0 };
-	struct sack_state ss = { 0 };
+	struct sack_state ss = { .fack = tp->sacked_out ? f->high_sacked_idx : f->una_idx };
 	struct sim_ack_state as = { 0 };
 	__u32 prior_packets = tp->packets_out, ack_seq = sim_seq(f, ack_idx);
+	/* tcp_highest_sack_seq before the ACK, as an index */
+	__u32 prior_fack = ss.fack, reord = 0;
+	bool reord_set = false;
 	__u64 first_ackt = 0, last_ackt = 0;
 	__u32 pkts_acked = 0;
 	int flag = 0;
@@ -768,6 +791,9 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 
 			first = 1;
 			flag |= FLAG_DSACKING_ACK;
+			f->dsack_segs++;
+			if (tp->reord_seen && !(tp->tlp_high_seq && tp->tlp_high_seq == sim_seq(f, d + 1)))
+				tp->rack.dsack_seen = 1;
 			/* A D-SACK for a retransmitted segment: one fewer retransmission that
 			 * may have been needed. */
 			if (tp->undo_marker && tp->undo_retrans > 0 && (__s32)(d - f->una_idx) < 0 &&
@@ -778,6 +804,8 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 			for (__u32 sidx = blk[b].start; (__s32)(sidx - blk[b].end) < 0; sidx++)
 				if ((__s32)(sidx - ack_idx) >= 0 && (__s32)(sidx - f->nxt_idx) < 0)
 					sacktag_one(f, sidx, &ss, &rs, &flag);
+		if (ss.reord_set && (icsk->icsk_ca_state != TCP_CA_Loss || tp->undo_marker))
+			sim_check_sack_reordering(f, ss.reord);
 		if ((pflags & PKT_ECE) && (tp->ecn_flags & TCP_ECN_OK)) {
 			flag |= FLAG_ECE;
 			ece = true;
@@ -806,6 +834,10 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 			last_ackt = seg->xmit_us;
 			if (!first_ackt)
 				first_ackt = last_ackt;
+			if (!reord_set) {
+				reord = i;
+				reord_set = true;
+			}
 		}
 		if (seg->flags & SEG_SACKED) {
 			tp->sacked_out--;
@@ -829,6 +861,9 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 		f->acked_segs += ack_idx - f->una_idx;
 		f->una_idx = ack_idx;
 		tp->snd_una = ack_seq;
+		/* a hole filled by a segment never retransmitted: reordering */
+		if (reord_set && (__s32)(reord - prior_fack) < 0)
+			sim_check_sack_reordering(f, reord);
 	}
 	{
 		long seq_rtt = -1, ca_rtt = -1, sack_rtt = -1;
@@ -855,6 +890,7 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 		icsk->icsk_ca_ops->pkts_acked(sk, &sample);
 	}
 
+	sim_rack_update_reo_wnd(f, rs.prior_delivered);
 	in_ack_event(tp, flag);
 	if (tp->tlp_high_seq)
 		sim_process_tlp_ack(f, ack_seq, flag);
@@ -880,7 +916,9 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 		} else {
 			if (in_cwnd_reduction(tp)) {
 				sim_cwnd_reduction(f, (int)delivered, rs.losses, flag);
-			} else if (flag & FLAG_DATA_ACKED) {
+			} else if (flag & (tp->reordering > 3 ? FLAG_FORWARD_PROGRESS : FLAG_DATA_ACKED)) {
+				/* tcp_may_raise_cwnd: with reordering above the default degree, SACKed
+				 * data raises cwnd too */
 				icsk->icsk_ca_ops->cong_avoid(sk, ack_seq, delivered);
 				tp->snd_cwnd_stamp = kbpf_tcp_jiffies32(tp);
 			}

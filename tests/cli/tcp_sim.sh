@@ -95,6 +95,18 @@ expect 0 "" -- tcp-sim --cc cubic --cc dctcp --rate 100M --delay 2ms --loss 0.5%
 if cmp -s "$tmp/f1.csv" "$tmp/f2.csv" && ! cmp -s "$tmp/f1.csv" "$tmp/f3.csv"; then ok
 else bad "--fq: not deterministic, or it changed nothing"; fi
 expect 2 "--fq is for simulated flows; a script says 'pacing fq'" -- tcp-sim --cc cubic --fq --script "$tmp/none.script"
+# --- --reorder: packets held back on the link; RACK's window widens after the first
+# spurious retransmission (D-SACKed), the later reorderings cost none; same seed, same run ---
+expect 0 "--reorder P\[,D\]" -- tcp-sim --help
+expect 2 "--reorder: '2' is not P\[,D\]" -- tcp-sim --cc cubic --reorder 2
+expect 2 "--reorder: '1%,0' is not P\[,D\]" -- tcp-sim --cc cubic --reorder 1%,0
+expect 0 "reordering: 103 packets delayed; senders saw it 103 times, degree up to 34, RACK reo_wnd up to 2 x min_rtt/4; 1 retransmissions D-SACKed" -- tcp-sim --cc cubic --rate 100M --delay 5ms --queue 100000 --duration 5s --reorder 0.2%,4ms
+expect 0 "^0 +cubic +9[0-9]\.[0-9]+ Mb/s +1 +0 +1 " -- tcp-sim --cc cubic --rate 100M --delay 5ms --queue 100000 --duration 5s --reorder 0.2%,4ms
+expect 0 "" -- tcp-sim --cc cubic --cc bbr --rate 100M --delay 2ms --loss 0.5% --duration 2s --trace "$tmp/r1.csv" --quiet --reorder 1%,1ms
+expect 0 "" -- tcp-sim --cc cubic --cc bbr --rate 100M --delay 2ms --loss 0.5% --duration 2s --trace "$tmp/r2.csv" --quiet --reorder 1%,1ms
+expect 0 "" -- tcp-sim --cc cubic --cc bbr --rate 100M --delay 2ms --loss 0.5% --duration 2s --trace "$tmp/r3.csv" --quiet --reorder 0
+if cmp -s "$tmp/r1.csv" "$tmp/r2.csv" && ! cmp -s "$tmp/r1.csv" "$tmp/r3.csv"; then ok
+else bad "--reorder: not deterministic, or it changed nothing"; fi
 
 # --- --trace-bbr: BBR's model per ACK (mode, gains, bandwidth, min RTT, extra_acked) ---
 expect 0 "" -- tcp-sim --cc bbr --cc cubic --duration 3s --trace "$tmp/b.csv" --trace-bbr --quiet

@@ -46,6 +46,9 @@ void usage_tcp_sim(void)
 	       "  --delay D           one-way delay, suffix us/ms/s (default 20ms: 40 ms RTT)\n"
 	       "  --queue N           drop-tail queue limit in packets (default: one BDP)\n"
 	       "  --loss P            random loss probability of data packets, 0..1 or N%% (default 0)\n"
+	       "  --reorder P[,D]     delay each data packet with probability P (0..1 or N%%) by D\n"
+	       "                      more (us/ms/s; default 4 packets' serialization time), so\n"
+	       "                      later packets overtake it (default off)\n"
 	       "  --ecn-threshold N   mark ECT packets CE when N packets are queued (default off)\n"
 	       "  --ecn               request ECN (net.ipv4.tcp_ecn=1) for every flow\n"
 	       "  --tso               senders segment as Linux's with TSO/GSO: bursts of\n"
@@ -655,7 +658,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
 	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING, O_CC_MIX, O_FLOWS,
 	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST, O_TRACE_BBR, O_SACK_IDEAL, O_GRO, O_GRO_WINDOW,
-	       O_FQ };
+	       O_FQ, O_REORDER };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -672,7 +675,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		{ "sack-compress", no_argument, 0, O_SACK_COMPRESS }, { "host", required_argument, 0, O_HOST },
 		{ "trace-bbr", no_argument, 0, O_TRACE_BBR }, { "sack-ideal", no_argument, 0, O_SACK_IDEAL },
 		{ "gro", required_argument, 0, O_GRO },	     { "gro-window", required_argument, 0, O_GRO_WINDOW },
-		{ "fq", no_argument, 0, O_FQ },
+		{ "fq", no_argument, 0, O_FQ },	     { "reorder", required_argument, 0, O_REORDER },
 		{ 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
@@ -770,6 +773,22 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 			if (parse_loss(optarg, &so.loss))
 				return cli_error(EXIT_USAGE, CMD, "--loss: '%s' is not a probability (e.g. 0.01 or 1%%)", optarg);
 			break;
+		case O_REORDER: {
+			char p[64];
+			const char *comma = strchr(optarg, ',');
+			size_t n = comma ? (size_t)(comma - optarg) : strlen(optarg);
+
+			if (n >= sizeof(p))
+				n = sizeof(p) - 1;
+			memcpy(p, optarg, n);
+			p[n] = 0;
+			if (parse_loss(p, &so.reorder) ||
+			    (comma && (parse_time_us(comma + 1, 1000, &v) || !v || v > 10000000)))
+				return cli_error(EXIT_USAGE, CMD,
+						 "--reorder: '%s' is not P[,D] (e.g. 1%% or 0.01,1ms)", optarg);
+			so.reorder_delay_us = comma ? (uint32_t)v : 0;
+			break;
+		}
 		case O_ECNT:
 			if (cli_parse_u64(optarg, &v) || v > 1000000)
 				return cli_error(EXIT_USAGE, CMD, "--ecn-threshold: '%s' is not a packet count", optarg);
@@ -979,6 +998,24 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		       st.queue_p50, st.queue_p95, st.queue_p99, st.queue_max, (unsigned long long)st.drops_queue,
 		       (unsigned long long)st.drops_random, (unsigned long long)st.ce_marks);
 		printf("Jain fairness index: %.4f\n", st.jain);
+		if (so.reorder > 0) {
+			uint64_t dsacks = 0, seen = 0;
+			uint32_t degree = 0, steps = 0;
+
+			for (unsigned int i = 0; i < nflows; i++) {
+				struct kbpf_tcp_flow_stats fs;
+
+				kbpf_tcp_sim_flow_stats(sim, i, &fs);
+				dsacks += fs.dsack_segs;
+				seen += fs.reord_seen;
+				degree = fs.reordering > degree ? fs.reordering : degree;
+				steps = fs.reo_wnd_steps > steps ? fs.reo_wnd_steps : steps;
+			}
+			printf("reordering: %llu packets delayed; senders saw it %llu times, degree up to %u, "
+			       "RACK reo_wnd up to %u x min_rtt/4; %llu retransmissions D-SACKed (spurious)\n",
+			       (unsigned long long)st.pkts_reordered, (unsigned long long)seen, degree, steps,
+			       (unsigned long long)dsacks);
+		}
 	}
 	if (plot_path) {
 		struct kbpf_tcp_sim_opts eff = so;

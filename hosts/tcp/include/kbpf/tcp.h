@@ -201,6 +201,7 @@ struct tcp_sock {
 	__u32 data_segs_out;
 	__u32 total_retrans;
 	__u32 reordering;
+	__u32 reord_seen; /* reordering events seen (tcp_check_sack_reordering) */
 
 	/* congestion window */
 	__u32 snd_cwnd;

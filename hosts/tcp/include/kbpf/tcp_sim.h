@@ -27,6 +27,13 @@ struct kbpf_tcp_sim_opts {
 	uint32_t ecn_threshold_pkts; /* mark ECT packets CE when this many are queued; 0 = off */
 	uint32_t mtu; /* bytes on the wire per full segment, headers included (default 1500) */
 	uint64_t seed;
+	/* Reordering (docs/tcp-sim.md "Reordering"): each data packet that leaves the queue is,
+	 * with probability reorder (0..1, drawn from the seeded generator only when nonzero),
+	 * delayed reorder_delay_us more (0: three full packets' serialization time at the
+	 * link rate), so later packets overtake it. Fields after seed: callers built before
+	 * them pass a smaller sz and get no reordering. */
+	double reorder;
+	uint32_t reorder_delay_us;
 };
 
 struct kbpf_tcp_flow_opts {
@@ -106,6 +113,10 @@ struct kbpf_tcp_flow_stats {
 	char cc[TCP_CA_NAME_MAX]; /* the ops' name at the end (dctcp may become dctcp-reno) */
 	uint64_t acks; /* ACKs that reached the sender */
 	uint64_t acks_old; /* of which cumulatively below snd_una (reordered or stale) */
+	uint64_t dsack_segs; /* segments reported by D-SACKs the sender accepted (spurious retransmissions) */
+	uint32_t reordering; /* tp->reordering at the end (3 until reordering is seen) */
+	uint32_t reord_seen; /* tp->reord_seen: how often the sender saw reordering */
+	uint32_t reo_wnd_steps; /* RACK's reorder window in min_rtt/4 steps at the end */
 };
 
 struct kbpf_tcp_sim_stats {
@@ -116,6 +127,7 @@ struct kbpf_tcp_sim_stats {
 	uint32_t queue_p50, queue_p95, queue_p99, queue_max;
 	uint32_t queue_limit; /* the drop-tail limit in effect (packets) */
 	double jain; /* Jain's fairness index of the flows' goodputs (1 = fair) */
+	uint64_t pkts_reordered; /* data packets delayed by opts.reorder */
 };
 
 /* Create a simulator. opts may be NULL (all defaults). Returns 0 or -EINVAL/-ENOMEM. */
