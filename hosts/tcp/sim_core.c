@@ -102,20 +102,27 @@ static bool ev_less(const struct sim_event *a, const struct sim_event *b)
 	return a->t < b->t || (a->t == b->t && a->order < b->order);
 }
 
+void *sim_ring_grow(const void *v, size_t size, size_t cap, size_t head, size_t len, size_t new_cap)
+{
+	unsigned char *n = calloc(new_cap, size);
+
+	for (size_t i = 0; n && i < len; i++)
+		memcpy(n + i * size, (const unsigned char *)v + ((head + i) & (cap - 1)) * size, size);
+	return n;
+}
+
 static bool fifo_push(struct sim *s, struct sim_fifo *q, const struct sim_event *ev)
 {
 	if (q->len && ev_less(ev, &q->v[(q->head + q->len - 1) & (q->cap - 1)]))
 		return false; /* out of time order: the heap takes it */
 	if (q->len == q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 1024;
-		struct sim_event *v = malloc(cap * sizeof(*v));
+		struct sim_event *v = sim_ring_grow(q->v, sizeof(*v), q->cap, q->head, q->len, cap);
 
 		if (!v) {
 			s->oom = 1;
 			return true;
 		}
-		for (size_t i = 0; i < q->len; i++)
-			v[i] = q->v[(q->head + i) & (q->cap - 1)];
 		free(q->v);
 		q->v = v;
 		q->cap = cap;

@@ -113,12 +113,10 @@ bool sim_fq_admit(struct sim_flow *f, __u64 tstamp, bool skb_head)
 static int fq_grow(struct sim_fq *q)
 {
 	__u32 cap = q->cap * 2;
-	struct fq_pkt *v = calloc(cap, sizeof(*v));
+	struct fq_pkt *v = sim_ring_grow(q->v, sizeof(*v), q->cap, q->head, q->len, cap);
 
 	if (!v)
 		return -1;
-	for (__u32 i = 0; i < q->len; i++)
-		v[i] = q->v[(q->head + i) & (q->cap - 1)];
 	free(q->v);
 	q->v = v;
 	q->cap = cap;

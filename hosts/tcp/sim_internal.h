@@ -321,6 +321,10 @@ __u32 sim_current_ssthresh(const struct tcp_sock *tp);
 /* tcp_check_sack_reordering: segment low_idx, never retransmitted, was delivered after
  * higher ones. */
 void sim_check_sack_reordering(struct sim_flow *f, __u32 low_idx);
+/* A power-of-two ring (cap elements of size bytes, len of them from head) copied unrolled,
+ * from index 0, into a new zeroed array of new_cap elements; NULL: out of memory (the old
+ * ring untouched). The caller frees the old one and sets head 0. */
+void *sim_ring_grow(const void *v, size_t size, size_t cap, size_t head, size_t len, size_t new_cap);
 /* tcp_rack_update_reo_wnd, after the ACK's rate sample (rs.prior_delivered). */
 void sim_rack_update_reo_wnd(struct sim_flow *f, __u32 prior_delivered);
 

@@ -123,14 +123,12 @@ void sim_rack_rtx_sent(struct sim_flow *f, __u32 idx, __u64 xmit_us)
 {
 	if (f->rtxq_len == f->rtxq_cap) {
 		__u32 cap = f->rtxq_cap ? f->rtxq_cap * 2 : 64;
-		struct sim_rtx *n = malloc(cap * sizeof(*n));
+		struct sim_rtx *n = sim_ring_grow(f->rtxq, sizeof(*n), f->rtxq_cap, f->rtxq_head, f->rtxq_len, cap);
 
 		if (!n) {
 			f->sim->oom = 1;
 			return;
 		}
-		for (__u32 i = 0; i < f->rtxq_len; i++)
-			n[i] = f->rtxq[(f->rtxq_head + i) & (f->rtxq_cap - 1)];
 		free(f->rtxq);
 		f->rtxq = n;
 		f->rtxq_cap = cap;

@@ -145,14 +145,12 @@ bool sim_wire_sack_push(struct sim_flow *f, const struct sim_wire_sack *w)
 {
 	if (f->wsack_len == f->wsack_cap) {
 		__u32 cap = f->wsack_cap ? f->wsack_cap * 2 : 64;
-		struct sim_wire_sack *v = malloc(cap * sizeof(*v));
+		struct sim_wire_sack *v = sim_ring_grow(f->wsack, sizeof(*v), f->wsack_cap, f->wsack_head, f->wsack_len, cap);
 
 		if (!v) {
 			f->sim->oom = 1;
 			return false;
 		}
-		for (__u32 i = 0; i < f->wsack_len; i++)
-			v[i] = f->wsack[(f->wsack_head + i) & (f->wsack_cap - 1)];
 		free(f->wsack);
 		f->wsack = v;
 		f->wsack_cap = cap;
