@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "verifier/env.h"
+#include "verifier/map_compat.h"
 #include "verifier/spin_lock.h"
 #include "verifier/kfunc.h"
 

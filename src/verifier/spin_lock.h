@@ -18,7 +18,5 @@ int process_timer_func(struct env *env, int regno, struct kbpf_map **meta_map);
  * included) through map value pointer R{regno} must not touch the lock or the timer,
  * and may touch a kptr only as kptr.c allows (helper: an access by a helper). */
 int check_map_value_fields(struct env *env, int regno, int off, int size, bool helper);
-/* Linux's check_map_prog_compatibility for these fields, when a program loads map. */
-int check_map_prog_fields(struct env *env, const struct kbpf_map *map);
 
 #endif
