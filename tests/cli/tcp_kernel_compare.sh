@@ -68,6 +68,31 @@ script 0 "cwnd at first reduction +20 " -- --reuse "$dir" --runs 2 --secs 1 --kb
 script 0 "^\| reno \| 10 \| 5 \| 0 \| 0/16 \| 9\.15 / " -- --reuse "$dir" --runs 2 --secs 1 --md --kbpf "$kbpf" reno 10 5
 script 1 "no kernel run 3 in $dir" -- --reuse "$dir" --runs 3 --secs 1 --kbpf "$kbpf" reno 10 5
 
+# The oracle's tools refuse malformed numbers (they took atof/atoi's 0 before): a usage error,
+# one line, exit 2, before any TUN device or socket is touched (so no root needed).
+if command -v "${CC:-cc}" >/dev/null; then
+  "${CC:-cc}" -O2 -Wall -o "$tmp/tunlink" "$2/tools/tcp-oracle/tunlink.c" || bad "tunlink does not build"
+  "${CC:-cc}" -O2 -Wall -pthread -o "$tmp/bulk" "$2/tools/tcp-oracle/bulk.c" || bad "bulk does not build"
+  usage() { # PATTERN -- COMMAND...: exits 2 with one line on stderr matching PATTERN
+    local pat=$1 rc
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q -- "$pat" "$tmp/err"; then ok
+    else bad "$* exited $rc: $(cat "$tmp/out" "$tmp/err")"; fi
+  }
+  usage "rate_mbit must be a number from 0.001 to 100000, not '10x'" -- "$tmp/tunlink" tA tB 10x 1 20 0 0 1
+  usage "loss_prob must be a number from 0 to 1, not '2'" -- "$tmp/tunlink" tA tB 10 1 20 2 0 1
+  usage "qlimit_pkts must be a whole number" -- "$tmp/tunlink" tA tB 10 1 2.5 0 0 1
+  usage "secs must be a number" -- "$tmp/tunlink" tA tB 10 1 20 0 0 ''
+  usage "-s SPIN_US must be a number" -- "$tmp/tunlink" -s nan tA tB 10 1 20 0 0 1
+  usage "IP must be an IPv4 address, not '1.2.3'" -- "$tmp/bulk" client 1.2.3 5001 cubic 1 1000 "$tmp/x"
+  usage "SAMPLE_US must be a number from 1" -- "$tmp/bulk" client 10.0.0.1 5001 cubic 1 0 "$tmp/x"
+  usage "PORT must be a number from 1 to 65535, not '70000'" -- "$tmp/bulk" server 70000
+else
+  echo "tunlink/bulk argument checks: no C compiler: skipped"
+fi
+
 # tools/tcp-oracle/tunlink, the script's emulator: the summary's busiest millisecond
 # (burst_1ms) without -l too (it was 0.00: only the -l log's intervals counted). Needs root,
 # /dev/net/tun and a network namespace of its own; skipped without them.

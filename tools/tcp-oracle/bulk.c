@@ -16,6 +16,7 @@
 #include <linux/tcp.h>
 #include <linux/inet_diag.h>
 #include <sys/socket.h>
+#include "args.h"
 
 static uint64_t now_us(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec*1000000ull + t.tv_nsec/1000; }
 static int fd; static volatile int done; static uint64_t t0; static FILE *out; static int sample_us; static char cc[32];
@@ -53,12 +54,12 @@ static void *sampler(void *a) {
 int main(int argc, char **argv) {
 	if (argc >= 3 && !strcmp(argv[1], "server")) {
 		int s = socket(AF_INET, SOCK_STREAM, 0), one = 1; setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(atoi(argv[2])) };
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)arg_int("bulk", "PORT", argv[2], 1, 65535)) };
 		/* the receiver's CC (inherited by accepted sockets): Linux grants ECN to an ECT SYN
 		 * (a NEEDS_ECN sender such as dctcp) only from a listener whose CC needs ECN too */
 		if (argc > 4 && setsockopt(s, IPPROTO_TCP, TCP_CONGESTION, argv[4], strlen(argv[4]))) { perror("TCP_CONGESTION"); return 1; }
 		if (bind(s, (void *)&a, sizeof a) || listen(s, 8)) { perror("bind/listen"); return 1; }
-		int n = argc > 3 ? atoi(argv[3]) : 1; /* number of connections to serve */
+		int n = argc > 3 ? (int)arg_int("bulk", "nconn", argv[3], 1, 1024) : 1; /* connections to serve */
 		struct timeval tv = { 120, 0 }; setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 		printf("listening\n"); fflush(stdout);
 		for (int i = 0; i < n; i++) {
@@ -69,12 +70,15 @@ int main(int argc, char **argv) {
 		return 0;
 	}
 	if (argc < 8) { fprintf(stderr, "usage: bulk server PORT [nconn [CC]] | bulk client IP PORT CC SECONDS SAMPLE_US OUT\n"); return 2; }
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)arg_int("bulk", "PORT", argv[3], 1, 65535)) };
+	if (inet_pton(AF_INET, argv[2], &a.sin_addr) != 1) { fprintf(stderr, "bulk: IP must be an IPv4 address, not '%s'\n", argv[2]); return 2; }
+	double secs = arg_num("bulk", "SECONDS", argv[5], 0.001, 86400);
+	sample_us = (int)arg_int("bulk", "SAMPLE_US", argv[6], 1, 10000000);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, argv[4], strlen(argv[4]))) { perror("TCP_CONGESTION"); return 1; }
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(atoi(argv[3])) }; inet_pton(AF_INET, argv[2], &a.sin_addr);
 	if (connect(fd, (void *)&a, sizeof a)) { perror("connect"); return 1; }
 	socklen_t cl = sizeof cc; getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, &cl);
-	double secs = atof(argv[5]); sample_us = atoi(argv[6]); out = fopen(argv[7], "w");
+	if (!(out = fopen(argv[7], "w"))) { perror(argv[7]); return 1; }
 	t0 = now_us(); pthread_t th; pthread_create(&th, NULL, sampler, NULL);
 	static char buf[1 << 16]; memset(buf, 'x', sizeof buf);
 	struct timeval tv = { 1, 0 }; setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);

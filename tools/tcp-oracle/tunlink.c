@@ -28,6 +28,7 @@
 #include <sys/prctl.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
+#include "args.h"
 
 #define RING 16384
 #define PKTMAX 2048
@@ -69,16 +70,21 @@ static uint64_t hist_pct(const hist_t *h, double p) {
 int main(int argc, char **argv) {
 	uint64_t spin_ns = 0; FILE *slog = NULL; int o;
 	while ((o = getopt(argc, argv, "s:l:r:")) != -1) {
-		if (o == 's') spin_ns = (uint64_t)(atof(optarg) * 1000);
+		if (o == 's') spin_ns = (uint64_t)(arg_num("tunlink", "-s SPIN_US", optarg, 0, 1e6) * 1000);
 		else if (o == 'r') { uint64_t v = strtoull(optarg, NULL, 0); rng ^= v * 0x9e3779b97f4a7c15ull; if (!rng) rng = 1; }
 		else if (o == 'l') { if (!(slog = fopen(optarg, "w"))) { perror(optarg); return 1; } }
 		else return 2;
 	}
 	argc -= optind - 1; argv += optind - 1;
 	if (argc < 9) { fprintf(stderr, "usage: tunlink [-s SPIN_US] [-l STATLOG] [-r SEED] tunA tunB rate_mbit delay_ms qlimit_pkts loss_prob ecnK(0=off) secs [qlog]\n"); return 2; }
-	double rate = atof(argv[3]) * 1e6; uint64_t delay = (uint64_t)(atof(argv[4]) * 1e6);
-	uint32_t qlim = atoi(argv[5]); double loss = atof(argv[6]); uint32_t K = atoi(argv[7]); double secs = atof(argv[8]);
+	double rate = arg_num("tunlink", "rate_mbit", argv[3], 0.001, 1e5) * 1e6;
+	uint64_t delay = (uint64_t)(arg_num("tunlink", "delay_ms", argv[4], 0, 1e4) * 1e6);
+	uint32_t qlim = (uint32_t)arg_int("tunlink", "qlimit_pkts", argv[5], 1, RING - 1);
+	double loss = arg_num("tunlink", "loss_prob", argv[6], 0, 1);
+	uint32_t K = (uint32_t)arg_int("tunlink", "ecnK", argv[7], 0, RING - 1);
+	double secs = arg_num("tunlink", "secs", argv[8], 0.001, 86400);
 	FILE *qlog = argc > 9 ? fopen(argv[9], "w") : NULL;
+	if (argc > 9 && !qlog) { perror(argv[9]); return 1; }
 	prctl(PR_SET_TIMERSLACK, 1);
 	mlockall(MCL_CURRENT | MCL_FUTURE);
 	int fa = tun_open(argv[1]), fb = tun_open(argv[2]);
