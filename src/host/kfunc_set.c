@@ -266,8 +266,10 @@ int kbpf_host_kfunc_set_register(struct kbpf_host *host, const struct kbpf_kfunc
 	}
 
 	set = calloc(1, sizeof(*set));
-	if (!set)
+	if (!set) {
+		log_line(log, log_size, "kfunc set '%s': out of memory", set_name);
 		return -ENOMEM;
+	}
 	ret = -ENOMEM;
 	set->filter = OPTS_GET(opts, filter, NULL);
 	set->filter_cookie = OPTS_GET(opts, filter_cookie, NULL);
