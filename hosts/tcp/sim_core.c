@@ -435,6 +435,23 @@ void kbpf_tcp_sim_set_trace(struct kbpf_tcp_sim *sim, kbpf_tcp_trace_fn fn, void
 	s->trace_ctx = ctx;
 }
 
+int kbpf_tcp_sim_set_queue_sampler(struct kbpf_tcp_sim *sim, uint64_t interval_us, kbpf_tcp_queue_fn fn, void *ctx)
+{
+	struct sim *s = (struct sim *)sim;
+	__u64 since;
+
+	if (!s || (fn && (!interval_us || interval_us > UINT64_MAX / NSEC_PER_USEC / 2)))
+		return -EINVAL;
+	s->q_sample = fn;
+	s->q_sample_ctx = ctx;
+	if (!fn)
+		return 0;
+	s->q_sample_ns = interval_us * NSEC_PER_USEC;
+	since = s->now > SIM_T0_NS ? s->now - SIM_T0_NS : 0;
+	s->q_sample_next = SIM_T0_NS + (since / s->q_sample_ns + 1) * s->q_sample_ns;
+	return 0;
+}
+
 int kbpf_tcp_sim_drop_segment(struct kbpf_tcp_sim *sim, unsigned int flow, uint32_t seg)
 {
 	struct sim *s = (struct sim *)sim;
@@ -501,6 +518,8 @@ int kbpf_tcp_sim_run(struct kbpf_tcp_sim *sim, uint64_t duration_us)
 		return -ENOMEM;
 	if (s->now < end)
 		s->now = end;
+	if (s->q_sample)
+		sim_link_sample(s);
 	return 0;
 }
 

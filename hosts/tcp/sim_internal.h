@@ -227,6 +227,10 @@ struct sim {
 	__u64 *q;
 	__u32 q_cap, q_head, q_len;
 	__u64 *q_hist; /* [queue_pkts + 1] */
+	/* kbpf_tcp_sim_set_queue_sampler: the queue every q_sample_ns from q_sample_next on */
+	kbpf_tcp_queue_fn q_sample;
+	void *q_sample_ctx;
+	__u64 q_sample_ns, q_sample_next;
 	struct kbpf_tcp_sim_stats st;
 	/* tests: called for every data packet handed to the bottleneck (or a scripted peer),
 	 * before any drop (NULL: none) */
@@ -257,6 +261,7 @@ void sim_flow_clock(struct sim_flow *f);
 /* A data packet enters the bottleneck now; schedules its arrival (or drops it). */
 void sim_link_send(struct sim *s, struct sim_flow *f, __u32 idx, __u8 flags);
 __u32 sim_link_queue(struct sim *s);
+void sim_link_sample(struct sim *s);
 
 /* sim_sender.c */
 void sim_sender_start(struct sim_flow *f);

@@ -7,9 +7,29 @@
  * over an uncongested, lossless path of the same delay. */
 #include "sim_internal.h"
 
+/* The queue sampler's points up to now, before the ring forgets anything: the queue at time
+ * g is the packets whose serialization ends after g. Every packet in the ring was enqueued
+ * before the points not yet given (each enqueue and drain gives the points before it), and
+ * departure times grow along the ring, so one walk from the head counts those gone by g. */
+void sim_link_sample(struct sim *s)
+{
+	__u32 gone = 0;
+
+	while (s->q_sample_next <= s->now) {
+		__u64 g = s->q_sample_next;
+
+		while (gone < s->q_len && s->q[(s->q_head + gone) & (s->q_cap - 1)] <= g)
+			gone++;
+		s->q_sample((g - SIM_T0_NS) / NSEC_PER_USEC, s->q_len - gone, s->q_sample_ctx);
+		s->q_sample_next += s->q_sample_ns;
+	}
+}
+
 /* Forget packets that finished serialization by now. */
 static void link_drain(struct sim *s)
 {
+	if (s->q_sample && s->q_sample_next <= s->now)
+		sim_link_sample(s);
 	while (s->q_len && s->q[s->q_head] <= s->now) {
 		s->q_head = (s->q_head + 1) & (s->q_cap - 1);
 		s->q_len--;

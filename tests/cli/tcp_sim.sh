@@ -95,6 +95,13 @@ expect 0 "" -- tcp-sim --cc cubic --cc dctcp --rate 100M --delay 2ms --loss 0.5%
 if cmp -s "$tmp/f1.csv" "$tmp/f2.csv" && ! cmp -s "$tmp/f1.csv" "$tmp/f3.csv"; then ok
 else bad "--fq: not deterministic, or it changed nothing"; fi
 expect 2 "--fq is for simulated flows; a script says 'pacing fq'" -- tcp-sim --cc cubic --fq --script "$tmp/none.script"
+# --queue-log: the queue every 1 ms, "TIME_S PACKETS" as tunlink logs it
+expect 2 "--queue-log is for simulated links; a script has none" -- tcp-sim --cc cubic --queue-log "$tmp/q" --script "$tmp/none.script"
+expect 1 "cannot write /nonexistent/q" -- tcp-sim --cc cubic --duration 10ms --queue-log /nonexistent/q
+expect 0 "flow cc" -- tcp-sim --cc cubic --rate 10M --delay 5ms --duration 100ms --queue-log "$tmp/q"
+if [ "$(wc -l <"$tmp/q")" = 100 ] && [ "$(sed -n 1p "$tmp/q")" = "0.001 0" ] && [ "$(sed -n 11p "$tmp/q")" = "0.011 10" ] &&
+  [ "$(sed -n 100p "$tmp/q" | cut -d' ' -f1)" = 0.100 ]; then ok
+else bad "--queue-log: $(head -12 "$tmp/q" | tr '\n' ' ')"; fi
 # --- --reorder: packets held back on the link; RACK's window widens after the first
 # spurious retransmission (D-SACKed), the later reorderings cost none; same seed, same run ---
 expect 0 "--reorder P\[,D\]" -- tcp-sim --help

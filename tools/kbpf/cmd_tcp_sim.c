@@ -82,6 +82,9 @@ void usage_tcp_sim(void)
 	       "  --trace-bbr         with --trace: also BBR's mode, pacing and cwnd gains (1/256),\n"
 	       "                      bandwidth (bytes/s), min RTT and ACK-aggregation allowance\n"
 	       "                      (empty for flows not on the native bbr); not with --script\n"
+	       "  --queue-log FILE    the bottleneck queue every 1 ms: lines \"TIME_S PACKETS\", as\n"
+	       "                      tools/tcp-oracle/tunlink logs its queue (the trace's queue\n"
+	       "                      is the queue at ACKs); not with --script\n"
 	       "  --plot FILE         cwnd and queue over time through gnuplot (.svg or .png)\n"
 	       "  --quiet             no summary\n\n"
 	       "  --script FILE       scripted peer: FILE drives one sender (the one --cc) instead of\n"
@@ -166,6 +169,12 @@ static void trace_fields(FILE *f, const struct kbpf_tcp_trace_point *p, char end
 	fprintf(f, "%.6f,%u,%u,%u,%u,%llu,%u,%u,%u,%u,%u,%u%c", p->time_us / 1e6, p->flow, p->cwnd, p->ssthresh,
 		p->srtt_us, (unsigned long long)p->pacing_rate, p->inflight, p->queue_pkts, p->delivered, p->lost,
 		p->retrans, p->ca_state, end);
+}
+
+/* --queue-log: the queue every 1 ms, in tunlink's queue-log format */
+static void queue_log(uint64_t time_us, uint32_t queue_pkts, void *ctx)
+{
+	fprintf(ctx, "%.3f %u\n", time_us / 1e6, queue_pkts);
 }
 
 static void trace_csv(const struct kbpf_tcp_trace_point *p, void *ctx)
@@ -658,7 +667,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
 	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING, O_CC_MIX, O_FLOWS,
 	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST, O_TRACE_BBR, O_SACK_IDEAL, O_GRO, O_GRO_WINDOW,
-	       O_FQ, O_REORDER };
+	       O_FQ, O_REORDER, O_QUEUE_LOG };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -676,6 +685,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		{ "trace-bbr", no_argument, 0, O_TRACE_BBR }, { "sack-ideal", no_argument, 0, O_SACK_IDEAL },
 		{ "gro", required_argument, 0, O_GRO },	     { "gro-window", required_argument, 0, O_GRO_WINDOW },
 		{ "fq", no_argument, 0, O_FQ },	     { "reorder", required_argument, 0, O_REORDER },
+		{ "queue-log", required_argument, 0, O_QUEUE_LOG },
 		{ 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
@@ -688,11 +698,11 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	uint32_t gro = 0, gro_window_us = 0;
 	struct trace_bbr_ctx tbc;
 	uint64_t duration = 30000000, bytes = 0, stagger = 0, v;
-	const char *trace_path = NULL, *plot_path = NULL, *script_path = NULL;
+	const char *trace_path = NULL, *plot_path = NULL, *script_path = NULL, *qlog_path = NULL;
 	bool keep_going = false;
 	char tmp_csv[] = "/tmp/kbpf-tcp-sim-XXXXXX";
 	bool quiet = false, ecn = false, tmp_used = false;
-	FILE *trace = NULL;
+	FILE *trace = NULL, *qlog = NULL;
 	struct kbpf_tcp_sim *sim = NULL;
 	int opt, err, rc = EXIT_FAIL;
 
@@ -816,6 +826,9 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		case O_TRACE:
 			trace_path = optarg;
 			break;
+		case O_QUEUE_LOG:
+			qlog_path = optarg;
+			break;
 		case O_PLOT:
 			plot_path = optarg;
 			break;
@@ -872,6 +885,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		return cli_error(EXIT_USAGE, CMD, "--trace-bbr goes with --trace, and not with --script");
 	if (fq && script_path)
 		return cli_error(EXIT_USAGE, CMD, "--fq is for simulated flows; a script says 'pacing fq'");
+	if (qlog_path && script_path)
+		return cli_error(EXIT_USAGE, CMD, "--queue-log is for simulated links; a script has none");
 	if (plot_path) {
 		const char *dot = strrchr(plot_path, '.');
 
@@ -953,9 +968,24 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		else
 			kbpf_tcp_sim_set_trace(sim, trace_csv, trace);
 	}
+	if (qlog_path) {
+		if (!(qlog = fopen(qlog_path, "w"))) {
+			cli_error(EXIT_FAIL, CMD, "cannot write %s: %s", qlog_path, strerror(errno));
+			goto out;
+		}
+		kbpf_tcp_sim_set_queue_sampler(sim, 1000, queue_log, qlog);
+	}
 	if ((err = kbpf_tcp_sim_run(sim, duration))) {
 		cli_error(EXIT_FAIL, CMD, "simulation failed: %s", strerror(-err));
 		goto out;
+	}
+	if (qlog) {
+		err = fclose(qlog);
+		qlog = NULL;
+		if (err) {
+			cli_error(EXIT_FAIL, CMD, "writing %s failed: %s", qlog_path, strerror(errno));
+			goto out;
+		}
 	}
 	if (trace) {
 		if (fclose(trace)) {
@@ -1033,6 +1063,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 out:
 	if (trace)
 		fclose(trace);
+	if (qlog)
+		fclose(qlog);
 	if (tmp_used)
 		unlink(tmp_csv);
 	kbpf_tcp_sim_free(sim); /* before the BPF CCs it runs */

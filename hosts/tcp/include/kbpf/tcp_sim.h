@@ -147,6 +147,16 @@ KBPF_API int kbpf_tcp_sim_add_flow(struct kbpf_tcp_sim *sim, const struct tcp_co
 /* Call fn after every ACK the senders process. */
 KBPF_API void kbpf_tcp_sim_set_trace(struct kbpf_tcp_sim *sim, kbpf_tcp_trace_fn fn, void *ctx);
 
+/* The bottleneck's queue length at one instant: packets waiting or being serialized. */
+typedef void (*kbpf_tcp_queue_fn)(uint64_t time_us, uint32_t queue_pkts, void *ctx);
+
+/* Call fn with the queue every interval_us of simulated time, at the multiples of
+ * interval_us after the simulation's start (from the next one on), as a link emulator
+ * samples its queue; the trace's queue_pkts is the queue at ACKs, which a sparse ACK clock
+ * samples late. fn NULL stops it. Returns 0 or -EINVAL (no sim, interval_us 0). */
+KBPF_API int kbpf_tcp_sim_set_queue_sampler(struct kbpf_tcp_sim *sim, uint64_t interval_us, kbpf_tcp_queue_fn fn,
+					    void *ctx);
+
 /* Drop the next transmission of segment seg (0 = the first data segment) of a flow at the
  * link, for tests that need a loss at a known place; call it twice to drop the original and
  * its first retransmission. Returns 0 or -EINVAL/-ENOSPC (at most 8 pending). */
