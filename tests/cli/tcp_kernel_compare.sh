@@ -67,6 +67,24 @@ script 0 "goodput \(Mbit/s\) +9\.15 " -- --reuse "$dir" --runs 2 --secs 1 --kbpf
 script 0 "cwnd at first reduction +20 " -- --reuse "$dir" --runs 2 --secs 1 --kbpf "$kbpf" reno 10 5
 script 0 "^\| reno \| 10 \| 5 \| 0 \| 0/16 \| 9\.15 / " -- --reuse "$dir" --runs 2 --secs 1 --md --kbpf "$kbpf" reno 10 5
 script 1 "no kernel run 3 in $dir" -- --reuse "$dir" --runs 3 --secs 1 --kbpf "$kbpf" reno 10 5
+# Both sides' queue over the same part of the flow: the emulator's log starts some 0.1-0.7 s
+# before the kernel's SYN, which its -l log dates (the first millisecond with 1000 bytes or
+# more is the first data, one RTT after the SYN); the window is [SYN + 0.5 s, SYN + secs].
+# Here the SYN is at 0.300 s: the samples before 0.8 s (99 packets) are not the flow's steady
+# state, those after 1.3 s (77) are past its end. It took [0.5, secs] of the emulator's clock.
+dir2=$tmp/reuse2
+mkdir -p "$dir2"
+for r in 1 2; do
+  cp "$dir/k$r.sum" "$dir/k$r.link" "$dir/k$r.tsv" "$dir2/"
+  printf 't_s ab_bytes ab_late_us ba_late_us wake_late_us\n0.100 48 0 0 0\n0.300 60 0 0 0\n0.311 4500 0 0 0\n0.312 3000 0 0 0\n' >"$dir2/k$r.stat"
+  awk 'BEGIN { for (t = 0.001; t < 1.8; t += 0.001) printf "%.3f %d\n", t, t < 0.8 ? 99 : t <= 1.3 ? 5 : 77 }' >"$dir2/k$r.q"
+done
+chmod -R a+rwX "$dir2"
+script 0 "queue p99 +5 " -- --reuse "$dir2" --runs 2 --secs 1 --kbpf "$kbpf" reno 10 5
+script 0 "queue p5 \(packets\) +5 " -- --reuse "$dir2" --runs 2 --secs 1 --kbpf "$kbpf" reno 10 5
+# kbpf's queue is sampled every 1 ms by the simulator (--queue-log), not held between ACKs
+if [ -s "$dir2/s1.q" ] && [ "$(wc -l <"$dir2/s1.q")" = 1000 ]; then ok
+else bad "kbpf's queue log $dir2/s1.q: $(head -3 "$dir2/s1.q" 2>&1)"; fi
 
 # The oracle's tools refuse malformed numbers (they took atof/atoi's 0 before): a usage error,
 # one line, exit 2, before any TUN device or socket is touched (so no root needed).
