@@ -52,6 +52,7 @@ for bad_runs in abc 0 -1 1.5 ""; do
 done
 script 2 "--secs takes a whole number above 0, not 'x'" -- --secs x reno 10 5
 script 2 "--runs needs a value" -- --runs
+script 2 "--kbpf-runs takes a whole number above 0, not '0'" -- --kbpf-runs 0 reno 10 5
 
 # --reuse DIR: the kernel's results of two runs as an earlier --out DIR keeps them
 dir=$tmp/reuse
@@ -67,6 +68,9 @@ script 0 "goodput \(Mbit/s\) +9\.15 " -- --reuse "$dir" --runs 2 --secs 1 --kbpf
 script 0 "cwnd at first reduction +20 " -- --reuse "$dir" --runs 2 --secs 1 --kbpf "$kbpf" reno 10 5
 script 0 "^\| reno \| 10 \| 5 \| 0 \| 0/16 \| 9\.15 / " -- --reuse "$dir" --runs 2 --secs 1 --md --kbpf "$kbpf" reno 10 5
 script 1 "no kernel run 3 in $dir" -- --reuse "$dir" --runs 3 --secs 1 --kbpf "$kbpf" reno 10 5
+# --kbpf-runs M: kbpf's side over seeds 1..M whatever the kernel runs; --detail's spread line
+script 0 "\| 2 / 5 × 1 s \|" -- --reuse "$dir" --runs 2 --kbpf-runs 5 --secs 1 --md --kbpf "$kbpf" reno 10 5 0.05
+script 0 "# spread: goodput kernel sd 0\.07071, se 0\.05 / kbpf sd" -- --reuse "$dir" --runs 2 --kbpf-runs 5 --secs 1 --detail --kbpf "$kbpf" reno 10 5 0.05
 # Both sides' queue over the same part of the flow: the emulator's log starts some 0.1-0.7 s
 # before the kernel's SYN, which its -l log dates (the first millisecond with 1000 bytes or
 # more is the first data, one RTT after the SYN); the window is [SYN + 0.5 s, SYN + secs].
