@@ -696,6 +696,10 @@ static void sacktag_wire(struct sim_flow *f, __u32 ack_idx, __u32 prior_una_idx,
 				dsack = true;
 				*flag |= FLAG_DSACKING_ACK;
 				f->dsack_segs += dup;
+				/* a spurious retransmission is delivered too (tcp_dsack_seen): it counts
+				 * in delivered, so in the rate sample and in cong_avoid's and PRR's
+				 * newly delivered */
+				ss->sack_delivered += dup;
 				/* RACK widens its window for D-SACKs once reordering was seen, but not
 				 * for one matching a loss probe (timer-driven, not RACK's doing) */
 				if (tp->reord_seen && !(dup == 1 && tp->tlp_high_seq && tp->tlp_high_seq == sim_seq(f, blk[0].end)))
@@ -792,6 +796,7 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 			first = 1;
 			flag |= FLAG_DSACKING_ACK;
 			f->dsack_segs++;
+			ss.sack_delivered++; /* tcp_dsack_seen, as on the wire */
 			if (tp->reord_seen && !(tp->tlp_high_seq && tp->tlp_high_seq == sim_seq(f, d + 1)))
 				tp->rack.dsack_seen = 1;
 			/* A D-SACK for a retransmitted segment: one fewer retransmission that
