@@ -232,6 +232,9 @@ struct sim {
 	 * before any drop (NULL: none) */
 	void (*link_tap)(struct sim *s, struct sim_flow *f, __u32 idx);
 	void *link_tap_ctx;
+	/* tests: extra time (ns) a data packet that passed the queue takes to reach the
+	 * receiver, departing at depart_ns with the one-way delay (NULL: none) */
+	__u64 (*link_delay)(struct sim *s, struct sim_flow *f, __u32 idx, __u64 depart_ns);
 };
 
 /* sim_core.c */
@@ -327,6 +330,13 @@ void sim_check_sack_reordering(struct sim_flow *f, __u32 low_idx);
 void *sim_ring_grow(const void *v, size_t size, size_t cap, size_t head, size_t len, size_t new_cap);
 /* tcp_rack_update_reo_wnd, after the ACK's rate sample (rs.prior_delivered). */
 void sim_rack_update_reo_wnd(struct sim_flow *f, __u32 prior_delivered);
+
+/* tcp_tsopt_ecr_before: the ACK being processed echoes a timestamp older than tsval (ms).
+ * Only ACKs over the wire-SACK path carry a TSecr (f->ack_tsecr 0: none). */
+static inline bool sim_tsecr_before(const struct sim_flow *f, __u32 tsval)
+{
+	return f->ack_tsecr && (__s32)(f->ack_tsecr - tsval) < 0;
+}
 
 /* sim_rtt.c */
 void sim_rtt_update(struct sim_flow *f, long seq_rtt_us, long ca_rtt_us);

@@ -269,17 +269,34 @@ static void end_cwnd_reduction(struct sim_flow *f)
 	kbpf_tcp_ca_event(SK(tp), CA_EVENT_COMPLETE_CWR);
 }
 
-static void init_undo(struct tcp_sock *tp)
+static void init_undo(struct sim_flow *f)
 {
+	struct tcp_sock *tp = &f->snd;
+
 	tp->undo_marker = tp->snd_una;
-	/* Retransmissions still out may be D-SACKed later. */
-	tp->undo_retrans = tp->retrans_out ? (int)tp->retrans_out : -1;
+	/* Retransmissions still out may be D-SACKed later: the regular ones and a loss
+	 * probe's retransmission; 0 would mean "can undo now". */
+	tp->undo_retrans = (int)tp->retrans_out;
+	if (tp->tlp_high_seq && f->tlp_retrans)
+		tp->undo_retrans++;
+	if (!tp->undo_retrans)
+		tp->undo_retrans = -1;
 }
 
-static bool may_undo(const struct tcp_sock *tp)
+/* tcp_packet_delayed: the ACK echoes a timestamp older than the first retransmission (only
+ * with wire SACK, where ACKs carry the TSecr), or nothing was retransmitted yet: an original
+ * filled the hole. */
+static bool packet_delayed(const struct sim_flow *f)
 {
-	/* Without timestamps: every retransmission D-SACKed, or none was sent. */
-	return tp->undo_marker && (!tp->undo_retrans || !tp->retrans_stamp);
+	if (!f->snd.retrans_stamp)
+		return true;
+	return sim_tsecr_before(f, f->retrans_tsval);
+}
+
+/* tcp_may_undo: every retransmission D-SACKed, or the ACK shows the originals arrived. */
+static bool may_undo(const struct sim_flow *f)
+{
+	return f->snd.undo_marker && (!f->snd.undo_retrans || packet_delayed(f));
 }
 
 static void undo_cwnd_reduction(struct sim_flow *f, bool unmark_loss)
@@ -310,7 +327,7 @@ static void try_undo_recovery(struct sim_flow *f)
 {
 	struct tcp_sock *tp = &f->snd;
 
-	if (may_undo(tp))
+	if (may_undo(f))
 		undo_cwnd_reduction(f, false);
 	else if (tp->rack.reo_wnd_persist)
 		tp->rack.reo_wnd_persist--; /* one more recovery that was not spurious */
@@ -321,7 +338,7 @@ static bool try_undo_loss(struct sim_flow *f)
 {
 	struct tcp_sock *tp = &f->snd;
 
-	if (!may_undo(tp))
+	if (!may_undo(f))
 		return false;
 	undo_cwnd_reduction(f, true);
 	tp->inet_conn.icsk_retransmits = 0;
@@ -370,7 +387,7 @@ static void enter_recovery(struct sim_flow *f, bool ece_ack)
 	struct tcp_sock *tp = &f->snd;
 
 	tp->prior_ssthresh = 0;
-	init_undo(tp);
+	init_undo(f);
 	/* Already reducing (CWR): no second ssthresh(). */
 	if (!((1 << ca_state(tp)) & ((1 << TCP_CA_CWR) | (1 << TCP_CA_Recovery)))) {
 		if (!ece_ack)
@@ -393,16 +410,6 @@ static bool try_undo_dsack(struct sim_flow *f)
 		return true;
 	}
 	return false;
-}
-
-/* tcp_packet_delayed: the ACK echoes a timestamp older than the first retransmission (only
- * with wire SACK, where ACKs carry the TSecr), or nothing was retransmitted yet: an original
- * filled the hole. */
-static bool packet_delayed(const struct sim_flow *f)
-{
-	if (!f->snd.retrans_stamp)
-		return true;
-	return f->ack_tsecr && (__s32)(f->ack_tsecr - f->retrans_tsval) < 0;
 }
 
 /* tcp_try_undo_partial: a partial ACK in Recovery filled by a delayed original. True: the
@@ -592,7 +599,7 @@ void sim_enter_loss(struct sim_flow *f)
 		tp->prior_cwnd = tp->snd_cwnd;
 		tp->snd_ssthresh = icsk->icsk_ca_ops->ssthresh(SK(tp));
 		kbpf_tcp_ca_event(SK(tp), CA_EVENT_LOSS);
-		init_undo(tp);
+		init_undo(f);
 	}
 	tp->snd_cwnd = tcp_packets_in_flight(tp) + 1;
 	tp->snd_cwnd_cnt = 0;

@@ -850,7 +850,10 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 			tp->delivered++;
 			if (ece)
 				tp->delivered_ce++;
-			sim_rack_advance(f, seg, i);
+			/* not for a retransmission whose ACK echoes an older timestamp: the
+			 * original arrived (tcp_skb_spurious_retrans) */
+			if (!((seg->flags & SEG_EVER_RETRANS) && sim_tsecr_before(f, (__u32)(seg->xmit_us / 1000))))
+				sim_rack_advance(f, seg, i);
 		}
 		if (seg->flags & SEG_LOST) {
 			tp->lost_out--;
