@@ -174,12 +174,16 @@ struct sim_flow {
 	__u8 sack_cache_n;
 	__u64 dsack_dups;
 	__u64 dsack_segs; /* D-SACKed segments accepted (not dubious) */
-	/* TCP timestamps, only for tcp_packet_delayed (wire SACK): the receiver's ts_recent;
+	/* TCP timestamps: the receiver's ts_recent;
 	 * the sender's TSecr of the ACK being processed (0: none) and the TSval of the first
 	 * retransmission since retrans_stamp was set */
 	__u32 ts_recent;
 	__u32 ack_tsecr;
 	__u32 retrans_tsval;
+	/* with sack_ideal, whose ACK events carry a SACKed index instead, the TSecr of the
+	 * ACKs on the reverse path (FIFO) */
+	__u32 *tsecr_q;
+	__u32 tsecr_cap, tsecr_head, tsecr_len;
 
 	/* scripted peer (script.c): no receiver or link, the script ACKs; sysctl-like knobs */
 	bool scripted;
@@ -328,6 +332,10 @@ void sim_check_sack_reordering(struct sim_flow *f, __u32 low_idx);
  * from index 0, into a new zeroed array of new_cap elements; NULL: out of memory (the old
  * ring untouched). The caller frees the old one and sets head 0. */
 void *sim_ring_grow(const void *v, size_t size, size_t cap, size_t head, size_t len, size_t new_cap);
+/* Room for one more element in a power-of-two ring v of len elements: v itself, or v grown
+ * (doubled, from 64, by sim_ring_grow; the old one freed, *cap and *head updated), or NULL
+ * when out of memory (v kept, s->oom set). */
+void *sim_ring_reserve(struct sim *s, void *v, size_t size, __u32 *cap, __u32 *head, __u32 len);
 /* tcp_rack_update_reo_wnd, after the ACK's rate sample (rs.prior_delivered). */
 void sim_rack_update_reo_wnd(struct sim_flow *f, __u32 prior_delivered);
 

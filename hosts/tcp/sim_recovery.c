@@ -121,20 +121,12 @@ static __u32 rack_reo_wnd(const struct tcp_sock *tp)
  * later) are checked individually. */
 void sim_rack_rtx_sent(struct sim_flow *f, __u32 idx, __u64 xmit_us)
 {
-	if (f->rtxq_len == f->rtxq_cap) {
-		__u32 cap = f->rtxq_cap ? f->rtxq_cap * 2 : 64;
-		struct sim_rtx *n = sim_ring_grow(f->rtxq, sizeof(*n), f->rtxq_cap, f->rtxq_head, f->rtxq_len, cap);
+	struct sim_rtx *q = sim_ring_reserve(f->sim, f->rtxq, sizeof(*q), &f->rtxq_cap, &f->rtxq_head, f->rtxq_len);
 
-		if (!n) {
-			f->sim->oom = 1;
-			return;
-		}
-		free(f->rtxq);
-		f->rtxq = n;
-		f->rtxq_cap = cap;
-		f->rtxq_head = 0;
-	}
-	f->rtxq[(f->rtxq_head + f->rtxq_len++) & (f->rtxq_cap - 1)] = (struct sim_rtx){ idx, xmit_us };
+	if (!q)
+		return;
+	f->rtxq = q;
+	q[(f->rtxq_head + f->rtxq_len++) & (f->rtxq_cap - 1)] = (struct sim_rtx){ idx, xmit_us };
 }
 
 /* Is this copy of the segment still out (not delivered, not already judged lost)? */

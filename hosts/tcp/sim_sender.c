@@ -2,6 +2,7 @@
 /* The sender: connection setup, transmission (cwnd, pacing, ECN marks), ACK processing in
  * Linux's order (docs/reference/tcp-model.md §2.3) and the retransmission timer. Every congestion
  * control decision goes through the socket's icsk_ca_ops. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sim_internal.h"
@@ -630,8 +631,14 @@ void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pf
 {
 	struct sim_sack_block b = { sack_plus1 - 1, sack_plus1 };
 
-	/* with wire SACK, b is the ACK's TSecr */
-	f->ack_tsecr = f->wire_sack ? sack_plus1 : 0;
+	/* with wire SACK, b is the ACK's TSecr; else it waits in its own FIFO */
+	if (f->wire_sack) {
+		f->ack_tsecr = sack_plus1;
+	} else {
+		f->ack_tsecr = f->tsecr_q[f->tsecr_head];
+		f->tsecr_head = (f->tsecr_head + 1) & (f->tsecr_cap - 1);
+		f->tsecr_len--;
+	}
 	if (pflags & PKT_SACKLIST) {
 		struct sim_wire_sack w;
 
@@ -886,6 +893,14 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 		}
 		if (seq_rtt < 0)
 			seq_rtt = sack_rtt;
+		/* RTTM: with neither, the TSecr of an ACK that ACKs new data (tcp_rtt_tsopt_us:
+		 * ms resolution, at least 1 ms) */
+		if (seq_rtt < 0 && f->ack_tsecr && pkts_acked) {
+			__u32 delta = (__u32)(tp->tcp_mstamp / 1000) - f->ack_tsecr;
+
+			if (delta < INT32_MAX / 1000)
+				seq_rtt = ca_rtt = (long)(delta ? delta : 1) * 1000;
+		}
 		rs.rtt_us = ca_rtt;
 		sim_rtt_update(f, seq_rtt, ca_rtt);
 	}

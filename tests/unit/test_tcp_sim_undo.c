@@ -150,8 +150,54 @@ static void test_undo(void)
 	}
 }
 
+/* The ACK that fills a hole with its retransmission ACKs retransmitted data only: no
+ * sequence RTT sample (Karn), but 6.12 takes one from its TSecr (tcp_ack_update_rtt, in
+ * ms, at least 1 ms): SRTT moves on that ACK. Before, it stayed. */
+static struct {
+	struct kbpf_tcp_sim *sim;
+	__u32 prev_una, prev_srtt;
+	unsigned int filled, moved;
+	long sample_us, true_us;
+} R;
+
+static void on_ack_rtt(const struct kbpf_tcp_trace_point *pt, void *ctx)
+{
+	struct sim_flow *f = ((struct sim *)R.sim)->flows[0];
+
+	(void)ctx;
+	if ((__s32)(R.prev_una - 1500) <= 0 && (__s32)(f->una_idx - 1500) > 0 && R.prev_una) {
+		R.filled++;
+		if (f->snd.srtt_us != R.prev_srtt)
+			R.moved++;
+		R.sample_us = (long)((__u32)(f->snd.tcp_mstamp / 1000) - f->ack_tsecr) * 1000;
+		R.true_us = (long)(f->snd.tcp_mstamp - sim_seg(f, 1500)->xmit_us);
+	}
+	R.prev_una = f->una_idx;
+	R.prev_srtt = f->snd.srtt_us;
+	(void)pt;
+}
+
+static void test_ts_rtt_sample(void)
+{
+	struct kbpf_tcp_sim_opts o = { .sz = sizeof(o), .rate_bps = 20000000, .delay_us = 10000,
+				       .queue_pkts = 100000, .seed = 3 };
+
+	memset(&R, 0, sizeof(R));
+	CHECK_EQ_U64(kbpf_tcp_sim_create(&o, &R.sim), 0);
+	CHECK_EQ_U64(kbpf_tcp_sim_add_flow(R.sim, &kbpf_tcp_cubic, NULL, NULL), 0);
+	CHECK_EQ_U64(kbpf_tcp_sim_drop_segment(R.sim, 0, 1500), 0);
+	kbpf_tcp_sim_set_trace(R.sim, on_ack_rtt, NULL);
+	CHECK_EQ_U64(kbpf_tcp_sim_run(R.sim, 2000000), 0);
+	kbpf_tcp_sim_free(R.sim);
+	CHECK_EQ_U64(R.filled, 1);
+	CHECK_EQ_U64(R.moved, 1);
+	/* the retransmission's RTT, in whole ms */
+	CHECK(R.sample_us >= R.true_us - 1000 && R.sample_us <= R.true_us + 1000);
+}
+
 int main(void)
 {
+	RUN(test_ts_rtt_sample);
 	RUN(test_undo);
 	return test_summary();
 }
