@@ -146,6 +146,8 @@ struct sim_flow {
 	struct sim_timer timers[T_NR];
 	bool tlp_armed; /* T_RTO is a tail loss probe (icsk_pending = LOSS_PROBE) */
 	bool tlp_retrans; /* the outstanding probe was a retransmission */
+	bool frto; /* tp->frto: F-RTO (RFC 5682, SACK-enhanced) is judging the last RTO */
+	bool frto_off; /* net.ipv4.tcp_frto 0 (Linux's default: 2) */
 
 	/* receiver */
 	__u32 rcv_idx; /* next expected segment index */
@@ -312,6 +314,7 @@ struct sim_ack_state {
 	__u32 prior_snd_una, prior_delivered, prior_lost, prior_in_flight;
 	__u32 newly_lost;
 	bool ece;
+	bool rexmit_new; /* out: F-RTO sends new data before any retransmission (REXMIT_NEW) */
 };
 /* A retransmission of idx was sent: RACK must watch it. */
 void sim_rack_rtx_sent(struct sim_flow *f, __u32 idx, __u64 xmit_us);
@@ -399,6 +402,7 @@ enum {
 	FLAG_ECE = 0x40,
 	FLAG_LOST_RETRANS = 0x80,
 	FLAG_SLOWPATH = 0x100,
+	FLAG_ORIG_SACK_ACKED = 0x200, /* never-retransmitted data up to high_seq (S)ACKed */
 	FLAG_SND_UNA_ADVANCED = 0x400,
 	FLAG_DSACKING_ACK = 0x800,
 	FLAG_SET_XMIT_TIMER = 0x1000,

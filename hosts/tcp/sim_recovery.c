@@ -326,11 +326,13 @@ static void try_undo_recovery(struct sim_flow *f)
 	kbpf_tcp_set_ca_state(SK(tp), TCP_CA_Open);
 }
 
-static bool try_undo_loss(struct sim_flow *f)
+/* tcp_try_undo_loss: a partial ACK in Loss that proves the RTO spurious, by the undo test
+ * or by F-RTO (frto_undo: never-retransmitted data was delivered). */
+static bool try_undo_loss(struct sim_flow *f, bool frto_undo)
 {
 	struct tcp_sock *tp = &f->snd;
 
-	if (!may_undo(f))
+	if (!frto_undo && !may_undo(f))
 		return false;
 	undo_cwnd_reduction(f, true);
 	tp->inet_conn.icsk_retransmits = 0;
@@ -437,6 +439,39 @@ static void try_to_open(struct sim_flow *f, int flag)
 		try_keep_open(f);
 }
 
+/* tcp_process_loss: undo, or leave Loss once high_seq is ACKed (slow start continues from
+ * where it is: no cwnd = ssthresh); with F-RTO (RFC 5682 3.1, SACK-enhanced), the first ACK
+ * that advances snd_una sends new data instead of retransmissions (step 2.b), and the ACKs
+ * after it tell a spurious RTO (never-retransmitted data delivered: undo, step 3.b) from a
+ * real one (a SACK or dupACK: conventional recovery, step 3.a). */
+static void process_loss(struct sim_flow *f, struct sim_ack_state *as)
+{
+	struct tcp_sock *tp = &f->snd;
+	int flag = as->flag;
+	bool recovered = !before(tp->snd_una, tp->high_seq);
+	bool dupack = !(flag & (FLAG_SND_UNA_ADVANCED | FLAG_NOT_DUP | FLAG_DSACKING_ACK));
+
+	if ((flag & FLAG_SND_UNA_ADVANCED) && try_undo_loss(f, false))
+		return;
+	if (f->frto) {
+		if ((flag & FLAG_ORIG_SACK_ACKED) && try_undo_loss(f, true))
+			return;
+		if (after(tp->snd_nxt, tp->high_seq)) {
+			if ((flag & FLAG_DATA_SACKED) || dupack)
+				f->frto = false; /* the loss was real */
+		} else if ((flag & FLAG_SND_UNA_ADVANCED) && !recovered) {
+			tp->high_seq = tp->snd_nxt;
+			if (f->nxt_idx < f->limit_segs) {
+				as->rexmit_new = true;
+				return;
+			}
+			f->frto = false;
+		}
+	}
+	if (recovered)
+		try_undo_recovery(f);
+}
+
 void sim_fastretrans_alert(struct sim_flow *f, struct sim_ack_state *as)
 {
 	struct tcp_sock *tp = &f->snd;
@@ -476,10 +511,7 @@ void sim_fastretrans_alert(struct sim_flow *f, struct sim_ack_state *as)
 			enter_recovery(f, (flag & FLAG_ECE) != 0);
 		break;
 	case TCP_CA_Loss: {
-		/* tcp_process_loss: undo, or leave Loss once high_seq is ACKed (slow start
-		 * continues from where it is: no cwnd = ssthresh) */
-		if (!((flag & FLAG_SND_UNA_ADVANCED) && try_undo_loss(f)) && !before(tp->snd_una, tp->high_seq))
-			try_undo_recovery(f);
+		process_loss(f, as);
 		__u32 prior_retrans = tp->retrans_out;
 
 		rack_mark_lost(f);
@@ -572,6 +604,7 @@ void sim_enter_loss(struct sim_flow *f)
 {
 	struct tcp_sock *tp = &f->snd;
 	struct inet_connection_sock *icsk = &tp->inet_conn;
+	bool new_recovery = ca_state(tp) < TCP_CA_Recovery;
 
 	for (__u32 i = f->una_idx; i != f->nxt_idx; i++) {
 		struct sim_seg *seg = sim_seg(f, i);
@@ -604,4 +637,6 @@ void sim_enter_loss(struct sim_flow *f)
 	tp->tlp_high_seq = 0;
 	if (tp->ecn_flags & TCP_ECN_OK)
 		tp->ecn_flags |= TCP_ECN_QUEUE_CWR;
+	/* F-RTO unless a recovery was under way, except for repeated timeouts of one snd_una */
+	f->frto = !f->frto_off && (new_recovery || icsk->icsk_retransmits);
 }

@@ -452,13 +452,14 @@ bool sim_tso_should_defer(struct sim_flow *f, __u32 skb_segs, __u32 max_segs, bo
 
 /* tcp_write_xmit with the retransmission queue first: as much as cwnd and pacing allow
  * (a loss probe: one new segment, even beyond cwnd). */
-static void xmit(struct sim_flow *f, bool probe);
+static void xmit(struct sim_flow *f, bool probe, bool new_only);
 void sim_sender_xmit(struct sim_flow *f)
 {
-	xmit(f, false);
+	xmit(f, false, false);
 }
 
-static void xmit(struct sim_flow *f, bool probe)
+/* new_only: new data only, no retransmission (F-RTO's REXMIT_NEW) */
+static void xmit(struct sim_flow *f, bool probe, bool new_only)
 {
 	struct tcp_sock *tp = &f->snd;
 	struct sock *sk = SK(tp);
@@ -467,7 +468,7 @@ static void xmit(struct sim_flow *f, bool probe)
 	if (!f->started || f->done_ns || !tp->inet_conn.icsk_ca_initialized)
 		return;
 	for (;;) {
-		__u32 idx = next_lost(f);
+		__u32 idx = new_only ? ~0U : next_lost(f);
 		bool rtx = idx != ~0U;
 
 		if (!rtx) {
@@ -557,6 +558,8 @@ static void sacktag_one(struct sim_flow *f, __u32 idx, struct sack_state *ss, st
 			ss->reord = idx;
 			ss->reord_set = true;
 		}
+		if (!after(sim_seq(f, idx + 1), tp->high_seq))
+			*flag |= FLAG_ORIG_SACK_ACKED;
 		if (!ss->first_sackt || seg->xmit_us < ss->first_sackt)
 			ss->first_sackt = seg->xmit_us;
 		if (seg->xmit_us > ss->last_sackt)
@@ -850,6 +853,8 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 				reord = i;
 				reord_set = true;
 			}
+			if (!after(sim_seq(f, i + 1), tp->high_seq))
+				flag |= FLAG_ORIG_SACK_ACKED;
 		}
 		if (seg->flags & SEG_SACKED) {
 			tp->sacked_out--;
@@ -958,6 +963,15 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 		return;
 	}
 out:
+	/* tcp_xmit_recovery: F-RTO's new data first; retransmissions only if none went out */
+	if (as.rexmit_new) {
+		xmit(f, false, true);
+		if (after(tp->snd_nxt, tp->high_seq)) {
+			sim_sender_trace(f);
+			return;
+		}
+		f->frto = false;
+	}
 	sim_sender_xmit(f);
 	sim_sender_trace(f);
 }
@@ -979,7 +993,7 @@ static void send_loss_probe(struct sim_flow *f)
 	if (f->nxt_idx < f->limit_segs) {
 		__u32 before_out = tp->packets_out;
 
-		xmit(f, true);
+		xmit(f, true, false);
 		if (tp->packets_out > before_out)
 			tp->tlp_high_seq = tp->snd_nxt;
 		goto rearm;
