@@ -147,7 +147,6 @@ struct sim_flow {
 	bool tlp_armed; /* T_RTO is a tail loss probe (icsk_pending = LOSS_PROBE) */
 	bool tlp_retrans; /* the outstanding probe was a retransmission */
 	bool frto; /* tp->frto: F-RTO (RFC 5682, SACK-enhanced) is judging the last RTO */
-	bool frto_off; /* net.ipv4.tcp_frto 0 (Linux's default: 2) */
 
 	/* receiver */
 	__u32 rcv_idx; /* next expected segment index */

@@ -638,5 +638,5 @@ void sim_enter_loss(struct sim_flow *f)
 	if (tp->ecn_flags & TCP_ECN_OK)
 		tp->ecn_flags |= TCP_ECN_QUEUE_CWR;
 	/* F-RTO unless a recovery was under way, except for repeated timeouts of one snd_una */
-	f->frto = !f->frto_off && (new_recovery || icsk->icsk_retransmits);
+	f->frto = new_recovery || icsk->icsk_retransmits; /* net.ipv4.tcp_frto 2 */
 }
