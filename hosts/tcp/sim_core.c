@@ -111,6 +111,23 @@ void *sim_ring_grow(const void *v, size_t size, size_t cap, size_t head, size_t 
 	return n;
 }
 
+void *sim_ring_reserve(struct sim *s, void *v, size_t size, __u32 *cap, __u32 *head, __u32 len)
+{
+	if (len < *cap)
+		return v;
+	__u32 new_cap = *cap ? *cap * 2 : 64;
+	void *n = sim_ring_grow(v, size, *cap, *head, len, new_cap);
+
+	if (!n) {
+		s->oom = 1;
+		return NULL;
+	}
+	free(v);
+	*cap = new_cap;
+	*head = 0;
+	return n;
+}
+
 static bool fifo_push(struct sim *s, struct sim_fifo *q, const struct sim_event *ev)
 {
 	if (q->len && ev_less(ev, &q->v[(q->head + q->len - 1) & (q->cap - 1)]))
@@ -353,6 +370,7 @@ void kbpf_tcp_sim_free(struct kbpf_tcp_sim *sim)
 		free(f->ooo);
 		free(f->rtxq);
 		free(f->wsack);
+		free(f->tsecr_q);
 		sim_fq_free(f);
 		free(f);
 	}

@@ -146,6 +146,7 @@ struct sim_flow {
 	struct sim_timer timers[T_NR];
 	bool tlp_armed; /* T_RTO is a tail loss probe (icsk_pending = LOSS_PROBE) */
 	bool tlp_retrans; /* the outstanding probe was a retransmission */
+	bool frto; /* tp->frto: F-RTO (RFC 5682, SACK-enhanced) is judging the last RTO */
 
 	/* receiver */
 	__u32 rcv_idx; /* next expected segment index */
@@ -174,12 +175,16 @@ struct sim_flow {
 	__u8 sack_cache_n;
 	__u64 dsack_dups;
 	__u64 dsack_segs; /* D-SACKed segments accepted (not dubious) */
-	/* TCP timestamps, only for tcp_packet_delayed (wire SACK): the receiver's ts_recent;
+	/* TCP timestamps: the receiver's ts_recent;
 	 * the sender's TSecr of the ACK being processed (0: none) and the TSval of the first
 	 * retransmission since retrans_stamp was set */
 	__u32 ts_recent;
 	__u32 ack_tsecr;
 	__u32 retrans_tsval;
+	/* with sack_ideal, whose ACK events carry a SACKed index instead, the TSecr of the
+	 * ACKs on the reverse path (FIFO) */
+	__u32 *tsecr_q;
+	__u32 tsecr_cap, tsecr_head, tsecr_len;
 
 	/* scripted peer (script.c): no receiver or link, the script ACKs; sysctl-like knobs */
 	bool scripted;
@@ -236,6 +241,9 @@ struct sim {
 	 * before any drop (NULL: none) */
 	void (*link_tap)(struct sim *s, struct sim_flow *f, __u32 idx);
 	void *link_tap_ctx;
+	/* tests: extra time (ns) a data packet that passed the queue takes to reach the
+	 * receiver, departing at depart_ns with the one-way delay (NULL: none) */
+	__u64 (*link_delay)(struct sim *s, struct sim_flow *f, __u32 idx, __u64 depart_ns);
 };
 
 /* sim_core.c */
@@ -310,6 +318,7 @@ struct sim_ack_state {
 	__u32 prior_snd_una, prior_delivered, prior_lost, prior_in_flight;
 	__u32 newly_lost;
 	bool ece;
+	bool rexmit_new; /* out: F-RTO sends new data before any retransmission (REXMIT_NEW) */
 };
 /* A retransmission of idx was sent: RACK must watch it. */
 void sim_rack_rtx_sent(struct sim_flow *f, __u32 idx, __u64 xmit_us);
@@ -330,8 +339,19 @@ void sim_check_sack_reordering(struct sim_flow *f, __u32 low_idx);
  * from index 0, into a new zeroed array of new_cap elements; NULL: out of memory (the old
  * ring untouched). The caller frees the old one and sets head 0. */
 void *sim_ring_grow(const void *v, size_t size, size_t cap, size_t head, size_t len, size_t new_cap);
+/* Room for one more element in a power-of-two ring v of len elements: v itself, or v grown
+ * (doubled, from 64, by sim_ring_grow; the old one freed, *cap and *head updated), or NULL
+ * when out of memory (v kept, s->oom set). */
+void *sim_ring_reserve(struct sim *s, void *v, size_t size, __u32 *cap, __u32 *head, __u32 len);
 /* tcp_rack_update_reo_wnd, after the ACK's rate sample (rs.prior_delivered). */
 void sim_rack_update_reo_wnd(struct sim_flow *f, __u32 prior_delivered);
+
+/* tcp_tsopt_ecr_before: the ACK being processed echoes a timestamp older than tsval (ms).
+ * Only ACKs over the wire-SACK path carry a TSecr (f->ack_tsecr 0: none). */
+static inline bool sim_tsecr_before(const struct sim_flow *f, __u32 tsval)
+{
+	return f->ack_tsecr && (__s32)(f->ack_tsecr - tsval) < 0;
+}
 
 /* sim_rtt.c */
 void sim_rtt_update(struct sim_flow *f, long seq_rtt_us, long ca_rtt_us);
@@ -386,6 +406,7 @@ enum {
 	FLAG_ECE = 0x40,
 	FLAG_LOST_RETRANS = 0x80,
 	FLAG_SLOWPATH = 0x100,
+	FLAG_ORIG_SACK_ACKED = 0x200, /* never-retransmitted data up to high_seq (S)ACKed */
 	FLAG_SND_UNA_ADVANCED = 0x400,
 	FLAG_DSACKING_ACK = 0x800,
 	FLAG_SET_XMIT_TIMER = 0x1000,

@@ -95,6 +95,11 @@ void sim_link_send(struct sim *s, struct sim_flow *f, __u32 idx, __u8 flags)
 		extra_ns = s->o.reorder_delay_us ? (__u64)s->o.reorder_delay_us * NSEC_PER_USEC : 4 * tx_ns;
 		s->st.pkts_reordered++;
 	}
+	if (s->link_delay) {
+		__u64 d = s->link_delay(s, f, idx, depart + (__u64)s->o.delay_us * NSEC_PER_USEC);
+
+		extra_ns += d;
+	}
 	/* b: the TCP timestamp the segment carries (ms of its EDT, as Linux's TSval); GRO
 	 * merges only segments with equal options */
 	(extra_ns ? sim_push_heap : sim_push)(s, depart + (__u64)s->o.delay_us * NSEC_PER_USEC + extra_ns, EV_DATA, f->id,

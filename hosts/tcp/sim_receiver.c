@@ -106,6 +106,19 @@ static void rcv_advance(struct sim_flow *f, __u32 end, bool had_ooo)
 		f->rcv.inet_conn.icsk_ack.pending |= ICSK_ACK_NOW;
 }
 
+/* The idealised SACK model's ACK events carry a segment index: their TSecr waits in a
+ * FIFO of its own (ACKs arrive in the order they were sent). */
+static bool tsecr_push(struct sim_flow *f)
+{
+	__u32 *q = sim_ring_reserve(f->sim, f->tsecr_q, sizeof(*q), &f->tsecr_cap, &f->tsecr_head, f->tsecr_len);
+
+	if (!q)
+		return false;
+	f->tsecr_q = q;
+	q[(f->tsecr_head + f->tsecr_len++) & (f->tsecr_cap - 1)] = f->ts_recent;
+	return true;
+}
+
 /* Put an ACK for rcv_nxt (as a segment index) on the reverse path. */
 static void emit_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pflags)
 {
@@ -125,6 +138,8 @@ static void emit_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 p
 		sack_plus1 = f->ts_recent;
 		pflags &= (__u8)~PKT_DSACK;
 	}
+	else if (!tsecr_push(f))
+		return;
 	/* A compressed SACK reports every segment that arrived since the last ACK. */
 	if (f->comp_hi && sack_plus1 == f->comp_hi && !(pflags & PKT_DSACK)) {
 		if (f->comp_lo + 1 != f->comp_hi) {

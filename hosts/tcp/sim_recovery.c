@@ -121,20 +121,12 @@ static __u32 rack_reo_wnd(const struct tcp_sock *tp)
  * later) are checked individually. */
 void sim_rack_rtx_sent(struct sim_flow *f, __u32 idx, __u64 xmit_us)
 {
-	if (f->rtxq_len == f->rtxq_cap) {
-		__u32 cap = f->rtxq_cap ? f->rtxq_cap * 2 : 64;
-		struct sim_rtx *n = sim_ring_grow(f->rtxq, sizeof(*n), f->rtxq_cap, f->rtxq_head, f->rtxq_len, cap);
+	struct sim_rtx *q = sim_ring_reserve(f->sim, f->rtxq, sizeof(*q), &f->rtxq_cap, &f->rtxq_head, f->rtxq_len);
 
-		if (!n) {
-			f->sim->oom = 1;
-			return;
-		}
-		free(f->rtxq);
-		f->rtxq = n;
-		f->rtxq_cap = cap;
-		f->rtxq_head = 0;
-	}
-	f->rtxq[(f->rtxq_head + f->rtxq_len++) & (f->rtxq_cap - 1)] = (struct sim_rtx){ idx, xmit_us };
+	if (!q)
+		return;
+	f->rtxq = q;
+	q[(f->rtxq_head + f->rtxq_len++) & (f->rtxq_cap - 1)] = (struct sim_rtx){ idx, xmit_us };
 }
 
 /* Is this copy of the segment still out (not delivered, not already judged lost)? */
@@ -269,17 +261,34 @@ static void end_cwnd_reduction(struct sim_flow *f)
 	kbpf_tcp_ca_event(SK(tp), CA_EVENT_COMPLETE_CWR);
 }
 
-static void init_undo(struct tcp_sock *tp)
+static void init_undo(struct sim_flow *f)
 {
+	struct tcp_sock *tp = &f->snd;
+
 	tp->undo_marker = tp->snd_una;
-	/* Retransmissions still out may be D-SACKed later. */
-	tp->undo_retrans = tp->retrans_out ? (int)tp->retrans_out : -1;
+	/* Retransmissions still out may be D-SACKed later: the regular ones and a loss
+	 * probe's retransmission; 0 would mean "can undo now". */
+	tp->undo_retrans = (int)tp->retrans_out;
+	if (tp->tlp_high_seq && f->tlp_retrans)
+		tp->undo_retrans++;
+	if (!tp->undo_retrans)
+		tp->undo_retrans = -1;
 }
 
-static bool may_undo(const struct tcp_sock *tp)
+/* tcp_packet_delayed: the ACK echoes a timestamp older than the first retransmission (only
+ * with wire SACK, where ACKs carry the TSecr), or nothing was retransmitted yet: an original
+ * filled the hole. */
+static bool packet_delayed(const struct sim_flow *f)
 {
-	/* Without timestamps: every retransmission D-SACKed, or none was sent. */
-	return tp->undo_marker && (!tp->undo_retrans || !tp->retrans_stamp);
+	if (!f->snd.retrans_stamp)
+		return true;
+	return sim_tsecr_before(f, f->retrans_tsval);
+}
+
+/* tcp_may_undo: every retransmission D-SACKed, or the ACK shows the originals arrived. */
+static bool may_undo(const struct sim_flow *f)
+{
+	return f->snd.undo_marker && (!f->snd.undo_retrans || packet_delayed(f));
 }
 
 static void undo_cwnd_reduction(struct sim_flow *f, bool unmark_loss)
@@ -310,18 +319,20 @@ static void try_undo_recovery(struct sim_flow *f)
 {
 	struct tcp_sock *tp = &f->snd;
 
-	if (may_undo(tp))
+	if (may_undo(f))
 		undo_cwnd_reduction(f, false);
 	else if (tp->rack.reo_wnd_persist)
 		tp->rack.reo_wnd_persist--; /* one more recovery that was not spurious */
 	kbpf_tcp_set_ca_state(SK(tp), TCP_CA_Open);
 }
 
-static bool try_undo_loss(struct sim_flow *f)
+/* tcp_try_undo_loss: a partial ACK in Loss that proves the RTO spurious, by the undo test
+ * or by F-RTO (frto_undo: never-retransmitted data was delivered). */
+static bool try_undo_loss(struct sim_flow *f, bool frto_undo)
 {
 	struct tcp_sock *tp = &f->snd;
 
-	if (!may_undo(tp))
+	if (!frto_undo && !may_undo(f))
 		return false;
 	undo_cwnd_reduction(f, true);
 	tp->inet_conn.icsk_retransmits = 0;
@@ -370,7 +381,7 @@ static void enter_recovery(struct sim_flow *f, bool ece_ack)
 	struct tcp_sock *tp = &f->snd;
 
 	tp->prior_ssthresh = 0;
-	init_undo(tp);
+	init_undo(f);
 	/* Already reducing (CWR): no second ssthresh(). */
 	if (!((1 << ca_state(tp)) & ((1 << TCP_CA_CWR) | (1 << TCP_CA_Recovery)))) {
 		if (!ece_ack)
@@ -393,16 +404,6 @@ static bool try_undo_dsack(struct sim_flow *f)
 		return true;
 	}
 	return false;
-}
-
-/* tcp_packet_delayed: the ACK echoes a timestamp older than the first retransmission (only
- * with wire SACK, where ACKs carry the TSecr), or nothing was retransmitted yet: an original
- * filled the hole. */
-static bool packet_delayed(const struct sim_flow *f)
-{
-	if (!f->snd.retrans_stamp)
-		return true;
-	return f->ack_tsecr && (__s32)(f->ack_tsecr - f->retrans_tsval) < 0;
 }
 
 /* tcp_try_undo_partial: a partial ACK in Recovery filled by a delayed original. True: the
@@ -436,6 +437,39 @@ static void try_to_open(struct sim_flow *f, int flag)
 		enter_cwr(f);
 	if (ca_state(tp) != TCP_CA_CWR)
 		try_keep_open(f);
+}
+
+/* tcp_process_loss: undo, or leave Loss once high_seq is ACKed (slow start continues from
+ * where it is: no cwnd = ssthresh); with F-RTO (RFC 5682 3.1, SACK-enhanced), the first ACK
+ * that advances snd_una sends new data instead of retransmissions (step 2.b), and the ACKs
+ * after it tell a spurious RTO (never-retransmitted data delivered: undo, step 3.b) from a
+ * real one (a SACK or dupACK: conventional recovery, step 3.a). */
+static void process_loss(struct sim_flow *f, struct sim_ack_state *as)
+{
+	struct tcp_sock *tp = &f->snd;
+	int flag = as->flag;
+	bool recovered = !before(tp->snd_una, tp->high_seq);
+	bool dupack = !(flag & (FLAG_SND_UNA_ADVANCED | FLAG_NOT_DUP | FLAG_DSACKING_ACK));
+
+	if ((flag & FLAG_SND_UNA_ADVANCED) && try_undo_loss(f, false))
+		return;
+	if (f->frto) {
+		if ((flag & FLAG_ORIG_SACK_ACKED) && try_undo_loss(f, true))
+			return;
+		if (after(tp->snd_nxt, tp->high_seq)) {
+			if ((flag & FLAG_DATA_SACKED) || dupack)
+				f->frto = false; /* the loss was real */
+		} else if ((flag & FLAG_SND_UNA_ADVANCED) && !recovered) {
+			tp->high_seq = tp->snd_nxt;
+			if (f->nxt_idx < f->limit_segs) {
+				as->rexmit_new = true;
+				return;
+			}
+			f->frto = false;
+		}
+	}
+	if (recovered)
+		try_undo_recovery(f);
 }
 
 void sim_fastretrans_alert(struct sim_flow *f, struct sim_ack_state *as)
@@ -477,10 +511,7 @@ void sim_fastretrans_alert(struct sim_flow *f, struct sim_ack_state *as)
 			enter_recovery(f, (flag & FLAG_ECE) != 0);
 		break;
 	case TCP_CA_Loss: {
-		/* tcp_process_loss: undo, or leave Loss once high_seq is ACKed (slow start
-		 * continues from where it is: no cwnd = ssthresh) */
-		if (!((flag & FLAG_SND_UNA_ADVANCED) && try_undo_loss(f)) && !before(tp->snd_una, tp->high_seq))
-			try_undo_recovery(f);
+		process_loss(f, as);
 		__u32 prior_retrans = tp->retrans_out;
 
 		rack_mark_lost(f);
@@ -573,6 +604,7 @@ void sim_enter_loss(struct sim_flow *f)
 {
 	struct tcp_sock *tp = &f->snd;
 	struct inet_connection_sock *icsk = &tp->inet_conn;
+	bool new_recovery = ca_state(tp) < TCP_CA_Recovery;
 
 	for (__u32 i = f->una_idx; i != f->nxt_idx; i++) {
 		struct sim_seg *seg = sim_seg(f, i);
@@ -592,7 +624,7 @@ void sim_enter_loss(struct sim_flow *f)
 		tp->prior_cwnd = tp->snd_cwnd;
 		tp->snd_ssthresh = icsk->icsk_ca_ops->ssthresh(SK(tp));
 		kbpf_tcp_ca_event(SK(tp), CA_EVENT_LOSS);
-		init_undo(tp);
+		init_undo(f);
 	}
 	tp->snd_cwnd = tcp_packets_in_flight(tp) + 1;
 	tp->snd_cwnd_cnt = 0;
@@ -605,4 +637,6 @@ void sim_enter_loss(struct sim_flow *f)
 	tp->tlp_high_seq = 0;
 	if (tp->ecn_flags & TCP_ECN_OK)
 		tp->ecn_flags |= TCP_ECN_QUEUE_CWR;
+	/* F-RTO unless a recovery was under way, except for repeated timeouts of one snd_una */
+	f->frto = new_recovery || icsk->icsk_retransmits; /* net.ipv4.tcp_frto 2 */
 }

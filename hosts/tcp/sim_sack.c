@@ -143,20 +143,12 @@ bool sim_sack_is_dsack(const struct sim_sack_block *b, unsigned int n, __u32 ack
 
 bool sim_wire_sack_push(struct sim_flow *f, const struct sim_wire_sack *w)
 {
-	if (f->wsack_len == f->wsack_cap) {
-		__u32 cap = f->wsack_cap ? f->wsack_cap * 2 : 64;
-		struct sim_wire_sack *v = sim_ring_grow(f->wsack, sizeof(*v), f->wsack_cap, f->wsack_head, f->wsack_len, cap);
+	struct sim_wire_sack *q = sim_ring_reserve(f->sim, f->wsack, sizeof(*q), &f->wsack_cap, &f->wsack_head, f->wsack_len);
 
-		if (!v) {
-			f->sim->oom = 1;
-			return false;
-		}
-		free(f->wsack);
-		f->wsack = v;
-		f->wsack_cap = cap;
-		f->wsack_head = 0;
-	}
-	f->wsack[(f->wsack_head + f->wsack_len++) & (f->wsack_cap - 1)] = *w;
+	if (!q)
+		return false;
+	f->wsack = q;
+	q[(f->wsack_head + f->wsack_len++) & (f->wsack_cap - 1)] = *w;
 	return true;
 }
 

@@ -2,6 +2,7 @@
 /* The sender: connection setup, transmission (cwnd, pacing, ECN marks), ACK processing in
  * Linux's order (docs/reference/tcp-model.md §2.3) and the retransmission timer. Every congestion
  * control decision goes through the socket's icsk_ca_ops. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sim_internal.h"
@@ -451,13 +452,14 @@ bool sim_tso_should_defer(struct sim_flow *f, __u32 skb_segs, __u32 max_segs, bo
 
 /* tcp_write_xmit with the retransmission queue first: as much as cwnd and pacing allow
  * (a loss probe: one new segment, even beyond cwnd). */
-static void xmit(struct sim_flow *f, bool probe);
+static void xmit(struct sim_flow *f, bool probe, bool new_only);
 void sim_sender_xmit(struct sim_flow *f)
 {
-	xmit(f, false);
+	xmit(f, false, false);
 }
 
-static void xmit(struct sim_flow *f, bool probe)
+/* new_only: new data only, no retransmission (F-RTO's REXMIT_NEW) */
+static void xmit(struct sim_flow *f, bool probe, bool new_only)
 {
 	struct tcp_sock *tp = &f->snd;
 	struct sock *sk = SK(tp);
@@ -466,7 +468,7 @@ static void xmit(struct sim_flow *f, bool probe)
 	if (!f->started || f->done_ns || !tp->inet_conn.icsk_ca_initialized)
 		return;
 	for (;;) {
-		__u32 idx = next_lost(f);
+		__u32 idx = new_only ? ~0U : next_lost(f);
 		bool rtx = idx != ~0U;
 
 		if (!rtx) {
@@ -556,6 +558,8 @@ static void sacktag_one(struct sim_flow *f, __u32 idx, struct sack_state *ss, st
 			ss->reord = idx;
 			ss->reord_set = true;
 		}
+		if (!after(sim_seq(f, idx + 1), tp->high_seq))
+			*flag |= FLAG_ORIG_SACK_ACKED;
 		if (!ss->first_sackt || seg->xmit_us < ss->first_sackt)
 			ss->first_sackt = seg->xmit_us;
 		if (seg->xmit_us > ss->last_sackt)
@@ -630,8 +634,14 @@ void sim_sender_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 pf
 {
 	struct sim_sack_block b = { sack_plus1 - 1, sack_plus1 };
 
-	/* with wire SACK, b is the ACK's TSecr */
-	f->ack_tsecr = f->wire_sack ? sack_plus1 : 0;
+	/* with wire SACK, b is the ACK's TSecr; else it waits in its own FIFO */
+	if (f->wire_sack) {
+		f->ack_tsecr = sack_plus1;
+	} else {
+		f->ack_tsecr = f->tsecr_q[f->tsecr_head];
+		f->tsecr_head = (f->tsecr_head + 1) & (f->tsecr_cap - 1);
+		f->tsecr_len--;
+	}
 	if (pflags & PKT_SACKLIST) {
 		struct sim_wire_sack w;
 
@@ -696,6 +706,10 @@ static void sacktag_wire(struct sim_flow *f, __u32 ack_idx, __u32 prior_una_idx,
 				dsack = true;
 				*flag |= FLAG_DSACKING_ACK;
 				f->dsack_segs += dup;
+				/* a spurious retransmission is delivered too (tcp_dsack_seen): it counts
+				 * in delivered, so in the rate sample and in cong_avoid's and PRR's
+				 * newly delivered */
+				ss->sack_delivered += dup;
 				/* RACK widens its window for D-SACKs once reordering was seen, but not
 				 * for one matching a loss probe (timer-driven, not RACK's doing) */
 				if (tp->reord_seen && !(dup == 1 && tp->tlp_high_seq && tp->tlp_high_seq == sim_seq(f, blk[0].end)))
@@ -792,6 +806,7 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 			first = 1;
 			flag |= FLAG_DSACKING_ACK;
 			f->dsack_segs++;
+			ss.sack_delivered++; /* tcp_dsack_seen, as on the wire */
 			if (tp->reord_seen && !(tp->tlp_high_seq && tp->tlp_high_seq == sim_seq(f, d + 1)))
 				tp->rack.dsack_seen = 1;
 			/* A D-SACK for a retransmitted segment: one fewer retransmission that
@@ -838,6 +853,8 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 				reord = i;
 				reord_set = true;
 			}
+			if (!after(sim_seq(f, i + 1), tp->high_seq))
+				flag |= FLAG_ORIG_SACK_ACKED;
 		}
 		if (seg->flags & SEG_SACKED) {
 			tp->sacked_out--;
@@ -845,7 +862,10 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 			tp->delivered++;
 			if (ece)
 				tp->delivered_ce++;
-			sim_rack_advance(f, seg, i);
+			/* not for a retransmission whose ACK echoes an older timestamp: the
+			 * original arrived (tcp_skb_spurious_retrans) */
+			if (!((seg->flags & SEG_EVER_RETRANS) && sim_tsecr_before(f, (__u32)(seg->xmit_us / 1000))))
+				sim_rack_advance(f, seg, i);
 		}
 		if (seg->flags & SEG_LOST) {
 			tp->lost_out--;
@@ -878,6 +898,14 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 		}
 		if (seq_rtt < 0)
 			seq_rtt = sack_rtt;
+		/* RTTM: with neither, the TSecr of an ACK that ACKs new data (tcp_rtt_tsopt_us:
+		 * ms resolution, at least 1 ms) */
+		if (seq_rtt < 0 && f->ack_tsecr && pkts_acked) {
+			__u32 delta = (__u32)(tp->tcp_mstamp / 1000) - f->ack_tsecr;
+
+			if (delta < INT32_MAX / 1000)
+				seq_rtt = ca_rtt = (long)(delta ? delta : 1) * 1000;
+		}
 		rs.rtt_us = ca_rtt;
 		sim_rtt_update(f, seq_rtt, ca_rtt);
 	}
@@ -935,6 +963,15 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 		return;
 	}
 out:
+	/* tcp_xmit_recovery: F-RTO's new data first; retransmissions only if none went out */
+	if (as.rexmit_new) {
+		xmit(f, false, true);
+		if (after(tp->snd_nxt, tp->high_seq)) {
+			sim_sender_trace(f);
+			return;
+		}
+		f->frto = false;
+	}
 	sim_sender_xmit(f);
 	sim_sender_trace(f);
 }
@@ -956,7 +993,7 @@ static void send_loss_probe(struct sim_flow *f)
 	if (f->nxt_idx < f->limit_segs) {
 		__u32 before_out = tp->packets_out;
 
-		xmit(f, true);
+		xmit(f, true, false);
 		if (tp->packets_out > before_out)
 			tp->tlp_high_seq = tp->snd_nxt;
 		goto rearm;

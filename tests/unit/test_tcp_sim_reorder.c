@@ -130,6 +130,64 @@ static void test_deterministic(void)
 	CHECK(a.h.h != c.h.h);
 }
 
+/* bbr's cong_control, recording the rate sample of each ACK that brought a D-SACK */
+static struct tcp_congestion_ops bbr_rec;
+static struct {
+	uint64_t prior_dsack;
+	unsigned int dsack_acks, dsack_acks_counted;
+} rec;
+
+static void bbr_rec_main(struct sock *sk, const struct rate_sample *rs)
+{
+	struct sim_flow *f = ((struct tcp_sock *)sk)->kbpf.owner;
+
+	if (f->dsack_segs != rec.prior_dsack) {
+		rec.dsack_acks++;
+		/* what the D-SACK reported counts as delivered by this ACK */
+		if (rs->acked_sacked >= (int64_t)(f->dsack_segs - rec.prior_dsack))
+			rec.dsack_acks_counted++;
+		rec.prior_dsack = f->dsack_segs;
+	}
+	kbpf_tcp_bbr.cong_control(sk, rs);
+}
+
+/* 6.12's tcp_dsack_seen counts the D-SACKed segments in delivered (a spurious retransmission
+ * is delivered too): tcpi_delivered = the SYN + segments cumulatively ACKed + SACKed + D-SACKed,
+ * and the ACK that brings a D-SACK has it in its rate sample's acked_sacked. Before, the
+ * D-SACKed ones were missing from both. */
+static void test_dsack_delivered(void)
+{
+	static const struct {
+		const struct tcp_congestion_ops *ops;
+		int sack_ideal;
+	} cases[] = { { &kbpf_tcp_cubic, 0 }, { &kbpf_tcp_cubic, 1 }, { &bbr_rec, 0 } };
+
+	bbr_rec = kbpf_tcp_bbr;
+	bbr_rec.cong_control = bbr_rec_main;
+	for (unsigned int c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct kbpf_tcp_sim_opts o = { .sz = sizeof(o), .rate_bps = 100000000, .delay_us = 5000,
+					       .queue_pkts = 100000, .reorder = 0.01, .reorder_delay_us = 8000,
+					       .seed = 5 };
+		struct kbpf_tcp_flow_opts fo = { .sz = sizeof(fo), .sack_ideal = cases[c].sack_ideal };
+		struct kbpf_tcp_sim *s = NULL;
+
+		rec.prior_dsack = 0;
+		rec.dsack_acks = rec.dsack_acks_counted = 0;
+		CHECK_EQ_U64(kbpf_tcp_sim_create(&o, &s), 0);
+		CHECK_EQ_U64(kbpf_tcp_sim_add_flow(s, cases[c].ops, &fo, NULL), 0);
+		CHECK_EQ_U64(kbpf_tcp_sim_run(s, 3000000), 0);
+		struct sim_flow *f = ((struct sim *)s)->flows[0];
+
+		CHECK(f->dsack_segs > 0);
+		CHECK_EQ_U64(f->snd.delivered, 1 + f->acked_segs + f->snd.sacked_out + f->dsack_segs);
+		if (cases[c].ops == &bbr_rec) {
+			CHECK(rec.dsack_acks > 0);
+			CHECK_EQ_U64(rec.dsack_acks_counted, rec.dsack_acks);
+		}
+		kbpf_tcp_sim_free(s);
+	}
+}
+
 static uint64_t hash_run(const struct kbpf_tcp_sim_opts *o)
 {
 	struct kbpf_tcp_sim *s = NULL;
@@ -181,6 +239,7 @@ int main(void)
 	RUN(test_first_spurious_then_window_grows);
 	RUN(test_small_degree);
 	RUN(test_deterministic);
+	RUN(test_dsack_delivered);
 	RUN(test_off_keeps_draws);
 	RUN(test_bad_opts);
 	return test_summary();
