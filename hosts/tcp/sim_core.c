@@ -537,7 +537,7 @@ int kbpf_tcp_sim_run(struct kbpf_tcp_sim *sim, uint64_t duration_us)
 	if (s->now < end)
 		s->now = end;
 	if (s->q_sample)
-		sim_link_sample(s);
+		sim_link_sample(s, true); /* every event through end ran */
 	return 0;
 }
 

@@ -269,7 +269,7 @@ void sim_flow_clock(struct sim_flow *f);
 /* A data packet enters the bottleneck now; schedules its arrival (or drops it). */
 void sim_link_send(struct sim *s, struct sim_flow *f, __u32 idx, __u8 flags);
 __u32 sim_link_queue(struct sim *s);
-void sim_link_sample(struct sim *s);
+void sim_link_sample(struct sim *s, bool through_now);
 
 /* sim_sender.c */
 void sim_sender_start(struct sim_flow *f);

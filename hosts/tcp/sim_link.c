@@ -7,15 +7,18 @@
  * over an uncongested, lossless path of the same delay. */
 #include "sim_internal.h"
 
-/* The queue sampler's points up to now, before the ring forgets anything: the queue at time
- * g is the packets whose serialization ends after g. Every packet in the ring was enqueued
- * before the points not yet given (each enqueue and drain gives the points before it), and
- * departure times grow along the ring, so one walk from the head counts those gone by g. */
-void sim_link_sample(struct sim *s)
+/* The queue sampler's points before now (through now if through_now), before the ring
+ * forgets anything. A point's queue is the one just after its instant: the packets whose
+ * serialization ends after it, counting those enqueued at that very instant (on an exact
+ * path, arrivals and departures fall on the sampling grid; counting the departures but not
+ * the arrivals read up to 0.5 packets low). Every packet in the ring was enqueued at or
+ * before the points not yet given (each enqueue and drain first gives the points before
+ * it), and departure times grow along the ring, so one walk from the head counts those gone. */
+void sim_link_sample(struct sim *s, bool through_now)
 {
 	__u32 gone = 0;
 
-	while (s->q_sample_next <= s->now) {
+	while (s->q_sample_next < s->now || (through_now && s->q_sample_next == s->now)) {
 		__u64 g = s->q_sample_next;
 
 		while (gone < s->q_len && s->q[(s->q_head + gone) & (s->q_cap - 1)] <= g)
@@ -28,8 +31,8 @@ void sim_link_sample(struct sim *s)
 /* Forget packets that finished serialization by now. */
 static void link_drain(struct sim *s)
 {
-	if (s->q_sample && s->q_sample_next <= s->now)
-		sim_link_sample(s);
+	if (s->q_sample && s->q_sample_next < s->now)
+		sim_link_sample(s, false);
 	while (s->q_len && s->q[s->q_head] <= s->now) {
 		s->q_head = (s->q_head + 1) & (s->q_cap - 1);
 		s->q_len--;

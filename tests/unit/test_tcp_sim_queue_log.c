@@ -50,7 +50,7 @@ static void test_burst_drains(void)
 		uint32_t want = 0;
 
 		CHECK_EQ_U64(t, (i + 1) * 1000ULL);
-		if (t > 10000) { /* enqueued at 10 ms: a sample at 10 ms is taken before */
+		if (t >= 10000) { /* enqueued at 10 ms: the sample at 10 ms is the queue just after */
 			uint64_t gone = (t - 10000) / 1200;
 
 			want = gone < 10 ? (uint32_t)(10 - gone) : 0;
