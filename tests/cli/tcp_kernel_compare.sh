@@ -115,6 +115,33 @@ else
   echo "tunlink/bulk argument checks: no C compiler: skipped"
 fi
 
+# cubic whose slow start HyStart ended between two 1 ms samples (cwnd 50, then 60 with
+# ssthresh 58): the kernel's cwnd at the first reduction is HyStart's own, 58 (nstat), not
+# the sample before (50); run 2 ended it by a loss (ssthresh 35, not HyStart's 59): its
+# sample, 40. --detail gives each side's retransmissions per recovery episode.
+dir=$tmp/hystart
+mkdir -p "$dir"
+hdr='t_us cwnd ssthresh rtt_us rttvar_us ca_state retrans total_retrans'
+for r in 1 2; do
+  echo "cc=cubic secs=1.00 goodput_mbit=9.5 total_retrans=4 delivered=900 delivered_ce=0" >"$dir/k$r.sum"
+  echo "fwd=1000 rev=500 qdrop=4 rdrop=0 ce_marks=0 maxq=20" >"$dir/k$r.link"
+  printf '0.5 1\n0.6 4\n' >"$dir/k$r.q"
+done
+{ echo "$hdr"; printf '%s\n' '1000 30 2147483647 4000 0 0 0 0' '2000 50 2147483647 4000 0 0 0 0' \
+  '3000 60 58 4000 0 0 0 0' '4000 62 58 4000 0 0 0 0' '5000 45 43 4000 0 3 1 1' '6000 44 43 4000 0 3 0 2' \
+  '7000 44 43 4000 0 0 0 2' '8000 50 43 4000 0 3 1 3' '9000 50 43 4000 0 0 0 3' '10000 51 43 4000 0 0 0 4'; } >"$dir/k1.tsv"
+{ echo "$hdr"; printf '%s\n' '1000 30 2147483647 4000 0 0 0 0' '2000 40 2147483647 4000 0 0 0 0' \
+  '3000 36 35 4000 0 3 4 4' '4000 35 35 4000 0 0 0 4'; } >"$dir/k2.tsv"
+printf 'TcpExtTCPHystartTrainDetect 1 0.0\nTcpExtTCPHystartTrainCwnd 58 0.0\n' >"$dir/k1.nstatA"
+printf 'TcpExtTCPHystartTrainDetect 1 0.0\nTcpExtTCPHystartTrainCwnd 59 0.0\n' >"$dir/k2.nstatA"
+chmod -R a+rwX "$dir"
+script 0 "cwnd at first reduction +49 " -- --reuse "$dir" --runs 2 --secs 1 --kbpf "$kbpf" cubic 10 5
+script 0 "# kernel run 1: 2 recovery episodes \(1 ms samples\): the first retransmitted 2, the later ones 1:1 \(retransmissions:episodes\); 1 retransmission outside them" \
+  -- --reuse "$dir" --runs 2 --secs 1 --detail --kbpf "$kbpf" cubic 10 5
+script 0 "# kernel run 2: 1 recovery episode \(1 ms samples\): the first retransmitted 4; 0 retransmissions outside them" \
+  -- --reuse "$dir" --runs 2 --secs 1 --detail --kbpf "$kbpf" cubic 10 5
+script 0 "# kbpf seed 1: [0-9]+ recovery episodes? \(per-ACK trace\)" -- --reuse "$dir" --runs 2 --secs 1 --detail --kbpf "$kbpf" cubic 10 5
+
 # tools/tcp-oracle/tunlink, the script's emulator: the summary's busiest millisecond
 # (burst_1ms) without -l too (it was 0.00: only the -l log's intervals counted). Needs root,
 # /dev/net/tun and a network namespace of its own; skipped without them.
