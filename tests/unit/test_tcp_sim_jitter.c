@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Path timing noise (opts.jitter_ns, issue 20): with exact timing, dctcp over 100 Mbit/s,
  * 4 ms RTT, K = 10 and TSO locks into one phase — every 120 µs departure and every burst
- * lie on one 40 µs grid, each TSO burst meets the bottleneck at the very nanosecond a
- * packet leaves, and the same tie repeats every round — and marks 0.073 of its packets
+ * lie on one 40 µs grid, a third of the TSO bursts meet the bottleneck at the very
+ * nanosecond a packet leaves, round after round — and marks 0.073 of its packets
  * where Linux, whose path is never timed to the nanosecond, marks 0.053. Any noise, 1 µs
  * as well as the kernel comparison emulator's 40 µs, gives Linux's regime. The noise keeps
  * each path in order, comes from a generator of its own (the loss draws stay as they were)

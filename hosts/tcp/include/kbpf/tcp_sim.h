@@ -40,7 +40,7 @@ struct kbpf_tcp_sim_opts {
 	 * reordering draws stay as they were), never ahead of the packet before it on the same
 	 * path. Real hosts and links never time two events to the nanosecond; the exact model
 	 * does, and flows can lock into one phase against the bottleneck (TSO bursts meeting
-	 * each departure to the nanosecond, every round). 0 (the default): exact timing. At
+	 * departures to the nanosecond, round after round). 0 (the default): exact timing. At
 	 * most 10 ms. Callers built before this field pass a smaller sz and get none. */
 	uint32_t jitter_ns;
 };
