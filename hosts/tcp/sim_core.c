@@ -10,16 +10,32 @@
 #include "sim_internal.h"
 #include "tcp_host_internal.h"
 
-__u64 sim_rand(struct sim *s)
+/* xorshift64*: deterministic for a seed, cheap. */
+static __u64 xorshift64s(__u64 *state)
 {
-	/* xorshift64*: deterministic for a seed, cheap. */
-	__u64 x = s->rng;
+	__u64 x = *state;
 
 	x ^= x >> 12;
 	x ^= x << 25;
 	x ^= x >> 27;
-	s->rng = x;
+	*state = x;
 	return x * 0x2545F4914F6CDD1DULL;
+}
+
+__u64 sim_rand(struct sim *s)
+{
+	return xorshift64s(&s->rng);
+}
+
+__u64 sim_jitter(struct sim *s, bool ack, __u64 t)
+{
+	if (!s->o.jitter_ns)
+		return t;
+	t += (xorshift64s(&s->jitter_rng) >> 11) % ((__u64)s->o.jitter_ns + 1);
+	if (t < s->jitter_last[ack])
+		t = s->jitter_last[ack];
+	s->jitter_last[ack] = t;
+	return t;
 }
 
 /* a × b / c by long division of the 128-bit product: for compilers without __int128. */
@@ -318,6 +334,7 @@ int kbpf_tcp_sim_create(const struct kbpf_tcp_sim_opts *opts, struct kbpf_tcp_si
 		s->o.mtu = 1500;
 	if (s->o.mtu < SIM_HDR_BYTES + 64 || s->o.mtu > 65535 || !(s->o.loss >= 0 && s->o.loss <= 1) ||
 	    !(s->o.reorder >= 0 && s->o.reorder <= 1) || s->o.reorder_delay_us > 10000000 ||
+	    s->o.jitter_ns > 10000000 ||
 	    s->o.rate_bps < 10000) {
 		free(s);
 		return -EINVAL;
@@ -334,6 +351,7 @@ int kbpf_tcp_sim_create(const struct kbpf_tcp_sim_opts *opts, struct kbpf_tcp_si
 	s->rng = s->o.seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
 	if (!s->rng)
 		s->rng = 1;
+	s->jitter_rng = (s->o.seed ^ 0x6A09E667F3BCC909ULL) * 0x9E3779B97F4A7C15ULL | 1;
 	s->now = SIM_T0_NS;
 	s->q_cap = 1;
 	while (s->q_cap < s->o.queue_pkts + 1)

@@ -209,6 +209,8 @@ struct sim {
 	struct kbpf_tcp_sim_opts o;
 	__u64 now; /* ns */
 	__u64 rng;
+	__u64 jitter_rng; /* opts.jitter_ns's own generator */
+	__u64 jitter_last[2]; /* the last jittered arrival of data [0] and ACKs [1] */
 	__u64 order;
 	struct sim_event *heap; /* timers and flow starts */
 	size_t nr_ev, cap_ev;
@@ -254,6 +256,9 @@ void sim_push_heap(struct sim *s, __u64 t, __u8 type, __u32 flow, __u32 a, __u32
 void sim_timer_arm(struct sim_flow *f, enum sim_timer_id id, __u64 due);
 void sim_timer_cancel(struct sim_flow *f, enum sim_timer_id id);
 __u64 sim_rand(struct sim *s);
+/* Arrival time t of a data packet (ack = false) or an ACK with opts.jitter_ns's noise
+ * added, in order behind the previous one of its kind; t itself without jitter. */
+__u64 sim_jitter(struct sim *s, bool ack, __u64 t);
 /* a × b / c, exact (128-bit product) and saturating at 2^64 - 1; c > 0. */
 __u64 sim_muldiv(__u64 a, __u64 b, __u64 c);
 __u64 sim_muldiv_longdiv(__u64 a, __u64 b, __u64 c); /* the same without __int128 */

@@ -105,6 +105,7 @@ void sim_link_send(struct sim *s, struct sim_flow *f, __u32 idx, __u8 flags)
 	}
 	/* b: the TCP timestamp the segment carries (ms of its EDT, as Linux's TSval); GRO
 	 * merges only segments with equal options */
-	(extra_ns ? sim_push_heap : sim_push)(s, depart + (__u64)s->o.delay_us * NSEC_PER_USEC + extra_ns, EV_DATA, f->id,
+	(extra_ns ? sim_push_heap : sim_push)(s, sim_jitter(s, false, depart + (__u64)s->o.delay_us * NSEC_PER_USEC) + extra_ns,
+					      EV_DATA, f->id,
 					      idx, (__u32)(sim_seg(f, idx)->xmit_us / 1000), flags);
 }

@@ -153,7 +153,8 @@ static void emit_ack(struct sim_flow *f, __u32 ack_idx, __u32 sack_plus1, __u8 p
 	}
 	if ((tp->ecn_flags & TCP_ECN_OK) && (tp->ecn_flags & TCP_ECN_DEMAND_CWR))
 		pflags |= PKT_ECE;
-	sim_push(f->sim, f->sim->now + (__u64)f->sim->o.delay_us * NSEC_PER_USEC, EV_ACK, f->id, ack_idx, sack_plus1,
+	sim_push(f->sim, sim_jitter(f->sim, true, f->sim->now + (__u64)f->sim->o.delay_us * NSEC_PER_USEC), EV_ACK, f->id,
+		 ack_idx, sack_plus1,
 		 pflags);
 }
 

@@ -115,6 +115,17 @@ expect 0 "" -- tcp-sim --cc cubic --cc bbr --rate 100M --delay 2ms --loss 0.5% -
 if cmp -s "$tmp/r1.csv" "$tmp/r2.csv" && ! cmp -s "$tmp/r1.csv" "$tmp/r3.csv"; then ok
 else bad "--reorder: not deterministic, or it changed nothing"; fi
 
+# --- --jitter: path timing noise; dctcp at K = 10 with TSO leaves the phase exact timing
+# locks it in (CE marks 2904 in 5 s) for Linux's regime (about 1940) ---
+expect 0 "--jitter D" -- tcp-sim --help
+expect 2 "--jitter: '11ms' is not a time of at most 10 ms" -- tcp-sim --cc cubic --jitter 11ms
+expect 2 "--jitter: '4xs' is not a time" -- tcp-sim --cc cubic --jitter 4xs
+expect 0 "^jitter: each data packet and ACK up to 40 us late \(uniform\)$" -- tcp-sim --cc dctcp --rate 100M --delay 2ms \
+  --ecn-threshold 10 --queue 33 --duration 5s --tso --jitter 40us
+expect 0 "CE marks 19[0-9][0-9]$" -- tcp-sim --cc dctcp --rate 100M --delay 2ms --ecn-threshold 10 --queue 33 --duration 5s \
+  --tso --jitter 40us
+expect 0 "CE marks 2904$" -- tcp-sim --cc dctcp --rate 100M --delay 2ms --ecn-threshold 10 --queue 33 --duration 5s --tso
+
 # --- --trace-bbr: BBR's model per ACK (mode, gains, bandwidth, min RTT, extra_acked) ---
 expect 0 "" -- tcp-sim --cc bbr --cc cubic --duration 3s --trace "$tmp/b.csv" --trace-bbr --quiet
 if head -1 "$tmp/b.csv" | grep -q ',ca_state,bbr_mode,pacing_gain,cwnd_gain,bbr_bw_Bps,bbr_min_rtt_us,extra_acked$' &&

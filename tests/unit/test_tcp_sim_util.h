@@ -44,4 +44,20 @@ static inline uint64_t trace_hash_mix(const struct kbpf_tcp_flow_opts *fo)
 	return h.h;
 }
 
+/* cubic and bbr flows with options fo (NULL: defaults) on the simulator o, for 2 s: the
+ * hash of the trace (runs to compare with and without an option). */
+static inline uint64_t trace_hash_cubic_bbr(const struct kbpf_tcp_sim_opts *o, const struct kbpf_tcp_flow_opts *fo)
+{
+	struct kbpf_tcp_sim *s = NULL;
+	struct trace_hash h = { .h = 14695981039346656037ULL };
+
+	CHECK_EQ_U64(kbpf_tcp_sim_create(o, &s), 0);
+	CHECK_EQ_U64(kbpf_tcp_sim_add_flow(s, &kbpf_tcp_cubic, fo, NULL), 0);
+	CHECK_EQ_U64(kbpf_tcp_sim_add_flow(s, &kbpf_tcp_bbr, fo, NULL), 0);
+	kbpf_tcp_sim_set_trace(s, trace_hash_point, &h);
+	CHECK_EQ_U64(kbpf_tcp_sim_run(s, 2000000), 0);
+	kbpf_tcp_sim_free(s);
+	return h.h;
+}
+
 #endif

@@ -49,6 +49,9 @@ void usage_tcp_sim(void)
 	       "  --reorder P[,D]     delay each data packet with probability P (0..1 or N%%) by D\n"
 	       "                      more (us/ms/s; default 4 packets' serialization time), so\n"
 	       "                      later packets overtake it (default off)\n"
+	       "  --jitter D          each data packet and ACK arrives up to D later (uniform,\n"
+	       "                      seeded; ns/us/ms, default unit us; in order): a path's\n"
+	       "                      timing noise (default 0: exact timing)\n"
 	       "  --ecn-threshold N   mark ECT packets CE when N packets are queued (default off)\n"
 	       "  --ecn               request ECN (net.ipv4.tcp_ecn=1) for every flow\n"
 	       "  --tso               senders segment as Linux's with TSO/GSO: bursts of\n"
@@ -133,6 +136,28 @@ static int parse_time_us(const char *s, uint64_t def_scale, uint64_t *out)
 	else if (*end)
 		return -EINVAL;
 	v *= scale;
+	if (v > 1e13)
+		return -EINVAL;
+	*out = (uint64_t)llround(v);
+	return 0;
+}
+
+/* "40us", "500ns", "1ms" (unit when none: µs), in ns. */
+static int parse_time_ns(const char *s, uint64_t *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0 || !isfinite(v))
+		return -EINVAL;
+	if (!strcmp(end, "ns"))
+		v *= 1;
+	else if (!*end || !strcmp(end, "us"))
+		v *= 1e3;
+	else if (!strcmp(end, "ms"))
+		v *= 1e6;
+	else
+		return -EINVAL;
 	if (v > 1e13)
 		return -EINVAL;
 	*out = (uint64_t)llround(v);
@@ -667,7 +692,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	enum { O_CC = 1, O_RATE, O_DELAY, O_QUEUE, O_LOSS, O_ECNT, O_ECN, O_BYTES, O_STAGGER, O_DURATION, O_SEED,
 	       O_TRACE, O_PLOT, O_QUIET, O_HELP, O_JIT, O_NO_JIT, O_SCRIPT, O_KEEP_GOING, O_CC_MIX, O_FLOWS,
 	       O_FLOW_FILE, O_PER_FLOW, O_TSO, O_SACK_COMPRESS, O_HOST, O_TRACE_BBR, O_SACK_IDEAL, O_GRO, O_GRO_WINDOW,
-	       O_FQ, O_REORDER, O_QUEUE_LOG };
+	       O_FQ, O_REORDER, O_QUEUE_LOG, O_JITTER };
 	static const struct option longopts[] = {
 		{ "cc", required_argument, 0, O_CC },	     { "rate", required_argument, 0, O_RATE },
 		{ "delay", required_argument, 0, O_DELAY },   { "queue", required_argument, 0, O_QUEUE },
@@ -686,6 +711,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		{ "gro", required_argument, 0, O_GRO },	     { "gro-window", required_argument, 0, O_GRO_WINDOW },
 		{ "fq", no_argument, 0, O_FQ },	     { "reorder", required_argument, 0, O_REORDER },
 		{ "queue-log", required_argument, 0, O_QUEUE_LOG },
+		{ "jitter", required_argument, 0, O_JITTER },
 		{ 0, 0, 0, 0 },
 	};
 	struct kbpf_tcp_sim_opts so = { .sz = sizeof(so), .rate_bps = 20000000, .delay_us = 20000, .seed = 1 };
@@ -799,6 +825,12 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 			so.reorder_delay_us = comma ? (uint32_t)v : 0;
 			break;
 		}
+		case O_JITTER:
+			if (parse_time_ns(optarg, &v) || v > 10000000)
+				return cli_error(EXIT_USAGE, CMD, "--jitter: '%s' is not a time of at most 10 ms (e.g. 40us)",
+						 optarg);
+			so.jitter_ns = (uint32_t)v;
+			break;
 		case O_ECNT:
 			if (cli_parse_u64(optarg, &v) || v > 1000000)
 				return cli_error(EXIT_USAGE, CMD, "--ecn-threshold: '%s' is not a packet count", optarg);
@@ -1007,6 +1039,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		printf("link: %.6g Mbit/s, RTT %.6g ms, queue %u packets, loss %g, ECN threshold %s; %.6g s, seed %llu\n",
 		       so.rate_bps / 1e6, 2 * so.delay_us / 1e3, st.queue_limit, so.loss, ecn_thr, duration / 1e6,
 		       (unsigned long long)so.seed);
+		if (so.jitter_ns)
+			printf("jitter: each data packet and ACK up to %.6g us late (uniform)\n", so.jitter_ns / 1e3);
 		if (per_flow || nflows <= LIST_FLOWS)
 			printf("%-4s %-11s %10s %9s %6s %8s %7s %9s %9s %4s\n", "flow", "cc", "goodput", "retrans", "rtos",
 			       "lost", "cwnd", "srtt_ms", "minrtt_ms", "ecn");

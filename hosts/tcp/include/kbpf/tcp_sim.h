@@ -34,6 +34,15 @@ struct kbpf_tcp_sim_opts {
 	 * them pass a smaller sz and get no reordering. */
 	double reorder;
 	uint32_t reorder_delay_us;
+	/* Timing noise of the path (docs/tcp-sim.md "Jitter"): each data packet reaches its
+	 * receiver, and each ACK its sender, a uniform random 0..jitter_ns later than the
+	 * exact arithmetic gives (a generator of its own, seeded from seed, so the loss and
+	 * reordering draws stay as they were), never ahead of the packet before it on the same
+	 * path. Real hosts and links never time two events to the nanosecond; the exact model
+	 * does, and flows can lock into one phase against the bottleneck (TSO bursts meeting
+	 * departures to the nanosecond, round after round). 0 (the default): exact timing. At
+	 * most 10 ms. Callers built before this field pass a smaller sz and get none. */
+	uint32_t jitter_ns;
 };
 
 struct kbpf_tcp_flow_opts {
