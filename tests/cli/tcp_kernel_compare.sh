@@ -53,6 +53,10 @@ done
 script 2 "--secs takes a whole number above 0, not 'x'" -- --secs x reno 10 5
 script 2 "--runs needs a value" -- --runs
 script 2 "--kbpf-runs takes a whole number above 0, not '0'" -- --kbpf-runs 0 reno 10 5
+script 2 "--reorder takes PROB,DELAY_US" -- --reorder 0.01 reno 10 5
+script 2 "--reorder takes PROB,DELAY_US" -- --reorder 2,4000 reno 10 5
+script 0 "reordering 0.01,4000 \(tunlink -o 0.01,4000\)" -- --dry-run --reorder 0.01,4000 bbr 100 5
+script 0 "--reorder 0.01,4000us" -- --dry-run --reorder 0.01,4000 bbr 100 5
 
 # --reuse DIR: the kernel's results of two runs as an earlier --out DIR keeps them
 dir=$tmp/reuse
@@ -111,6 +115,8 @@ if command -v "${CC:-cc}" >/dev/null; then
   usage "IP must be an IPv4 address, not '1.2.3'" -- "$tmp/bulk" client 1.2.3 5001 cubic 1 1000 "$tmp/x"
   usage "SAMPLE_US must be a number from 1" -- "$tmp/bulk" client 10.0.0.1 5001 cubic 1 0 "$tmp/x"
   usage "PORT must be a number from 1 to 65535, not '70000'" -- "$tmp/bulk" server 70000
+  usage "-o takes PROB,DELAY_US, not '0.01'" -- "$tmp/tunlink" -o 0.01 tA tB 10 1 20 0 0 1
+  usage "-o DELAY_US must be a number from 1" -- "$tmp/tunlink" -o 0.01,0 tA tB 10 1 20 0 0 1
 else
   echo "tunlink/bulk argument checks: no C compiler: skipped"
 fi
@@ -156,6 +162,16 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/net/tun ] && command -v "${CC:-cc}" >/dev/nul
     wait' _ "$tmp"
   if [ "$(sed -n 's/^fwd=\([0-9]*\) .*/\1/p' "$tmp/link.out")" -ge 100 ] 2>/dev/null && grep -Eq "burst_1ms=([1-9]|0\.[0-9]*[1-9])" "$tmp/link.out"; then ok
   else bad "tunlink without -l: $(cat "$tmp/link.out")"; fi
+  # -o PROB,DELAY_US: half the datagrams held 2 ms, all delivered
+  timeout 30 unshare -n bash -c '
+    "$1/tunlink" -o 0.5,2000 tA tB 10 1 200 0 0 1.5 >"$1/link.out" 2>&1 &
+    for _ in $(seq 100); do grep -q ready "$1/link.out" 2>/dev/null && break; sleep 0.05; done
+    ip addr add 10.9.0.1 peer 10.9.0.2 dev tA && ip link set tA up && ip link set tB up
+    for _ in $(seq 100); do head -c 1000 /dev/zero >/dev/udp/10.9.0.2/9; done
+    wait' _ "$tmp"
+  held=$(sed -n 's/.* reordered=\([0-9]*\).*/\1/p' "$tmp/link.out")
+  if [ "$(sed -n 's/^fwd=\([0-9]*\) .*/\1/p' "$tmp/link.out")" -ge 100 ] 2>/dev/null && [ "${held:-0}" -ge 25 ] && [ "$held" -le 75 ]; then ok
+  else bad "tunlink -o: $(cat "$tmp/link.out")"; fi
 else
   echo "tunlink: needs root, /dev/net/tun, cc and unshare -n: skipped"
 fi

@@ -32,7 +32,10 @@
 
 #define RING 16384
 #define PKTMAX 2048
-typedef struct { uint64_t dep, arr; uint16_t len; uint8_t buf[PKTMAX]; } slot_t;
+typedef struct { uint64_t dep, arr; uint16_t len; uint8_t late; uint8_t buf[PKTMAX]; } slot_t;
+/* -o P,D: data packets picked with probability P are held D more after the delay line, so the
+ * packets behind them overtake them (as kbpf tcp-sim --reorder P,D); HOLD of them at a time */
+#define HOLD 256
 typedef struct { slot_t *s; uint32_t head, tail, qhead; } ring_t; /* [head,tail) in flight; qhead: first not yet serialized */
 
 static uint64_t now_ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return (uint64_t)t.tv_sec*1000000000ull + t.tv_nsec; }
@@ -68,15 +71,22 @@ static uint64_t hist_pct(const hist_t *h, double p) {
 }
 
 int main(int argc, char **argv) {
-	uint64_t spin_ns = 0; FILE *slog = NULL; int o;
-	while ((o = getopt(argc, argv, "s:l:r:")) != -1) {
+	uint64_t spin_ns = 0, reo_ns = 0; double reo = 0; FILE *slog = NULL; int o;
+	while ((o = getopt(argc, argv, "s:l:r:o:")) != -1) {
 		if (o == 's') spin_ns = (uint64_t)(arg_num("tunlink", "-s SPIN_US", optarg, 0, 1e6) * 1000);
+		else if (o == 'o') {
+			char *comma = strchr(optarg, ',');
+			if (!comma) { fprintf(stderr, "tunlink: -o takes PROB,DELAY_US, not '%s'\n", optarg); return 2; }
+			*comma = 0;
+			reo = arg_num("tunlink", "-o PROB", optarg, 0, 1);
+			reo_ns = (uint64_t)(arg_num("tunlink", "-o DELAY_US", comma + 1, 1, 1e7) * 1000);
+		}
 		else if (o == 'r') { uint64_t v = strtoull(optarg, NULL, 0); rng ^= v * 0x9e3779b97f4a7c15ull; if (!rng) rng = 1; }
 		else if (o == 'l') { if (!(slog = fopen(optarg, "w"))) { perror(optarg); return 1; } }
 		else return 2;
 	}
 	argc -= optind - 1; argv += optind - 1;
-	if (argc < 9) { fprintf(stderr, "usage: tunlink [-s SPIN_US] [-l STATLOG] [-r SEED] tunA tunB rate_mbit delay_ms qlimit_pkts loss_prob ecnK(0=off) secs [qlog]\n"); return 2; }
+	if (argc < 9) { fprintf(stderr, "usage: tunlink [-s SPIN_US] [-l STATLOG] [-r SEED] [-o PROB,DELAY_US] tunA tunB rate_mbit delay_ms qlimit_pkts loss_prob ecnK(0=off) secs [qlog]\n"); return 2; }
 	double rate = arg_num("tunlink", "rate_mbit", argv[3], 0.001, 1e5) * 1e6;
 	uint64_t delay = (uint64_t)(arg_num("tunlink", "delay_ms", argv[4], 0, 1e4) * 1e6);
 	uint32_t qlim = (uint32_t)arg_int("tunlink", "qlimit_pkts", argv[5], 1, RING - 1);
@@ -92,7 +102,8 @@ int main(int argc, char **argv) {
 	ring_t ab = { calloc(RING, sizeof(slot_t)), 0, 0, 0 }, ba = { calloc(RING, sizeof(slot_t)), 0, 0, 0 };
 	hist_t h_ab = { calloc(HMAX, 4), 0, 0 }, h_ba = { calloc(HMAX, 4), 0, 0 }, h_wake = { calloc(HMAX, 4), 0, 0 };
 	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(secs * 1e9), last_dep = 0, next_qlog = t0, next_iv = t0 + 1000000;
-	unsigned long fwd = 0, qdrop = 0, rdrop = 0, marks = 0, rev = 0, spins = 0, sleeps = 0; uint32_t maxq = 0;
+	unsigned long fwd = 0, qdrop = 0, rdrop = 0, marks = 0, rev = 0, spins = 0, sleeps = 0, reordered = 0; uint32_t maxq = 0;
+	slot_t *hold = calloc(HOLD, sizeof(slot_t)); uint32_t nhold = 0; /* held data packets, unordered */
 	/* per-interval statistics: the -l log's lines, and the busiest interval for the summary */
 	uint64_t iv_bytes = 0, iv_late_ab = 0, iv_late_ba = 0, iv_wake = 0, max_iv_bytes = 0;
 	uint64_t pending_wake = 0; /* the deadline of the current timed sleep, 0 if none */
@@ -116,9 +127,22 @@ int main(int argc, char **argv) {
 		/* deliver due packets */
 		while (ab.head != ab.tail && ab.s[ab.head % RING].arr <= now) {
 			slot_t *s = &ab.s[ab.head % RING];
+			if (s->late && nhold < HOLD) { /* held: due D later, the packets behind overtake it */
+				slot_t *h = &hold[nhold++];
+				h->arr = s->arr + reo_ns; h->len = s->len; memcpy(h->buf, s->buf, s->len);
+				ab.head++; reordered++; continue;
+			}
 			if (write(fb, s->buf, s->len) < 0 && errno != EAGAIN && errno != EIO) perror("write b");
 			uint64_t l = (now - s->arr) / 1000; hist_add(&h_ab, l); if (l > iv_late_ab) iv_late_ab = l;
 			iv_bytes += s->len; ab.head++; fwd++;
+		}
+		for (uint32_t i = 0; i < nhold;) {
+			slot_t *h = &hold[i];
+			if (h->arr > now) { i++; continue; }
+			if (write(fb, h->buf, h->len) < 0 && errno != EAGAIN && errno != EIO) perror("write b");
+			uint64_t l = (now - h->arr) / 1000; hist_add(&h_ab, l); if (l > iv_late_ab) iv_late_ab = l;
+			iv_bytes += h->len; fwd++;
+			*h = hold[--nhold];
 		}
 		while (ba.head != ba.tail && ba.s[ba.head % RING].arr <= now) {
 			slot_t *s = &ba.s[ba.head % RING];
@@ -130,6 +154,7 @@ int main(int argc, char **argv) {
 		if (ab.head != ab.tail && ab.s[ab.head % RING].arr < next) next = ab.s[ab.head % RING].arr;
 		if (ba.head != ba.tail && ba.s[ba.head % RING].arr < next) next = ba.s[ba.head % RING].arr;
 		if (ab.qhead != ab.tail && ab.s[ab.qhead % RING].dep < next) next = ab.s[ab.qhead % RING].dep;
+		for (uint32_t i = 0; i < nhold; i++) if (hold[i].arr < next) next = hold[i].arr;
 		if (qlog && next_qlog < next) next = next_qlog;
 		if (slog && next_iv < next) next = next_iv;
 		struct pollfd pf[2] = { { fa, POLLIN, 0 }, { fb, POLLIN, 0 } };
@@ -153,6 +178,8 @@ int main(int argc, char **argv) {
 			uint64_t start = last_dep > now ? last_dep : now;
 			s->dep = start + (uint64_t)(n * 8 * 1e9 / rate); last_dep = s->dep;
 			s->arr = s->dep + delay; s->len = n; ab.tail++;
+			/* drawn only with -o, so that runs without it keep their loss draws; data only */
+			s->late = reo > 0 && n > 200 && urand() < reo;
 			if (qlen + 1 > maxq) maxq = qlen + 1;
 		}
 		if (pf[1].revents & POLLIN) for (;;) { /* B -> A: delay only */
@@ -162,7 +189,7 @@ int main(int argc, char **argv) {
 			s->arr = now + delay; s->len = n; ba.tail++;
 		}
 	}
-	printf("fwd=%lu rev=%lu qdrop=%lu rdrop=%lu ce_marks=%lu maxq=%u\n", fwd, rev, qdrop, rdrop, marks, maxq);
+	printf("fwd=%lu rev=%lu qdrop=%lu rdrop=%lu ce_marks=%lu maxq=%u reordered=%lu\n", fwd, rev, qdrop, rdrop, marks, maxq, reordered);
 	/* lateness of deliveries (µs after due) and of timed wake-ups; the busiest 1 ms of A->B
 	 * deliveries against the link's 1 ms of bytes (> 1: a late wake-up delivered a burst) */
 	printf("late_ab_us p50=%llu p99=%llu p999=%llu max=%llu late_ba_us p50=%llu p99=%llu p999=%llu max=%llu "
