@@ -5,6 +5,7 @@
  * test1/2/3, acquire/release and the get_mem pair have results a program can see. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <kbpf/kfunc.h>
 #include <kbpf/linux.h>
 #include "test_kfuncs.h"
@@ -160,6 +161,17 @@ void bpf_kfunc_call_test_mem_len_pass1(void *mem, int mem__sz)
 	(void)mem, (void)mem__sz;
 }
 
+void bpf_kfunc_call_test_mem_len_szk(char *mem, int mem__szk)
+{
+	for (int i = 0; i < mem__szk; i++)
+		mem[i] = 0x41;
+}
+
+int bpf_kfunc_call_test_str(const char *s__str)
+{
+	return (int)strlen(s__str);
+}
+
 void bpf_kfunc_call_test_mem_len_fail1(void *mem, int len)
 {
 	(void)mem, (void)len;
@@ -218,6 +230,8 @@ static const struct kbpf_kfunc test_kfuncs[] = {
 	KBPF_KFUNC(bpf_kfunc_call_test_mem_len_pass1, 0),
 	KBPF_KFUNC(bpf_kfunc_call_test_mem_len_fail1, 0),
 	KBPF_KFUNC(bpf_kfunc_call_test_mem_len_fail2, 0),
+	KBPF_KFUNC(bpf_kfunc_call_test_mem_len_szk, 0), /* kbpf's */
+	KBPF_KFUNC(bpf_kfunc_call_test_str, 0),         /* kbpf's */
 	KBPF_KFUNC(bpf_kfunc_call_test_ref, KF_TRUSTED_ARGS),
 	KBPF_KFUNC(bpf_kfunc_call_test_destructive, KF_DESTRUCTIVE),
 	KBPF_KFUNC(bpf_kfunc_call_test_offset, 0), /* 6.12's bpf_testmod set, no flags */

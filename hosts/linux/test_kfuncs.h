@@ -103,6 +103,10 @@ KBPF_TEST_KFUNC void bpf_kfunc_call_test_fail3(struct prog_test_fail3 *p);
 KBPF_TEST_KFUNC void bpf_kfunc_call_test_mem_len_pass1(void *mem, int mem__sz);
 KBPF_TEST_KFUNC void bpf_kfunc_call_test_mem_len_fail1(void *mem, int len);
 KBPF_TEST_KFUNC void bpf_kfunc_call_test_mem_len_fail2(uint64_t *mem, int len);
+/* kbpf's own, for 6.12's argument suffixes: a (mem, constant size) pair that writes the
+ * size's bytes, and a constant string whose length it returns */
+KBPF_TEST_KFUNC void bpf_kfunc_call_test_mem_len_szk(char *mem, int mem__szk);
+KBPF_TEST_KFUNC int bpf_kfunc_call_test_str(const char *s__str);
 KBPF_TEST_KFUNC void bpf_kfunc_call_test_ref(struct prog_test_ref_kfunc *p);
 /* 6.12's bpf_testmod: takes an object; never meant to run (the verifier refuses its calls
  * in the selftests) */

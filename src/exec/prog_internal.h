@@ -27,6 +27,10 @@ struct kbpf_prog {
 	 * a PROG_ARRAY reads them there (struct kbpf_prog_array_view) */
 	const struct kbpf_prog_type *type;
 	uint32_t attach_btf_id;
+	/* fourth and fifth, read there too: the context bytes a caller must have checked for
+	 * it (struct kbpf_prog_array_view) */
+	uint32_t tail_ctx_need;
+	uint32_t max_tp_access;  /* the verifier's (kbpf_prog_max_tp_access); 0 if unverified */
 	char name[64];
 	struct bpf_insn *insns; /* validated copy */
 	size_t insn_cnt;
@@ -42,7 +46,6 @@ struct kbpf_prog {
 	struct kbpf_prog_kfuncs *kfuncs; /* the kfuncs it calls, pinned (src/prog/kfuncs.c) */
 	unsigned harden;     /* KBPF_HARDEN_* of the create options */
 	uint32_t max_ctx_offset; /* the verifier's (kbpf_prog_max_ctx_offset); 0 if unverified */
-	uint32_t max_tp_access;  /* the verifier's (kbpf_prog_max_tp_access); 0 if unverified */
 	uint64_t run_budget; /* backward jumps + local calls per run (<= KBPF_RUN_BUDGET_MAX); 0: unbounded */
 	struct kbpf_prog_callbacks *callbacks; /* what its ld_imm64s of functions load */
 	uint32_t *xlated_idx;  /* verified: where each given insn starts in insns (kbpf_prog_xlated_idx) */
@@ -53,7 +56,9 @@ struct kbpf_prog {
 };
 _Static_assert(offsetof(struct kbpf_prog, run) == offsetof(struct kbpf_prog_array_view, run) &&
 		       offsetof(struct kbpf_prog, type) == offsetof(struct kbpf_prog_array_view, type) &&
-		       offsetof(struct kbpf_prog, attach_btf_id) == offsetof(struct kbpf_prog_array_view, attach_btf_id),
+		       offsetof(struct kbpf_prog, attach_btf_id) == offsetof(struct kbpf_prog_array_view, attach_btf_id) &&
+		       offsetof(struct kbpf_prog, tail_ctx_need) == offsetof(struct kbpf_prog_array_view, tail_ctx_need) &&
+		       offsetof(struct kbpf_prog, max_tp_access) == offsetof(struct kbpf_prog_array_view, tail_tp_need),
 	       "a PROG_ARRAY reads a program's owner through struct kbpf_prog_array_view");
 
 /* The interpreter's run entry (src/exec/run.c): prog->run of a program the JIT has not

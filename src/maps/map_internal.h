@@ -94,6 +94,10 @@ struct kbpf_map {
 	 * (kbpf_prog_array_owner_check) */
 	const void *tail_owner;
 	uint32_t tail_owner_attach;
+	/* PROG_ARRAY: the verified programs calling through it (until kbpf_prog_free), whose
+	 * context needs (kbpf_prog_array_view) no program in its slots may exceed */
+	const struct kbpf_prog_array_view **tail_callers;
+	uint32_t nr_tail_callers, cap_tail_callers;
 };
 
 /* The checked, normalised creation request. */
@@ -154,9 +158,16 @@ int kbpf_prog_array_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map 
 /* Linux's bpf_prog_map_compatible: a tail call hands the callee its caller's context, so
  * every verified program in a PROG_ARRAY or calling through it must be of one program
  * type (type: its struct kbpf_prog_type) and, for a BTF-typed context, one attach_btf_id;
- * the first sets them. Unverified programs (type NULL) are the host's and not checked.
- * 0, or -EINVAL for a program of another type. */
-int kbpf_prog_array_owner_check(struct kbpf_map *map, const void *type, uint32_t attach);
+ * the first sets them. kbpf's addition: where the host sizes the context for the program
+ * it runs (a syscall program's max_ctx_offset, raw_tracepoint.w's max_tp_access), no
+ * program in the array may need more than a program calling through it (caller: prog
+ * is one, created now; else it is being stored). Unverified programs (type NULL) are the
+ * host's and not checked. 0, or -EINVAL. */
+struct kbpf_prog_array_view;
+int kbpf_prog_array_owner_check(struct kbpf_map *map, const struct kbpf_prog_array_view *prog, bool caller);
+/* A caller of kbpf_prog_array_owner_check goes (kbpf_prog_free): its need no longer bounds
+ * what map may hold. */
+void kbpf_prog_array_caller_drop(struct kbpf_map *map, const struct kbpf_prog_array_view *prog);
 int kbpf_htab_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_ringbuf_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);
 int kbpf_sk_storage_map_alloc(const struct kbpf_map_attr *attr, struct kbpf_map **out);

@@ -180,6 +180,11 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		prog->ld_abs = type ? type->ld_abs : NULL;
 		prog->type = type;
 		prog->attach_btf_id = OPTS_GET(opts, attach_btf_id, 0);
+		/* the context bytes a host checks before it runs the program (Linux's
+		 * test_run of a syscall program, bpf_probe_register of raw_tracepoint.w), which
+		 * a tail call's target may not exceed */
+		prog->tail_ctx_need = type && type->linux_type == BPF_PROG_TYPE_SYSCALL ? max_ctx_offset : 0;
+		prog->max_tp_access = max_tp_access;
 		/* a tail call hands the callee this program's context: one type per PROG_ARRAY
 		 * it uses (Linux's used_maps: those its live ld_imm64s load) */
 		for (size_t i = 0; type && i + 1 < prog->insn_cnt; i++) {
@@ -190,10 +195,11 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 			if ((in->src_reg != BPF_PSEUDO_MAP_FD && in->src_reg != BPF_PSEUDO_MAP_IDX) ||
 			    (uint32_t)in->imm >= prog->nr_maps)
 				continue;
-			if (kbpf_prog_array_owner_check(prog->maps[(uint32_t)in->imm], type, prog->attach_btf_id)) {
+			if (kbpf_prog_array_owner_check(prog->maps[(uint32_t)in->imm],
+							(const struct kbpf_prog_array_view *)prog, true)) {
 				if (log_size)
 					snprintf(log, log_size, "insn %zu: the PROG_ARRAY holds programs of another "
-						 "type or attach point", i - 1);
+						 "type or attach point, or reaching further into the context", i - 1);
 				kbpf_prog_free(prog);
 				return -EINVAL;
 			}
@@ -255,6 +261,9 @@ void kbpf_prog_free(struct kbpf_prog *prog)
 	kbpf_interp_free(prog->interp);
 	kbpf_prog_kfuncs_unpin(prog);
 	kbpf_prog_callbacks_free(prog->callbacks);
+	/* its context need no longer bounds its PROG_ARRAYs (the maps outlive it) */
+	for (size_t i = 0; prog->type && prog->maps && i < prog->nr_maps; i++)
+		kbpf_prog_array_caller_drop(prog->maps[i], (const struct kbpf_prog_array_view *)prog);
 	free(prog->map_regions);
 	free(prog->maps);
 	free(prog->insns);

@@ -14,6 +14,7 @@
 #include "verifier/stack.h"
 #include "verifier/vbtf.h"
 #include "opts.h"
+#include "maps/map_rdonly.h"
 
 int check_mem_region(struct env *env, int regno, int off, int size, uint32_t mem_size, bool zero_ok);
 int check_packet_access(struct env *env, int regno, int off, int size, bool zero_ok);
@@ -309,6 +310,44 @@ int kfunc_check_mem(struct env *env, int regno, int size_regno, int size)
 			return err;
 	}
 	return 0;
+}
+
+/* 6.12's check_reg_const_str for a kfunc's __str argument: a map value of a read-only
+ * map (maps/map_rdonly.h: frozen BPF_F_RDONLY_PROG, its values sealed) at a constant
+ * offset, with a NUL between there and the value's end; the kfunc reads it as a C
+ * string. */
+int check_const_str(struct env *env, int regno, int argno)
+{
+	const struct reg *r = &cur_regs(env)[regno];
+	if (r->type != KBPF_PTR_TO_MAP_VALUE) {
+		vlog(env, "arg#%d doesn't point to a const string\n", argno);
+		return -EINVAL;
+	}
+	if (!kbpf_map_is_rdonly(r->map)) {
+		vlog(env, "R%d does not point to a readonly map'\n", regno); /* sic, 6.12's text */
+		return -EACCES;
+	}
+	if (!kbpf_tnum_is_const(r->s.var_off)) {
+		vlog(env, "R%d is not a constant address'\n", regno);
+		return -EACCES;
+	}
+	uint32_t vsize = kbpf_map_value_size(r->map);
+	int64_t off = (int64_t)r->off + (int64_t)r->s.var_off.value;
+	int size = (int64_t)vsize > r->off ? (int)((int64_t)vsize - r->off) : 1; /* past the value: refused */
+	int err = helper_mem(env, regno, size, false, false, NULL);
+	if (err)
+		return err;
+	for (int64_t i = off; i < vsize; i++) {
+		uint64_t c = 1;
+		if (kbpf_map_direct_read(r->map, (uint32_t)i, 1, false, &c)) {
+			vlog(env, "direct value access on string failed\n");
+			return -EACCES;
+		}
+		if (!c)
+			return 0;
+	}
+	vlog(env, "string is not zero-terminated\n");
+	return -EINVAL;
 }
 
 /* 6.1 check_reg_type for ARG_PTR_TO_BTF_ID: the pointer's struct must be the one the

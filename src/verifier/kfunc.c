@@ -451,6 +451,11 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 			if ((err = kptr_get_arg(env, btf, fname, r, ref_t)))
 				return err;
 			/* the other arguments are checked as any kfunc's */
+		} else if (ends_with(param_name(btf, &args[i]), "__str")) {
+			/* 6.12's KF_ARG_PTR_TO_CONST_STR: before, a `const char *` was one byte of
+			 * memory, and the kfunc read a C string past it */
+			if ((err = check_const_str(env, regno, i)))
+				return err;
 		} else if (ctx_param) {
 			/* btf_get_prog_ctx_type: the program type's context struct */
 			if (r->type != KBPF_PTR_TO_CTX) {
@@ -478,10 +483,13 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 			vlog(env, "expected %s or socket\n", reg_type_str(env, KBPF_PTR_TO_BTF_ID));
 			return -EINVAL;
 		} else {
-			/* memory: pointer to scalar, scalar-only struct, or (void *, __sz) */
+			/* memory: pointer to scalar, scalar-only struct, or (void *, __sz); 6.12's
+			 * __szk pairs too, whose size must be a constant (before, the size was a
+			 * plain scalar and the pointer one element of memory) */
+			const char *next = i + 1 < nargs ? param_name(btf, &args[i + 1]) : "";
+			bool szk = ends_with(next, "__szk");
 			bool mem_size = i + 1 < nargs && is_scalar(vbtf_skip_mods(btf, args[i + 1].type, NULL)) &&
-					ends_with(param_name(btf, &args[i + 1]), "__sz") &&
-					regs[regno + 1].type == KBPF_SCALAR_VALUE;
+					(ends_with(next, "__sz") || szk) && regs[regno + 1].type == KBPF_SCALAR_VALUE;
 			if (!is_scalar(ref_t) && !scalar_struct(env, btf, ref_t, 0) &&
 			    (mem_size ? ref_t != &vbtf_void && !btf_is_void(ref_t) : true)) {
 				vlog(env, "arg#%d pointer type %s %s must point to %sscalar, or struct with scalar\n", i,
@@ -492,6 +500,10 @@ static int check_args(struct env *env, const struct btf *btf, const char *fname,
 				if (mem_arg(env, regno, regno + 1, 0)) {
 					vlog(env, "arg#%d arg#%d memory, len pair leads to invalid memory access\n", i,
 					     i + 1);
+					return -EINVAL;
+				}
+				if (szk && !kbpf_tnum_is_const(regs[regno + 1].s.var_off)) {
+					vlog(env, "R%d must be a known constant\n", regno + 1);
 					return -EINVAL;
 				}
 				i++;

@@ -45,5 +45,8 @@ enum kfunc_cast { KFUNC_CAST_NONE, KFUNC_CAST_KERN_CTX, KFUNC_RDONLY_CAST };
 /* helper.c: Linux's check_mem_reg (size_regno < 0: size bytes) and
  * check_kfunc_mem_size_reg (size from size_regno): read, then write access. */
 int kfunc_check_mem(struct env *env, int regno, int size_regno, int size);
+/* helper.c: 6.12's check_reg_const_str, for an argument named *__str (argno for the
+ * message): a NUL-terminated string in a read-only map's value. */
+int check_const_str(struct env *env, int regno, int argno);
 
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # `kbpf kfuncs --host linux-test-kfuncs.so`: the audit lists Linux's 25 test kfuncs (6.1's
-# 24 and 6.12's bpf_testmod bpf_kfunc_call_test_offset) with their prototypes and flags for sched_cls and syscall, and none for xdp.
+# 24 and 6.12's bpf_testmod bpf_kfunc_call_test_offset) and kbpf's two for 6.12's __szk
+# and __str (27) with their prototypes and flags for sched_cls and syscall, and none for xdp.
 # usage: kfuncs_audit.sh KBPF PLUGIN
 set -u
 kbpf=$1 plugin=$2
@@ -15,7 +16,7 @@ check "test1 prototype" '^uint64_t bpf_kfunc_call_test1\(struct sock \*sk, uint3
 check "acquire flags" '^struct prog_test_ref_kfunc \*bpf_kfunc_call_test_acquire\(.*\); /\* KF_ACQUIRE \| KF_RET_NULL, ' "$out"
 check "destructive flag" 'bpf_kfunc_call_test_destructive\(void\); /\* KF_DESTRUCTIVE, ' "$out"
 n=$(grep -c '^[^/].*bpf_kfunc_call_' <<<"$out")
-check "25 kfuncs for sched_cls (got $n)" '^25$' "$n"
+check "27 kfuncs for sched_cls (got $n)" '^27$' "$n"
 out=$("$kbpf" kfuncs --host "$plugin" --type syscall 2>&1)
 check "syscall has them" 'bpf_kfunc_call_test_mem_len_pass1\(void \*mem, int mem__sz\)' "$out"
 out=$("$kbpf" kfuncs --host "$plugin" --type xdp 2>&1)

@@ -288,7 +288,8 @@ static void t_spill_ptr(struct snd_gen *g, const struct fn_state *fs)
 		patch(g, over);
 }
 
-/* Class 11: lock element 0, maybe switch the pointer to element 1 on one path, unlock.
+/* Class 11: lock element 0, on one path switch the pointer to element 1 (refused) or
+ * fill element 0's again (accepted), unlock.
  * Pointers live in -144/-152 across the calls. At most one per program, in main, never
  * with a tail call: a second lock of a lock the first left held would hang the run. */
 static void t_prune_lock(struct snd_gen *g)
@@ -310,12 +311,15 @@ static void t_prune_lock(struct snd_gen *g)
 	emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_10, SCRATCH_A));
 	pad(g);
 	size_t j = branch_unknown(g);
+	/* element 1's pointer, or (40%) element 0's filled again: the same lock, so the
+	 * program is safe and runs with the lock held across the merge */
+	int16_t other = pct(g, 40) ? SCRATCH_A : SCRATCH_B;
 	if (pct(g, 50)) /* the switch on the fall-through path (explored first) or the other */
-		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_10, SCRATCH_B));
+		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_10, other));
 	else {
 		size_t over = jmp_fwd(g, BPF_JMP_A(0));
 		patch(g, j);
-		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_10, SCRATCH_B));
+		emit(g, BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_10, other));
 		j = over;
 	}
 	pad(g);

@@ -37,6 +37,19 @@ static int verify(const struct bpf_insn *insns, size_t n, const char *type, unsi
 	return check_verdict(kbpf_prog_verify(insns, n, &o, NULL), log_buf, expect);
 }
 
+/* the same with maps (map[idx:N] in the program) */
+static int verify_maps(const struct bpf_insn *insns, size_t n, const char *type, unsigned caps,
+		       struct kbpf_map *const *maps, size_t nr_maps, const char *expect)
+{
+	struct kbpf_verify_opts o = {
+		.sz = sizeof(o), .host = host, .prog_type = type, .license = "GPL", .caps = caps,
+		.maps = maps, .nr_maps = nr_maps, .log_level = KBPF_LOG_LEVEL1, .log_buf = log_buf,
+		.log_size = sizeof(log_buf),
+	};
+	log_buf[0] = 0;
+	return check_verdict(kbpf_prog_verify(insns, n, &o, NULL), log_buf, expect);
+}
+
 /* bpf_rdonly_cast(any address, struct) then a load: a host object read, CAP_PERFMON's */
 static void test_btf_load_needs_perfmon(void)
 {
@@ -136,6 +149,47 @@ static void test_copy_from_user_needs_perfmon(void)
 		     -EINVAL);
 }
 
+/* bpf_get_stack / bpf_get_stackid give the host thread's return addresses (an ASLR leak):
+ * CAP_PERFMON in every type. A syscall program loaded with CAP_BPF alone had them (6.12
+ * lists them there through raw_tp_prog_func_proto) */
+static void test_get_stack_needs_perfmon(void)
+{
+	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_STACK_TRACE, .key_size = 4,
+				    .value_size = 8 * 8, .max_entries = 4, .name = "st" };
+	struct kbpf_map *m = NULL;
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), 0);
+	struct kbpf_map *maps[] = { m };
+	struct bpf_insn stack[] = {
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -64),
+		BPF_MOV64_IMM(BPF_REG_3, 64),
+		BPF_MOV64_IMM(BPF_REG_4, 0),
+		BPF_EMIT_CALL(BPF_FUNC_get_stack),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_10, -64), /* a host return address */
+		BPF_EXIT_INSN(),
+	};
+	struct bpf_insn stackid[] = {
+		BPF_LD_MAP_FD(BPF_REG_2, 0),
+		BPF_MOV64_IMM(BPF_REG_3, 0),
+		BPF_EMIT_CALL(BPF_FUNC_get_stackid),
+		BPF_EXIT_INSN(),
+	};
+	for (unsigned sleepable = 0; sleepable < 2; sleepable++) {
+		CHECK_EQ_U64(verify(stack, N(stack), "syscall", KBPF_CAP_BPF, (int)sleepable,
+				    "program of this type cannot use helper bpf_get_stack#67"),
+			     -EINVAL);
+		verify(stack, N(stack), "syscall", KBPF_CAP_BPF | KBPF_CAP_PERFMON, (int)sleepable, NULL);
+		CHECK_EQ_U64(verify_maps(stackid, N(stackid), "syscall", KBPF_CAP_BPF, maps, 1,
+					 "program of this type cannot use helper bpf_get_stackid#27"),
+			     -EINVAL);
+		verify_maps(stackid, N(stackid), "syscall", KBPF_CAP_BPF | KBPF_CAP_PERFMON, maps, 1, NULL);
+	}
+	/* the types that have them need CAP_PERFMON to load at all */
+	verify(stack, N(stack), "kprobe", KBPF_CAP_BPF | KBPF_CAP_PERFMON, 0, NULL);
+	verify_maps(stackid, N(stackid), "raw_tracepoint", KBPF_CAP_SYS_ADMIN, maps, 1, NULL);
+	kbpf_map_free(m);
+}
+
 int main(void)
 {
 	char err[256] = "";
@@ -149,6 +203,7 @@ int main(void)
 	RUN(test_uninit_stack_needs_perfmon);
 	RUN(test_ptr_leaks_need_perfmon);
 	RUN(test_copy_from_user_needs_perfmon);
+	RUN(test_get_stack_needs_perfmon);
 	kbpf_host_free(host);
 	return test_summary();
 }

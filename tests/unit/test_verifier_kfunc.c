@@ -50,17 +50,15 @@ static int verify(const struct bpf_insn *insns, size_t n, const struct vopts *vo
 	BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0), BPF_MOV64_REG(BPF_REG_1, BPF_REG_10), \
 		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8), K("bpf_kfunc_call_test_acquire")
 
+/* kfunc(fp-8, 8) with fp-8 zeroed; [3].imm is the size */
+#define MEM_LEN_CALL(name)                                                                              \
+	{ BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0), BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),                   \
+	  BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8), BPF_MOV64_IMM(BPF_REG_2, 8), K(name),                     \
+	  BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() }
+
 static void test_mem_len_pair(void)
 {
-	struct bpf_insn ok[] = {
-		BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0),
-		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8),
-		BPF_MOV64_IMM(BPF_REG_2, 8),
-		K("bpf_kfunc_call_test_mem_len_pass1"),
-		BPF_MOV64_IMM(BPF_REG_0, 0),
-		BPF_EXIT_INSN(),
-	};
+	struct bpf_insn ok[] = MEM_LEN_CALL("bpf_kfunc_call_test_mem_len_pass1");
 	verify(ok, N(ok), NULL, NULL);
 	/* 16 bytes of an 8-byte stack area */
 	ok[3].imm = 16;
@@ -521,6 +519,80 @@ static void test_mem_packet(void)
 	CHECK_CONTAINS(log_buf, "arg#0 arg#1 memory, len pair leads to invalid memory access");
 }
 
+/* 6.12's __szk (a constant-size memory pair) and __str (a constant string in a frozen
+ * read-only map value) parameters. kbpf knew only __sz: `char *mem, int mem__szk` was one
+ * byte of memory and a scalar, so a kfunc writing mem__szk bytes wrote past the stack
+ * buffer; `const char *s__str` was one byte of memory, and the kfunc's strlen read on. */
+static struct kbpf_map *str_map(const char *text, size_t len, uint32_t flags, int freeze)
+{
+	struct kbpf_map_def def = { .sz = sizeof(def), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4,
+				    .value_size = 16, .max_entries = 1, .map_flags = flags, .name = "str" };
+	struct kbpf_map *m = NULL;
+	char v[16] = { 0 };
+	uint32_t k = 0;
+	CHECK_EQ_U64(kbpf_map_create(&def, &m), 0);
+	memcpy(v, text, len);
+	CHECK_EQ_U64(kbpf_map_update(m, &k, v, BPF_ANY), 0);
+	if (freeze)
+		CHECK_EQ_U64(kbpf_map_freeze(m), 0);
+	return m;
+}
+
+static int verify_maps(const struct bpf_insn *insns, size_t n, struct kbpf_map **maps, size_t nr, const char *expect)
+{
+	struct kbpf_verify_opts o = { .sz = sizeof(o), .host = host, .prog_type = "sched_cls", .license = "GPL",
+				      .maps = maps, .nr_maps = nr, .log_level = KBPF_LOG_LEVEL1, .log_buf = log_buf,
+				      .log_size = sizeof(log_buf) };
+	return check_verdict(kbpf_prog_verify(insns, n, &o, NULL), log_buf, expect);
+}
+
+static void test_szk_and_str(void)
+{
+	struct bpf_insn szk[] = MEM_LEN_CALL("bpf_kfunc_call_test_mem_len_szk");
+	verify(szk, N(szk), NULL, NULL);
+	szk[3].imm = 64; /* 64 bytes into an 8-byte area: accepted before */
+	CHECK_EQ_U64(verify(szk, N(szk), NULL, "arg#0 arg#1 memory, len pair leads to invalid memory access"),
+		     -EINVAL);
+	struct bpf_insn var[] = { /* a size that is not a constant */
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, 0),
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8),
+		BPF_ALU64_IMM(BPF_AND, BPF_REG_2, 7),
+		K("bpf_kfunc_call_test_mem_len_szk"),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(verify(var, N(var), NULL, "R2 must be a known constant"), -EINVAL);
+
+	struct bpf_insn stack_str[] = { /* one non-NUL byte on the stack: accepted before */
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0x41414141),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8),
+		K("bpf_kfunc_call_test_str"),
+		BPF_EXIT_INSN(),
+	};
+	CHECK_EQ_U64(verify(stack_str, N(stack_str), NULL, "arg#0 doesn't point to a const string"), -EINVAL);
+	struct bpf_insn map_str[] = {
+		BPF_LD_MAP_VALUE(BPF_REG_1, 0, 2),
+		K("bpf_kfunc_call_test_str"),
+		BPF_EXIT_INSN(),
+	};
+	struct kbpf_map *ro = str_map("hello", 6, BPF_F_RDONLY_PROG, 1);
+	verify_maps(map_str, N(map_str), &ro, 1, NULL);
+	struct kbpf_map *rw = str_map("hello", 6, 0, 0);
+	CHECK_EQ_U64(verify_maps(map_str, N(map_str), &rw, 1, "R1 does not point to a readonly map'"), -EACCES);
+	struct kbpf_map *unterminated = str_map("0123456789abcdef", 16, BPF_F_RDONLY_PROG, 1);
+	CHECK_EQ_U64(verify_maps(map_str, N(map_str), &unterminated, 1, "string is not zero-terminated"), -EINVAL);
+	map_str[1].imm = 12; /* "f" and no NUL after it (ld_imm64's second half is the offset) */
+	CHECK_EQ_U64(verify_maps(map_str, N(map_str), &unterminated, 1, "string is not zero-terminated"), -EINVAL);
+	map_str[1].imm = 5; /* the empty string at the end of "hello" */
+	verify_maps(map_str, N(map_str), &ro, 1, NULL);
+	kbpf_map_free(ro);
+	kbpf_map_free(rw);
+	kbpf_map_free(unterminated);
+}
+
 int main(void)
 {
 	char err[256] = "";
@@ -532,6 +604,7 @@ int main(void)
 		return 1;
 	}
 	RUN(test_mem_len_pair);
+	RUN(test_szk_and_str);
 	RUN(test_scalar_struct);
 	RUN(test_ctx_arg);
 	RUN(test_acquire_release);

@@ -34,31 +34,48 @@ static char *trim(char *s)
 static const struct {
 	const char *name;
 	int type;
+	int attach; /* expected_attach_type, for the types that need one (0: none) */
 } prog_types[] = {
-	{ "socket_filter", BPF_PROG_TYPE_SOCKET_FILTER },
-	{ "kprobe", BPF_PROG_TYPE_KPROBE },
-	{ "sched_cls", BPF_PROG_TYPE_SCHED_CLS },
-	{ "sched_act", BPF_PROG_TYPE_SCHED_ACT },
-	{ "tracepoint", BPF_PROG_TYPE_TRACEPOINT },
-	{ "xdp", BPF_PROG_TYPE_XDP },
-	{ "perf_event", BPF_PROG_TYPE_PERF_EVENT },
-	{ "cgroup_skb", BPF_PROG_TYPE_CGROUP_SKB },
-	{ "cgroup_sock", BPF_PROG_TYPE_CGROUP_SOCK },
-	{ "lwt_in", BPF_PROG_TYPE_LWT_IN },
-	{ "lwt_out", BPF_PROG_TYPE_LWT_OUT },
-	{ "lwt_xmit", BPF_PROG_TYPE_LWT_XMIT },
-	{ "sock_ops", BPF_PROG_TYPE_SOCK_OPS },
-	{ "sk_skb", BPF_PROG_TYPE_SK_SKB },
-	{ "cgroup_device", BPF_PROG_TYPE_CGROUP_DEVICE },
-	{ "sk_msg", BPF_PROG_TYPE_SK_MSG },
-	{ "raw_tracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT },
-	{ "cgroup_sock_addr", BPF_PROG_TYPE_CGROUP_SOCK_ADDR },
-	{ "sk_reuseport", BPF_PROG_TYPE_SK_REUSEPORT },
-	{ "flow_dissector", BPF_PROG_TYPE_FLOW_DISSECTOR },
-	{ "cgroup_sysctl", BPF_PROG_TYPE_CGROUP_SYSCTL },
-	{ "cgroup_sockopt", BPF_PROG_TYPE_CGROUP_SOCKOPT },
-	{ "sk_lookup", BPF_PROG_TYPE_SK_LOOKUP },
-	{ "syscall", BPF_PROG_TYPE_SYSCALL },
+	{ "socket_filter", BPF_PROG_TYPE_SOCKET_FILTER, 0 },
+	{ "kprobe", BPF_PROG_TYPE_KPROBE, 0 },
+	{ "sched_cls", BPF_PROG_TYPE_SCHED_CLS, 0 },
+	{ "sched_act", BPF_PROG_TYPE_SCHED_ACT, 0 },
+	{ "tracepoint", BPF_PROG_TYPE_TRACEPOINT, 0 },
+	{ "xdp", BPF_PROG_TYPE_XDP, 0 },
+	{ "perf_event", BPF_PROG_TYPE_PERF_EVENT, 0 },
+	{ "cgroup_skb", BPF_PROG_TYPE_CGROUP_SKB, 0 },
+	{ "cgroup_sock", BPF_PROG_TYPE_CGROUP_SOCK, 0 },
+	{ "lwt_in", BPF_PROG_TYPE_LWT_IN, 0 },
+	{ "lwt_out", BPF_PROG_TYPE_LWT_OUT, 0 },
+	{ "lwt_xmit", BPF_PROG_TYPE_LWT_XMIT, 0 },
+	{ "sock_ops", BPF_PROG_TYPE_SOCK_OPS, 0 },
+	{ "sk_skb", BPF_PROG_TYPE_SK_SKB, 0 },
+	{ "cgroup_device", BPF_PROG_TYPE_CGROUP_DEVICE, 0 },
+	{ "sk_msg", BPF_PROG_TYPE_SK_MSG, 0 },
+	{ "raw_tracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT, 0 },
+	{ "cgroup_sock_addr", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, 0 },
+	{ "sk_reuseport", BPF_PROG_TYPE_SK_REUSEPORT, 0 },
+	{ "flow_dissector", BPF_PROG_TYPE_FLOW_DISSECTOR, 0 },
+	{ "cgroup_sysctl", BPF_PROG_TYPE_CGROUP_SYSCTL, 0 },
+	{ "cgroup_sockopt", BPF_PROG_TYPE_CGROUP_SOCKOPT, 0 },
+	{ "syscall", BPF_PROG_TYPE_SYSCALL, 0 },
+	/* kbpf names these by their libbpf section: one type per attach point */
+	{ "cgroup/bind4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_BIND },
+	{ "cgroup/bind6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_BIND },
+	{ "cgroup/connect4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_CONNECT },
+	{ "cgroup/connect6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_CONNECT },
+	{ "cgroup/sendmsg4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP4_SENDMSG },
+	{ "cgroup/sendmsg6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP6_SENDMSG },
+	{ "cgroup/recvmsg4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP4_RECVMSG },
+	{ "cgroup/recvmsg6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP6_RECVMSG },
+	{ "cgroup/getpeername4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_GETPEERNAME },
+	{ "cgroup/getsockname6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_GETSOCKNAME },
+	{ "cgroup/getsockopt", BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_CGROUP_GETSOCKOPT },
+	{ "cgroup/setsockopt", BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_CGROUP_SETSOCKOPT },
+	{ "cgroup/post_bind4", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET4_POST_BIND },
+	{ "cgroup/post_bind6", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET6_POST_BIND },
+	{ "cgroup/sock_release", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_RELEASE },
+	{ "sk_lookup", BPF_PROG_TYPE_SK_LOOKUP, BPF_SK_LOOKUP },
 };
 
 int case_linux_prog_type(const char *name)
@@ -67,6 +84,14 @@ int case_linux_prog_type(const char *name)
 		if (!strcmp(prog_types[i].name, name))
 			return prog_types[i].type;
 	return -1;
+}
+
+int case_linux_attach_type(const char *name)
+{
+	for (size_t i = 0; i < sizeof(prog_types) / sizeof(prog_types[0]); i++)
+		if (!strcmp(prog_types[i].name, name))
+			return prog_types[i].attach;
+	return 0;
 }
 
 static const struct {

@@ -55,6 +55,8 @@ int case_file_parse(const char *file, struct vcase **cases, size_t *nr, char *er
 void case_free_all(struct vcase *cases, size_t nr);
 /* Linux's enum bpf_prog_type number for a type name, or -1. */
 int case_linux_prog_type(const char *name);
+/* The expected_attach_type a type named by its attach point loads with (0: none). */
+int case_linux_attach_type(const char *name);
 /* Every log substring of c appears in log, in order (live: the live-kernel texts). */
 int case_log_matches(const struct vcase *c, const char *log, int live);
 

@@ -160,6 +160,7 @@ static int prog_load(const struct vcase *c, int type, const struct bpf_insn *ins
 		a.func_info_rec_size = sizeof(cur_funcs->info[0]);
 	}
 	a.prog_type = type;
+	a.expected_attach_type = (uint32_t)case_linux_attach_type(c->type);
 	if (c->state_freq)
 		a.prog_flags = BPF_F_TEST_STATE_FREQ;
 	if (c->reg_invariants)

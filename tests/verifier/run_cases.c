@@ -92,8 +92,8 @@ static int run_ctx_init(struct run_ctx *rc, const char *type, const struct kbpf_
 		rc->ctx_size = sizeof(rc->xdp);
 		return 0;
 	}
-	if (!strcmp(type, "socket_filter") || !strcmp(type, "sched_cls") ||
-	    !strcmp(type, "sched_act") || !strcmp(type, "cgroup_skb")) {
+	/* every type whose run-time context is an skb (lwt_*, sk_skb too) */
+	if (pt && pt->kern_ctx_btf_name && !strcmp(pt->kern_ctx_btf_name, "kbpf_linux_skb")) {
 		rc->buf_size = RUN_PACKET_LEN + 64;
 		rc->buf = calloc(1, rc->buf_size);
 		if (!rc->buf || kbpf_linux_skb_init(&rc->skb, rc->buf, rc->buf_size, 32, RUN_PACKET_LEN))

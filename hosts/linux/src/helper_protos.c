@@ -212,9 +212,14 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	 * they were open to a CAP_BPF-only syscall program */
 	H(probe_read, F(probe_read), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	H(probe_read_str, F(probe_read_str), INT, GPL, PERFMON, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
-	/* kprobe / tp / raw_tp: the stack helpers (same shape in each) */
-	H(get_stackid, F(get_stackid), INT, GPL, 0, CTX, MAP, ANY),
-	H(get_stack, F(get_stack), INT, GPL, 0, CTX, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
+	/* kprobe / tp / raw_tp: the stack helpers (same shape in each). Their "kernel" stack
+	 * is the host thread's: return addresses into the host's code (bpf_get_stack writes
+	 * them into the program's buffer; bpf_get_stackid stores them in a map the loader
+	 * reads), an ASLR leak. Linux lists them for the perfmon types and, through
+	 * raw_tp_prog_func_proto, for a syscall program loaded with CAP_BPF alone; kbpf
+	 * asks CAP_PERFMON, as for bpf_probe_read_kernel, in every type */
+	H(get_stackid, F(get_stackid), INT, GPL, PERFMON, CTX, MAP, ANY),
+	H(get_stack, F(get_stack), INT, GPL, PERFMON, CTX, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY),
 	/* the tracing types: a struct path of the host (<kbpf/linux.h>), where allowed */
 	{ .id = BPF_FUNC_d_path,
 	  .proto = { .fn = F(d_path), .ret_type = INT,
@@ -224,8 +229,8 @@ const struct linux_helper kbpf_linux_helpers[] = {
 	/* a task's stack, and the iterators' seq_file output: kbpf has neither tasks nor
 	 * seq_files of its own, so these verify (against a host's task_struct / seq_file)
 	 * but have no run-time implementation */
-	{ .id = BPF_FUNC_get_task_stack,
-	  .proto = { .ret_type = INT, .arg_type = { KBPF_ARG_PTR_TO_BTF_ID, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY },
+	{ .id = BPF_FUNC_get_task_stack, /* CAP_PERFMON: a host's task stack is host addresses */
+	  .proto = { .ret_type = INT, .caps = PERFMON, .arg_type = { KBPF_ARG_PTR_TO_BTF_ID, UNINIT_MEM, KBPF_ARG_CONST_SIZE_OR_ZERO, ANY },
 		     .arg_btf_name = { "task_struct" } } },
 	{ .id = BPF_FUNC_seq_write,
 	  .proto = { .ret_type = INT, .flags = GPL, .arg_type = { KBPF_ARG_PTR_TO_BTF_ID, RDONLY_MEM,
