@@ -638,6 +638,7 @@ int kbpf_tcp_sim_flow_stats(const struct kbpf_tcp_sim *sim, unsigned int flow, s
 	st->reordering = f->snd.reordering;
 	st->reord_seen = f->snd.reord_seen;
 	st->reo_wnd_steps = f->snd.rack.reo_wnd_steps;
+	st->recoveries = f->recoveries;
 	memcpy(st->cc, f->snd.inet_conn.icsk_ca_ops ? f->snd.inet_conn.icsk_ca_ops->name : f->ops->name,
 	       TCP_CA_NAME_MAX);
 	st->cc[TCP_CA_NAME_MAX - 1] = 0;

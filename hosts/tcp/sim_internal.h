@@ -202,6 +202,7 @@ struct sim_flow {
 	/* stats */
 	__u64 start_ns, done_ns;
 	__u64 rtos, segs_sent;
+	__u64 recoveries; /* tcp_enter_recovery calls (TcpExtTCPSackRecovery) */
 	__u64 acks, acks_old;
 };
 

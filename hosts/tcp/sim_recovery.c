@@ -380,6 +380,7 @@ static void enter_recovery(struct sim_flow *f, bool ece_ack)
 {
 	struct tcp_sock *tp = &f->snd;
 
+	f->recoveries++;
 	tp->prior_ssthresh = 0;
 	init_undo(f);
 	/* Already reducing (CWR): no second ssthresh(). */

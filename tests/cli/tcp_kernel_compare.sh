@@ -72,6 +72,13 @@ script 0 "goodput \(Mbit/s\) +9\.15 " -- --reuse "$dir" --runs 2 --secs 1 --kbpf
 script 0 "cwnd at first reduction +20 " -- --reuse "$dir" --runs 2 --secs 1 --kbpf "$kbpf" reno 10 5
 script 0 "^\| reno \| 10 \| 5 \| 0 \| 0/16 \| 9\.15 / " -- --reuse "$dir" --runs 2 --secs 1 --md --kbpf "$kbpf" reno 10 5
 script 1 "no kernel run 3 in $dir" -- --reuse "$dir" --runs 3 --secs 1 --kbpf "$kbpf" reno 10 5
+# kbpf's receivers compress SACKs as the kernel's do by default; --no-sack-compress: not
+script 0 "kbpf tcp-sim .* --sack-compress --seed N" -- --dry-run reno 10 5
+script 0 "kbpf tcp-sim .* --jitter 40us --seed N" -- --dry-run --no-sack-compress reno 10 5
+# --detail: kbpf's entries into Recovery as the kernel's TCPSackRecovery counts them, beside
+# the episodes its per-ACK trace shows
+script 0 "kbpf seed 1: retransmitted segments [0-9]+; SACK recoveries [0-9]+ \(episodes in the per-ACK trace [0-9]+\)" -- \
+  --reuse "$dir" --runs 2 --secs 1 --detail --kbpf "$kbpf" reno 10 5
 # --kbpf-runs M: kbpf's side over seeds 1..M whatever the kernel runs; --detail's spread line
 script 0 "\| 2 / 5 × 1 s \|" -- --reuse "$dir" --runs 2 --kbpf-runs 5 --secs 1 --md --kbpf "$kbpf" reno 10 5 0.05
 script 0 "# spread: goodput kernel sd 0\.07071, se 0\.05 / kbpf sd" -- --reuse "$dir" --runs 2 --kbpf-runs 5 --secs 1 --detail --kbpf "$kbpf" reno 10 5 0.05

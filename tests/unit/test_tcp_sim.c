@@ -400,6 +400,48 @@ static void test_hook_order(void)
 	CHECK_EQ_U64(releases, 4);
 }
 
+
+/* Entries into Recovery are counted as Linux's TcpExtTCPSackRecovery counts them: one per
+ * tcp_enter_recovery. Under random loss an ACK often ends one episode (snd_una passes
+ * high_seq) and starts the next (a later loss is marked already), so the per-ACK trace,
+ * which shows Recovery before and after that ACK, sees fewer episodes than there are
+ * entries; the two agree once those same-ACK re-entries are added. */
+struct rec_count {
+	struct kbpf_tcp_sim *s;
+	uint32_t prev_state;
+	uint64_t prev_rec, trace_entries, same_ack;
+};
+
+static void count_trace(const struct kbpf_tcp_trace_point *p, void *ctx)
+{
+	struct rec_count *c = ctx;
+	struct kbpf_tcp_flow_stats fs;
+
+	kbpf_tcp_sim_flow_stats(c->s, 0, &fs);
+	if (p->ca_state == TCP_CA_Recovery && c->prev_state != TCP_CA_Recovery)
+		c->trace_entries++;
+	else if (p->ca_state == TCP_CA_Recovery && fs.recoveries > c->prev_rec)
+		c->same_ack += fs.recoveries - c->prev_rec;
+	c->prev_state = p->ca_state;
+	c->prev_rec = fs.recoveries;
+}
+
+static void test_recovery_count(void)
+{
+	struct kbpf_tcp_sim *s = mk(20000000, 20000, 66, 0.02, 0, 1);
+	struct kbpf_tcp_flow_opts fo = { .sz = sizeof(fo), .tso = 1 };
+	struct rec_count c = { .s = s };
+	struct kbpf_tcp_flow_stats fs;
+
+	kbpf_tcp_sim_add_flow(s, &kbpf_tcp_bbr, &fo, NULL);
+	kbpf_tcp_sim_set_trace(s, count_trace, &c);
+	CHECK_EQ_U64(kbpf_tcp_sim_run(s, 15000000), 0);
+	kbpf_tcp_sim_flow_stats(s, 0, &fs);
+	CHECK(c.same_ack > 0);
+	CHECK(fs.recoveries > c.trace_entries);
+	CHECK_EQ_U64(fs.recoveries, c.trace_entries + c.same_ack);
+	kbpf_tcp_sim_free(s);
+}
 /* BBR's model as TCP_CC_INFO reports it (the kernel-comparison script reads it beside the
  * kernel's): after 5 s on a clean 20 Mbit/s path, PROBE_BW with cwnd gain 2, the bandwidth
  * the link's payload rate (20 Mbit/s × 1448/1500 = 2 413 333 bytes/s) and min RTT 40 ms;
@@ -476,6 +518,7 @@ int main(void)
 	RUN(test_mathis);
 	RUN(test_hook_order);
 	RUN(test_bbr_info);
+	RUN(test_recovery_count);
 	RUN(test_bad_input);
 	return test_summary();
 }

@@ -1062,6 +1062,20 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		       st.queue_p50, st.queue_p95, st.queue_p99, st.queue_max, (unsigned long long)st.drops_queue,
 		       (unsigned long long)st.drops_random, (unsigned long long)st.ce_marks);
 		printf("Jain fairness index: %.4f\n", st.jain);
+		{
+			uint64_t rec = 0;
+
+			for (unsigned int i = 0; i < nflows; i++) {
+				struct kbpf_tcp_flow_stats fs;
+
+				kbpf_tcp_sim_flow_stats(sim, i, &fs);
+				rec += fs.recoveries;
+			}
+			/* Linux's TcpExtTCPSackRecovery: an exit and a new entry on one ACK count twice,
+			 * where a per-ACK trace sees one episode */
+			if (rec)
+				printf("entries into Recovery: %llu\n", (unsigned long long)rec);
+		}
 		if (so.reorder > 0) {
 			uint64_t dsacks = 0, seen = 0;
 			uint32_t degree = 0, steps = 0;

@@ -36,16 +36,20 @@ static void cc_info(unsigned long long v[4]) {
 static void *sampler(void *a) {
 	(void)a;
 	fprintf(out, "t_us cwnd ssthresh rtt_us rttvar_us ca_state retrans total_retrans lost unacked delivery_rate_bps pacing_rate_bps bytes_acked delivered delivered_ce"
-		" sacked retrans_out reordering %s\n", !strcmp(cc, "bbr") ? "bbr_bw_bps bbr_min_rtt_us pacing_gain cwnd_gain" : strstr(cc, "dctcp") ? "alpha ce_state ab_ecn ab_tot" : "cc0 cc1 cc2 cc3");
+		" sacked retrans_out reordering %s snd_wnd notsent_bytes busy_us rwnd_limited_us sndbuf_limited_us\n",
+		!strcmp(cc, "bbr") ? "bbr_bw_bps bbr_min_rtt_us pacing_gain cwnd_gain" : strstr(cc, "dctcp") ? "alpha ce_state ab_ecn ab_tot" : "cc0 cc1 cc2 cc3");
 	while (!done) {
 		struct tcp_info ti; socklen_t l = sizeof ti; unsigned long long v[4];
 		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) == 0) {
 			cc_info(v);
-			fprintf(out, "%llu %u %u %u %u %u %u %u %u %u %llu %llu %llu %u %u %u %u %u %llu %llu %llu %llu\n", (unsigned long long)(now_us() - t0),
+			fprintf(out, "%llu %u %u %u %u %u %u %u %u %u %llu %llu %llu %u %u %u %u %u %llu %llu %llu %llu %u %u %llu %llu %llu\n", (unsigned long long)(now_us() - t0),
 				ti.tcpi_snd_cwnd, ti.tcpi_snd_ssthresh, ti.tcpi_rtt, ti.tcpi_rttvar, ti.tcpi_ca_state, ti.tcpi_retransmits,
 				ti.tcpi_total_retrans, ti.tcpi_lost, ti.tcpi_unacked, (unsigned long long)ti.tcpi_delivery_rate * 8,
 				(unsigned long long)ti.tcpi_pacing_rate * 8, (unsigned long long)ti.tcpi_bytes_acked, ti.tcpi_delivered, ti.tcpi_delivered_ce,
-				ti.tcpi_sacked, ti.tcpi_retrans, ti.tcpi_reordering, v[0], v[1], v[2], v[3]);
+				ti.tcpi_sacked, ti.tcpi_retrans, ti.tcpi_reordering, v[0], v[1], v[2], v[3],
+				/* what limits the sender besides cwnd: the peer's window, the send buffer */
+				ti.tcpi_snd_wnd, ti.tcpi_notsent_bytes, (unsigned long long)ti.tcpi_busy_time,
+				(unsigned long long)ti.tcpi_rwnd_limited, (unsigned long long)ti.tcpi_sndbuf_limited);
 		}
 		usleep(sample_us);
 	}

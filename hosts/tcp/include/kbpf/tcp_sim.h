@@ -126,6 +126,7 @@ struct kbpf_tcp_flow_stats {
 	uint32_t reordering; /* tp->reordering at the end (3 until reordering is seen) */
 	uint32_t reord_seen; /* tp->reord_seen: how often the sender saw reordering */
 	uint32_t reo_wnd_steps; /* RACK's reorder window in min_rtt/4 steps at the end */
+	uint64_t recoveries; /* entries into Recovery (tcp_enter_recovery: Linux's TcpExtTCPSackRecovery) */
 };
 
 struct kbpf_tcp_sim_stats {
