@@ -545,8 +545,10 @@ void sim_process_tlp_ack(struct sim_flow *f, __u32 ack_seq, int flag)
 		return;
 	if (!f->tlp_retrans) {
 		tp->tlp_high_seq = 0; /* a probe of new data was ACKed */
-	} else if (flag & FLAG_DSACKING_ACK) {
-		tp->tlp_high_seq = 0; /* original and probe both arrived: no loss */
+	} else if (flag & FLAG_DSACK_TLP) {
+		/* the probe itself was D-SACKed: original and probe both arrived, no loss (a
+		 * D-SACK of another segment says nothing of the probe: 6.12's FLAG_DSACK_TLP) */
+		tp->tlp_high_seq = 0;
 	} else if (after(ack_seq, tp->tlp_high_seq)) {
 		init_cwnd_reduction(f);
 		kbpf_tcp_set_ca_state(SK(tp), TCP_CA_CWR);

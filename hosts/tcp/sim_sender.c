@@ -701,6 +701,9 @@ static void sacktag_wire(struct sim_flow *f, __u32 ack_idx, __u32 prior_una_idx,
 		__u32 dup = blk[0].end - blk[0].start;
 
 		if ((__s32)dup > 0) {
+			/* tcp_dsack_seen: a D-SACK of the loss probe alone (before the dubious test) */
+			if (dup == 1 && tp->tlp_high_seq && tp->tlp_high_seq == sim_seq(f, blk[0].end))
+				*flag |= FLAG_DSACK_TLP;
 			f->dsack_dups += dup;
 			if (f->dsack_dups <= tp->total_retrans) {
 				dsack = true;
@@ -712,7 +715,7 @@ static void sacktag_wire(struct sim_flow *f, __u32 ack_idx, __u32 prior_una_idx,
 				ss->sack_delivered += dup;
 				/* RACK widens its window for D-SACKs once reordering was seen, but not
 				 * for one matching a loss probe (timer-driven, not RACK's doing) */
-				if (tp->reord_seen && !(dup == 1 && tp->tlp_high_seq && tp->tlp_high_seq == sim_seq(f, blk[0].end)))
+				if (tp->reord_seen && !(*flag & FLAG_DSACK_TLP))
 					tp->rack.dsack_seen = 1;
 				if (tp->undo_marker && tp->undo_retrans > 0 && (__s32)(blk[0].end - prior_una_idx) <= 0 &&
 				    after(sim_seq(f, blk[0].end), tp->undo_marker))
@@ -805,9 +808,11 @@ static void ack_blocks(struct sim_flow *f, __u32 ack_idx, const struct sim_sack_
 
 			first = 1;
 			flag |= FLAG_DSACKING_ACK;
+			if (tp->tlp_high_seq && tp->tlp_high_seq == sim_seq(f, d + 1))
+				flag |= FLAG_DSACK_TLP;
 			f->dsack_segs++;
 			ss.sack_delivered++; /* tcp_dsack_seen, as on the wire */
-			if (tp->reord_seen && !(tp->tlp_high_seq && tp->tlp_high_seq == sim_seq(f, d + 1)))
+			if (tp->reord_seen && !(flag & FLAG_DSACK_TLP))
 				tp->rack.dsack_seen = 1;
 			/* A D-SACK for a retransmitted segment: one fewer retransmission that
 			 * may have been needed. */

@@ -195,8 +195,46 @@ static void test_ts_rtt_sample(void)
 	CHECK(R.sample_us >= R.true_us - 1000 && R.sample_us <= R.true_us + 1000);
 }
 
+/* The ACK of a loss probe that retransmitted (tcp_process_tlp_ack): only a D-SACK of the
+ * probe itself (6.12's FLAG_DSACK_TLP, set by tcp_dsack_seen) says the original arrived
+ * too; a D-SACK of another segment in an ACK past the probe is a repaired loss, and cwnd is
+ * reduced as for any. kbpf took any D-SACK as the probe's. */
+static void test_tlp_dsack(void)
+{
+	struct kbpf_tcp_sim_opts o = { .sz = sizeof(o), .rate_bps = 20000000, .delay_us = 10000, .seed = 1 };
+
+	for (int own = 0; own < 2; own++) {
+		struct kbpf_tcp_sim *sim = NULL;
+
+		CHECK_EQ_U64(kbpf_tcp_sim_create(&o, &sim), 0);
+		CHECK_EQ_U64(kbpf_tcp_sim_add_flow(sim, &kbpf_tcp_cubic, NULL, NULL), 0);
+		CHECK_EQ_U64(kbpf_tcp_sim_run(sim, 100000), 0);
+		struct sim_flow *f = ((struct sim *)sim)->flows[0];
+		struct tcp_sock *tp = &f->snd;
+		__u32 cwnd = tcp_snd_cwnd(tp), ssthresh = tp->snd_ssthresh;
+
+		CHECK(cwnd > 10);
+		CHECK_EQ_U64(tp->inet_conn.icsk_ca_state, TCP_CA_Open);
+		tp->tlp_high_seq = tp->snd_una + 1448;
+		f->tlp_retrans = true;
+		sim_process_tlp_ack(f, tp->snd_una + 2 * 1448,
+				    FLAG_DSACKING_ACK | FLAG_SND_UNA_ADVANCED | FLAG_DATA_ACKED |
+					    (own ? FLAG_DSACK_TLP : 0));
+		CHECK_EQ_U64(tp->tlp_high_seq, 0);
+		if (own) { /* no loss: nothing reduced */
+			CHECK_EQ_U64(tcp_snd_cwnd(tp), cwnd);
+			CHECK_EQ_U64(tp->snd_ssthresh, ssthresh);
+		} else { /* the probe repaired a loss: CWR's reduction, ended at once */
+			CHECK(tcp_snd_cwnd(tp) < cwnd);
+			CHECK(tp->snd_ssthresh < cwnd);
+		}
+		kbpf_tcp_sim_free(sim);
+	}
+}
+
 int main(void)
 {
+	RUN(test_tlp_dsack);
 	RUN(test_ts_rtt_sample);
 	RUN(test_undo);
 	return test_summary();
