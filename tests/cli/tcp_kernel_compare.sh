@@ -56,6 +56,15 @@ script 2 "--kbpf-runs takes a whole number above 0, not '0'" -- --kbpf-runs 0 re
 script 2 "--reorder takes PROB,DELAY_US" -- --reorder 0.01 reno 10 5
 script 2 "--reorder takes PROB,DELAY_US" -- --reorder 2,4000 reno 10 5
 script 0 "reordering 0.01,4000 \(tunlink -o 0.01,4000\)" -- --dry-run --reorder 0.01,4000 bbr 100 5
+# --jitter: checked before any run (kbpf refused it only after the kernel's runs; --dry-run printed it)
+script 2 "--jitter takes a time of at most 10 ms \(e.g. 40us, 0\), not '40 us'" -- --dry-run --jitter "40 us" reno 10 5
+script 2 "--jitter takes a time of at most 10 ms" -- --dry-run --jitter 11ms reno 10 5
+script 2 "--jitter takes a time of at most 10 ms" -- --dry-run --jitter 1s reno 10 5
+script 2 "--jitter takes a time of at most 10 ms" -- --dry-run --jitter "" reno 10 5
+script 0 "kbpf tcp-sim .* --jitter 10ms " -- --dry-run --jitter 10ms reno 10 5
+script 0 "kbpf tcp-sim .* --jitter 0 " -- --dry-run --jitter 0 reno 10 5
+script 0 "kbpf tcp-sim .* --jitter 500ns " -- --dry-run --jitter 500ns reno 10 5
+script 0 "kbpf tcp-sim .* --jitter 2.5 " -- --dry-run --jitter 2.5 reno 10 5
 script 0 "--reorder 0.01,4000us" -- --dry-run --reorder 0.01,4000 bbr 100 5
 
 # --reuse DIR: the kernel's results of two runs as an earlier --out DIR keeps them
