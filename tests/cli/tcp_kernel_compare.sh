@@ -55,6 +55,9 @@ script 2 "--runs needs a value" -- --runs
 script 2 "--kbpf-runs takes a whole number above 0, not '0'" -- --kbpf-runs 0 reno 10 5
 script 2 "--reorder takes PROB,DELAY_US" -- --reorder 0.01 reno 10 5
 script 2 "--reorder takes PROB,DELAY_US" -- --reorder 2,4000 reno 10 5
+# tunlink -o and kbpf --reorder take at most 10 s: refused here, not by tunlink in the first kernel run
+script 2 "--reorder takes PROB,DELAY_US \(PROB from 0 to 1, DELAY_US a whole number from 1 to 10000000\)" -- --dry-run --reorder 0.01,10000001 reno 10 5
+script 0 "--reorder 0.01,10000000us" -- --dry-run --reorder 0.01,10000000 reno 10 5
 script 0 "reordering 0.01,4000 \(tunlink -o 0.01,4000\)" -- --dry-run --reorder 0.01,4000 bbr 100 5
 # --jitter: checked before any run (kbpf refused it only after the kernel's runs; --dry-run printed it)
 script 2 "--jitter takes a time of at most 10 ms \(e.g. 40us, 0\), not '40 us'" -- --dry-run --jitter "40 us" reno 10 5
