@@ -136,6 +136,9 @@ if command -v "${CC:-cc}" >/dev/null; then
   usage "PORT must be a number from 1 to 65535, not '70000'" -- "$tmp/bulk" server 70000
   usage "-o takes PROB,DELAY_US, not '0.01'" -- "$tmp/tunlink" -o 0.01 tA tB 10 1 20 0 0 1
   usage "-o DELAY_US must be a number from 1" -- "$tmp/tunlink" -o 0.01,0 tA tB 10 1 20 0 0 1
+  usage "-r SEED must be a whole number from 0 to 18446744073709551615, not '1x'" -- "$tmp/tunlink" -r 1x tA tB 10 1 20 0 0 1
+  usage "-r SEED must be a whole number" -- "$tmp/tunlink" -r '' tA tB 10 1 20 0 0 1
+  usage "-r SEED must be a whole number" -- "$tmp/tunlink" -r -3 tA tB 10 1 20 0 0 1
 else
   echo "tunlink/bulk argument checks: no C compiler: skipped"
 fi
