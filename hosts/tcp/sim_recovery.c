@@ -531,6 +531,9 @@ void sim_fastretrans_alert(struct sim_flow *f, struct sim_ack_state *as)
 			return;
 		}
 		enter_recovery(f, (flag & FLAG_ECE) != 0);
+		/* REXMIT_LOST: from Loss (a retransmission lost on the ACK that had F-RTO send
+		 * new data), the lost segments go first */
+		as->rexmit_new = false;
 		break;
 	}
 }

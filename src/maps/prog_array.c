@@ -131,9 +131,12 @@ static int prog_array_sys_delete(struct kbpf_map *map, const void *key)
 
 	if (index >= map->max_entries)
 		return -E2BIG;
-	if (!atomic_exchange_explicit(&kbpf_to_ptr_array(map)->slots[index], NULL, memory_order_acq_rel))
-		return -ENOENT;
-	return 0;
+	/* under the lock a program's creation holds while it reads the slots' programs
+	 * (owner_check_locked): once the delete returns, the host may free the program */
+	pthread_mutex_lock(&owner_lock);
+	const void *old = atomic_exchange_explicit(&kbpf_to_ptr_array(map)->slots[index], NULL, memory_order_acq_rel);
+	pthread_mutex_unlock(&owner_lock);
+	return old ? 0 : -ENOENT;
 }
 
 /* Programs reach a PROG_ARRAY only through bpf_tail_call (Linux's verifier refuses

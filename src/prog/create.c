@@ -173,6 +173,10 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		}
 	}
 
+	/* before the loop below makes the program a PROG_ARRAY's caller, whose need other
+	 * threads' map updates read from then on */
+	prog->max_ctx_offset = max_ctx_offset;
+	prog->max_tp_access = max_tp_access;
 	if (OPTS_GET(opts, prog_type, NULL)) {
 		/* verified above, so the type exists: its run-time hooks come with it */
 		const struct kbpf_prog_type *type = kbpf_host_prog_type_find(prog->host, opts->prog_type);
@@ -184,7 +188,6 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 		 * test_run of a syscall program, bpf_probe_register of raw_tracepoint.w), which
 		 * a tail call's target may not exceed */
 		prog->tail_ctx_need = type && type->linux_type == BPF_PROG_TYPE_SYSCALL ? max_ctx_offset : 0;
-		prog->max_tp_access = max_tp_access;
 		/* a tail call hands the callee this program's context: one type per PROG_ARRAY
 		 * it uses (Linux's used_maps: those its live ld_imm64s load) */
 		for (size_t i = 0; type && i + 1 < prog->insn_cnt; i++) {
@@ -205,8 +208,6 @@ int kbpf_prog_create(const struct bpf_insn *insns, size_t cnt, const struct kbpf
 			}
 		}
 	}
-	prog->max_ctx_offset = max_ctx_offset;
-	prog->max_tp_access = max_tp_access;
 	prog->harden = OPTS_GET(opts, harden, 0);
 	prog->run_budget = OPTS_GET(opts, run_budget, 0);
 	if (prog->harden & ~KBPF_HARDEN_ALL) {

@@ -55,7 +55,19 @@ script 2 "--runs needs a value" -- --runs
 script 2 "--kbpf-runs takes a whole number above 0, not '0'" -- --kbpf-runs 0 reno 10 5
 script 2 "--reorder takes PROB,DELAY_US" -- --reorder 0.01 reno 10 5
 script 2 "--reorder takes PROB,DELAY_US" -- --reorder 2,4000 reno 10 5
+# tunlink -o and kbpf --reorder take at most 10 s: refused here, not by tunlink in the first kernel run
+script 2 "--reorder takes PROB,DELAY_US \(PROB from 0 to 1, DELAY_US a whole number from 1 to 10000000\)" -- --dry-run --reorder 0.01,10000001 reno 10 5
+script 0 "--reorder 0.01,10000000us" -- --dry-run --reorder 0.01,10000000 reno 10 5
 script 0 "reordering 0.01,4000 \(tunlink -o 0.01,4000\)" -- --dry-run --reorder 0.01,4000 bbr 100 5
+# --jitter: checked before any run (kbpf refused it only after the kernel's runs; --dry-run printed it)
+script 2 "--jitter takes a time of at most 10 ms \(e.g. 40us, 0\), not '40 us'" -- --dry-run --jitter "40 us" reno 10 5
+script 2 "--jitter takes a time of at most 10 ms" -- --dry-run --jitter 11ms reno 10 5
+script 2 "--jitter takes a time of at most 10 ms" -- --dry-run --jitter 1s reno 10 5
+script 2 "--jitter takes a time of at most 10 ms" -- --dry-run --jitter "" reno 10 5
+script 0 "kbpf tcp-sim .* --jitter 10ms " -- --dry-run --jitter 10ms reno 10 5
+script 0 "kbpf tcp-sim .* --jitter 0 " -- --dry-run --jitter 0 reno 10 5
+script 0 "kbpf tcp-sim .* --jitter 500ns " -- --dry-run --jitter 500ns reno 10 5
+script 0 "kbpf tcp-sim .* --jitter 2.5 " -- --dry-run --jitter 2.5 reno 10 5
 script 0 "--reorder 0.01,4000us" -- --dry-run --reorder 0.01,4000 bbr 100 5
 
 # --reuse DIR: the kernel's results of two runs as an earlier --out DIR keeps them
@@ -124,6 +136,9 @@ if command -v "${CC:-cc}" >/dev/null; then
   usage "PORT must be a number from 1 to 65535, not '70000'" -- "$tmp/bulk" server 70000
   usage "-o takes PROB,DELAY_US, not '0.01'" -- "$tmp/tunlink" -o 0.01 tA tB 10 1 20 0 0 1
   usage "-o DELAY_US must be a number from 1" -- "$tmp/tunlink" -o 0.01,0 tA tB 10 1 20 0 0 1
+  usage "-r SEED must be a whole number from 0 to 18446744073709551615, not '1x'" -- "$tmp/tunlink" -r 1x tA tB 10 1 20 0 0 1
+  usage "-r SEED must be a whole number" -- "$tmp/tunlink" -r '' tA tB 10 1 20 0 0 1
+  usage "-r SEED must be a whole number" -- "$tmp/tunlink" -r -3 tA tB 10 1 20 0 0 1
 else
   echo "tunlink/bulk argument checks: no C compiler: skipped"
 fi

@@ -9,6 +9,7 @@
  * and is off by default. */
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 #include <kbpf/tcp_sim.h>
 #include "test_tcp_sim_util.h"
 
@@ -91,6 +92,43 @@ static void test_off_keeps_run(void)
 	CHECK(trace_hash_cubic_bbr(&o, &tso) != old_tso);
 }
 
+/* A caller built before jitter_ns passes its own sizeof, which was already a multiple of 8:
+ * bytes past reorder_delay_us were its tail padding, whatever its stack held there. They
+ * must not become jitter (before, jitter_ns sat in that padding: 0xffffffff refused the
+ * options, a smaller value jittered the run). */
+static void test_old_caller_padding(void)
+{
+	struct before_jitter { /* the struct as such callers have it */
+		size_t sz;
+		uint64_t rate_bps;
+		uint32_t delay_us, queue_pkts;
+		double loss;
+		uint32_t ecn_threshold_pkts, mtu;
+		uint64_t seed;
+		double reorder;
+		uint32_t reorder_delay_us;
+	};
+	struct kbpf_tcp_sim_opts o, clean = { .sz = sizeof(clean), .rate_bps = 100000000, .delay_us = 2000,
+					      .loss = 0.01, .seed = 9 };
+
+	memset(&o, 0xff, sizeof(o));
+	o.sz = sizeof(struct before_jitter);
+	o.rate_bps = clean.rate_bps;
+	o.delay_us = clean.delay_us;
+	o.queue_pkts = 0;
+	o.loss = clean.loss;
+	o.ecn_threshold_pkts = 0;
+	o.mtu = 0;
+	o.seed = clean.seed;
+	o.reorder = 0;
+	o.reorder_delay_us = 0;
+	CHECK_EQ_U64(trace_hash_cubic_bbr(&o, NULL), trace_hash_cubic_bbr(&clean, NULL));
+	memset(&o.reorder_delay_us + 1, 0, sizeof(struct before_jitter) - offsetof(struct before_jitter, reorder_delay_us) -
+						   sizeof(uint32_t));
+	((unsigned char *)&o)[offsetof(struct before_jitter, reorder_delay_us) + 4] = 0x40; /* 64 ns of garbage */
+	CHECK_EQ_U64(trace_hash_cubic_bbr(&o, NULL), trace_hash_cubic_bbr(&clean, NULL));
+}
+
 static void test_bad_opts(void)
 {
 	struct kbpf_tcp_sim_opts o = { .sz = sizeof(o), .jitter_ns = 10000001 };
@@ -107,6 +145,7 @@ int main(void)
 	RUN(test_noise_unlocks_dctcp_k10);
 	RUN(test_deterministic);
 	RUN(test_off_keeps_run);
+	RUN(test_old_caller_padding);
 	RUN(test_bad_opts);
 	return test_summary();
 }

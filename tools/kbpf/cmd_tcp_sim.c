@@ -51,7 +51,7 @@ void usage_tcp_sim(void)
 	       "                      later packets overtake it (default off)\n"
 	       "  --jitter D          each data packet and ACK arrives up to D later (uniform,\n"
 	       "                      seeded; ns/us/ms, default unit us; in order): a path's\n"
-	       "                      timing noise (default 0: exact timing)\n"
+	       "                      timing noise (default 0: exact timing); not with --script\n"
 	       "  --ecn-threshold N   mark ECT packets CE when N packets are queued (default off)\n"
 	       "  --ecn               request ECN (net.ipv4.tcp_ecn=1) for every flow\n"
 	       "  --tso               senders segment as Linux's with TSO/GSO: bursts of\n"
@@ -919,6 +919,8 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		return cli_error(EXIT_USAGE, CMD, "--fq is for simulated flows; a script says 'pacing fq'");
 	if (qlog_path && script_path)
 		return cli_error(EXIT_USAGE, CMD, "--queue-log is for simulated links; a script has none");
+	if (so.jitter_ns && script_path)
+		return cli_error(EXIT_USAGE, CMD, "--jitter is for simulated links; a script has none");
 	if (plot_path) {
 		const char *dot = strrchr(plot_path, '.');
 

@@ -37,4 +37,19 @@ static long arg_int(const char *tool, const char *what, const char *s, long lo, 
 	return (long)v;
 }
 
+/* Any 64-bit unsigned whole number, decimal (a seed); strtoull would take '-3' and '1x'. */
+static unsigned long long arg_u64(const char *tool, const char *what, const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno) {
+		fprintf(stderr, "%s: %s must be a whole number from 0 to 18446744073709551615, not '%s'\n", tool, what, s);
+		exit(2);
+	}
+	return v;
+}
+
 #endif

@@ -81,7 +81,7 @@ int main(int argc, char **argv) {
 			reo = arg_num("tunlink", "-o PROB", optarg, 0, 1);
 			reo_ns = (uint64_t)(arg_num("tunlink", "-o DELAY_US", comma + 1, 1, 1e7) * 1000);
 		}
-		else if (o == 'r') { uint64_t v = strtoull(optarg, NULL, 0); rng ^= v * 0x9e3779b97f4a7c15ull; if (!rng) rng = 1; }
+		else if (o == 'r') { uint64_t v = arg_u64("tunlink", "-r SEED", optarg); rng ^= v * 0x9e3779b97f4a7c15ull; if (!rng) rng = 1; }
 		else if (o == 'l') { if (!(slog = fopen(optarg, "w"))) { perror(optarg); return 1; } }
 		else return 2;
 	}

@@ -34,6 +34,10 @@ struct kbpf_tcp_sim_opts {
 	 * them pass a smaller sz and get no reordering. */
 	double reorder;
 	uint32_t reorder_delay_us;
+	/* Ignored: the struct's tail padding before jitter_ns came. Callers built before it
+	 * pass this struct's size then (a multiple of 8, 64) with whatever their padding held
+	 * here; a field placed here would have read it. */
+	uint32_t unused_pad;
 	/* Timing noise of the path (docs/tcp-sim.md "Jitter"): each data packet reaches its
 	 * receiver, and each ACK its sender, a uniform random 0..jitter_ns later than the
 	 * exact arithmetic gives (a generator of its own, seeded from seed, so the loss and
