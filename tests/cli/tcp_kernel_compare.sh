@@ -53,6 +53,7 @@ done
 script 2 "--secs takes a whole number above 0, not 'x'" -- --secs x reno 10 5
 script 2 "--runs needs a value" -- --runs
 script 2 "--kbpf-runs takes a whole number above 0, not '0'" -- --kbpf-runs 0 reno 10 5
+script 2 "--kbpf-runs takes a whole number above 0, not ''" -- --kbpf-runs "" reno 10 5
 script 2 "--reorder takes PROB,DELAY_US" -- --reorder 0.01 reno 10 5
 script 2 "--reorder takes PROB,DELAY_US" -- --reorder 2,4000 reno 10 5
 # tunlink -o and kbpf --reorder take at most 10 s: refused here, not by tunlink in the first kernel run
