@@ -99,6 +99,9 @@ expect 2 "--fq is for simulated flows; a script says 'pacing fq'" -- tcp-sim --c
 expect 2 "--queue-log is for simulated links; a script has none" -- tcp-sim --cc cubic --queue-log "$tmp/q" --script "$tmp/none.script"
 # --jitter is the simulated path's too (it was ignored with a script: the run looked jittered)
 expect 2 "--jitter is for simulated links; a script has none" -- tcp-sim --cc cubic --jitter 40us --script "$tmp/none.script"
+for o in "--rate 10M" "--delay 5ms" "--queue 20" "--loss 1%" "--reorder 1%" "--ecn-threshold 10"; do
+  expect 2 "${o%% *} is for simulated links; a script has none" -- tcp-sim --cc cubic $o --script "$tmp/none.script"
+done
 expect 1 "cannot write /nonexistent/q" -- tcp-sim --cc cubic --duration 10ms --queue-log /nonexistent/q
 expect 0 "flow cc" -- tcp-sim --cc cubic --rate 10M --delay 5ms --duration 100ms --queue-log "$tmp/q"
 if [ "$(wc -l <"$tmp/q")" = 100 ] && [ "$(sed -n 1p "$tmp/q")" = "0.001 0" ] && [ "$(sed -n 11p "$tmp/q")" = "0.011 10" ] &&

@@ -725,6 +725,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 	struct trace_bbr_ctx tbc;
 	uint64_t duration = 30000000, bytes = 0, stagger = 0, v;
 	const char *trace_path = NULL, *plot_path = NULL, *script_path = NULL, *qlog_path = NULL;
+	const char *link_opt = NULL; /* the last link option given (--rate, --loss…) */
 	bool keep_going = false;
 	char tmp_csv[] = "/tmp/kbpf-tcp-sim-XXXXXX";
 	bool quiet = false, ecn = false, tmp_used = false;
@@ -792,25 +793,31 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 			bpf.host_file = optarg;
 			break;
 		case O_RATE:
+			link_opt = "--rate";
 			if (parse_rate(optarg, &so.rate_bps))
 				return cli_error(EXIT_USAGE, CMD, "--rate: '%s' is not a rate (e.g. 20M, 1G)", optarg);
 			break;
 		case O_DELAY:
+			link_opt = "--delay";
 			if (parse_time_us(optarg, 1000, &v) || !v || v > 10000000)
 				return cli_error(EXIT_USAGE, CMD, "--delay: '%s' is not a delay (e.g. 20ms)", optarg);
 			so.delay_us = (uint32_t)v;
 			break;
 		case O_QUEUE:
+			link_opt = "--queue";
 			if (cli_parse_u64(optarg, &v) || !v || v > 1000000)
 				return cli_error(EXIT_USAGE, CMD, "--queue: '%s' is not a packet count (1..1000000)", optarg);
 			so.queue_pkts = (uint32_t)v;
 			break;
 		case O_LOSS:
+			link_opt = "--loss";
 			if (parse_loss(optarg, &so.loss))
 				return cli_error(EXIT_USAGE, CMD, "--loss: '%s' is not a probability (e.g. 0.01 or 1%%)", optarg);
 			break;
 		case O_REORDER: {
 			char p[64];
+
+			link_opt = "--reorder";
 			const char *comma = strchr(optarg, ',');
 			size_t n = comma ? (size_t)(comma - optarg) : strlen(optarg);
 
@@ -832,6 +839,7 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 			so.jitter_ns = (uint32_t)v;
 			break;
 		case O_ECNT:
+			link_opt = "--ecn-threshold";
 			if (cli_parse_u64(optarg, &v) || v > 1000000)
 				return cli_error(EXIT_USAGE, CMD, "--ecn-threshold: '%s' is not a packet count", optarg);
 			so.ecn_threshold_pkts = (uint32_t)v;
@@ -921,6 +929,9 @@ static int tcp_sim(int argc, char **argv, struct flow_list *flp)
 		return cli_error(EXIT_USAGE, CMD, "--queue-log is for simulated links; a script has none");
 	if (so.jitter_ns && script_path)
 		return cli_error(EXIT_USAGE, CMD, "--jitter is for simulated links; a script has none");
+	/* the scripted peer replaces the link: its options were silently ignored */
+	if (link_opt && script_path)
+		return cli_error(EXIT_USAGE, CMD, "%s is for simulated links; a script has none", link_opt);
 	if (plot_path) {
 		const char *dot = strrchr(plot_path, '.');
 
