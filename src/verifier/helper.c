@@ -978,6 +978,14 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 			r0->type = KBPF_CONST_PTR_TO_MAP | null_flag;
 			break;
 		}
+		uint32_t mt = kbpf_map_type(meta.map);
+		if (mt == BPF_MAP_TYPE_XSKMAP || mt == BPF_MAP_TYPE_SOCKMAP || mt == BPF_MAP_TYPE_SOCKHASH) {
+			/* a socket map's value is the socket itself, from the call on (6.18's
+			 * sock_or_null; 6.12's map value of 4 or 8 bytes until the NULL check
+			 * was memory a global function could write: the socket object) */
+			r0->type = (mt == BPF_MAP_TYPE_XSKMAP ? KBPF_PTR_TO_XDP_SOCK : KBPF_PTR_TO_SOCKET) | null_flag;
+			break;
+		}
 		r0->map = meta.map;
 		r0->type = KBPF_PTR_TO_MAP_VALUE | null_flag;
 		/* a non-NULL value names its lock by id too (may-NULL ones get theirs below) */

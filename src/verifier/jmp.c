@@ -164,16 +164,6 @@ static void mark_ptr_not_null_reg(struct reg *r)
 		r->id = 0;
 		return;
 	}
-	if (r->type == (KBPF_PTR_TO_MAP_VALUE | KBPF_PTR_MAYBE_NULL)) {
-		/* a socket map's value is the socket itself */
-		uint32_t mt = kbpf_map_type(r->map);
-		if (mt == BPF_MAP_TYPE_XSKMAP || mt == BPF_MAP_TYPE_SOCKMAP || mt == BPF_MAP_TYPE_SOCKHASH) {
-			r->type = mt == BPF_MAP_TYPE_XSKMAP ? KBPF_PTR_TO_XDP_SOCK : KBPF_PTR_TO_SOCKET;
-			r->map = NULL;
-			r->id = 0;
-			return;
-		}
-	}
 	r->type &= ~KBPF_PTR_MAYBE_NULL;
 }
 

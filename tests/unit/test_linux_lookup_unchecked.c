@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* An outer map's lookup result before its NULL check (attack6, tests/verifier/attack6):
- * typed as the template inner map, maybe NULL (the live 6.18 kernel's map_ptr_or_null),
- * never as the outer map's 4-byte value. Before, it was a maybe-NULL map value, which a
- * helper taking maybe-NULL memory (bpf_csum_diff in a tc program) read as 4 bytes: the
- * first bytes of the inner map object, the low half of its ops pointer (R0 was its
- * complement, on the interpreter, checked mode and the JIT): a host address for a loader
- * without CAP_PERFMON; and a global function taking `int *` wrote through it, over that
- * pointer: the host then called through a pointer the program chose. The NULL-checked
- * path is test_map_of_maps's. */
+/* A map lookup's result before its NULL check, when the value is an object (attack6,
+ * tests/verifier/attack6): an outer map's is the template inner map, maybe NULL (the
+ * live 6.18 kernel's map_ptr_or_null; the log keeps 6.12's name map_value_or_null), a
+ * socket map's the socket (sock_or_null). Before, both were maybe-NULL map values of
+ * 4 or 8 bytes, as in 6.12, and whatever takes maybe-NULL memory took them: a global
+ * function `int f(int *p)` wrote into the inner map object (over its ops pointer: the
+ * host then called through a pointer the program chose) or into the socket object;
+ * bpf_csum_diff in a tc program read the low half of the inner map's ops pointer (R0 was
+ * its complement on the interpreter, checked mode and the JIT), a host address for a
+ * loader without CAP_PERFMON. The NULL-checked paths are test_map_of_maps's and
+ * test_linux_sock_map's. */
 #include <errno.h>
 #include <string.h>
 #include <bpf/btf.h>
@@ -71,13 +73,19 @@ static int add_func(struct btf *btf, const char *name, int linkage, int int_id, 
 	return btf__add_func(btf, name, linkage, proto);
 }
 
-/* main(ctx) { f(lookup(outer, 0)); } and global int f(int *p) { if (p) *p = 0x41414141; } */
-static void global_writes(struct kbpf_host *host, struct kbpf_map *outer)
+/* main(ctx) { v = lookup(map, 0); f(v); if (v && release) sk_release(v); } and
+ * global int f(int *p) { if (p) *p = 0x41414141; } */
+static void global_writes(struct kbpf_host *host, struct kbpf_map *map, bool release)
 {
 	const struct bpf_insn insns[] = {
 		LOOKUP_OUTER,
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_0),
 		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
-		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 1),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 5),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_6, 0, 2),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+		BPF_EMIT_CALL(release ? BPF_FUNC_sk_release : BPF_FUNC_get_prandom_u32),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 		BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 1),
 		BPF_ST_MEM(BPF_W, BPF_REG_1, 0, 0x41414141),
@@ -89,10 +97,10 @@ static void global_writes(struct kbpf_host *host, struct kbpf_map *outer)
 	int main_fn = add_func(btf, "main", BTF_FUNC_STATIC, int_id,
 			       btf__add_ptr(btf, btf__add_fwd(btf, "__sk_buff", BTF_FWD_STRUCT)));
 	int f_fn = add_func(btf, "f", BTF_FUNC_GLOBAL, int_id, btf__add_ptr(btf, int_id));
-	const struct bpf_func_info fi[2] = { { 0, (uint32_t)main_fn }, { 9, (uint32_t)f_fn } };
+	const struct bpf_func_info fi[2] = { { 0, (uint32_t)main_fn }, { 14, (uint32_t)f_fn } };
 
 	CHECK(main_fn > 0 && f_fn > 0);
-	expect_refused_btf(host, outer, insns, N(insns), "Caller passes invalid args into func#1", btf, fi, 2);
+	expect_refused_btf(host, map, insns, N(insns), "Caller passes invalid args into func#1", btf, fi, 2);
 	btf__free(btf);
 }
 
@@ -131,9 +139,26 @@ static void test_unchecked_value_as_memory(void)
 		expect_refused(host, outer, csum, N(csum),
 			       "R1 type=map_value_or_null expected=fp, pkt, pkt_meta, map_key, map_value, mem");
 		expect_refused(host, outer, inner_lookup, N(inner_lookup), "R1 type=map_value_or_null expected=map_ptr");
-		global_writes(host, outer);
+		global_writes(host, outer, false);
 		kbpf_map_free(outer);
 		kbpf_map_free(tmpl);
+	}
+	kbpf_host_free(host);
+}
+
+static void test_socket_map_value_as_memory(void)
+{
+	struct kbpf_host *host = linux_host();
+	uint32_t types[] = { BPF_MAP_TYPE_SOCKMAP, BPF_MAP_TYPE_SOCKHASH, BPF_MAP_TYPE_XSKMAP };
+
+	CHECK(host != NULL);
+	if (!host)
+		return;
+	for (size_t i = 0; i < N(types); i++) {
+		struct kbpf_map *m = make_map(types[i], types[i] == BPF_MAP_TYPE_XSKMAP ? 4 : 8, NULL);
+
+		global_writes(host, m, types[i] != BPF_MAP_TYPE_XSKMAP);
+		kbpf_map_free(m);
 	}
 	kbpf_host_free(host);
 }
@@ -141,5 +166,6 @@ static void test_unchecked_value_as_memory(void)
 int main(void)
 {
 	RUN(test_unchecked_value_as_memory);
+	RUN(test_socket_map_value_as_memory);
 	return test_summary();
 }
