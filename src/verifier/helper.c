@@ -967,6 +967,25 @@ int check_helper_call(struct env *env, const struct bpf_insn *insn, int insn_idx
 			vlog(env, "kernel subsystem misconfigured verifier\n");
 			return -EINVAL;
 		}
+		if (kbpf_map_inner_meta(meta.map)) {
+			/* An outer map's value is an inner map, typed by the template from the
+			 * call on: map_ptr_or_null, the live 6.18 kernel's rule (attack6). 6.12
+			 * keeps it the outer map's 4-byte value until the NULL check, which a
+			 * helper, global function or kfunc taking maybe-NULL memory then reads or
+			 * writes: the first bytes of the inner map object (its ops pointer). The
+			 * log still names it map_value_or_null, as 6.12 does (log.c). */
+			r0->map = kbpf_map_inner_meta(meta.map);
+			r0->type = KBPF_CONST_PTR_TO_MAP | null_flag;
+			break;
+		}
+		uint32_t mt = kbpf_map_type(meta.map);
+		if (mt == BPF_MAP_TYPE_XSKMAP || mt == BPF_MAP_TYPE_SOCKMAP || mt == BPF_MAP_TYPE_SOCKHASH) {
+			/* a socket map's value is the socket itself, from the call on (6.18's
+			 * sock_or_null; 6.12's map value of 4 or 8 bytes until the NULL check
+			 * was memory a global function could write: the socket object) */
+			r0->type = (mt == BPF_MAP_TYPE_XSKMAP ? KBPF_PTR_TO_XDP_SOCK : KBPF_PTR_TO_SOCKET) | null_flag;
+			break;
+		}
 		r0->map = meta.map;
 		r0->type = KBPF_PTR_TO_MAP_VALUE | null_flag;
 		/* a non-NULL value names its lock by id too (may-NULL ones get theirs below) */

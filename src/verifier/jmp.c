@@ -157,23 +157,12 @@ static int note_linked(struct env *env, const struct reg *dst, const struct reg 
  * points to. The id stays (a null check of a copy still finds its peers). */
 static void mark_ptr_not_null_reg(struct reg *r)
 {
-	if (r->type == (KBPF_PTR_TO_MAP_VALUE | KBPF_PTR_MAYBE_NULL) && kbpf_map_inner_meta(r->map)) {
-		/* an outer map's value is an inner map, typed by the outer map's template
-		 * (its run-time map is any map that matches it) */
+	if (r->type == (KBPF_CONST_PTR_TO_MAP | KBPF_PTR_MAYBE_NULL)) {
+		/* an outer map's value: an inner map, typed by the outer map's template since
+		 * the lookup (helper.c; its run-time map is any map that matches it) */
 		r->type = KBPF_CONST_PTR_TO_MAP;
-		r->map = kbpf_map_inner_meta(r->map);
 		r->id = 0;
 		return;
-	}
-	if (r->type == (KBPF_PTR_TO_MAP_VALUE | KBPF_PTR_MAYBE_NULL)) {
-		/* a socket map's value is the socket itself */
-		uint32_t mt = kbpf_map_type(r->map);
-		if (mt == BPF_MAP_TYPE_XSKMAP || mt == BPF_MAP_TYPE_SOCKMAP || mt == BPF_MAP_TYPE_SOCKHASH) {
-			r->type = mt == BPF_MAP_TYPE_XSKMAP ? KBPF_PTR_TO_XDP_SOCK : KBPF_PTR_TO_SOCKET;
-			r->map = NULL;
-			r->id = 0;
-			return;
-		}
 	}
 	r->type &= ~KBPF_PTR_MAYBE_NULL;
 }

@@ -154,6 +154,9 @@ const char *reg_type_str(struct env *env, uint32_t type)
 	const char *postfix = "";
 	if (base >= KBPF_REG_TYPE_MAX)
 		return "?";
+	/* an outer map's lookup result before its NULL check (helper.c): 6.12's name */
+	if (type == (KBPF_CONST_PTR_TO_MAP | KBPF_PTR_MAYBE_NULL))
+		return "map_value_or_null";
 	if (type & KBPF_PTR_MAYBE_NULL)
 		postfix = base == KBPF_PTR_TO_BTF_ID ? "or_null_" : "_or_null";
 	snprintf(buf, sizeof(buf), "%s%s%s%s%s%s%s", (type & KBPF_MEM_RDONLY) ? "rdonly_" : "",

@@ -36,6 +36,11 @@ KBPF_LINUX_HELPER(csum_diff)
 	uint32_t diff[SCRATCH / 4];
 	if (((from_size | to_size) & 3) || (uint64_t)from_size + to_size > SCRATCH)
 		return (uint64_t)(int64_t)-EINVAL;
+	/* The verifier passes a maybe-NULL pointer (a map lookup not yet checked) with any
+	 * size it could have if not NULL, as 6.12 does; a NULL one is refused here, where
+	 * 6.12's helper would read address 0 (attack6). */
+	if ((!from && from_size) || (!to && to_size))
+		return (uint64_t)(int64_t)-EINVAL;
 	size_t j = 0;
 	for (uint32_t i = 0; i < from_size / 4; i++) {
 		uint32_t w;
