@@ -118,7 +118,7 @@ static bool ev_less(const struct sim_event *a, const struct sim_event *b)
 	return a->t < b->t || (a->t == b->t && a->order < b->order);
 }
 
-void *sim_ring_grow(const void *v, size_t size, size_t cap, size_t head, size_t len, size_t new_cap)
+static void *ring_grow(const void *v, size_t size, size_t cap, size_t head, size_t len, size_t new_cap)
 {
 	unsigned char *n = calloc(new_cap, size);
 
@@ -132,7 +132,7 @@ void *sim_ring_reserve(struct sim *s, void *v, size_t size, __u32 *cap, __u32 *h
 	if (len < *cap)
 		return v;
 	__u32 new_cap = *cap ? *cap * 2 : 64;
-	void *n = sim_ring_grow(v, size, *cap, *head, len, new_cap);
+	void *n = ring_grow(v, size, *cap, *head, len, new_cap);
 
 	if (!n) {
 		s->oom = 1;
@@ -149,17 +149,11 @@ static bool fifo_push(struct sim *s, struct sim_fifo *q, const struct sim_event 
 	if (q->len && ev_less(ev, &q->v[(q->head + q->len - 1) & (q->cap - 1)]))
 		return false; /* out of time order: the heap takes it */
 	if (q->len == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 1024;
-		struct sim_event *v = sim_ring_grow(q->v, sizeof(*v), q->cap, q->head, q->len, cap);
+		struct sim_event *v = sim_ring_reserve(s, q->v, sizeof(*v), &q->cap, &q->head, q->len);
 
-		if (!v) {
-			s->oom = 1;
+		if (!v)
 			return true;
-		}
-		free(q->v);
 		q->v = v;
-		q->cap = cap;
-		q->head = 0;
 	}
 	q->v[(q->head + q->len++) & (q->cap - 1)] = *ev;
 	return true;

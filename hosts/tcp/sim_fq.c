@@ -110,20 +110,6 @@ bool sim_fq_admit(struct sim_flow *f, __u64 tstamp, bool skb_head)
 	return true;
 }
 
-static int fq_grow(struct sim_fq *q)
-{
-	__u32 cap = q->cap * 2;
-	struct fq_pkt *v = sim_ring_grow(q->v, sizeof(*v), q->cap, q->head, q->len, cap);
-
-	if (!v)
-		return -1;
-	free(q->v);
-	q->v = v;
-	q->cap = cap;
-	q->head = 0;
-	return 0;
-}
-
 static void fq_run(struct sim_flow *f);
 
 void sim_fq_enqueue(struct sim_flow *f, __u32 idx, __u8 flags, __u64 tstamp, bool skb_head)
@@ -136,9 +122,12 @@ void sim_fq_enqueue(struct sim_flow *f, __u32 idx, __u8 flags, __u64 tstamp, boo
 			    .skb_head = skb_head };
 	__u32 i, mask;
 
-	if (q->len == q->cap && fq_grow(q)) {
-		f->sim->oom = 1;
-		return;
+	if (q->len == q->cap) {
+		struct fq_pkt *v = sim_ring_reserve(f->sim, q->v, sizeof(*v), &q->cap, &q->head, q->len);
+
+		if (!v)
+			return;
+		q->v = v;
 	}
 	mask = q->cap - 1;
 	if (q->detached) {

@@ -219,7 +219,7 @@ struct sim {
 	 * each kind is queued in time order already: FIFOs instead of the heap. */
 	struct sim_fifo {
 		struct sim_event *v;
-		size_t cap, head, len; /* cap: a power of two */
+		__u32 cap, head, len; /* cap: a power of two */
 	} fifo[2];
 	struct sim_flow **flows;
 	unsigned int nr_flows;
@@ -341,13 +341,10 @@ __u32 sim_current_ssthresh(const struct tcp_sock *tp);
 /* tcp_check_sack_reordering: segment low_idx, never retransmitted, was delivered after
  * higher ones. */
 void sim_check_sack_reordering(struct sim_flow *f, __u32 low_idx);
-/* A power-of-two ring (cap elements of size bytes, len of them from head) copied unrolled,
- * from index 0, into a new zeroed array of new_cap elements; NULL: out of memory (the old
- * ring untouched). The caller frees the old one and sets head 0. */
-void *sim_ring_grow(const void *v, size_t size, size_t cap, size_t head, size_t len, size_t new_cap);
-/* Room for one more element in a power-of-two ring v of len elements: v itself, or v grown
- * (doubled, from 64, by sim_ring_grow; the old one freed, *cap and *head updated), or NULL
- * when out of memory (v kept, s->oom set). */
+/* Room for one more element in a power-of-two ring v (*cap elements of size bytes, len of
+ * them from *head): v itself, or v grown (doubled, from 64; copied unrolled from index 0,
+ * the old one freed, *cap and *head updated), or NULL when out of memory (v kept, s->oom
+ * set). Every ring of the simulator grows through it. */
 void *sim_ring_reserve(struct sim *s, void *v, size_t size, __u32 *cap, __u32 *head, __u32 len);
 /* tcp_rack_update_reo_wnd, after the ACK's rate sample (rs.prior_delivered). */
 void sim_rack_update_reo_wnd(struct sim_flow *f, __u32 prior_delivered);
